@@ -1,0 +1,40 @@
+"""critic-loop: a worker drafts, an independent critic grades, the worker revises.
+
+The public Python API. The graph itself lives in `graphs/`, its nodes in `nodes/`, and the
+schemas in `state/`.
+"""
+
+from critic_loop.results import (
+    LoopDidNotPass,
+    LoopExhausted,
+    LoopStalled,
+    VerifierFailed,
+    result_of,
+)
+from critic_loop.run import arun_loop, loop_input, run_loop
+from graphs.loop import build_graph
+from nodes.models import (
+    ModelSetupError,
+    register_chat_model_provider,
+    unregister_chat_model_provider,
+)
+from state import Context, Criterion, LoopState, Verdict
+
+__all__ = [
+    "Context",
+    "Criterion",
+    "LoopDidNotPass",
+    "LoopExhausted",
+    "LoopStalled",
+    "LoopState",
+    "ModelSetupError",
+    "Verdict",
+    "VerifierFailed",
+    "arun_loop",
+    "build_graph",
+    "loop_input",
+    "register_chat_model_provider",
+    "result_of",
+    "run_loop",
+    "unregister_chat_model_provider",
+]

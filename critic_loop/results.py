@@ -1,0 +1,76 @@
+"""Read a finished run's result, and raise instead when the caller asked for that.
+
+A run that did not pass never looks like one that did: `outcome` says how it ended, and
+with `Context.on_exhausted="raise"` the helpers raise an exception that still carries the
+best draft and its open items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from state.context import Context
+from state.loop import LoopState
+from state.records import OpenItem
+
+
+class LoopDidNotPass(RuntimeError):
+    """A run ended without a pass; the best draft and what it still fails come with it."""
+
+    def __init__(self, state: LoopState) -> None:
+        """Describe the run from its final state."""
+        self.state = state
+        self.outcome = state.outcome
+        self.final = state.final
+        self.final_round = state.final_round
+        self.open_items: list[OpenItem] = state.open_items
+        failing = ", ".join(item.criterion_id for item in state.open_items) or "none"
+        super().__init__(
+            f"critic-loop ended '{state.outcome}' after {state.rounds} round(s) without a "
+            f"pass; the best draft (round {state.final_round}) still fails: {failing}"
+        )
+
+
+class LoopExhausted(LoopDidNotPass):
+    """The iteration cap was reached without a pass."""
+
+
+class LoopStalled(LoopDidNotPass):
+    """The critic kept failing the same criteria, or the score stopped improving."""
+
+
+class VerifierFailed(LoopDidNotPass):
+    """The critic's answer could not be accepted as a verdict, even after retries."""
+
+
+_EXCEPTIONS: dict[str, type[LoopDidNotPass]] = {
+    "exhausted": LoopExhausted,
+    "stalled": LoopStalled,
+    "verifier_error": VerifierFailed,
+}
+
+
+def as_context(context: Context | Mapping[str, Any] | None) -> Context:
+    """Build a `Context` from a `Context`, a mapping of its fields, or nothing (defaults)."""
+    if isinstance(context, Context):
+        return context
+    return Context(**dict(context or {}))
+
+
+def result_of(
+    values: LoopState | Mapping[str, Any], context: Context | Mapping[str, Any] | None = None
+) -> LoopState:
+    """Return the typed final state of a run; raise if it did not pass and the context says to.
+
+    Raises:
+        LoopExhausted, LoopStalled, VerifierFailed: the run did not pass and
+            `on_exhausted` is "raise".
+        RuntimeError: the run has not finished (it was interrupted or is still going).
+    """
+    state = values if isinstance(values, LoopState) else LoopState.model_validate(dict(values))
+    if state.outcome is None:
+        raise RuntimeError("the run has not finished: it has no outcome yet")
+    if state.outcome != "passed" and as_context(context).on_exhausted == "raise":
+        raise _EXCEPTIONS.get(state.outcome, LoopDidNotPass)(state)
+    return state

@@ -1,0 +1,55 @@
+r"""The refinement loop graph: check input, draft, critique, revise until done, finalize.
+
+    START -> check_input -> generate -> critique --(route)--> generate
+                                                  \--------> finalize -> END
+
+`build_graph` is for Python callers, who pass their own checkpointer and store.
+`graph` is compiled without either, for `langgraph.json`: the LangGraph server refuses
+graphs that bring their own persistence and supplies its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+
+from nodes.check_input import SubmittedInput, check_input
+from nodes.critique import critique
+from nodes.finalize import finalize
+from nodes.generate import generate
+from nodes.route import route
+from state.context import MAX_ITERATIONS_LIMIT, Context
+from state.loop import CriticView, LoopInput, LoopState, WorkerView
+
+LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
+"""The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
+
+RECURSION_LIMIT = 2 * MAX_ITERATIONS_LIMIT + 10
+"""Graph steps allowed per run: two per round at the largest cap, plus the fixed nodes."""
+
+
+def build_graph(
+    checkpointer: BaseCheckpointSaver[str] | None = None,
+    store: BaseStore | None = None,
+) -> LoopGraph:
+    """Compile the refinement loop, optionally with a checkpointer and a store."""
+    builder = StateGraph(LoopState, context_schema=Context, input_schema=LoopInput)
+    builder.add_node("check_input", check_input, input_schema=SubmittedInput)
+    builder.add_node("generate", generate, input_schema=WorkerView)
+    builder.add_node("critique", critique, input_schema=CriticView)
+    builder.add_node("finalize", finalize)
+    builder.add_edge(START, "check_input")
+    builder.add_edge("check_input", "generate")
+    builder.add_edge("generate", "critique")
+    builder.add_conditional_edges("critique", route, ["generate", "finalize"])
+    builder.add_edge("finalize", END)
+    compiled = builder.compile(checkpointer=checkpointer, store=store, name="critic_loop")
+    return compiled.with_config(recursion_limit=RECURSION_LIMIT)
+
+
+graph = build_graph()
+"""The loop without persistence, for `langgraph.json` and the LangGraph server."""

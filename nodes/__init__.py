@@ -1,0 +1,1 @@
+"""The refinement loop's nodes and the helpers they share."""

@@ -1,0 +1,65 @@
+"""Decide, from the history alone, whether the loop goes on and how it ends.
+
+`decide_outcome` and `route` are pure functions of the critiques and the context: the
+number of rounds is the number of critiques, so there is no counter to drift from the
+history. `finalize` calls `decide_outcome` again rather than trusting a stored flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from langgraph.runtime import Runtime
+
+from nodes.runtime import context_of
+from state.context import Context
+from state.loop import LoopState
+from state.records import Critique, Outcome
+from state.verdict import Verdict
+
+
+def repeated_failures(verdicts: Sequence[Verdict], window: int) -> bool:
+    """Tell whether the last `window` verdicts all failed exactly the same criteria."""
+    if len(verdicts) < window:
+        return False
+    recent = verdicts[-window:]
+    failing = recent[-1].failing_ids
+    return bool(failing) and all(verdict.failing_ids == failing for verdict in recent)
+
+
+def no_score_gain(verdicts: Sequence[Verdict], window: int) -> bool:
+    """Tell whether the last `window` verdicts scored no higher than the best before them."""
+    if len(verdicts) <= window:
+        return False
+    best_before = max(verdict.score for verdict in verdicts[:-window])
+    return max(verdict.score for verdict in verdicts[-window:]) <= best_before
+
+
+def is_stalled(verdicts: Sequence[Verdict], window: int) -> bool:
+    """Tell whether the loop is making no progress (see `Context.stall_rounds`)."""
+    return repeated_failures(verdicts, window) or no_score_gain(verdicts, window)
+
+
+def decide_outcome(critiques: Sequence[Critique], context: Context) -> Outcome | None:
+    """Return how the run ends after these critiques, or None to keep revising."""
+    if not critiques:
+        return None
+    latest = critiques[-1].verdict
+    if latest is None:
+        return "verifier_error"
+    if latest.passed:
+        return "passed"
+    if len(critiques) >= context.max_iterations:
+        return "exhausted"
+    verdicts = [critique.verdict for critique in critiques if critique.verdict is not None]
+    if is_stalled(verdicts, context.stall_rounds):
+        return "stalled"
+    return None
+
+
+def route(state: LoopState, runtime: Runtime[Context]) -> Literal["generate", "finalize"]:
+    """Choose the next node after critique: generate (revise again) or finalize."""
+    if decide_outcome(state.critiques, context_of(runtime)) is None:
+        return "generate"
+    return "finalize"

@@ -1,0 +1,83 @@
+"""Node logic written once, run with the sync API under `invoke` and async under `ainvoke`.
+
+A node that does I/O is written as a generator of `Call`s: it yields each call it needs
+(a model request, a store read) and is sent the result back. `run_steps` makes the calls
+with the synchronous methods, `arun_steps` awaits the asynchronous ones, and `dual_node`
+registers both with LangGraph. So `graph.invoke` never meets an async-only node, and
+`graph.ainvoke` (which the dev server uses) never blocks its event loop on sync I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from langchain_core.runnables import Runnable
+
+# LangGraph has no public way to give one node both a sync and an async body; its own
+# prebuilt nodes (ToolNode) use this class, which is why it is the least fragile choice.
+from langgraph._internal._runnable import RunnableCallable
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One piece of I/O, as a sync callable and its async twin."""
+
+    sync: Callable[[], T]
+    asynchronous: Callable[[], Awaitable[T]]
+
+
+def invoke(runnable: Runnable[Any, T], value: Any) -> Call[T]:
+    """Describe running `runnable` on `value` (with `invoke` or `ainvoke`)."""
+    return Call(lambda: runnable.invoke(value), lambda: runnable.ainvoke(value))
+
+
+Steps = Generator[Call[Any], Any, R]
+"""Node logic: yields the calls it needs, receives their results, returns the update."""
+
+
+def run_steps(steps: Steps[R]) -> R:
+    """Drive `steps` to completion with synchronous calls."""
+    result: Any = None
+    error: Exception | None = None
+    while True:
+        try:
+            call = steps.throw(error) if error is not None else steps.send(result)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        try:
+            result, error = call.sync(), None
+        except Exception as raised:  # handed to the node logic, which may handle it
+            result, error = None, raised
+
+
+async def arun_steps(steps: Steps[R]) -> R:
+    """Drive `steps` to completion with asynchronous calls."""
+    result: Any = None
+    error: Exception | None = None
+    while True:
+        try:
+            call = steps.throw(error) if error is not None else steps.send(result)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        try:
+            result, error = await call.asynchronous(), None
+        except Exception as raised:  # handed to the node logic, which may handle it
+            result, error = None, raised
+
+
+def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> Runnable[Any, R]:
+    """Make a LangGraph node with a sync and an async body from one `logic(state, runtime)`."""
+
+    def sync_body(state: Any, runtime: Any) -> R:
+        return run_steps(logic(state, runtime))
+
+    async def async_body(state: Any, runtime: Any) -> R:
+        return await arun_steps(logic(state, runtime))
+
+    name = getattr(logic, "__name__", "node").removesuffix("_steps")
+    return RunnableCallable(sync_body, async_body, name=name, trace=False, recurse=False)

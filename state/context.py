@@ -1,0 +1,128 @@
+"""Run configuration: the one place to choose models, limits and behaviour.
+
+`Context` is the graph's runtime context schema (`context_schema=Context`), so LangGraph
+Studio shows these fields and Python callers pass them as `context={...}`. A field the
+caller leaves out takes its value from the environment variable `CRITIC_LOOP_<FIELD>`
+(for example `CRITIC_LOOP_CRITIC_MODEL`), and otherwise its default.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MAX_ITERATIONS_LIMIT = 100
+"""The largest iteration cap a run may ask for."""
+
+StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
+"""How the critic is made to answer in the verdict schema.
+
+- json_schema: the provider enforces the JSON schema (OpenAI `response_format`, Gemini
+  response schema). Many local OpenAI-compatible servers (llama.cpp's among them) reject it.
+- function_calling: the verdict is returned as a forced tool call.
+- json_mode: the model is asked for a JSON object and the schema is described in the prompt.
+"""
+
+
+def _check_model_spec(value: str) -> str:
+    provider, separator, model = value.partition(":")
+    if not separator or not provider.strip() or not model.strip():
+        raise ValueError(
+            f"{value!r} is not a 'provider:model' string "
+            "(for example 'openai:gpt-4.1-mini' or 'google_genai:gemini-2.5-flash')"
+        )
+    return value
+
+
+class Context(BaseSettings):
+    """How a refinement run behaves. Every field can also be set from the environment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CRITIC_LOOP_", extra="forbid", validate_default=True
+    )
+
+    worker_model: str = Field(
+        default="openai:gpt-4.1-mini",
+        description="The model that drafts and revises, as 'provider:model'.",
+    )
+    critic_model: str = Field(
+        default="openai:gpt-4.1",
+        description=(
+            "The model that grades drafts against the rubric, as 'provider:model'. "
+            "It can be stronger than the worker."
+        ),
+    )
+    base_url: str | None = Field(
+        default=None,
+        description=(
+            "Base URL of an OpenAI-compatible server (llama.cpp, Ollama, vLLM, ...) for "
+            "'openai:' models. Defaults to the OPENAI_BASE_URL environment variable."
+        ),
+    )
+    temperature: float = Field(
+        default=0.7, ge=0.0, le=2.0, description="Sampling temperature of the worker."
+    )
+    critic_temperature: float = Field(
+        default=0.0, ge=0.0, le=2.0, description="Sampling temperature of the critic."
+    )
+    max_iterations: int = Field(
+        default=10,
+        ge=1,
+        le=MAX_ITERATIONS_LIMIT,
+        description="Circuit breaker: the most rounds a run may take (1 to 100).",
+    )
+    stall_rounds: int = Field(
+        default=3,
+        ge=2,
+        le=MAX_ITERATIONS_LIMIT,
+        description=(
+            "Stop as 'stalled' when this many rounds in a row fail the same criteria, or "
+            "when this many rounds bring no score gain over the best before them."
+        ),
+    )
+    on_exhausted: Literal["best", "raise"] = Field(
+        default="best",
+        description=(
+            "What the Python helpers do when a run does not pass: return the best draft "
+            "with its open items, or raise an exception that carries them."
+        ),
+    )
+    structured_output_method: StructuredOutputMethod = Field(
+        default="json_schema",
+        description=(
+            "How the critic is held to the verdict schema: json_schema, function_calling "
+            "or json_mode (use function_calling or json_mode with llama.cpp's server)."
+        ),
+    )
+    critic_attempts: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description=(
+            "Critic calls allowed per draft when its answer is unparsable or invalid; "
+            "after the last one the run ends as 'verifier_error'."
+        ),
+    )
+    worker_history_rounds: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_ITERATIONS_LIMIT,
+        description=(
+            "How many of the worker's latest drafts (with the feedback on them) it sees in "
+            "full; older rounds are compacted out of its prompt."
+        ),
+    )
+    prompts_dir: str | None = Field(
+        default=None,
+        description=(
+            "A directory of prompt templates that replace the built-in ones of the same "
+            "file name (see nodes/prompts/)."
+        ),
+    )
+
+    @field_validator("worker_model", "critic_model")
+    @classmethod
+    def _model_spec(cls, value: str) -> str:
+        return _check_model_spec(value)

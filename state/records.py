@@ -1,0 +1,101 @@
+"""What one round leaves behind: the draft, the critique of it, and the note to the worker.
+
+Records are appended to the loop state and never edited. Nodes write them as plain JSON
+(`model_dump(mode="json")`) so checkpoints, the dev server and Studio see ordinary data;
+nodes read them back through these models.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from state.verdict import Verdict
+
+Outcome = Literal["passed", "stalled", "exhausted", "verifier_error"]
+"""How a run ended.
+
+- passed: the critic passed a draft.
+- stalled: the critic kept failing the same criteria, or the score stopped improving.
+- exhausted: the iteration cap was reached without a pass.
+- verifier_error: the critic's output could not be accepted after its retries.
+"""
+
+
+class TokenUsage(BaseModel):
+    """Tokens spent by one model call (or several, summed)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    input_tokens: int = Field(default=0, description="Prompt tokens.")
+    output_tokens: int = Field(default=0, description="Completion tokens.")
+    estimated: bool = Field(
+        default=False,
+        description="True when the model reported no usage and the counts are approximations.",
+    )
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        """Sum two usages; the sum is estimated if either part was."""
+        return TokenUsage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            estimated=self.estimated or other.estimated,
+        )
+
+
+class Draft(BaseModel):
+    """One artifact the worker produced."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    round: int = Field(ge=1, description="The round that produced this draft, from 1.")
+    text: str = Field(description="The artifact, exactly as the worker returned it.")
+    usage: TokenUsage = Field(default_factory=TokenUsage, description="Worker tokens spent.")
+
+
+class Critique(BaseModel):
+    """The critic's judgement of one draft, or the reason no judgement could be made."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    round: int = Field(ge=1, description="The round of the draft this critique grades.")
+    verdict: Verdict | None = Field(
+        default=None, description="The checked verdict; null when the verifier failed."
+    )
+    error: str | None = Field(
+        default=None, description="Why no verdict could be accepted; null when there is one."
+    )
+    attempts: int = Field(default=1, ge=0, description="Critic model calls made for this draft.")
+    rejected: list[str] = Field(
+        default_factory=list,
+        description="Why each rejected critic answer was rejected, in order (an audit trail).",
+    )
+    usage: TokenUsage = Field(default_factory=TokenUsage, description="Critic tokens spent.")
+
+
+class WorkerFeedback(BaseModel):
+    """What crosses from the critic to the worker after a failed round.
+
+    This is the only channel between the two. It carries the critic's note and hints with
+    any verbatim criterion text removed, and no criterion ids.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    round: int = Field(ge=1, description="The round of the draft this feedback is about.")
+    summary: str = Field(default="", description="The critic's overall note to the worker.")
+    hints: list[str] = Field(
+        default_factory=list, description="The smallest useful changes, one per failing check."
+    )
+
+
+class OpenItem(BaseModel):
+    """A criterion the returned artifact still fails."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    criterion_id: str = Field(description="The failing criterion's id.")
+    text: str = Field(description="The failing criterion's text.")
+    evidence: str = Field(description="Why the critic judged it failing.")
+    hint: str = Field(description="The change the critic suggested.")

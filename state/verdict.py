@@ -1,0 +1,149 @@
+"""The critic's verdict: one typed result per criterion, with the overall result derived.
+
+Two shapes live here. `CriticReport` is what the critic model is asked to return (its JSON
+schema is pinned with structured output). `Verdict` is what the loop keeps after checking a
+report against the rubric: the model's own overall flag is never trusted, `passed` and
+`score` are computed from the per-criterion results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+from state.rubric import Criterion
+
+
+class CriterionResult(BaseModel):
+    """The critic's finding on one criterion."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    criterion_id: str = Field(description="The id of the criterion this result grades.")
+    evidence: str = Field(
+        description="What in the artifact shows whether the criterion holds (quote or point to it)."
+    )
+    passed: bool = Field(description="Whether the artifact meets this criterion.")
+    hint: str = Field(
+        description=(
+            "The smallest concrete change to the artifact that would make it pass; "
+            "empty when passed."
+        )
+    )
+
+
+class CriticReport(BaseModel):
+    """The structured answer the critic model must give (its schema is sent to the model)."""
+
+    model_config = ConfigDict(extra="forbid", title="verdict")
+
+    results: list[CriterionResult] = Field(
+        description="One result for every criterion, each criterion exactly once."
+    )
+    feedback: str = Field(
+        description="A short note to the author on what to change next; empty when all pass."
+    )
+    passed: bool = Field(description="True only if every criterion passed.")
+
+
+class Verdict(BaseModel):
+    """A checked verdict: one result per rubric criterion, in rubric order."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    results: list[CriterionResult] = Field(description="One result per criterion, rubric order.")
+    feedback: str = Field(default="", description="The critic's note to the author.")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        """Whether every criterion passed (derived; the model's own claim is not used)."""
+        return all(result.passed for result in self.results)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def score(self) -> float:
+        """The fraction of criteria that passed, from 0.0 to 1.0."""
+        if not self.results:
+            return 0.0
+        return sum(result.passed for result in self.results) / len(self.results)
+
+    @property
+    def failing(self) -> list[CriterionResult]:
+        """The results that did not pass, in rubric order."""
+        return [result for result in self.results if not result.passed]
+
+    @property
+    def failing_ids(self) -> frozenset[str]:
+        """The ids of the criteria that did not pass."""
+        return frozenset(result.criterion_id for result in self.failing)
+
+
+class InvalidVerdict(ValueError):
+    """A critic report that cannot be accepted as a verdict for this rubric."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        """Keep each problem so the critic can be told exactly what to fix."""
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def check_report(report: CriticReport, rubric: Sequence[Criterion]) -> Verdict:
+    """Accept a critic report as a verdict, or raise `InvalidVerdict` saying why not.
+
+    A report is invalid when it grades an unknown criterion, grades one twice, leaves one
+    ungraded, gives a result without evidence, or claims an overall result that
+    contradicts its own per-criterion results.
+    """
+    known = {criterion.id for criterion in rubric}
+    graded: dict[str, CriterionResult] = {}
+    problems: list[str] = []
+    for result in report.results:
+        if result.criterion_id not in known:
+            problems.append(f"unknown criterion id {result.criterion_id!r}")
+        elif result.criterion_id in graded:
+            problems.append(f"criterion {result.criterion_id!r} graded more than once")
+        else:
+            graded[result.criterion_id] = result
+        if not result.evidence.strip():
+            problems.append(f"criterion {result.criterion_id!r} has no evidence")
+    missing = [criterion.id for criterion in rubric if criterion.id not in graded]
+    if missing:
+        problems.append("criteria not graded: " + ", ".join(repr(i) for i in missing))
+    if not problems:
+        derived = all(result.passed for result in graded.values())
+        if report.passed != derived:
+            claim = "passed" if report.passed else "failed"
+            problems.append(
+                f"overall result says {claim} but the per-criterion results say "
+                f"{'passed' if derived else 'failed'}"
+            )
+    if problems:
+        raise InvalidVerdict(problems)
+    return Verdict(results=[graded[criterion.id] for criterion in rubric], feedback=report.feedback)
+
+
+def critic_output_schema() -> dict[str, Any]:
+    """Return the JSON schema the critic's output is pinned to.
+
+    The schema is self-contained (no `$ref`), every object lists all its properties as
+    required and forbids others, so both OpenAI strict structured outputs and Gemini
+    response schemas accept it.
+    """
+    schema = CriticReport.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(definitions[node["$ref"].rsplit("/", 1)[-1]])
+            return {key: inline(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        return node
+
+    inlined: dict[str, Any] = inline(schema)
+    inlined["description"] = "The grade of an artifact against every criterion of a rubric."
+    return inlined

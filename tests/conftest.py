@@ -1,0 +1,50 @@
+"""Shared fixtures: scripted models registered under the "scripted" provider."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from nodes.models import register_chat_model_provider, unregister_chat_model_provider
+from state.context import Context
+from state.rubric import Criterion
+from tests.support.scripted_model import ScriptedChatModel
+
+RUBRIC = [
+    Criterion(id="length", text="The answer is at most fifty words long."),
+    Criterion(id="example", text="The answer includes one concrete worked example."),
+    Criterion(id="tone", text="The answer is written for a beginner audience."),
+]
+TASK = "Explain what a hash map is."
+
+
+class Models(dict[str, ScriptedChatModel]):
+    """The scripted models a test registered, by name (worker, critic, ...)."""
+
+    def script(self, name: str, *replies: object) -> ScriptedChatModel:
+        model = ScriptedChatModel(replies=list(replies))
+        self[name] = model
+        return model
+
+
+@pytest.fixture
+def models() -> Iterator[Models]:
+    registered = Models()
+
+    def factory(model: str, *, temperature: float, base_url: str | None) -> ScriptedChatModel:
+        return registered[model]
+
+    register_chat_model_provider("scripted", factory)
+    yield registered
+    unregister_chat_model_provider("scripted")
+
+
+@pytest.fixture
+def context() -> Context:
+    return Context(worker_model="scripted:worker", critic_model="scripted:critic")
+
+
+@pytest.fixture
+def loop_input() -> dict[str, object]:
+    return {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}

@@ -1,0 +1,25 @@
+from nodes.feedback import REDACTED, redact_criteria, worker_feedback
+from state.verdict import Verdict
+from tests.conftest import RUBRIC
+from tests.support.verdicts import graded
+
+
+def test_verbatim_criterion_text_is_cut_out_whatever_the_case_and_spacing() -> None:
+    echoed = "Rule: the answer is AT MOST  fifty words-long. Trim it."
+    assert redact_criteria(echoed, RUBRIC) == f"Rule: {REDACTED}. Trim it."
+
+
+def test_ordinary_words_are_kept() -> None:
+    assert redact_criteria("Cut it to fifty words.", RUBRIC) == "Cut it to fifty words."
+
+
+def test_feedback_has_hints_for_failures_only_without_ids() -> None:
+    answer = graded(
+        RUBRIC,
+        {"example": "Add a phone-book example.", "tone": ""},
+        feedback="Criterion: The answer includes one concrete worked example.",
+    )
+    note = worker_feedback(2, Verdict.model_validate(answer), RUBRIC)
+    assert note.round == 2
+    assert note.hints == ["Add a phone-book example.", "evidence for tone"]
+    assert note.summary == f"Criterion: {REDACTED}."

@@ -1,0 +1,231 @@
+"""Every way the loop can end, driven through the compiled graph with scripted models."""
+
+import pytest
+
+from critic_loop import LoopExhausted, LoopStalled, VerifierFailed, result_of
+from graphs.loop import build_graph
+from state.context import Context
+from tests.conftest import RUBRIC
+from tests.support.verdicts import graded
+
+
+def with_overrides(context: Context, **overrides) -> Context:
+    return Context(**{**context.model_dump(), **overrides})
+
+
+def run(loop_input, context, **overrides):
+    return build_graph().invoke(loop_input, context=with_overrides(context, **overrides))
+
+
+def test_pass_on_round_one(models, context, loop_input) -> None:
+    models.script("worker", "draft 1")
+    models.script("critic", graded(RUBRIC))
+    out = run(loop_input, context)
+    assert out["outcome"] == "passed"
+    assert out["final"] == "draft 1"
+    assert out["final_round"] == 1
+    assert out["open_items"] == []
+    assert len(out["drafts"]) == len(out["critiques"]) == 1
+    assert models["worker"].calls == models["critic"].calls == 1
+
+
+def test_pass_on_round_three_after_revisions(models, context, loop_input) -> None:
+    models.script("worker", "draft 1", "draft 2", "draft 3")
+    models.script(
+        "critic",
+        graded(RUBRIC, {"example": "add an example", "tone": "simpler words"}),
+        graded(RUBRIC, {"tone": "simpler words"}),
+        graded(RUBRIC),
+    )
+    out = run(loop_input, context)
+    assert out["outcome"] == "passed"
+    assert out["final"] == "draft 3"
+    assert out["open_items"] == []
+    assert [d["text"] for d in out["drafts"]] == ["draft 1", "draft 2", "draft 3"]
+    assert [c["round"] for c in out["critiques"]] == [1, 2, 3]
+    assert [c["verdict"]["score"] for c in out["critiques"]] == pytest.approx([1 / 3, 2 / 3, 1.0])
+    assert [f["round"] for f in out["feedback"]] == [1, 2]
+
+
+def test_exhausted_returns_the_best_draft_not_the_last(models, context, loop_input) -> None:
+    models.script("worker", "draft 1", "draft 2", "draft 3")
+    models.script(
+        "critic",
+        graded(RUBRIC, {"example": "add one", "tone": "simpler"}),
+        graded(RUBRIC, {"tone": "simpler"}),
+        graded(RUBRIC, {"length": "shorter", "example": "add one"}),
+    )
+    out = run(loop_input, context, max_iterations=3)
+    assert out["outcome"] == "exhausted"
+    assert out["final"] == "draft 2"
+    assert out["final_round"] == 2
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
+    assert out["open_items"][0]["hint"] == "simpler"
+    assert out["open_items"][0]["text"] == RUBRIC[2].text
+    assert len(out["drafts"]) == len(out["critiques"]) == 3
+
+
+def test_best_draft_ties_go_to_the_latest(models, context, loop_input) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"length": "y"}))
+    out = run(loop_input, context, max_iterations=2)
+    assert out["outcome"] == "exhausted"
+    assert out["final"] == "draft 2"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["length"]
+
+
+def test_stalled_when_the_same_criteria_keep_failing(models, context, loop_input) -> None:
+    models.script("worker", "draft 1", "draft 2", "draft 3")
+    models.script("critic", *[graded(RUBRIC, {"tone": "simpler words"})] * 3)
+    out = run(loop_input, context, max_iterations=10, stall_rounds=3)
+    assert out["outcome"] == "stalled"
+    assert out["final"] == "draft 3"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
+    assert len(out["drafts"]) == 3
+    assert models["worker"].calls == 3
+
+
+def test_stalled_when_the_score_stops_improving(models, context, loop_input) -> None:
+    models.script("worker", *[f"draft {n}" for n in range(1, 5)])
+    models.script(
+        "critic",
+        graded(RUBRIC, {"tone": "a"}),
+        graded(RUBRIC, {"length": "b"}),
+        graded(RUBRIC, {"example": "c"}),
+        graded(RUBRIC, {"tone": "d"}),
+    )
+    out = run(loop_input, context, max_iterations=10, stall_rounds=3)
+    assert out["outcome"] == "stalled"
+    assert len(out["critiques"]) == 4
+    assert out["final"] == "draft 4"
+
+
+def test_verifier_error_after_malformed_verdicts(models, context, loop_input) -> None:
+    models.script("worker", "draft 1")
+    models.script(
+        "critic",
+        "this is not JSON at all",
+        {"results": "nope"},
+        graded(RUBRIC[:2]),  # one criterion left ungraded
+    )
+    out = run(loop_input, context, critic_attempts=3)
+    assert out["outcome"] == "verifier_error"
+    assert out["final"] == "draft 1"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["length", "example", "tone"]
+    assert all(item["evidence"].startswith("Not graded") for item in out["open_items"])
+    critique = out["critiques"][0]
+    assert critique["verdict"] is None
+    assert critique["attempts"] == 3
+    assert len(critique["rejected"]) == 3
+    assert "not valid verdict JSON" in critique["rejected"][0]
+    assert "does not match the verdict schema" in critique["rejected"][1]
+    assert "criteria not graded: 'tone'" in critique["rejected"][2]
+    assert "last problem" in critique["error"]
+    assert models["worker"].calls == 1
+
+
+def test_verifier_error_later_keeps_the_best_graded_draft(models, context, loop_input) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "simpler"}), "garbage", "garbage")
+    out = run(loop_input, context, critic_attempts=2)
+    assert out["outcome"] == "verifier_error"
+    assert out["final"] == "draft 1"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
+    assert len(out["drafts"]) == len(out["critiques"]) == 2
+
+
+def test_overall_pass_contradicting_a_failed_criterion_never_passes(
+    models, context, loop_input
+) -> None:
+    models.script("worker", "draft 1")
+    models.script("critic", *[graded(RUBRIC, {"tone": "simpler"}, claim=True)] * 2)
+    out = run(loop_input, context, critic_attempts=2)
+    assert out["outcome"] == "verifier_error"
+    assert out["outcome"] != "passed"
+    assert all("overall result says passed" in r for r in out["critiques"][0]["rejected"])
+
+
+def test_contradiction_is_retried_and_the_consistent_answer_wins(
+    models, context, loop_input
+) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script(
+        "critic",
+        graded(RUBRIC, {"tone": "simpler"}, claim=True),
+        graded(RUBRIC, {"tone": "simpler"}),
+        graded(RUBRIC),
+    )
+    out = run(loop_input, context)
+    assert out["outcome"] == "passed"
+    first = out["critiques"][0]
+    assert first["attempts"] == 2
+    assert first["verdict"]["passed"] is False
+    retry_prompt = models["critic"].texts()[1]
+    assert "Your previous answer was rejected" in retry_prompt
+    assert "overall result says passed" in retry_prompt
+
+
+def test_empty_draft_fails_every_criterion_without_calling_the_critic(
+    models, context, loop_input
+) -> None:
+    models.script("worker", "   ", "draft 2")
+    models.script("critic", graded(RUBRIC))
+    out = run(loop_input, context)
+    assert out["outcome"] == "passed"
+    empty = out["critiques"][0]
+    assert empty["attempts"] == 0
+    assert empty["verdict"]["score"] == 0.0
+    assert models["critic"].calls == 1
+
+
+def test_async_invocation_gives_the_same_result(models, context, loop_input) -> None:
+    import asyncio
+
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "simpler"}), graded(RUBRIC))
+    out = asyncio.run(build_graph().ainvoke(loop_input, context=context))
+    assert out["outcome"] == "passed"
+    assert out["final"] == "draft 2"
+
+
+@pytest.mark.parametrize(
+    ("script", "overrides", "error"),
+    [
+        ([graded(RUBRIC, {"tone": "x"})] * 2, {"max_iterations": 2}, LoopExhausted),
+        ([graded(RUBRIC, {"tone": "x"})] * 2, {"stall_rounds": 2}, LoopStalled),
+        (["garbage"], {"critic_attempts": 1}, VerifierFailed),
+    ],
+)
+def test_raise_mode_raises_with_the_best_draft_and_open_items(
+    models, context, loop_input, script, overrides, error
+) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", *script)
+    ctx = with_overrides(context, on_exhausted="raise", **overrides)
+    out = build_graph().invoke(loop_input, context=ctx)
+    with pytest.raises(error) as raised:
+        result_of(out, ctx)
+    assert raised.value.outcome == out["outcome"]
+    assert raised.value.final == out["final"]
+    assert [i.model_dump() for i in raised.value.open_items] == out["open_items"]
+    assert len(raised.value.open_items) >= 1
+    assert f"'{out['outcome']}'" in str(raised.value)
+
+
+def test_best_mode_returns_without_raising(models, context, loop_input) -> None:
+    models.script("worker", "draft 1")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}))
+    ctx = with_overrides(context, max_iterations=1)
+    state = result_of(build_graph().invoke(loop_input, context=ctx), ctx)
+    assert state.outcome == "exhausted"
+    assert state.final == "draft 1"
+
+
+def test_context_as_a_plain_dict(models, loop_input) -> None:
+    models.script("worker", "draft 1")
+    models.script("critic", graded(RUBRIC))
+    out = build_graph().invoke(
+        loop_input,
+        context={"worker_model": "scripted:worker", "critic_model": "scripted:critic"},
+    )
+    assert out["outcome"] == "passed"

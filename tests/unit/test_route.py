@@ -1,0 +1,104 @@
+"""The route is a pure function of the critiques and the context."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from nodes.route import decide_outcome, no_score_gain, repeated_failures, route
+from state.context import Context
+from state.loop import LoopState
+from state.records import Critique
+from state.verdict import Verdict
+from tests.conftest import RUBRIC, TASK
+from tests.support.verdicts import graded
+
+
+def critique(round_number: int, *failing: str) -> Critique:
+    answer = graded(RUBRIC, {criterion_id: "fix" for criterion_id in failing})
+    return Critique(round=round_number, verdict=Verdict.model_validate(answer))
+
+
+def history(*failing_sets: tuple[str, ...]) -> list[Critique]:
+    return [critique(i + 1, *failing) for i, failing in enumerate(failing_sets)]
+
+
+CONTEXT = Context(max_iterations=10, stall_rounds=3)
+
+
+def test_no_critique_yet_means_keep_going() -> None:
+    assert decide_outcome([], CONTEXT) is None
+
+
+def test_pass_finalizes() -> None:
+    assert decide_outcome(history(("tone",), ()), CONTEXT) == "passed"
+
+
+def test_verifier_error_finalizes() -> None:
+    failed = Critique(round=2, error="unparsable", attempts=3)
+    assert decide_outcome([*history(("tone",)), failed], CONTEXT) == "verifier_error"
+
+
+def test_failing_with_budget_and_progress_revises() -> None:
+    assert decide_outcome(history(("tone", "length"), ("tone",)), CONTEXT) is None
+
+
+def test_cap_reached_is_exhausted() -> None:
+    ctx = Context(max_iterations=2, stall_rounds=3)
+    assert decide_outcome(history(("tone", "length"), ("tone",)), ctx) == "exhausted"
+
+
+def test_cap_of_one_ends_after_one_round() -> None:
+    assert decide_outcome(history(("tone",)), Context(max_iterations=1)) == "exhausted"
+
+
+def test_pass_on_the_last_allowed_round_is_a_pass() -> None:
+    ctx = Context(max_iterations=2)
+    assert decide_outcome(history(("tone",), ()), ctx) == "passed"
+
+
+def test_exhausted_takes_precedence_over_stalled() -> None:
+    ctx = Context(max_iterations=3, stall_rounds=3)
+    assert decide_outcome(history(("tone",), ("tone",), ("tone",)), ctx) == "exhausted"
+
+
+def test_same_failing_criteria_for_stall_rounds_is_stalled() -> None:
+    same = history(("tone",), ("tone",), ("tone",))
+    assert decide_outcome(same[:2], CONTEXT) is None
+    assert decide_outcome(same, CONTEXT) == "stalled"
+
+
+def test_changing_failures_without_score_gain_is_stalled() -> None:
+    rounds = history(("tone",), ("length",), ("example",), ("tone",))
+    assert not repeated_failures([c.verdict for c in rounds], 3)  # type: ignore[misc]
+    assert decide_outcome(rounds[:3], CONTEXT) is None
+    assert decide_outcome(rounds, CONTEXT) == "stalled"
+
+
+def test_regression_that_never_recovers_is_stalled() -> None:
+    # round 2 is the best (one failure); rounds 3-5 never get back to it
+    rounds = history(
+        ("tone", "length"),
+        ("tone",),
+        ("tone", "length"),
+        ("example", "tone"),
+        ("length", "example"),
+    )
+    assert decide_outcome(rounds[:4], CONTEXT) is None
+    assert decide_outcome(rounds, CONTEXT) == "stalled"
+
+
+def test_score_gain_within_the_window_is_progress() -> None:
+    verdicts = [
+        c.verdict for c in history(("tone", "length"), ("tone", "length"), ("tone",), ("length",))
+    ]
+    assert not no_score_gain(verdicts, 3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("critiques", "expected"),
+    [([critique(1, "tone")], "generate"), ([critique(1)], "finalize")],
+)
+def test_route_maps_the_decision_to_a_node(critiques, expected) -> None:
+    state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques)
+    runtime = SimpleNamespace(context=CONTEXT)
+    assert route(state, runtime) == expected  # type: ignore[arg-type]

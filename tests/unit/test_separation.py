@@ -1,0 +1,91 @@
+"""Objective/rubric separation: the worker never sees criteria; the critic never sees the
+worker's conversation."""
+
+from langchain_core.messages import HumanMessage
+
+from graphs.loop import build_graph
+from state.loop import CriticView, WorkerView
+from tests.conftest import RUBRIC, TASK
+from tests.support.verdicts import graded
+
+DRAFTS = ["FIRST-DRAFT-7f3a", "SECOND-DRAFT-91bc", "THIRD-DRAFT-c2d8"]
+
+
+def run_three_rounds(models, context, loop_input, *, echo_criteria: bool) -> dict:
+    """Three rounds in which the critic (optionally) quotes criteria in its feedback."""
+    models.script("worker", *DRAFTS)
+    fails = {
+        c.id: (f"Criterion says: {c.text}" if echo_criteria else f"fix {c.id}") for c in RUBRIC
+    }
+    models.script(
+        "critic",
+        graded(RUBRIC, fails, feedback="; ".join(c.text for c in RUBRIC) if echo_criteria else "x"),
+        graded(RUBRIC, {"tone": fails["tone"]}),
+        graded(RUBRIC),
+    )
+    return build_graph().invoke(loop_input, context=context)
+
+
+def test_worker_node_input_schema_has_no_rubric() -> None:
+    graph = build_graph()
+    schema = graph.builder.nodes["generate"].input_schema
+    assert schema is WorkerView
+    assert "rubric" not in WorkerView.model_fields
+    assert "critiques" not in WorkerView.model_fields  # verdicts stay on the critic's side
+
+
+def test_critic_node_input_schema_has_no_worker_conversation() -> None:
+    graph = build_graph()
+    assert graph.builder.nodes["critique"].input_schema is CriticView
+    assert not {"messages", "task", "feedback"} & set(CriticView.model_fields)
+
+
+def test_worker_model_never_receives_criterion_text(models, context, loop_input) -> None:
+    out = run_three_rounds(models, context, loop_input, echo_criteria=True)
+    assert out["outcome"] == "passed"
+    worker_prompts = models["worker"].texts()
+    assert len(worker_prompts) == 3
+    for prompt in worker_prompts:
+        for criterion in RUBRIC:
+            assert criterion.text.lower() not in prompt.lower()
+    # and the worker did get feedback, so the check is not vacuous
+    assert "a review requirement" in worker_prompts[1]
+
+
+def test_critic_model_never_receives_the_workers_messages(models, context, loop_input) -> None:
+    run_three_rounds(models, context, loop_input, echo_criteria=False)
+    critic_prompts = models["critic"].texts()
+    assert len(critic_prompts) == 3
+    worker_said = [m.text for m in models["worker"].prompts[2] if isinstance(m, HumanMessage)]
+    for n, prompt in enumerate(critic_prompts):
+        assert DRAFTS[n] in prompt  # the draft under review
+        assert all(other not in prompt for other in DRAFTS if other != DRAFTS[n])
+        assert TASK not in prompt
+        for message in worker_said:
+            assert message not in prompt
+        assert "You are the author" not in prompt
+
+
+def test_round_n_worker_prompt_holds_the_previous_draft_and_its_critique(
+    models, context, loop_input
+) -> None:
+    models.script("worker", *DRAFTS)
+    models.script(
+        "critic",
+        graded(RUBRIC, {"example": "Add a phone-book example."}, feedback="Needs an example."),
+        graded(RUBRIC, {"tone": "Replace jargon with plain words."}, feedback="Too technical."),
+        graded(RUBRIC),
+    )
+    build_graph().invoke(loop_input, context=context)
+    first, second, third = models["worker"].prompts
+    assert TASK in first[-1].text and len(first) == 2  # system + task
+    # round 2: the task, draft 1 as the worker's own turn, then the critique of draft 1
+    assert [m.type for m in second] == ["system", "human", "ai", "human"]
+    assert second[2].text == DRAFTS[0]
+    assert "Needs an example." in second[3].text
+    assert "Add a phone-book example." in second[3].text
+    # round 3: revises draft 2 with the critique of draft 2
+    assert third[2].text == DRAFTS[1]
+    assert "Too technical." in third[3].text
+    assert "Replace jargon with plain words." in third[3].text
+    assert "Needs an example." not in third[3].text

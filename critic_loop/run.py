@@ -28,7 +28,8 @@ def loop_input(task: str, rubric: Sequence[Criterion | Mapping[str, Any]]) -> di
     }
 
 
-def _config(thread_id: str | None) -> RunnableConfig:
+def thread_config(thread_id: str | None = None) -> RunnableConfig:
+    """Build the run config for `thread_id`, or for a new thread when none is given."""
     return {"configurable": {"thread_id": thread_id or uuid4().hex}}
 
 
@@ -49,7 +50,7 @@ def run_loop(
     """
     resolved = as_context(context)
     graph = build_graph(checkpointer=checkpointer, store=store)
-    values = graph.invoke(loop_input(task, rubric), _config(thread_id), context=resolved)
+    values = graph.invoke(loop_input(task, rubric), thread_config(thread_id), context=resolved)
     return result_of(values, resolved)
 
 
@@ -65,5 +66,7 @@ async def arun_loop(
     """Async twin of `run_loop`."""
     resolved = as_context(context)
     graph = build_graph(checkpointer=checkpointer, store=store)
-    values = await graph.ainvoke(loop_input(task, rubric), _config(thread_id), context=resolved)
+    values = await graph.ainvoke(
+        loop_input(task, rubric), thread_config(thread_id), context=resolved
+    )
     return result_of(values, resolved)

@@ -18,6 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
+from nodes.events import verdict_event
 from nodes.feedback import worker_feedback
 from nodes.models import load_chat_model, with_json_output
 from nodes.prompts import render_prompt
@@ -99,7 +100,10 @@ def empty_draft_verdict(rubric: Sequence[Criterion]) -> Verdict:
     )
 
 
-def _recorded(critique: Critique, rubric: Sequence[Criterion]) -> dict[str, Any]:
+def _recorded(
+    critique: Critique, rubric: Sequence[Criterion], runtime: Runtime[Context]
+) -> dict[str, Any]:
+    runtime.stream_writer(verdict_event(critique))
     update: dict[str, Any] = {"critiques": [critique.model_dump(mode="json")]}
     verdict = critique.verdict
     if verdict is not None and not verdict.passed:
@@ -114,7 +118,7 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     draft = state.drafts[-1]
     if not draft.text.strip():
         empty = Critique(round=draft.round, verdict=empty_draft_verdict(state.rubric), attempts=0)
-        return _recorded(empty, state.rubric)
+        return _recorded(empty, state.rubric, runtime)
     critic = with_json_output(
         load_chat_model(
             context.critic_model,
@@ -142,7 +146,7 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
         accepted = Critique(
             round=draft.round, verdict=verdict, attempts=attempt, rejected=rejected, usage=usage
         )
-        return _recorded(accepted, state.rubric)
+        return _recorded(accepted, state.rubric, runtime)
     failed = Critique(
         round=draft.round,
         error=(
@@ -153,7 +157,7 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
         rejected=rejected,
         usage=usage,
     )
-    return _recorded(failed, state.rubric)
+    return _recorded(failed, state.rubric, runtime)
 
 
 critique = dual_node(critique_steps)

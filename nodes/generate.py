@@ -13,6 +13,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from nodes.compaction import compact_transcript
+from nodes.events import draft_event
 from nodes.models import load_chat_model
 from nodes.prompts import render_prompt
 from nodes.runtime import context_of
@@ -65,6 +66,7 @@ def generate_steps(state: WorkerView, runtime: Runtime[Context]) -> Steps[dict[s
     )
     reply: BaseMessage = yield invoke(worker, prompt)
     draft = Draft(round=len(state.drafts) + 1, text=reply.text, usage=usage_of(reply, prompt))
+    runtime.stream_writer(draft_event(draft))
     return {"messages": [request, reply], "drafts": [draft.model_dump(mode="json")]}
 
 

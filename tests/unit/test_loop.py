@@ -229,3 +229,24 @@ def test_context_as_a_plain_dict(models, loop_input) -> None:
         context={"worker_model": "scripted:worker", "critic_model": "scripted:critic"},
     )
     assert out["outcome"] == "passed"
+
+
+def test_each_round_streams_a_draft_and_a_verdict_event(models, context, loop_input) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "simpler"}), graded(RUBRIC))
+    events = list(build_graph().stream(loop_input, context=context, stream_mode="custom"))
+    assert [(e["event"], e["round"]) for e in events] == [
+        ("draft", 1),
+        ("verdict", 1),
+        ("draft", 2),
+        ("verdict", 2),
+    ]
+    first = events[1]
+    assert first["passed"] is False
+    assert first["score"] == pytest.approx(2 / 3)
+    assert first["criteria"] == [
+        {"id": "length", "passed": True},
+        {"id": "example", "passed": True},
+        {"id": "tone", "passed": False},
+    ]
+    assert events[3]["passed"] is True and events[3]["error"] is None

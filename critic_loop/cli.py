@@ -1,0 +1,185 @@
+"""The `critic-loop` command: run a refinement loop and watch it round by round.
+
+    critic-loop demo                       run the bundled example task
+    critic-loop run --input task.json      run a task and rubric from a JSON file
+    critic-loop run --task "..." --criterion id="text" --criterion ...
+
+Runs are checkpointed in one SQLite file (see `critic_loop.persistence`); giving the
+`--thread-id` of a run that was interrupted resumes it. The exit status is 0 when the
+critic passed the result, 1 when the run ended without a pass, 2 on bad input or setup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from critic_loop.persistence import default_database, sqlite_checkpointer
+from critic_loop.run import thread_config
+from graphs.loop import build_graph
+from nodes.check_input import preflight
+from nodes.models import ModelSetupError
+from state.context import Context
+from state.loop import LoopInput, LoopState
+
+EXAMPLE = Path(__file__).parent / "examples" / "product_description.json"
+
+CONTEXT_OPTIONS = {
+    "worker_model": "model that drafts, as provider:model (e.g. openai:gpt-4.1-mini)",
+    "critic_model": "model that grades, as provider:model (e.g. google_genai:gemini-2.5-pro)",
+    "base_url": "OpenAI-compatible server for openai: models (llama.cpp, Ollama, vLLM)",
+    "max_iterations": "most rounds to run (1-100)",
+    "stall_rounds": "rounds without progress before stopping as stalled",
+    "structured_output_method": "json_schema, function_calling or json_mode",
+    "on_exhausted": "best (return the best draft) or raise",
+}
+
+WAYS_FORWARD = """
+To run critic-loop you need a model. Either:
+  - use a hosted model: export OPENAI_API_KEY=... (or GOOGLE_API_KEY=... together with
+    --worker-model google_genai:gemini-2.5-flash --critic-model google_genai:gemini-2.5-pro), or
+  - use a local OpenAI-compatible server (llama.cpp, Ollama, vLLM):
+    --base-url http://127.0.0.1:8080/v1 --worker-model openai:<model> --critic-model openai:<model>
+    (add --structured-output-method function_calling for llama.cpp's server).
+See README.md, "Choosing models"."""
+
+
+class UsageError(Exception):
+    """The command line was given something it cannot run."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="critic-loop",
+        description="A worker drafts, an independent critic grades, the worker revises.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run a task against a rubric")
+    source = run.add_argument_group("what to run")
+    source.add_argument("--input", type=Path, help='JSON file: {"task": ..., "rubric": [...]}')
+    source.add_argument("--task", help="the task, as text")
+    source.add_argument("--task-file", type=Path, help="file holding the task")
+    source.add_argument("--rubric", type=Path, help='JSON file: [{"id": ..., "text": ...}]')
+    source.add_argument(
+        "--criterion", action="append", default=[], metavar="ID=TEXT", help="a criterion"
+    )
+    demo = commands.add_parser("demo", help="run the bundled example task")
+    for command in (run, demo):
+        settings = command.add_argument_group("run settings (default: CRITIC_LOOP_* env)")
+        for name, help_text in CONTEXT_OPTIONS.items():
+            kind = int if name in {"max_iterations", "stall_rounds"} else str
+            settings.add_argument("--" + name.replace("_", "-"), type=kind, help=help_text)
+        command.add_argument("--thread-id", help="thread to run in (resumes an unfinished one)")
+        command.add_argument(
+            "--db", type=Path, help=f"SQLite file for checkpoints (default {default_database()})"
+        )
+        command.add_argument("--json", action="store_true", help="print the final state as JSON")
+    return parser
+
+
+def _criterion(text: str) -> dict[str, str]:
+    identifier, separator, body = text.partition("=")
+    if not separator:
+        raise UsageError(f"--criterion {text!r} should look like ID=TEXT")
+    return {"id": identifier.strip(), "text": body.strip()}
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise UsageError(f"cannot read {path}: {error}") from error
+
+
+def _loop_input(args: argparse.Namespace) -> dict[str, Any]:
+    if args.command == "demo":
+        data = _read_json(EXAMPLE)
+    elif args.input:
+        data = _read_json(args.input)
+    else:
+        task = args.task_file.read_text() if args.task_file else args.task
+        rubric = _read_json(args.rubric) if args.rubric else []
+        data = {"task": task or "", "rubric": [*rubric, *map(_criterion, args.criterion)]}
+    return LoopInput.model_validate(data).model_dump(mode="json")
+
+
+def _context(args: argparse.Namespace) -> Context:
+    chosen = {name: getattr(args, name) for name in CONTEXT_OPTIONS}
+    return Context(**{name: value for name, value in chosen.items() if value is not None})
+
+
+def _show_event(event: dict[str, Any]) -> None:
+    if event.get("event") == "draft":
+        print(f"round {event['round']}: draft of {event['characters']} characters", flush=True)
+    elif event.get("event") == "verdict":
+        if event["error"]:
+            print(f"round {event['round']}: the critic failed: {event['error']}", flush=True)
+            return
+        criteria = event["criteria"]
+        passed = sum(item["passed"] for item in criteria)
+        failing = ", ".join(item["id"] for item in criteria if not item["passed"])
+        line = f"round {event['round']}: {passed}/{len(criteria)} criteria passed"
+        line += f" (score {event['score']:.2f})" + (f"; failing: {failing}" if failing else "")
+        print(line, flush=True)
+
+
+def _show_result(state: LoopState, thread_id: str, as_json: bool) -> None:
+    if as_json:
+        print(state.model_dump_json(indent=2, exclude={"messages"}))
+        return
+    print(f"\noutcome: {state.outcome} after {state.rounds} round(s) (thread {thread_id})")
+    for item in state.open_items:
+        print(f"  still failing [{item.criterion_id}] {item.text}\n    hint: {item.hint}")
+    print(f"\n--- final draft (round {state.final_round}) ---\n{state.final}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    context = _context(args)
+    loop_input = _loop_input(args)
+    preflight(context)
+    config = thread_config(args.thread_id)
+    thread_id = config["configurable"]["thread_id"]
+    with sqlite_checkpointer(args.db) as saver:
+        graph = build_graph(checkpointer=saver)
+        snapshot = graph.get_state(config)
+        if snapshot.values and not snapshot.next:
+            raise UsageError(f"thread {thread_id} already finished; use a new --thread-id")
+        start = None if snapshot.next else loop_input
+        if not args.json:
+            print(
+                f"critic-loop: worker {context.worker_model}, critic {context.critic_model}, "
+                f"up to {context.max_iterations} rounds" + (" (resuming)" if start is None else ""),
+                flush=True,
+            )
+        for event in graph.stream(start, config, context=context, stream_mode="custom"):
+            if not args.json:
+                _show_event(event)
+        state = LoopState.model_validate(graph.get_state(config).values)
+    _show_result(state, thread_id, args.json)
+    return 0 if state.outcome == "passed" else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except ModelSetupError as error:
+        print(f"critic-loop: {error}\n{WAYS_FORWARD}", file=sys.stderr)
+    except ValidationError as error:
+        print(f"critic-loop: invalid input or settings:\n{error}", file=sys.stderr)
+    except UsageError as error:
+        print(f"critic-loop: {error}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

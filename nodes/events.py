@@ -1,0 +1,39 @@
+"""The progress events a run streams (LangGraph `stream_mode="custom"`).
+
+Each round emits a "draft" event when the worker has answered and a "verdict" event when
+the critic has graded, so Studio, `langgraph_sdk` clients and the command line can show
+progress without waiting for the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from state.records import Critique, Draft
+
+
+def draft_event(draft: Draft) -> dict[str, Any]:
+    """Describe a new draft: its round and size."""
+    return {
+        "event": "draft",
+        "round": draft.round,
+        "characters": len(draft.text),
+        "output_tokens": draft.usage.output_tokens,
+    }
+
+
+def verdict_event(critique: Critique) -> dict[str, Any]:
+    """Describe a critique: per-criterion pass/fail, the score, or the verifier's error."""
+    verdict = critique.verdict
+    return {
+        "event": "verdict",
+        "round": critique.round,
+        "passed": verdict.passed if verdict else False,
+        "score": verdict.score if verdict else None,
+        "criteria": [
+            {"id": result.criterion_id, "passed": result.passed}
+            for result in (verdict.results if verdict else [])
+        ],
+        "attempts": critique.attempts,
+        "error": critique.error,
+    }

@@ -1,0 +1,118 @@
+"""The `critic-loop` command, run as a real process against the scripted HTTP model."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RUBRIC, TASK
+from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+from tests.support.verdicts import graded
+
+pytestmark = pytest.mark.integration
+
+CLI = str(Path(sys.executable).with_name("critic-loop"))
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None):
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "GOOGLE_", "GEMINI_", "CRITIC_LOOP_"))
+    }
+    return subprocess.run(
+        [CLI, *args],
+        cwd=cwd,
+        env={**clean, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def model_args(server: ScriptedOpenAIServer) -> list[str]:
+    return [
+        "--base-url",
+        server.base_url,
+        "--worker-model",
+        "openai:stub-worker",
+        "--critic-model",
+        "openai:stub-critic",
+    ]
+
+
+def test_run_shows_each_round_and_the_final_draft(tmp_path) -> None:
+    (tmp_path / "task.json").write_text(
+        json.dumps({"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]})
+    )
+    script = RoleScript(
+        worker=["first try", "second try"],
+        critic=[graded(RUBRIC, {"tone": "Use plainer words."}), graded(RUBRIC)],
+    )
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli("run", "--input", "task.json", *model_args(server), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "round 1: 2/3 criteria passed (score 0.67); failing: tone" in lines
+    assert "round 2: 3/3 criteria passed (score 1.00)" in lines
+    assert any(line.startswith("outcome: passed after 2 round(s)") for line in lines)
+    assert lines[-1] == "second try"
+    assert (tmp_path / ".critic_loop" / "critic_loop.sqlite").exists()
+
+
+def test_run_that_does_not_pass_exits_1_with_open_items(tmp_path) -> None:
+    script = RoleScript(
+        worker=["only try"], critic=[graded(RUBRIC, {"tone": "Use plainer words."})]
+    )
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "run",
+            "--task",
+            TASK,
+            "--criterion",
+            "tone=" + RUBRIC[2].text,
+            "--criterion",
+            "length=" + RUBRIC[0].text,
+            "--criterion",
+            "example=" + RUBRIC[1].text,
+            "--max-iterations",
+            "1",
+            "--json",
+            *model_args(server),
+            cwd=tmp_path,
+        )
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["outcome"] == "exhausted"
+    assert result["open_items"][0]["criterion_id"] == "tone"
+    assert result["final"] == "only try"
+
+
+def test_no_key_and_no_server_names_both_ways_forward(tmp_path) -> None:
+    done = run_cli("demo", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "OPENAI_API_KEY" in done.stderr
+    assert "--base-url" in done.stderr
+    assert done.stdout == ""
+
+
+def test_bad_input_exits_2_before_any_model_call(tmp_path) -> None:
+    script = RoleScript()
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "run", "--task", "   ", "--criterion", "a=x y z", *model_args(server), cwd=tmp_path
+        )
+        assert server.requests == []
+    assert done.returncode == 2
+    assert "the task is empty" in done.stderr
+
+
+def test_bad_iteration_cap_exits_2(tmp_path) -> None:
+    done = run_cli(
+        "demo", "--max-iterations", "0", "--base-url", "http://127.0.0.1:9/v1", cwd=tmp_path
+    )
+    assert done.returncode == 2
+    assert "max_iterations" in done.stderr

@@ -1,0 +1,277 @@
+"""A small OpenAI-compatible chat-completions server on 127.0.0.1 that answers from a script.
+
+Tests point langchain-openai at it (`base_url`) so model calls go over real HTTP. It
+speaks plain and streamed (SSE) responses, answers structured requests the way the
+request asks (a forced tool call for function calling, JSON content for `json_schema` and
+JSON mode), reports token usage, and records every request it receives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Text:
+    """Answer with plain assistant text."""
+
+    content: str
+
+
+@dataclass(frozen=True)
+class Structured:
+    """Answer with this object, shaped as the request's structured-output method wants."""
+
+    value: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Answer with an HTTP error in OpenAI's error format."""
+
+    status: int
+    message: str
+    code: str | None = None
+    param: str | None = None
+
+
+Answer = Text | Structured | Failure
+Responder = Callable[[dict[str, Any]], Answer]
+
+
+def is_structured_request(request: dict[str, Any]) -> bool:
+    """Whether the request asks for structured output (tools or a response format)."""
+    return bool(request.get("tools")) or "response_format" in request
+
+
+@dataclass
+class RoleScript:
+    """Answers plain requests from `worker` and structured ones from `critic`, in order."""
+
+    worker: list[Answer | str] = field(default_factory=list)
+    critic: list[Answer | dict[str, Any]] = field(default_factory=list)
+
+    def __call__(self, request: dict[str, Any]) -> Answer:
+        queue: list[Any] = self.critic if is_structured_request(request) else self.worker
+        if not queue:
+            return Failure(500, "script exhausted", code="script_exhausted")
+        item = queue.pop(0)
+        if isinstance(item, str):
+            return Text(item)
+        if isinstance(item, dict):
+            return Structured(item)
+        return item  # type: ignore[no-any-return]
+
+
+def rubric_ids(request: dict[str, Any]) -> list[str]:
+    """The criterion ids listed in a critic request's prompt ("- [id] text" lines)."""
+    text = "\n".join(str(message.get("content") or "") for message in request["messages"])
+    return re.findall(r"^- \[([^\]]+)\] ", text, flags=re.MULTILINE)
+
+
+@dataclass
+class FailFirstCritic:
+    """Grades whatever rubric it is sent: the first criterion fails `failures` times, then all pass.
+
+    Plain (worker) requests are answered with numbered drafts.
+    """
+
+    failures: int = 1
+    drafts: int = 0
+    verdicts: int = 0
+
+    def __call__(self, request: dict[str, Any]) -> Answer:
+        if not is_structured_request(request):
+            self.drafts += 1
+            return Text(f"Draft number {self.drafts}.")
+        self.verdicts += 1
+        ids = rubric_ids(request)
+        failing = ids[:1] if self.verdicts <= self.failures else []
+        results = [
+            {
+                "criterion_id": criterion_id,
+                "evidence": f"checked {criterion_id}",
+                "passed": criterion_id not in failing,
+                "hint": "Make the change this needs." if criterion_id in failing else "",
+            }
+            for criterion_id in ids
+        ]
+        value = {
+            "results": results,
+            "feedback": "Revise." if failing else "",
+            "passed": not failing,
+        }
+        return Structured(value)
+
+
+def _approximate_tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _render(answer: Text | Structured, request: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message for `answer`, as the request's output method expects it."""
+    if isinstance(answer, Text):
+        return {"role": "assistant", "content": answer.content}
+    arguments = json.dumps(answer.value)
+    tools = request.get("tools") or []
+    if tools:
+        name = tools[0]["function"]["name"]
+        call = {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": name, "arguments": arguments},
+        }
+        return {"role": "assistant", "content": None, "tool_calls": [call]}
+    return {"role": "assistant", "content": arguments}
+
+
+def _usage(request: dict[str, Any], message: dict[str, Any]) -> dict[str, int]:
+    prompt = _approximate_tokens(json.dumps(request.get("messages", [])))
+    produced = message.get("content") or json.dumps(message.get("tool_calls", ""))
+    completion = _approximate_tokens(produced)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _completion(request: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": request.get("model", "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
+        "usage": _usage(request, message),
+    }
+
+
+def _chunks(request: dict[str, Any], message: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    base = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": request.get("model", "scripted"),
+    }
+    delta: dict[str, Any] = {"role": "assistant"}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{"index": 0, **call} for call in message["tool_calls"]]
+    else:
+        delta["content"] = message.get("content") or ""
+    yield {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
+    if (request.get("stream_options") or {}).get("include_usage"):
+        yield {**base, "choices": [], "usage": _usage(request, message)}
+
+
+class ScriptedOpenAIServer:
+    """Serve `/v1/chat/completions` from `responder` on 127.0.0.1 (a free port)."""
+
+    def __init__(self, responder: Responder) -> None:
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> ScriptedOpenAIServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def structured_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if is_structured_request(r)]
+
+    def plain_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if not is_structured_request(r)]
+
+    def _answer(self, request: dict[str, Any]) -> Answer:
+        with self._lock:
+            self.requests.append(request)
+            return self.responder(request)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass
+
+            def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+                body = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send_json(200, {"object": "list", "data": [{"id": "scripted"}]})
+                else:
+                    self._send_json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                request = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                answer = server._answer(request)
+                if isinstance(answer, Failure):
+                    error = {
+                        "message": answer.message,
+                        "type": "invalid_request_error",
+                        "code": answer.code,
+                        "param": answer.param,
+                    }
+                    self._send_json(answer.status, {"error": error})
+                    return
+                message = _render(answer, request)
+                if not request.get("stream"):
+                    self._send_json(200, _completion(request, message))
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for chunk in _chunks(request, message):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+        return Handler

@@ -16,23 +16,21 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
-from pydantic import ValidationError
 
 from nodes.events import verdict_event
 from nodes.feedback import worker_feedback
 from nodes.models import load_chat_model, with_json_output
 from nodes.prompts import render_prompt
 from nodes.runtime import context_of
-from nodes.steps import Steps, dual_node, invoke
-from nodes.usage import usage_of
+from nodes.steps import Steps, dual_node
+from nodes.structured import ask_until_valid, parse_answer
 from state.context import Context
 from state.loop import CriticView
-from state.records import Critique, TokenUsage
+from state.records import Critique
 from state.rubric import Criterion
 from state.verdict import (
     CriterionResult,
     CriticReport,
-    InvalidVerdict,
     Verdict,
     check_report,
     critic_output_schema,
@@ -69,19 +67,8 @@ def critic_prompt(
 
 
 def accept_answer(answer: dict[str, Any], rubric: Sequence[Criterion]) -> Verdict:
-    """Turn the critic's structured answer into a verdict, or raise `InvalidVerdict`."""
-    parsed = answer.get("parsed")
-    if answer.get("parsing_error") is not None or parsed is None:
-        reason = answer.get("parsing_error") or "no structured answer was found"
-        raise InvalidVerdict([f"the answer is not valid verdict JSON ({reason})"])
-    try:
-        report = CriticReport.model_validate(parsed)
-    except ValidationError as error:
-        fields = sorted({".".join(map(str, item["loc"])) for item in error.errors()})
-        raise InvalidVerdict(
-            ["the answer does not match the verdict schema at " + ", ".join(fields)]
-        ) from error
-    return check_report(report, rubric)
+    """Turn the critic's structured answer into a verdict, or raise `InvalidAnswer`."""
+    return check_report(parse_answer(answer, CriticReport), rubric)
 
 
 def empty_draft_verdict(rubric: Sequence[Criterion]) -> Verdict:
@@ -130,34 +117,32 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
         critic_output_schema(),
         context.structured_output_method,
     )
-    rejected: list[str] = []
-    usage = TokenUsage()
-    for attempt in range(1, context.critic_attempts + 1):
-        prompt = critic_prompt(
-            state.rubric, draft.text, context, rejected[-1] if rejected else None
-        )
-        answer: dict[str, Any] = yield invoke(critic, prompt)
-        usage += usage_of(answer.get("raw"), prompt)
-        try:
-            verdict = accept_answer(answer, state.rubric)
-        except InvalidVerdict as invalid:
-            rejected.append(str(invalid))
-            continue
-        accepted = Critique(
-            round=draft.round, verdict=verdict, attempts=attempt, rejected=rejected, usage=usage
-        )
-        return _recorded(accepted, state.rubric, runtime)
-    failed = Critique(
-        round=draft.round,
-        error=(
-            f"no acceptable verdict after {context.critic_attempts} critic call(s); "
-            f"last problem: {rejected[-1]}"
-        ),
-        attempts=context.critic_attempts,
-        rejected=rejected,
-        usage=usage,
+    attempts = yield from ask_until_valid(
+        critic,
+        lambda problem: critic_prompt(state.rubric, draft.text, context, problem),
+        lambda answer: accept_answer(answer, state.rubric),
+        context.critic_attempts,
     )
-    return _recorded(failed, state.rubric, runtime)
+    if attempts.value is not None:
+        critique = Critique(
+            round=draft.round,
+            verdict=attempts.value,
+            attempts=attempts.calls,
+            rejected=attempts.rejected,
+            usage=attempts.usage,
+        )
+    else:
+        critique = Critique(
+            round=draft.round,
+            error=(
+                f"no acceptable verdict after {attempts.calls} critic call(s); "
+                f"last problem: {attempts.rejected[-1]}"
+            ),
+            attempts=attempts.calls,
+            rejected=attempts.rejected,
+            usage=attempts.usage,
+        )
+    return _recorded(critique, state.rubric, runtime)
 
 
 critique = dual_node(critique_steps)

@@ -36,6 +36,13 @@ def invoke(runnable: Runnable[Any, T], value: Any) -> Call[T]:
     return Call(lambda: runnable.invoke(value), lambda: runnable.ainvoke(value))
 
 
+def call(
+    sync: Callable[..., T], asynchronous: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any
+) -> Call[T]:
+    """Describe calling `sync(*args, **kwargs)`, or awaiting its async twin."""
+    return Call(lambda: sync(*args, **kwargs), lambda: asynchronous(*args, **kwargs))
+
+
 Steps = Generator[Call[Any], Any, R]
 """Node logic: yields the calls it needs, receives their results, returns the update."""
 

@@ -114,6 +114,35 @@ class Context(BaseSettings):
             "full; older rounds are compacted out of its prompt."
         ),
     )
+    memory: bool = Field(
+        default=True,
+        description=(
+            "Use long-term memory: recall rules before the first draft and distill new "
+            "ones when the run completes. False turns both off for this run."
+        ),
+    )
+    recall: bool = Field(
+        default=True, description="Give the worker the scope's rules before its first draft."
+    )
+    distill: bool = Field(default=True, description="Distill rules from the run when it completes.")
+    memory_scope: str = Field(
+        default="default",
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="The domain whose rules are recalled and written (a store namespace).",
+    )
+    recall_k: int = Field(default=5, ge=0, le=50, description="The most rules given to the worker.")
+    max_rules: int = Field(
+        default=50,
+        ge=1,
+        le=1000,
+        description="The most rules a scope keeps; the weakest are retired first.",
+    )
+    distill_model: str | None = Field(
+        default=None,
+        description="The model that distills rules, as 'provider:model'; the critic's if unset.",
+    )
     prompts_dir: str | None = Field(
         default=None,
         description=(
@@ -122,7 +151,22 @@ class Context(BaseSettings):
         ),
     )
 
-    @field_validator("worker_model", "critic_model")
+    @field_validator("worker_model", "critic_model", "distill_model")
     @classmethod
-    def _model_spec(cls, value: str) -> str:
-        return _check_model_spec(value)
+    def _model_spec(cls, value: str | None) -> str | None:
+        return None if value is None else _check_model_spec(value)
+
+    @property
+    def distiller_model(self) -> str:
+        """The model that distills rules: `distill_model`, else the critic's."""
+        return self.distill_model or self.critic_model
+
+    @property
+    def recalls(self) -> bool:
+        """Whether this run consults the rules of its scope."""
+        return self.memory and self.recall and self.recall_k > 0
+
+    @property
+    def distills(self) -> bool:
+        """Whether this run writes rules when it completes."""
+        return self.memory and self.distill

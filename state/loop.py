@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from state.records import Critique, Draft, OpenItem, Outcome, WorkerFeedback
 from state.rubric import Rubric, Task
+from state.rules import MemoryReport, RecalledRule
 
 
 class LoopInput(BaseModel):
@@ -53,6 +54,10 @@ class LoopState(BaseModel):
         default_factory=list,
         description="What the worker was told after each failed round. Never cleared.",
     )
+    recalled_rules: list[RecalledRule] = Field(
+        default_factory=list,
+        description="The rules the worker was given before its first draft (memory recall).",
+    )
     outcome: Outcome | None = Field(
         default=None, description="How the run ended; null while it is running."
     )
@@ -67,6 +72,13 @@ class LoopState(BaseModel):
         default_factory=list,
         description="The criteria `final` still fails (empty when the run passed).",
     )
+    memory_report: MemoryReport | None = Field(
+        default=None, description="What distillation did to the scope's rules after the run."
+    )
+    memory_errors: Annotated[list[str], operator.add] = Field(
+        default_factory=list,
+        description="Memory steps that failed (recall, usage, distill); the run went on.",
+    )
 
     @property
     def rounds(self) -> int:
@@ -80,6 +92,7 @@ class WorkerView(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     task: Task
+    recalled_rules: list[RecalledRule] = Field(default_factory=list)
     messages: list[AnyMessage] = Field(default_factory=list)
     drafts: list[Draft] = Field(default_factory=list)
     feedback: list[WorkerFeedback] = Field(default_factory=list)

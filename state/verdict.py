@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from state.rubric import Criterion
+from state.schema import InvalidAnswer, portable_schema
 
 
 class CriterionResult(BaseModel):
@@ -81,13 +82,8 @@ class Verdict(BaseModel):
         return frozenset(result.criterion_id for result in self.failing)
 
 
-class InvalidVerdict(ValueError):
+class InvalidVerdict(InvalidAnswer):
     """A critic report that cannot be accepted as a verdict for this rubric."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        """Keep each problem so the critic can be told exactly what to fix."""
-        self.problems = list(problems)
-        super().__init__("; ".join(self.problems))
 
 
 def check_report(report: CriticReport, rubric: Sequence[Criterion]) -> Verdict:
@@ -132,18 +128,6 @@ def critic_output_schema() -> dict[str, Any]:
     required and forbids others, so both OpenAI strict structured outputs and Gemini
     response schemas accept it.
     """
-    schema = CriticReport.model_json_schema()
-    definitions = schema.pop("$defs", {})
-
-    def inline(node: Any) -> Any:
-        if isinstance(node, dict):
-            if "$ref" in node:
-                return inline(definitions[node["$ref"].rsplit("/", 1)[-1]])
-            return {key: inline(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [inline(item) for item in node]
-        return node
-
-    inlined: dict[str, Any] = inline(schema)
-    inlined["description"] = "The grade of an artifact against every criterion of a rubric."
-    return inlined
+    return portable_schema(
+        CriticReport, "The grade of an artifact against every criterion of a rubric."
+    )

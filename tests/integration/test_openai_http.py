@@ -99,7 +99,7 @@ def test_malformed_verdicts_over_http_end_as_verifier_error(loop_input) -> None:
     assert out["outcome"] == "verifier_error"
     assert len(server.structured_requests()) == 2
     rejected = out["critiques"][0]["rejected"]
-    assert "not valid verdict JSON" in rejected[0]
+    assert "not valid JSON for the schema" in rejected[0]
     assert "criteria not graded" in rejected[1]
 
 

@@ -117,8 +117,8 @@ def test_verifier_error_after_malformed_verdicts(models, context, loop_input) ->
     assert critique["verdict"] is None
     assert critique["attempts"] == 3
     assert len(critique["rejected"]) == 3
-    assert "not valid verdict JSON" in critique["rejected"][0]
-    assert "does not match the verdict schema" in critique["rejected"][1]
+    assert "not valid JSON for the schema" in critique["rejected"][0]
+    assert "does not match the schema" in critique["rejected"][1]
     assert "criteria not graded: 'tone'" in critique["rejected"][2]
     assert "last problem" in critique["error"]
     assert models["worker"].calls == 1

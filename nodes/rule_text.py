@@ -1,0 +1,72 @@
+"""Judge proposed rule texts: duplicates of existing rules, and copies instead of lessons.
+
+Rules are compared after normalization (case, punctuation and spacing ignored); a text
+that normalizes to the same words as an existing rule, or nearly so, is a duplicate and is
+merged rather than stored twice. A proposed rule that copies the task, a draft or a
+criterion verbatim is a log, not a lesson, and is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from difflib import SequenceMatcher
+
+from state.rubric import Criterion
+from state.rules import MAX_RULE_WORDS
+
+NEAR_DUPLICATE_RATIO = 0.9
+"""Normalized texts at least this similar (difflib ratio) count as the same rule."""
+
+COPIED_SPAN_WORDS = 8
+"""A run of this many words shared with the task or a draft means the rule copies it."""
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def normalize_rule(text: str) -> str:
+    """Return the comparison form of a rule: lower-case words separated by single spaces."""
+    return " ".join(_words(text))
+
+
+def is_near_duplicate(first: str, second: str) -> bool:
+    """Tell whether two rule texts say the same thing word for word, or nearly."""
+    a, b = normalize_rule(first), normalize_rule(second)
+    return a == b or SequenceMatcher(None, a, b).ratio() >= NEAR_DUPLICATE_RATIO
+
+
+def find_duplicate(text: str, rules: Mapping[str, str], exclude: str | None = None) -> str | None:
+    """Return the id of a rule in `rules` (id -> text) that `text` duplicates, if any."""
+    for rule_id, existing in rules.items():
+        if rule_id != exclude and is_near_duplicate(text, existing):
+            return rule_id
+    return None
+
+
+def _spans(text: str, size: int) -> set[tuple[str, ...]]:
+    words = _words(text)
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def refusal(
+    text: str, *, task: str, drafts: Iterable[str], rubric: Sequence[Criterion]
+) -> str | None:
+    """Say why `text` cannot be a rule (blank, too long, a copy), or None if it can."""
+    words = _words(text)
+    if not words:
+        return "the rule is empty"
+    if len(words) > MAX_RULE_WORDS:
+        return f"the rule has {len(words)} words; rules are at most {MAX_RULE_WORDS}"
+    spans = _spans(text, COPIED_SPAN_WORDS)
+    if spans & _spans(task, COPIED_SPAN_WORDS):
+        return "the rule copies the task verbatim"
+    if any(spans & _spans(draft, COPIED_SPAN_WORDS) for draft in drafts):
+        return "the rule copies a draft verbatim"
+    normalized = normalize_rule(text)
+    for criterion in rubric:
+        quoted = normalize_rule(criterion.text)
+        if len(quoted.split()) >= 4 and quoted in normalized:
+            return f"the rule quotes criterion {criterion.id!r} verbatim"
+    return None

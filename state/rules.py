@@ -1,0 +1,130 @@
+"""Long-term memory: rules distilled from finished runs, and what distillation did.
+
+A rule is a short imperative sentence that should help a later run of the same kind pass
+sooner. It lives in the store under `rules_namespace(scope)` and carries where it came
+from, when it changed, and how the runs that consulted it fared.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from state.records import Outcome
+
+RULES_NAMESPACE_PREFIX = ("critic_loop", "rules")
+"""Rules of scope S live under ("critic_loop", "rules", S)."""
+
+MAX_RULE_WORDS = 40
+"""Longer texts are logs or summaries, not rules."""
+
+
+def rules_namespace(scope: str) -> tuple[str, ...]:
+    """Return the store namespace holding the rules of `scope`."""
+    return (*RULES_NAMESPACE_PREFIX, scope)
+
+
+def utc_now() -> datetime:
+    """Return the current time in UTC (rule timestamps are always UTC)."""
+    return datetime.now(UTC)
+
+
+class RuleUsage(BaseModel):
+    """How the runs that consulted a rule fared."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    consulted: int = Field(default=0, ge=0, description="Completed runs that were given it.")
+    passed: int = Field(default=0, ge=0, description="Of those, the runs that passed.")
+    rounds_when_passed: int = Field(
+        default=0, ge=0, description="Total rounds the passing runs took (divide by `passed`)."
+    )
+
+    @property
+    def usefulness(self) -> float:
+        """Smoothed pass rate of the runs that consulted it; 0.5 for an untried rule."""
+        return (self.passed + 1) / (self.consulted + 2)
+
+
+class RuleProvenance(BaseModel):
+    """The run a rule was learned (or last changed) from."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    thread_id: str | None = Field(default=None, description="The run's thread.")
+    outcome: Outcome = Field(description="How that run ended.")
+    rounds: int = Field(ge=0, description="How many rounds it took.")
+
+
+class Rule(BaseModel):
+    """One remembered lesson, as stored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field(description="The rule: a short imperative sentence.")
+    criteria: list[str] = Field(
+        default_factory=list, description="Ids of the criteria the rule helps with."
+    )
+    scope: str = Field(description="The memory scope (domain) it belongs to.")
+    provenance: RuleProvenance = Field(description="The run that first taught it.")
+    last_changed_by: RuleProvenance | None = Field(
+        default=None, description="The run that last updated or reinforced it."
+    )
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)
+    usage: RuleUsage = Field(default_factory=RuleUsage)
+
+
+class RecalledRule(BaseModel):
+    """A rule a run consulted: given to the worker before its first draft."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(description="The rule's key in the store.")
+    text: str = Field(description="The rule as it read when recalled.")
+    scope: str = Field(description="The scope it was recalled from.")
+
+
+class RuleOperation(BaseModel):
+    """One change the distiller proposes to the rules of a scope."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["add", "update", "delete"] = Field(description="What to do.")
+    rule_id: str = Field(description="The existing rule's id for update/delete; empty for add.")
+    text: str = Field(description="The rule's new text for add/update; empty for delete.")
+    criteria: list[str] = Field(description="Ids of the criteria the rule helps with.")
+    reason: str = Field(description="Why, in one short sentence.")
+
+
+class DistillerReport(BaseModel):
+    """The structured answer the distillation model must give."""
+
+    model_config = ConfigDict(extra="forbid", title="rule_operations")
+
+    operations: list[RuleOperation] = Field(
+        description="Changes to the rule list; empty when there is nothing worth keeping."
+    )
+
+
+class MemoryReport(BaseModel):
+    """What distillation did to the rules of a scope after a run."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    scope: str = Field(description="The scope written to.")
+    added: list[str] = Field(default_factory=list, description="Ids of new rules.")
+    updated: list[str] = Field(default_factory=list, description="Ids of rules rewritten.")
+    reinforced: list[str] = Field(
+        default_factory=list, description="Ids of rules a duplicate lesson was merged into."
+    )
+    deleted: list[str] = Field(default_factory=list, description="Ids of rules removed.")
+    retired: list[str] = Field(
+        default_factory=list, description="Ids of the weakest rules removed to stay in bounds."
+    )
+    rejected: list[str] = Field(
+        default_factory=list, description="Proposed operations that were refused, and why."
+    )
+    skipped: str | None = Field(default=None, description="Why distillation did not run.")

@@ -1,0 +1,42 @@
+"""Output schemas that every structured-output provider accepts, and invalid answers.
+
+Models are asked to answer in JSON schemas derived from pydantic models. `portable_schema`
+makes such a schema self-contained (no `$ref`) so that OpenAI strict structured outputs
+and Gemini response schemas both accept it; the models themselves must require every field
+and forbid extra ones (`extra="forbid"`, no defaults).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class InvalidAnswer(ValueError):
+    """A model's structured answer that cannot be accepted, with every reason why."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        """Keep each problem so the model can be told exactly what to fix."""
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def portable_schema(model: type[BaseModel], description: str) -> dict[str, Any]:
+    """Return `model`'s JSON schema with references inlined and a top-level description."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(definitions[node["$ref"].rsplit("/", 1)[-1]])
+            return {key: inline(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        return node
+
+    inlined: dict[str, Any] = inline(schema)
+    inlined["description"] = description
+    return inlined

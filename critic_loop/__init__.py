@@ -12,7 +12,7 @@ from critic_loop.results import (
     result_of,
 )
 from critic_loop.run import arun_loop, loop_input, run_loop
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from nodes.models import (
     ModelSetupError,
     register_chat_model_provider,

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from critic_loop.persistence import default_database, sqlite_checkpointer
 from critic_loop.run import thread_config
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from nodes.check_input import preflight
 from nodes.models import ModelSetupError
 from state.context import Context

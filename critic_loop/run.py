@@ -11,7 +11,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
 from critic_loop.results import as_context, result_of
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from state.context import Context
 from state.loop import LoopState
 from state.rubric import Criterion

@@ -1,5 +1,5 @@
 """Graph builders: the refinement loop."""
 
-from graphs.loop import build_graph
+from graphs.app import build_graph
 
 __all__ = ["build_graph"]

@@ -32,18 +32,14 @@ class SubmittedInput(TypedDict, total=False):
 
 def preflight(context: Context) -> None:
     """Raise a clear error if the models or prompts named in `context` cannot be used."""
-    load_chat_model(
-        context.worker_model,
-        role="worker",
-        temperature=context.temperature,
-        base_url=context.base_url,
-    )
-    load_chat_model(
-        context.critic_model,
-        role="critic",
-        temperature=context.critic_temperature,
-        base_url=context.base_url,
-    )
+    models = [
+        (context.worker_model, "worker", context.temperature),
+        (context.critic_model, "critic", context.critic_temperature),
+    ]
+    if context.distills:
+        models.append((context.distiller_model, "distill", context.critic_temperature))
+    for spec, role, temperature in models:
+        load_chat_model(spec, role=role, temperature=temperature, base_url=context.base_url)
     if context.prompts_dir is not None and not Path(context.prompts_dir).is_dir():
         raise FileNotFoundError(f"prompts_dir {context.prompts_dir!r} is not a directory")
 

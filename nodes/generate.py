@@ -1,5 +1,7 @@
 """The worker: drafts the artifact on round 1, revises its previous draft after that.
 
+Its first prompt carries the rules recalled from memory, if any, before the task.
+
 Its input schema is `WorkerView`: the task, its own transcript, its drafts and the
 feedback addressed to it. It has no rubric field, so criteria cannot reach the worker even
 by accident.
@@ -27,8 +29,9 @@ from state.records import Draft, WorkerFeedback
 def worker_request(state: WorkerView, context: Context) -> HumanMessage:
     """Build the next message to the worker: the task, or else a revision instruction."""
     if not state.drafts:
+        rules = [rule.text for rule in state.recalled_rules]
         return HumanMessage(
-            render_prompt("worker_task.jinja", context.prompts_dir, task=state.task)
+            render_prompt("worker_task.jinja", context.prompts_dir, task=state.task, rules=rules)
         )
     previous = state.drafts[-1].round
     note = next(

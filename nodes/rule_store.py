@@ -6,20 +6,17 @@ methods under `invoke` and its async ones under `ainvoke` (the dev server).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.store.base import BaseStore, Item, SearchItem
+from pydantic import ValidationError
 
 from nodes.steps import Call, call
 from state.rules import Rule, rules_namespace
 
 SCAN_LIMIT = 1000
 """The most rules read from a scope at once (scopes are bounded by `Context.max_rules`)."""
-
-
-def has_index(store: BaseStore) -> bool:
-    """Tell whether the store was configured with a vector index (semantic search)."""
-    return getattr(store, "index_config", None) is not None
 
 
 def search_rules(
@@ -46,9 +43,13 @@ def delete_rule(store: BaseStore, scope: str, rule_id: str) -> Call[None]:
 
 
 def by_strength(items: list[Item] | list[SearchItem]) -> list[Item]:
-    """Order stored rules strongest first: most useful, then most recently updated."""
-    return sorted(
-        items,
-        key=lambda item: (Rule.model_validate(item.value).usage.usefulness, item.updated_at),
-        reverse=True,
-    )
+    """Order stored rules strongest first: most useful, then most recently changed."""
+
+    def strength(item: Item) -> tuple[float, datetime]:
+        try:
+            rule = Rule.model_validate(item.value)
+        except ValidationError:  # malformed values sort last; readers skip them
+            return -1.0, datetime.min.replace(tzinfo=UTC)
+        return rule.usage.usefulness, rule.updated_at
+
+    return sorted(items, key=strength, reverse=True)

@@ -19,7 +19,10 @@ NEAR_DUPLICATE_RATIO = 0.9
 """Normalized texts at least this similar (difflib ratio) count as the same rule."""
 
 COPIED_SPAN_WORDS = 8
-"""A run of this many words shared with the task or a draft means the rule copies it."""
+"""A run of this many words shared with the task, a draft or a criterion is a copy."""
+
+MIN_COPIED_WORDS = 4
+"""Sources shorter than this are ordinary phrases, not something a rule could copy."""
 
 
 def _words(text: str) -> list[str]:
@@ -45,9 +48,21 @@ def find_duplicate(text: str, rules: Mapping[str, str], exclude: str | None = No
     return None
 
 
-def _spans(text: str, size: int) -> set[tuple[str, ...]]:
-    words = _words(text)
+def _spans(words: list[str], size: int) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def copies(text: str, source: str) -> bool:
+    """Tell whether `text` repeats a run of `COPIED_SPAN_WORDS` words of `source`.
+
+    A source shorter than that counts as copied when it appears whole (if it has at least
+    `MIN_COPIED_WORDS` words).
+    """
+    source_words = _words(source)
+    size = min(COPIED_SPAN_WORDS, len(source_words))
+    if size < MIN_COPIED_WORDS:
+        return False
+    return bool(_spans(_words(text), size) & _spans(source_words, size))
 
 
 def refusal(
@@ -58,15 +73,12 @@ def refusal(
     if not words:
         return "the rule is empty"
     if len(words) > MAX_RULE_WORDS:
-        return f"the rule has {len(words)} words; rules are at most {MAX_RULE_WORDS}"
-    spans = _spans(text, COPIED_SPAN_WORDS)
-    if spans & _spans(task, COPIED_SPAN_WORDS):
+        return f"the rule has {len(words)} words; rules are at most {MAX_RULE_WORDS} words"
+    if copies(text, task):
         return "the rule copies the task verbatim"
-    if any(spans & _spans(draft, COPIED_SPAN_WORDS) for draft in drafts):
+    if any(copies(text, draft) for draft in drafts):
         return "the rule copies a draft verbatim"
-    normalized = normalize_rule(text)
     for criterion in rubric:
-        quoted = normalize_rule(criterion.text)
-        if len(quoted.split()) >= 4 and quoted in normalized:
+        if copies(text, criterion.text):
             return f"the rule quotes criterion {criterion.id!r} verbatim"
     return None

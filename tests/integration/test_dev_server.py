@@ -1,7 +1,10 @@
-"""The loop served by the real `langgraph dev`, driven with `langgraph_sdk`.
+"""The app served by the real `langgraph dev`, driven with `langgraph_sdk`.
 
-Model calls go over HTTP from the server process to a scripted OpenAI-compatible server.
+Model calls go over HTTP from the server process to a scripted OpenAI-compatible server;
+rules go to the server's own store, indexed with the offline embedder in langgraph.json.
 """
+
+from uuid import uuid4
 
 import pytest
 from langgraph_sdk import get_client
@@ -13,11 +16,23 @@ from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
 
+RULE = "Give one worked example with real keys and values."
+ADD_RULE = {"action": "add", "rule_id": "", "text": RULE, "criteria": ["example"], "reason": "r"}
+INPUT = {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}
+
+
+def context(scope: str) -> dict:
+    return {
+        "worker_model": "openai:stub-worker",
+        "critic_model": "openai:stub-critic",
+        "max_iterations": 5,
+        "memory_scope": scope,
+    }
+
 
 @pytest.fixture(scope="module")
 def model_server():
-    script = RoleScript()
-    with ScriptedOpenAIServer(script) as server:
+    with ScriptedOpenAIServer(RoleScript()) as server:
         yield server
 
 
@@ -28,26 +43,13 @@ def dev_server(model_server):
         yield server
 
 
-async def test_run_streams_rounds_and_keeps_every_draft_and_critique(
-    dev_server, model_server
-) -> None:
-    model_server.responder.worker[:] = ["draft one", "draft two"]
-    model_server.responder.critic[:] = [
-        graded(RUBRIC, {"example": "Add a phone-book example."}),
-        graded(RUBRIC),
-    ]
-    client = get_client(url=dev_server.url)
-    thread = await client.threads.create()
+async def stream_run(client, thread_id: str, scope: str, server: DevServer):
     custom, values = [], None
     async for part in client.runs.stream(
-        thread["thread_id"],
+        thread_id,
         "critic_loop",
-        input={"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
-        context={
-            "worker_model": "openai:stub-worker",
-            "critic_model": "openai:stub-critic",
-            "max_iterations": 5,
-        },
+        input=INPUT,
+        context=context(scope),
         stream_mode=["custom", "values"],
     ):
         if part.event == "custom":
@@ -55,7 +57,21 @@ async def test_run_streams_rounds_and_keeps_every_draft_and_critique(
         elif part.event == "values":
             values = part.data
         elif part.event == "error":
-            pytest.fail(f"run failed: {part.data}\n{dev_server.log()}")
+            pytest.fail(f"run failed: {part.data}\n{server.log()}")
+    return custom, values
+
+
+async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_server) -> None:
+    scope = f"devserver-{uuid4().hex[:8]}"
+    model_server.responder.worker[:] = ["draft one", "draft two"]
+    model_server.responder.critic[:] = [
+        graded(RUBRIC, {"example": "Add a phone-book example."}),
+        graded(RUBRIC),
+        {"operations": [ADD_RULE]},  # the distiller also answers in structured output
+    ]
+    client = get_client(url=dev_server.url)
+    thread = await client.threads.create()
+    custom, values = await stream_run(client, thread["thread_id"], scope, dev_server)
 
     assert [(e["event"], e["round"]) for e in custom] == [
         ("draft", 1),
@@ -66,26 +82,64 @@ async def test_run_streams_rounds_and_keeps_every_draft_and_critique(
     assert custom[1]["criteria"][1] == {"id": "example", "passed": False}
     assert values is not None and values["outcome"] == "passed"
     assert values["final"] == "draft two"
+    assert values["memory_errors"] == []
 
     state = await client.threads.get_state(thread["thread_id"])
     assert [d["text"] for d in state["values"]["drafts"]] == ["draft one", "draft two"]
     assert len(state["values"]["critiques"]) == 2
     history = await client.threads.get_history(thread["thread_id"], limit=50)
-    counts = sorted({len(h["values"].get("critiques", [])) for h in history})
-    assert counts == [0, 1, 2]
+    assert sorted({len(h["values"].get("critiques", [])) for h in history}) == [0, 1, 2]
+
+    # the rule is in the server's store, indexed for semantic search
+    found = await client.store.search_items(
+        ("critic_loop", "rules", scope), query="worked example with keys", limit=5
+    )
+    [item] = found["items"]
+    assert item["value"]["text"] == RULE
+    assert item["score"] is not None
+    assert item["value"]["provenance"]["thread_id"] == thread["thread_id"]
+
+    # a second run in the same scope starts with the rule
+    model_server.responder.worker[:] = ["draft"]
+    model_server.responder.critic[:] = [graded(RUBRIC), {"operations": []}]
+    second = await client.threads.create()
+    _, values = await stream_run(client, second["thread_id"], scope, dev_server)
+    assert [rule["text"] for rule in values["recalled_rules"]] == [RULE]
+    worker_requests = model_server.plain_requests()
+    assert RULE in str(worker_requests[-1]["messages"])
 
 
 async def test_server_reports_bad_input_clearly(dev_server) -> None:
     client = get_client(url=dev_server.url)
     thread = await client.threads.create()
     run = await client.runs.create(
-        thread["thread_id"],
-        "critic_loop",
-        input={"task": "", "rubric": [c.model_dump() for c in RUBRIC]},
-        context={"worker_model": "openai:stub-worker", "critic_model": "openai:stub-critic"},
+        thread["thread_id"], "critic_loop", input={**INPUT, "task": ""}, context=context("x")
     )
     await client.runs.join(thread["thread_id"], run["run_id"])
     finished = await client.runs.get(thread["thread_id"], run["run_id"])
     assert finished["status"] == "error"
     state = await client.threads.get_state(thread["thread_id"])
     assert "the task is empty" in str(state["tasks"][0]["error"])
+
+
+async def test_distill_graph_is_served_on_its_own(dev_server, model_server) -> None:
+    scope = f"ondemand-{uuid4().hex[:8]}"
+    model_server.responder.critic[:] = [{"operations": [ADD_RULE]}]
+    client = get_client(url=dev_server.url)
+    past_run = {
+        **INPUT,
+        "drafts": [{"round": 1, "text": "a draft"}],
+        "critiques": [{"round": 1, "verdict": graded(RUBRIC)}],
+        "outcome": "passed",
+        "source_thread_id": "some-old-thread",
+    }
+    result = await client.runs.wait(
+        None,
+        "distill",
+        input=past_run,
+        context={"critic_model": "openai:stub-critic", "memory_scope": scope},
+    )
+    assert result["memory_errors"] == []
+    assert len(result["memory_report"]["added"]) == 1
+    found = await client.store.search_items(("critic_loop", "rules", scope))
+    assert found["items"][0]["value"]["provenance"]["thread_id"] == "some-old-thread"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from state.context import Context
 from state.verdict import critic_output_schema
 from tests.conftest import RUBRIC

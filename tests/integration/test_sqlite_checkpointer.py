@@ -7,7 +7,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from critic_loop import LoopExhausted, arun_loop, run_loop
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from tests.conftest import RUBRIC, TASK
 from tests.support.verdicts import graded
 
@@ -38,8 +38,9 @@ def test_invoke_returns_every_draft_and_history_shows_each_round(
     assert [d["text"] for d in out["drafts"]] == ["draft 1", "draft 2", "draft 3"]
     assert [c["verdict"]["passed"] for c in out["critiques"]] == [False, False, True]
 
-    # checkpoints: the input, START, check_input, generate + critique per round, finalize
-    assert len(history) == 3 + 2 * 3 + 1
+    # checkpoints: the input, START, check_input, recall, generate + critique per round,
+    # finalize, record_rule_usage, distill
+    assert len(history) == 4 + 2 * 3 + 3
     oldest_first = list(reversed(history))
     after_critique = [
         s
@@ -50,6 +51,7 @@ def test_invoke_returns_every_draft_and_history_shows_each_round(
     assert [len(s.values["drafts"]) for s in after_critique] == [1, 2, 3]
     assert [s.next for s in after_critique] == [("generate",), ("generate",), ("finalize",)]
     assert history[0].values["outcome"] == "passed" and history[0].next == ()
+    assert history[0].values["memory_report"]["skipped"] == "no store is configured"
 
 
 def test_state_survives_the_connection(models, context, loop_input, tmp_path) -> None:
@@ -95,4 +97,4 @@ async def test_async_saver_with_ainvoke(models, context, tmp_path) -> None:
         ]
     assert state.outcome == "passed"
     assert state.rounds == 3
-    assert len(history) == 3 + 2 * 3 + 1
+    assert len(history) == 4 + 2 * 3 + 3

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from nodes.models import ModelSetupError
 from tests.conftest import RUBRIC, TASK
 

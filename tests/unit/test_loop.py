@@ -3,7 +3,7 @@
 import pytest
 
 from critic_loop import LoopExhausted, LoopStalled, VerifierFailed, result_of
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from state.context import Context
 from tests.conftest import RUBRIC
 from tests.support.verdicts import graded

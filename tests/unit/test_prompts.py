@@ -5,7 +5,19 @@ from nodes.prompts import render_prompt
 
 
 def test_built_in_prompt_renders() -> None:
-    assert render_prompt("worker_task.jinja", task="Write a haiku.") == "Write a haiku."
+    assert render_prompt("worker_task.jinja", task="Write a haiku.", rules=[]) == "Write a haiku."
+
+
+def test_task_prompt_puts_recalled_rules_before_the_task() -> None:
+    rendered = render_prompt(
+        "worker_task.jinja", task="Write a haiku.", rules=["Count syllables per line."]
+    )
+    assert rendered.splitlines() == [
+        "Lessons from earlier work of this kind:",
+        "- Count syllables per line.",
+        "",
+        "Write a haiku.",
+    ]
 
 
 def test_user_directory_replaces_a_prompt_by_name(tmp_path) -> None:

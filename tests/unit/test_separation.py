@@ -3,7 +3,7 @@ worker's conversation."""
 
 from langchain_core.messages import HumanMessage
 
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from state.loop import CriticView, WorkerView
 from tests.conftest import RUBRIC, TASK
 from tests.support.verdicts import graded

@@ -2,7 +2,7 @@
 
 from langchain_core.messages.utils import count_tokens_approximately
 
-from graphs.loop import build_graph
+from graphs.app import build_graph
 from state.context import Context
 from tests.conftest import RUBRIC
 from tests.support.verdicts import graded

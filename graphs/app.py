@@ -1,7 +1,13 @@
-r"""The refinement loop graph: check input, draft, critique, revise until done, finalize.
+r"""The app graph: recall rules, draft, critique, revise until done, finalize, learn.
 
-    START -> check_input -> generate -> critique --(route)--> generate
-                                                  \--------> finalize -> END
+    START -> check_input -> recall -> generate -> critique --(route)--> generate
+                                                            \--------> finalize
+    finalize -> record_rule_usage -> distill (subgraph) -> END
+
+The refinement loop is generate -> critique -> route. Memory wraps it: `recall` gives the
+worker the scope's rules before its first draft, `record_rule_usage` tells those rules how
+the run fared, and the `distill` subgraph turns the run into new rules. Memory steps never
+change the loop's outcome; their failures are recorded in `memory_errors`.
 
 `build_graph` is for Python callers, who pass their own checkpointer and store.
 `graph` is compiled without either, for `langgraph.json`: the LangGraph server refuses
@@ -17,10 +23,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
+from graphs.distill import build_distill_graph
 from nodes.check_input import SubmittedInput, check_input
 from nodes.critique import critique
 from nodes.finalize import finalize
 from nodes.generate import generate
+from nodes.recall import RecallView, recall
+from nodes.record_usage import UsageView, record_rule_usage
 from nodes.route import route
 from state.context import MAX_ITERATIONS_LIMIT, Context
 from state.loop import CriticView, LoopInput, LoopState, WorkerView
@@ -28,7 +37,7 @@ from state.loop import CriticView, LoopInput, LoopState, WorkerView
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
 
-RECURSION_LIMIT = 2 * MAX_ITERATIONS_LIMIT + 10
+RECURSION_LIMIT = 2 * MAX_ITERATIONS_LIMIT + 16
 """Graph steps allowed per run: two per round at the largest cap, plus the fixed nodes."""
 
 
@@ -36,20 +45,26 @@ def build_graph(
     checkpointer: BaseCheckpointSaver[str] | None = None,
     store: BaseStore | None = None,
 ) -> LoopGraph:
-    """Compile the refinement loop, optionally with a checkpointer and a store."""
+    """Compile the app graph, optionally with a checkpointer and a store (for memory)."""
     builder = StateGraph(LoopState, context_schema=Context, input_schema=LoopInput)
     builder.add_node("check_input", check_input, input_schema=SubmittedInput)
+    builder.add_node("recall", recall, input_schema=RecallView)
     builder.add_node("generate", generate, input_schema=WorkerView)
     builder.add_node("critique", critique, input_schema=CriticView)
     builder.add_node("finalize", finalize)
+    builder.add_node("record_rule_usage", record_rule_usage, input_schema=UsageView)
+    builder.add_node("distill", build_distill_graph())
     builder.add_edge(START, "check_input")
-    builder.add_edge("check_input", "generate")
+    builder.add_edge("check_input", "recall")
+    builder.add_edge("recall", "generate")
     builder.add_edge("generate", "critique")
     builder.add_conditional_edges("critique", route, ["generate", "finalize"])
-    builder.add_edge("finalize", END)
+    builder.add_edge("finalize", "record_rule_usage")
+    builder.add_edge("record_rule_usage", "distill")
+    builder.add_edge("distill", END)
     compiled = builder.compile(checkpointer=checkpointer, store=store, name="critic_loop")
     return compiled.with_config(recursion_limit=RECURSION_LIMIT)
 
 
 graph = build_graph()
-"""The loop without persistence, for `langgraph.json` and the LangGraph server."""
+"""The app graph without persistence, for `langgraph.json` and the LangGraph server."""

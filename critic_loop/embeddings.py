@@ -1,0 +1,106 @@
+"""Embeddings for the rule store's vector index that work offline, with no model to download.
+
+`embed_texts` hashes each text's words, word pairs and character trigrams into a fixed
+number of dimensions (the "hashing trick") and normalizes the result. Texts that share
+words and word forms land close together, which is what recalling rules for a task needs,
+and it runs anywhere in microseconds. For semantic embeddings, configure a provider
+instead (for example `openai:text-embedding-3-small` with 1536 dimensions): see
+`rule_index` and langgraph.json.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+DIMENSIONS = 384
+"""Length of the vectors `embed_texts` returns."""
+
+EMBEDDINGS_VARIABLE = "CRITIC_LOOP_EMBEDDINGS"
+"""Environment variable choosing the index's embeddings: "hashing" or "provider:model"."""
+
+EMBEDDING_DIMS_VARIABLE = "CRITIC_LOOP_EMBEDDING_DIMS"
+"""Environment variable giving a provider model's vector length."""
+
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+
+
+def _features(text: str) -> Iterator[tuple[str, float]]:
+    words = [word for word in re.findall(r"\w+", text.lower()) if word not in _STOPWORDS]
+    for word in words:
+        yield "w:" + word, 1.0
+        padded = f"#{word}#"
+        for start in range(len(padded) - 2):
+            yield "c:" + padded[start : start + 3], 0.3
+    for first, second in zip(words, words[1:], strict=False):
+        yield f"b:{first} {second}", 0.5
+
+
+def embed_text(text: str) -> list[float]:
+    """Embed one text as a unit vector of `DIMENSIONS` floats."""
+    vector = [0.0] * DIMENSIONS
+    for feature, weight in _features(text):
+        number = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "big")
+        vector[number % DIMENSIONS] += weight if number >> 63 else -weight
+    norm = math.sqrt(sum(value * value for value in vector))
+    return [value / norm for value in vector] if norm else vector
+
+
+def embed_texts(texts: Sequence[str]) -> list[list[float]]:
+    """Embed several texts (the signature LangGraph store indexes accept)."""
+    return [embed_text(text) for text in texts]
+
+
+def rule_index() -> dict[str, Any]:
+    """Return the store index configuration for rules, from the environment.
+
+    `CRITIC_LOOP_EMBEDDINGS` unset or "hashing" gives the offline `embed_texts`; a
+    "provider:model" string (with `CRITIC_LOOP_EMBEDDING_DIMS`) gives that provider's
+    embeddings through LangChain's `init_embeddings`.
+    """
+    choice = os.environ.get(EMBEDDINGS_VARIABLE, "hashing").strip() or "hashing"
+    if choice == "hashing":
+        return {"dims": DIMENSIONS, "embed": embed_texts, "fields": ["text"]}
+    dims = os.environ.get(EMBEDDING_DIMS_VARIABLE)
+    if not dims or not dims.isdigit():
+        raise ValueError(
+            f"{EMBEDDINGS_VARIABLE}={choice!r} needs {EMBEDDING_DIMS_VARIABLE} set to the "
+            "model's vector length (for example 1536 for openai:text-embedding-3-small)"
+        )
+    return {"dims": int(dims), "embed": choice, "fields": ["text"]}

@@ -1,0 +1,49 @@
+"""The distillation subgraph's schemas: what it reads from a finished run, what it returns.
+
+The subgraph runs inside the app graph after `finalize`, reading the run's own state, and
+on its own (the `distill` graph in langgraph.json) on the state of any earlier thread.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from state.records import Critique, Draft, Outcome
+from state.rubric import Rubric, Task
+from state.rules import MemoryReport, RuleOperation
+
+
+class DistillInput(BaseModel):
+    """A finished run, as distillation reads it."""
+
+    task: Task
+    rubric: Rubric
+    drafts: list[Draft] = Field(default_factory=list, description="The run's drafts.")
+    critiques: list[Critique] = Field(default_factory=list, description="The run's critiques.")
+    outcome: Outcome | None = Field(default=None, description="How the run ended.")
+    source_thread_id: str | None = Field(
+        default=None,
+        description="The thread the run came from, for provenance; defaults to this thread.",
+    )
+
+
+class DistillOutput(BaseModel):
+    """What distillation reports back."""
+
+    memory_report: MemoryReport | None = Field(
+        default=None, description="What distillation did to the scope's rules."
+    )
+    memory_errors: Annotated[list[str], operator.add] = Field(
+        default_factory=list, description="Distillation steps that failed."
+    )
+
+
+class DistillState(DistillInput, DistillOutput):
+    """The subgraph's working state: the run, the proposed changes, and the report."""
+
+    proposed: list[RuleOperation] | None = Field(
+        default=None, description="The changes the distiller proposed; null until it answered."
+    )

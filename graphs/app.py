@@ -1,10 +1,11 @@
 r"""The app graph: recall rules, draft, critique, revise until done, finalize, learn.
 
-    START -> check_input -> recall -> generate -> critique --(route)--> generate
-                                                            \--------> finalize
+    START -> check_input -> recall -> generate -> critique -> route --> generate
+                                                                  \--> finalize
     finalize -> record_rule_usage -> distill (subgraph) -> END
 
-The refinement loop is generate -> critique -> route. Memory wraps it: `recall` gives the
+The refinement loop is generate -> critique -> route; route is a step of its own (see
+nodes/route.py) so that resumed and forked threads route by their own settings. Memory wraps it: `recall` gives the
 worker the scope's rules before its first draft, `record_rule_usage` tells those rules how
 the run fared, and the `distill` subgraph turns the run into new rules. Memory steps never
 change the loop's outcome; their failures are recorded in `memory_errors`.
@@ -37,8 +38,8 @@ from state.loop import CriticView, LoopInput, LoopState, WorkerView
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
 
-RECURSION_LIMIT = 2 * MAX_ITERATIONS_LIMIT + 16
-"""Graph steps allowed per run: two per round at the largest cap, plus the fixed nodes."""
+RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16
+"""Graph steps allowed per run: three per round at the largest cap, plus the fixed nodes."""
 
 
 def build_graph(
@@ -51,6 +52,7 @@ def build_graph(
     builder.add_node("recall", recall, input_schema=RecallView)
     builder.add_node("generate", generate, input_schema=WorkerView)
     builder.add_node("critique", critique, input_schema=CriticView)
+    builder.add_node("route", route, destinations=("generate", "finalize"))
     builder.add_node("finalize", finalize)
     builder.add_node("record_rule_usage", record_rule_usage, input_schema=UsageView)
     builder.add_node("distill", build_distill_graph())
@@ -58,7 +60,7 @@ def build_graph(
     builder.add_edge("check_input", "recall")
     builder.add_edge("recall", "generate")
     builder.add_edge("generate", "critique")
-    builder.add_conditional_edges("critique", route, ["generate", "finalize"])
+    builder.add_edge("critique", "route")
     builder.add_edge("finalize", "record_rule_usage")
     builder.add_edge("record_rule_usage", "distill")
     builder.add_edge("distill", END)

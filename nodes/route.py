@@ -3,6 +3,12 @@
 `decide_outcome` and `route` are pure functions of the critiques and the context: the
 number of rounds is the number of critiques, so there is no counter to drift from the
 history. `finalize` calls `decide_outcome` again rather than trusting a stored flag.
+
+`route` is a node that returns `Command(goto=...)` rather than a conditional edge. An
+edge's decision is taken when the critique step ends and is frozen into that checkpoint;
+as a step of its own, the decision is taken with the context of the run that executes it.
+That is what makes time travel right: a thread forked after round N with a larger (or
+smaller) `max_iterations`, or resumed with other settings, routes by the new settings.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from nodes.runtime import context_of
 from state.context import Context
@@ -58,8 +65,8 @@ def decide_outcome(critiques: Sequence[Critique], context: Context) -> Outcome |
     return None
 
 
-def route(state: LoopState, runtime: Runtime[Context]) -> Literal["generate", "finalize"]:
+def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
     """Choose the next node after critique: generate (revise again) or finalize."""
     if decide_outcome(state.critiques, context_of(runtime)) is None:
-        return "generate"
-    return "finalize"
+        return Command(goto="generate")
+    return Command(goto="finalize")

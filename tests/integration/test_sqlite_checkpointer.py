@@ -38,9 +38,9 @@ def test_invoke_returns_every_draft_and_history_shows_each_round(
     assert [d["text"] for d in out["drafts"]] == ["draft 1", "draft 2", "draft 3"]
     assert [c["verdict"]["passed"] for c in out["critiques"]] == [False, False, True]
 
-    # checkpoints: the input, START, check_input, recall, generate + critique per round,
-    # finalize, record_rule_usage, distill
-    assert len(history) == 4 + 2 * 3 + 3
+    # checkpoints: the input, START, check_input, recall, generate + critique + route per
+    # round, finalize, record_rule_usage, distill
+    assert len(history) == 4 + 3 * 3 + 3
     oldest_first = list(reversed(history))
     after_critique = [
         s
@@ -49,7 +49,12 @@ def test_invoke_returns_every_draft_and_history_shows_each_round(
     ]
     assert [len(s.values["critiques"]) for s in after_critique] == [1, 2, 3]
     assert [len(s.values["drafts"]) for s in after_critique] == [1, 2, 3]
-    assert [s.next for s in after_critique] == [("generate",), ("generate",), ("finalize",)]
+    # each route step's decision, round by round
+    decisions = [
+        s.next for s in oldest_first
+        if s.values.get("critiques") and s.next in (("generate",), ("finalize",))
+    ]
+    assert decisions == [("generate",), ("generate",), ("finalize",)]
     assert history[0].values["outcome"] == "passed" and history[0].next == ()
     assert history[0].values["memory_report"]["skipped"] == "no store is configured"
 
@@ -97,4 +102,4 @@ async def test_async_saver_with_ainvoke(models, context, tmp_path) -> None:
         ]
     assert state.outcome == "passed"
     assert state.rounds == 3
-    assert len(history) == 4 + 2 * 3 + 3
+    assert len(history) == 4 + 3 * 3 + 3

@@ -101,4 +101,4 @@ def test_score_gain_within_the_window_is_progress() -> None:
 def test_route_maps_the_decision_to_a_node(critiques, expected) -> None:
     state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques)
     runtime = SimpleNamespace(context=CONTEXT)
-    assert route(state, runtime) == expected  # type: ignore[arg-type]
+    assert route(state, runtime).goto == expected  # type: ignore[arg-type]

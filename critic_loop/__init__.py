@@ -11,7 +11,7 @@ from critic_loop.results import (
     VerifierFailed,
     result_of,
 )
-from critic_loop.run import arun_loop, loop_input, run_loop
+from critic_loop.run import ThreadFinished, arun_loop, fork_loop, loop_input, run_loop
 from graphs.app import build_graph
 from nodes.models import (
     ModelSetupError,
@@ -29,9 +29,11 @@ __all__ = [
     "LoopState",
     "ModelSetupError",
     "Verdict",
+    "ThreadFinished",
     "VerifierFailed",
     "arun_loop",
     "build_graph",
+    "fork_loop",
     "loop_input",
     "register_chat_model_provider",
     "result_of",

@@ -4,8 +4,10 @@
     critic-loop run --input task.json      run a task and rubric from a JSON file
     critic-loop run --task "..." --criterion id="text" --criterion ...
 
-Runs are checkpointed in one SQLite file (see `critic_loop.persistence`); giving the
-`--thread-id` of a run that was interrupted resumes it. The exit status is 0 when the
+Runs and rules are kept in one SQLite file, or in PostgreSQL when
+`CRITIC_LOOP_DATABASE_URL` (or `--db`) is a postgresql:// URL (see
+`critic_loop.persistence`); giving the `--thread-id` of a run that was interrupted resumes
+it. The exit status is 0 when the
 critic passed the result, 1 when the run ended without a pass, 2 on bad input or setup.
 """
 
@@ -21,8 +23,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from critic_loop.persistence import default_database, sqlite_checkpointer
-from critic_loop.run import thread_config
+from critic_loop.persistence import DATABASE_URL_VARIABLE, default_database, open_persistence
+from critic_loop.results import LoopDidNotPass
+from critic_loop.run import ThreadFinished, drive_loop, start_input, thread_config
 from graphs.app import build_graph
 from nodes.check_input import preflight
 from nodes.models import ModelSetupError
@@ -78,7 +81,11 @@ def _parser() -> argparse.ArgumentParser:
             settings.add_argument("--" + name.replace("_", "-"), type=kind, help=help_text)
         command.add_argument("--thread-id", help="thread to run in (resumes an unfinished one)")
         command.add_argument(
-            "--db", type=Path, help=f"SQLite file for checkpoints (default {default_database()})"
+            "--db",
+            help=(
+                "SQLite file or postgresql:// URL for runs and rules "
+                f"(default: ${DATABASE_URL_VARIABLE}, else {default_database()})"
+            ),
         )
         command.add_argument("--json", action="store_true", help="print the final state as JSON")
     return parser
@@ -146,22 +153,20 @@ def _run(args: argparse.Namespace) -> int:
     preflight(context)
     config = thread_config(args.thread_id)
     thread_id = config["configurable"]["thread_id"]
-    with sqlite_checkpointer(args.db) as saver:
-        graph = build_graph(checkpointer=saver)
-        snapshot = graph.get_state(config)
-        if snapshot.values and not snapshot.next:
-            raise UsageError(f"thread {thread_id} already finished; use a new --thread-id")
-        start = None if snapshot.next else loop_input
+    with open_persistence(args.db) as persistence:
+        graph = build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
+        start = start_input(graph, config, loop_input)
         if not args.json:
             print(
-                f"critic-loop: worker {context.worker_model}, critic {context.critic_model}, "
-                f"up to {context.max_iterations} rounds" + (" (resuming)" if start is None else ""),
+                f"critic-loop: {'resuming' if start is None else 'new'} thread {thread_id}; "
+                f"worker {context.worker_model}, critic {context.critic_model}, "
+                f"up to {context.max_iterations} rounds; data in {persistence.location}",
                 flush=True,
             )
-        for event in graph.stream(start, config, context=context, stream_mode="custom"):
-            if not args.json:
-                _show_event(event)
-        state = LoopState.model_validate(graph.get_state(config).values)
+        try:
+            state = drive_loop(graph, start, config, context, None if args.json else _show_event)
+        except LoopDidNotPass as failure:
+            state = failure.state
     _show_result(state, thread_id, args.json)
     return 0 if state.outcome == "passed" else 1
 
@@ -176,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"critic-loop: {error}\n{WAYS_FORWARD}", file=sys.stderr)
     except ValidationError as error:
         print(f"critic-loop: invalid input or settings:\n{error}", file=sys.stderr)
-    except UsageError as error:
+    except (UsageError, ThreadFinished) as error:
         print(f"critic-loop: {error}", file=sys.stderr)
     return 2
 

@@ -15,7 +15,10 @@ import math
 import os
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
+
+from langgraph.store.base import IndexConfig
+from langgraph.store.sqlite.base import SqliteIndexConfig
 
 DIMENSIONS = 384
 """Length of the vectors `embed_texts` returns."""
@@ -87,7 +90,7 @@ def embed_texts(texts: Sequence[str]) -> list[list[float]]:
     return [embed_text(text) for text in texts]
 
 
-def rule_index() -> dict[str, Any]:
+def rule_index() -> IndexConfig:
     """Return the store index configuration for rules, from the environment.
 
     `CRITIC_LOOP_EMBEDDINGS` unset or "hashing" gives the offline `embed_texts`; a
@@ -104,3 +107,13 @@ def rule_index() -> dict[str, Any]:
             "model's vector length (for example 1536 for openai:text-embedding-3-small)"
         )
     return {"dims": int(dims), "embed": choice, "fields": ["text"]}
+
+
+def sqlite_rule_index() -> SqliteIndexConfig:
+    """Return `rule_index()` for `SqliteStore`, which reads `text_fields` instead of `fields`.
+
+    Without `text_fields` it would embed each rule's whole JSON value (usage counts,
+    provenance and all) rather than its text.
+    """
+    index: dict[str, Any] = {**rule_index(), "text_fields": ["text"]}
+    return cast(SqliteIndexConfig, index)

@@ -1,16 +1,50 @@
-"""Where the command line and Python helpers keep their data by default: one SQLite file."""
+"""Where runs and rules are kept: one SQLite file by default, PostgreSQL at scale.
+
+With no configuration, the checkpointer (every draft and critique, step by step) and the
+memory store (the rules) share one SQLite file in the project data directory,
+`.critic_loop/critic_loop.sqlite` (`CRITIC_LOOP_DATA_DIR` moves the directory). When the
+Python on this machine can load SQLite extensions through `pysqlite3`, the store gets a
+vector index for semantic recall; otherwise recall ranks rules by usefulness.
+
+Setting `CRITIC_LOOP_DATABASE_URL` to a `postgresql://` URL switches both to PostgreSQL
+(`pip install 'critic-loop[postgres]'`). The PostgreSQL store is indexed only when
+`CRITIC_LOOP_EMBEDDINGS` is set, since its index needs the pgvector extension.
+
+`open_persistence` is for synchronous code, `aopen_persistence` (async savers and stores)
+for async code such as `graph.ainvoke`.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.store.base import BaseStore, IndexConfig
+
+from critic_loop.embeddings import EMBEDDINGS_VARIABLE, rule_index, sqlite_rule_index
 
 DATA_DIR_VARIABLE = "CRITIC_LOOP_DATA_DIR"
 """Environment variable naming the data directory (default: ./.critic_loop)."""
+
+DATABASE_URL_VARIABLE = "CRITIC_LOOP_DATABASE_URL"
+"""Environment variable holding a `postgresql://` URL (or a SQLite file path)."""
+
+
+@dataclass(frozen=True)
+class Persistence:
+    """An open checkpointer and store, and a description of where they keep data."""
+
+    checkpointer: BaseCheckpointSaver[str]
+    store: BaseStore
+    location: str
+    indexed: bool
 
 
 def data_dir() -> Path:
@@ -19,14 +53,142 @@ def data_dir() -> Path:
 
 
 def default_database() -> Path:
-    """Return the SQLite file that holds checkpoints when no other is named."""
+    """Return the SQLite file used when no database is named."""
     return data_dir() / "critic_loop.sqlite"
 
 
+def database_target(database: str | Path | None = None) -> str:
+    """Return the database to use: the one given, else $CRITIC_LOOP_DATABASE_URL, else SQLite."""
+    return str(database or os.environ.get(DATABASE_URL_VARIABLE) or default_database())
+
+
+def is_postgres(target: str) -> bool:
+    """Tell whether `target` is a PostgreSQL URL."""
+    return target.startswith(("postgresql://", "postgres://"))
+
+
+def _vector_sqlite() -> ModuleType | None:
+    """Return a sqlite3 module that can load the sqlite-vec extension, if there is one."""
+    try:
+        from pysqlite3 import dbapi2  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    connection = dbapi2.connect(":memory:")
+    try:
+        connection.enable_load_extension(True)
+    except AttributeError:
+        return None
+    finally:
+        connection.close()
+    module: ModuleType = dbapi2
+    return module
+
+
+def _postgres_modules() -> tuple[Any, Any, Any, Any]:
+    try:
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
+    except ImportError as error:
+        raise RuntimeError(
+            "a postgresql:// database needs the PostgreSQL extras: "
+            "pip install 'critic-loop[postgres]'"
+        ) from error
+    return PostgresSaver, PostgresStore, AsyncPostgresSaver, AsyncPostgresStore
+
+
+def _postgres_index() -> IndexConfig | None:
+    return rule_index() if os.environ.get(EMBEDDINGS_VARIABLE) else None
+
+
+def _sqlite_path(target: str) -> Path:
+    path = Path(target)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 @contextmanager
-def sqlite_checkpointer(path: Path | None = None) -> Iterator[SqliteSaver]:
-    """Open (creating if needed) a SQLite checkpointer at `path` or the default file."""
-    database = path or default_database()
-    database.parent.mkdir(parents=True, exist_ok=True)
-    with SqliteSaver.from_conn_string(str(database)) as saver:
-        yield saver
+def open_persistence(database: str | Path | None = None) -> Iterator[Persistence]:
+    """Open the checkpointer and store for synchronous code (see the module docstring)."""
+    target = database_target(database)
+    if is_postgres(target):
+        saver_class, store_class, _, _ = _postgres_modules()
+        index = _postgres_index()
+        with (
+            saver_class.from_conn_string(target) as saver,
+            store_class.from_conn_string(target, index=index) as store,
+        ):
+            saver.setup()
+            store.setup()
+            yield Persistence(saver, store, _redacted(target), indexed=index is not None)
+        return
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.store.sqlite import SqliteStore
+
+    path = _sqlite_path(target)
+    vector = _vector_sqlite()
+    connect: Callable[..., Any] = vector.connect if vector else sqlite3.connect
+    saver_connection = sqlite3.connect(path, check_same_thread=False)
+    store_connection = connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        saver = SqliteSaver(saver_connection)
+        saver.setup()
+        store = SqliteStore(store_connection, index=sqlite_rule_index() if vector else None)
+        store.setup()
+        yield Persistence(saver, store, str(path), indexed=vector is not None)
+    finally:
+        store_connection.close()
+        saver_connection.close()
+
+
+@asynccontextmanager
+async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator[Persistence]:
+    """Open async checkpointer and store for async code (see the module docstring)."""
+    target = database_target(database)
+    if is_postgres(target):
+        _, _, saver_class, store_class = _postgres_modules()
+        index = _postgres_index()
+        async with (
+            saver_class.from_conn_string(target) as saver,
+            store_class.from_conn_string(target, index=index) as store,
+        ):
+            await saver.setup()
+            await store.setup()
+            yield Persistence(saver, store, _redacted(target), indexed=index is not None)
+        return
+
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+    path = _sqlite_path(target)
+    vector = _vector_sqlite()
+    saver_connection = await aiosqlite.connect(path)
+    if vector is not None:
+        store_connection = aiosqlite.Connection(
+            lambda: vector.connect(path, check_same_thread=False, isolation_level=None),
+            iter_chunk_size=64,
+        )
+        await store_connection
+    else:
+        store_connection = await aiosqlite.connect(path, isolation_level=None)
+    try:
+        saver = AsyncSqliteSaver(saver_connection)
+        await saver.setup()
+        store = AsyncSqliteStore(store_connection, index=sqlite_rule_index() if vector else None)
+        await store.setup()
+        yield Persistence(saver, store, str(path), indexed=vector is not None)
+    finally:
+        await store_connection.close()
+        await saver_connection.close()
+
+
+def _redacted(url: str) -> str:
+    """Return `url` without its password, for messages."""
+    scheme, separator, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}{separator}{user}:***@{host}"

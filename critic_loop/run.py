@@ -1,8 +1,20 @@
-"""Run the refinement loop from Python in one call."""
+"""Run, resume and fork the loop from Python in one call.
+
+With no checkpointer and no store, runs are kept in the embedded default (one SQLite file,
+or PostgreSQL when `CRITIC_LOOP_DATABASE_URL` says so; see `critic_loop.persistence`).
+Giving the `thread_id` of an unfinished run resumes it from its last checkpoint: nothing
+is lost and the round count continues. `fork_loop` continues a thread from an earlier
+round with other settings, leaving the original history intact.
+
+Every step is checkpointed before the next one starts (`durability="sync"`), so a process
+that dies mid-run loses at most the step it was in.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -10,11 +22,19 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
+from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.results import as_context, result_of
-from graphs.app import build_graph
+from graphs.app import LoopGraph, build_graph
 from state.context import Context
 from state.loop import LoopState
 from state.rubric import Criterion
+
+EventHandler = Callable[[dict[str, Any]], None]
+"""Receives each progress event (`draft`, `verdict`) as the run streams it."""
+
+
+class ThreadFinished(RuntimeError):
+    """The thread already holds a finished run; use a new thread id, or fork it."""
 
 
 def loop_input(task: str, rubric: Sequence[Criterion | Mapping[str, Any]]) -> dict[str, Any]:
@@ -33,25 +53,128 @@ def thread_config(thread_id: str | None = None) -> RunnableConfig:
     return {"configurable": {"thread_id": thread_id or uuid4().hex}}
 
 
+def start_input(graph: LoopGraph, config: RunnableConfig, fresh: dict[str, Any]) -> Any:
+    """Return what to invoke the thread with: `fresh` input, or None to resume it.
+
+    Raises:
+        ThreadFinished: the thread's run already ended.
+    """
+    snapshot = graph.get_state(config)
+    if snapshot.next:
+        return None
+    if snapshot.values:
+        thread = config["configurable"]["thread_id"]
+        raise ThreadFinished(
+            f"thread {thread} already finished ({snapshot.values.get('outcome')}); "
+            "use a new thread id, or fork_loop to continue it from an earlier round"
+        )
+    return fresh
+
+
+def round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
+    """Return the config of the checkpoint taken right after round `round_number` was graded.
+
+    Invoking the graph from it continues the thread from that round (a fork): the route
+    step runs again with the new run's context.
+
+    Raises:
+        LookupError: the thread has no such round.
+    """
+    for snapshot in graph.get_state_history(thread_config(thread_id)):
+        if snapshot.next == ("route",) and len(snapshot.values["critiques"]) == round_number:
+            return snapshot.config
+    raise LookupError(f"thread {thread_id} has no graded round {round_number}")
+
+
+@contextmanager
+def _graph(
+    checkpointer: BaseCheckpointSaver[str] | None,
+    store: BaseStore | None,
+    database: str | Path | None,
+) -> Iterator[LoopGraph]:
+    if checkpointer is not None or store is not None:
+        yield build_graph(checkpointer=checkpointer, store=store)
+        return
+    with open_persistence(database) as persistence:
+        yield build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
+
+
+@asynccontextmanager
+async def _agraph(
+    checkpointer: BaseCheckpointSaver[str] | None,
+    store: BaseStore | None,
+    database: str | Path | None,
+) -> AsyncIterator[LoopGraph]:
+    if checkpointer is not None or store is not None:
+        yield build_graph(checkpointer=checkpointer, store=store)
+        return
+    async with aopen_persistence(database) as persistence:
+        yield build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
+
+
+def drive_loop(
+    graph: LoopGraph,
+    start: Any,
+    config: RunnableConfig,
+    context: Context,
+    on_event: EventHandler | None,
+) -> LoopState:
+    """Stream the thread from `start` (input, or None to resume) and return its result."""
+    for event in graph.stream(
+        start, config, context=context, stream_mode="custom", durability="sync"
+    ):
+        if on_event is not None:
+            on_event(event)
+    head = thread_config(config["configurable"]["thread_id"])  # not the branch point
+    return result_of(graph.get_state(head).values, context)
+
+
 def run_loop(
     task: str,
     rubric: Sequence[Criterion | Mapping[str, Any]],
     *,
     context: Context | Mapping[str, Any] | None = None,
+    thread_id: str | None = None,
     checkpointer: BaseCheckpointSaver[str] | None = None,
     store: BaseStore | None = None,
-    thread_id: str | None = None,
+    database: str | Path | None = None,
+    on_event: EventHandler | None = None,
 ) -> LoopState:
-    """Run the loop to its end and return the final state.
+    """Run the loop to its end (or resume the unfinished run of `thread_id`).
+
+    Without `checkpointer` and `store`, the run is kept in `database` (a SQLite path or a
+    `postgresql://` URL), else in the embedded default.
 
     Raises:
         LoopExhausted, LoopStalled, VerifierFailed: the run did not pass and the context
             has `on_exhausted="raise"`.
+        ThreadFinished: `thread_id` names a run that already ended.
     """
     resolved = as_context(context)
-    graph = build_graph(checkpointer=checkpointer, store=store)
-    values = graph.invoke(loop_input(task, rubric), thread_config(thread_id), context=resolved)
-    return result_of(values, resolved)
+    config = thread_config(thread_id)
+    with _graph(checkpointer, store, database) as graph:
+        start = start_input(graph, config, loop_input(task, rubric))
+        return drive_loop(graph, start, config, resolved, on_event)
+
+
+def fork_loop(
+    thread_id: str,
+    round_number: int,
+    *,
+    context: Context | Mapping[str, Any] | None = None,
+    checkpointer: BaseCheckpointSaver[str] | None = None,
+    store: BaseStore | None = None,
+    database: str | Path | None = None,
+    on_event: EventHandler | None = None,
+) -> LoopState:
+    """Continue `thread_id` from just after round `round_number`, with `context`.
+
+    The thread gets a new branch; the original run's checkpoints stay as they were.
+    """
+    resolved = as_context(context)
+    with _graph(checkpointer, store, database) as graph:
+        branch_point = round_checkpoint(graph, thread_id, round_number)
+        return drive_loop(graph, None, branch_point, resolved, on_event)
 
 
 async def arun_loop(
@@ -59,14 +182,26 @@ async def arun_loop(
     rubric: Sequence[Criterion | Mapping[str, Any]],
     *,
     context: Context | Mapping[str, Any] | None = None,
+    thread_id: str | None = None,
     checkpointer: BaseCheckpointSaver[str] | None = None,
     store: BaseStore | None = None,
-    thread_id: str | None = None,
+    database: str | Path | None = None,
+    on_event: EventHandler | None = None,
 ) -> LoopState:
-    """Async twin of `run_loop`."""
+    """Async twin of `run_loop` (async checkpointer and store)."""
     resolved = as_context(context)
-    graph = build_graph(checkpointer=checkpointer, store=store)
-    values = await graph.ainvoke(
-        loop_input(task, rubric), thread_config(thread_id), context=resolved
-    )
-    return result_of(values, resolved)
+    config = thread_config(thread_id)
+    async with _agraph(checkpointer, store, database) as graph:
+        snapshot = await graph.aget_state(config)
+        if snapshot.next:
+            start: Any = None
+        elif snapshot.values:
+            raise ThreadFinished(f"thread {config['configurable']['thread_id']} already finished")
+        else:
+            start = loop_input(task, rubric)
+        async for event in graph.astream(
+            start, config, context=resolved, stream_mode="custom", durability="sync"
+        ):
+            if on_event is not None:
+                on_event(event)
+        return result_of((await graph.aget_state(config)).values, resolved)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -48,3 +49,15 @@ def context() -> Context:
 @pytest.fixture
 def loop_input() -> dict[str, object]:
     return {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}
+
+
+@pytest.fixture
+def postgres_url() -> str:
+    """The test PostgreSQL server (`.ci/postgres start` prints the URL to export)."""
+    url = os.environ.get("CRITIC_LOOP_TEST_POSTGRES_URL")
+    if url:
+        return url
+    message = "no PostgreSQL server: export CRITIC_LOOP_TEST_POSTGRES_URL (.ci/postgres start)"
+    if os.environ.get("CRITIC_LOOP_REQUIRE_POSTGRES") == "1":
+        pytest.fail(message)
+    pytest.skip(message)

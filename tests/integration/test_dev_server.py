@@ -143,3 +143,13 @@ async def test_distill_graph_is_served_on_its_own(dev_server, model_server) -> N
     assert len(result["memory_report"]["added"]) == 1
     found = await client.store.search_items(("critic_loop", "rules", scope))
     assert found["items"][0]["value"]["provenance"]["thread_id"] == "some-old-thread"
+
+
+async def test_studio_sees_the_context_fields(dev_server) -> None:
+    client = get_client(url=dev_server.url)
+    [assistant] = await client.assistants.search(graph_id="critic_loop")
+    schemas = await client.assistants.get_schemas(assistant["assistant_id"])
+    fields = schemas["context_schema"]["properties"]
+    assert {"worker_model", "critic_model", "max_iterations", "memory_scope"} <= set(fields)
+    assert fields["max_iterations"]["maximum"] == 100
+    assert "rubric" in schemas["input_schema"]["properties"]

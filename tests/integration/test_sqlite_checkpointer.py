@@ -51,7 +51,8 @@ def test_invoke_returns_every_draft_and_history_shows_each_round(
     assert [len(s.values["drafts"]) for s in after_critique] == [1, 2, 3]
     # each route step's decision, round by round
     decisions = [
-        s.next for s in oldest_first
+        s.next
+        for s in oldest_first
         if s.values.get("critiques") and s.next in (("generate",), ("finalize",))
     ]
     assert decisions == [("generate",), ("generate",), ("finalize",)]

@@ -1,0 +1,109 @@
+"""Time travel: continue a thread from an earlier round with other settings."""
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from critic_loop import fork_loop, run_loop
+from graphs.app import build_graph
+from state.context import Context
+from tests.conftest import RUBRIC, TASK
+from tests.support.verdicts import graded
+
+pytestmark = pytest.mark.integration
+
+
+def context(**overrides) -> Context:
+    settings = {
+        "worker_model": "scripted:worker",
+        "critic_model": "scripted:critic",
+        "memory": False,
+        "stall_rounds": 10,
+    }
+    return Context(**{**settings, **overrides})
+
+
+@pytest.fixture
+def saver(tmp_path):
+    with SqliteSaver.from_conn_string(str(tmp_path / "runs.sqlite")) as checkpointer:
+        yield checkpointer
+
+
+def original_run(models, saver, cap: int) -> dict:
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"length": "y"}))
+    state = run_loop(
+        TASK, RUBRIC, context=context(max_iterations=cap), checkpointer=saver, thread_id="t"
+    )
+    return state.model_dump()
+
+
+def test_fork_from_round_one_with_another_cap_branches_and_keeps_the_original(
+    models, saver
+) -> None:
+    original = original_run(models, saver, cap=2)
+    assert original["outcome"] == "exhausted"
+    graph = build_graph(checkpointer=saver)
+    before = list(graph.get_state_history({"configurable": {"thread_id": "t"}}))
+    original_tip = before[0]
+
+    models.script("worker", "draft 2 (branch)", "draft 3 (branch)")
+    models.script("critic", graded(RUBRIC, {"example": "z"}), graded(RUBRIC))
+    forked = fork_loop("t", 1, context=context(max_iterations=4), checkpointer=saver)
+
+    assert forked.outcome == "passed"
+    assert [d.text for d in forked.drafts] == ["draft 1", "draft 2 (branch)", "draft 3 (branch)"]
+    assert forked.rounds == 3
+    # the original branch is intact and still readable at its own checkpoint
+    still = graph.get_state(original_tip.config)
+    assert still.values["outcome"] == "exhausted"
+    assert [d["text"] for d in still.values["drafts"]] == ["draft 1", "draft 2"]
+    after = list(graph.get_state_history({"configurable": {"thread_id": "t"}}))
+    assert {s.config["configurable"]["checkpoint_id"] for s in before} <= {
+        s.config["configurable"]["checkpoint_id"] for s in after
+    }
+    # the thread's head is now the branch
+    assert graph.get_state({"configurable": {"thread_id": "t"}}).values["final"] == (
+        "draft 3 (branch)"
+    )
+
+
+def test_fork_from_the_last_round_with_a_larger_cap_keeps_revising(models, saver) -> None:
+    original_run(models, saver, cap=2)
+    models.script("worker", "draft 3")
+    models.script("critic", graded(RUBRIC))
+    forked = fork_loop("t", 2, context=context(max_iterations=3), checkpointer=saver)
+    assert forked.outcome == "passed"
+    assert [d.text for d in forked.drafts] == ["draft 1", "draft 2", "draft 3"]
+
+
+def test_fork_with_a_smaller_cap_stops_without_another_round(models, saver) -> None:
+    models.script("worker", "draft 1", "draft 2", "draft 3")
+    models.script(
+        "critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"length": "y"}), graded(RUBRIC)
+    )
+    run_loop(TASK, RUBRIC, context=context(max_iterations=5), checkpointer=saver, thread_id="t")
+    calls = models["worker"].calls
+    forked = fork_loop("t", 1, context=context(max_iterations=1), checkpointer=saver)
+    assert forked.outcome == "exhausted"
+    assert forked.rounds == 1
+    assert models["worker"].calls == calls  # no model was called for the branch
+
+
+def test_fork_with_a_different_worker_model(models, saver) -> None:
+    original_run(models, saver, cap=2)
+    models.script("stronger", "draft 2 by the stronger worker")
+    models.script("critic", graded(RUBRIC))
+    forked = fork_loop(
+        "t",
+        1,
+        context=context(max_iterations=4, worker_model="scripted:stronger"),
+        checkpointer=saver,
+    )
+    assert forked.final == "draft 2 by the stronger worker"
+    assert models["stronger"].calls == 1
+
+
+def test_unknown_round_is_a_clear_error(models, saver) -> None:
+    original_run(models, saver, cap=2)
+    with pytest.raises(LookupError, match="no graded round 7"):
+        fork_loop("t", 7, context=context(), checkpointer=saver)

@@ -19,15 +19,38 @@ from nodes.models import (
     unregister_chat_model_provider,
 )
 from state import Context, Criterion, LoopState, Verdict
+from state.rubric import (
+    CharCount,
+    Contains,
+    Headings,
+    MatchesJsonSchema,
+    PythonCheck,
+    PythonSyntax,
+    Regex,
+    TestSuite,
+    ValidJson,
+    WordCount,
+)
+from state.verdict import CheckResult
 
 __all__ = [
+    "CharCount",
+    "CheckResult",
+    "Contains",
     "Context",
     "Criterion",
+    "Headings",
     "LoopDidNotPass",
     "LoopExhausted",
     "LoopStalled",
     "LoopState",
+    "MatchesJsonSchema",
     "ModelSetupError",
+    "PythonCheck",
+    "PythonSyntax",
+    "Regex",
+    "TestSuite",
+    "ValidJson",
     "Verdict",
     "ThreadFinished",
     "VerifierFailed",
@@ -39,4 +62,5 @@ __all__ = [
     "result_of",
     "run_loop",
     "unregister_chat_model_provider",
+    "WordCount",
 ]

@@ -150,7 +150,7 @@ def _show_result(state: LoopState, thread_id: str, as_json: bool) -> None:
 def _run(args: argparse.Namespace) -> int:
     context = _context(args)
     loop_input = _loop_input(args)
-    preflight(context)
+    preflight(context, LoopInput.model_validate(loop_input).rubric)
     config = thread_config(args.thread_id)
     thread_id = config["configurable"]["thread_id"]
     with open_persistence(args.db) as persistence:

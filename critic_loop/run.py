@@ -21,13 +21,14 @@ from uuid import uuid4
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
+from pydantic import TypeAdapter
 
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.results import as_context, result_of
 from graphs.app import LoopGraph, build_graph
 from state.context import Context
 from state.loop import LoopState
-from state.rubric import Criterion
+from state.rubric import AnyCriterion, CriterionBase, dump_rubric
 
 EventHandler = Callable[[dict[str, Any]], None]
 """Receives each progress event (`draft`, `verdict`) as the run streams it."""
@@ -37,15 +38,18 @@ class ThreadFinished(RuntimeError):
     """The thread already holds a finished run; use a new thread id, or fork it."""
 
 
-def loop_input(task: str, rubric: Sequence[Criterion | Mapping[str, Any]]) -> dict[str, Any]:
-    """Build the graph input for `task` and `rubric` as plain JSON-ready data."""
-    return {
-        "task": task,
-        "rubric": [
-            criterion.model_dump() if isinstance(criterion, Criterion) else dict(criterion)
-            for criterion in rubric
-        ],
-    }
+RubricLike = Sequence[CriterionBase | Mapping[str, Any]]
+"""Criteria as models or as plain dicts (a `python` check may hold a callable)."""
+
+_CRITERIA = TypeAdapter(list[AnyCriterion])
+
+
+def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
+    """Build the graph input for `task` and `rubric` as plain JSON-ready data.
+
+    Callables in `python` checks become references here, before anything is checkpointed.
+    """
+    return {"task": task, "rubric": dump_rubric(_CRITERIA.validate_python(list(rubric)))}
 
 
 def thread_config(thread_id: str | None = None) -> RunnableConfig:
@@ -131,7 +135,7 @@ def drive_loop(
 
 def run_loop(
     task: str,
-    rubric: Sequence[Criterion | Mapping[str, Any]],
+    rubric: RubricLike,
     *,
     context: Context | Mapping[str, Any] | None = None,
     thread_id: str | None = None,
@@ -179,7 +183,7 @@ def fork_loop(
 
 async def arun_loop(
     task: str,
-    rubric: Sequence[Criterion | Mapping[str, Any]],
+    rubric: RubricLike,
     *,
     context: Context | Mapping[str, Any] | None = None,
     thread_id: str | None = None,

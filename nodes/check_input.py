@@ -12,15 +12,19 @@ even when a Python caller passed `Criterion` objects.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
 
+from nodes.judge import panel
 from nodes.models import load_chat_model
 from nodes.runtime import context_of
 from state.context import Context
 from state.loop import LoopInput
+from state.references import resolve_reference
+from state.rubric import CriterionBase, PythonCheck, TestSuite, dump_rubric
 
 
 class SubmittedInput(TypedDict, total=False):
@@ -30,16 +34,29 @@ class SubmittedInput(TypedDict, total=False):
     rubric: Any
 
 
-def preflight(context: Context) -> None:
-    """Raise a clear error if the models or prompts named in `context` cannot be used."""
-    models = [
-        (context.worker_model, "worker", context.temperature),
-        (context.critic_model, "critic", context.critic_temperature),
-    ]
+def preflight(context: Context, rubric: Sequence[CriterionBase]) -> None:
+    """Raise a clear error if the models, checks or prompts of a run cannot be used.
+
+    The critic models are needed only when the rubric has `llm` criteria.
+    """
+    models = [(context.worker_model, "worker", context.temperature)]
+    if any(not criterion.deterministic for criterion in rubric):
+        models += [(judge.spec, "critic", context.critic_temperature) for judge in panel(context)]
     if context.distills:
         models.append((context.distiller_model, "distill", context.critic_temperature))
-    for spec, role, temperature in models:
+    for spec, role, temperature in dict.fromkeys(models):
         load_chat_model(spec, role=role, temperature=temperature, base_url=context.base_url)
+    for criterion in rubric:
+        if isinstance(criterion, PythonCheck):
+            resolve_reference(str(criterion.function))
+        elif (
+            isinstance(criterion, TestSuite)
+            and criterion.tests_file is not None
+            and not Path(criterion.tests_file).is_file()
+        ):
+            raise FileNotFoundError(
+                f"criterion {criterion.id!r}: tests_file {criterion.tests_file!r} not found"
+            )
     if context.prompts_dir is not None and not Path(context.prompts_dir).is_dir():
         raise FileNotFoundError(f"prompts_dir {context.prompts_dir!r} is not a directory")
 
@@ -50,7 +67,9 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
     Raises:
         pydantic.ValidationError: the task or rubric is unusable.
         ModelSetupError: a model cannot be created (unknown provider, missing API key).
+        LookupError: a Python check's function cannot be found.
+        FileNotFoundError: a test file or the prompts directory does not exist.
     """
     checked = LoopInput.model_validate(dict(state))
-    preflight(context_of(runtime))
-    return {"rubric": [criterion.model_dump(mode="json") for criterion in checked.rubric]}
+    preflight(context_of(runtime), checked.rubric)
+    return {"rubric": dump_rubric(checked.rubric)}

@@ -1,78 +1,41 @@
-"""The critic: a fresh model call that grades the newest draft against the rubric.
+"""The critic: deterministic checks first, then the LLM judge, merged into one verdict.
 
 Its input schema is `CriticView`: the rubric and the drafts, never the task or the
-worker's conversation. Its answer is pinned to the verdict schema with structured output
-and then checked against the rubric (every criterion graded once, evidence given, the
-overall claim consistent). An answer that fails those checks is retried, up to
-`Context.critic_attempts` calls; after that the critique records the error and the run
-ends as `verifier_error`, never as a pass.
+worker's conversation. For the newest draft:
+
+1. every deterministic criterion (word counts, patterns, JSON, Python functions, test
+   suites, ...) is checked by code, in rubric order;
+2. the LLM judge (one critic model, or a panel) grades only the `llm` criteria, and is
+   skipped when there are none, or (by default) when a check already failed: its criteria
+   are then marked as not graded this round;
+3. the results merge into one verdict, one result per criterion in rubric order.
+
+A judge whose answers stay invalid after `Context.critic_attempts` calls ends the run as
+`verifier_error`, never as a pass.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from nodes.checks import check_call
 from nodes.events import verdict_event
 from nodes.feedback import worker_feedback
-from nodes.models import load_chat_model, with_json_output
-from nodes.prompts import render_prompt
+from nodes.judge import judge_steps
 from nodes.runtime import context_of
 from nodes.steps import Steps, dual_node
-from nodes.structured import ask_until_valid, parse_answer
 from state.context import Context
 from state.loop import CriticView
 from state.records import Critique
-from state.rubric import Criterion
-from state.verdict import (
-    CriterionResult,
-    CriticReport,
-    Verdict,
-    check_report,
-    critic_output_schema,
-)
+from state.rubric import CriterionBase
+from state.verdict import CheckResult, CriterionResult, Verdict
 
 
-def critic_prompt(
-    rubric: Sequence[Criterion], artifact: str, context: Context, rejection: str | None
-) -> list[BaseMessage]:
-    """Build the critic's prompt: the rubric and the artifact, fenced by a fresh random marker."""
-    ids = ", ".join(criterion.id for criterion in rubric)
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("critic_system.jinja", context.prompts_dir)),
-        HumanMessage(
-            render_prompt(
-                "critic_grade.jinja",
-                context.prompts_dir,
-                rubric=rubric,
-                artifact=artifact,
-                fence=secrets.token_hex(8),
-                ids=ids,
-            )
-        ),
-    ]
-    if rejection is not None:
-        messages.append(
-            HumanMessage(
-                render_prompt(
-                    "critic_retry.jinja", context.prompts_dir, problems=rejection, ids=ids
-                )
-            )
-        )
-    return messages
-
-
-def accept_answer(answer: dict[str, Any], rubric: Sequence[Criterion]) -> Verdict:
-    """Turn the critic's structured answer into a verdict, or raise `InvalidAnswer`."""
-    return check_report(parse_answer(answer, CriticReport), rubric)
-
-
-def empty_draft_verdict(rubric: Sequence[Criterion]) -> Verdict:
-    """Fail every criterion of an empty draft, without asking the critic."""
+def empty_draft_verdict(rubric: Sequence[CriterionBase]) -> Verdict:
+    """Fail every criterion of an empty draft, without running checks or the judge."""
     return Verdict(
         results=[
             CriterionResult(
@@ -87,8 +50,18 @@ def empty_draft_verdict(rubric: Sequence[Criterion]) -> Verdict:
     )
 
 
+def not_graded(criterion: CriterionBase) -> CriterionResult:
+    """Mark an `llm` criterion as not graded this round (the judge was skipped)."""
+    return CriterionResult(
+        criterion_id=criterion.id,
+        passed=False,
+        skipped=True,
+        evidence="Not graded this round: a deterministic check failed first.",
+    )
+
+
 def _recorded(
-    critique: Critique, rubric: Sequence[Criterion], runtime: Runtime[Context]
+    critique: Critique, rubric: Sequence[CriterionBase], runtime: Runtime[Context]
 ) -> dict[str, Any]:
     runtime.stream_writer(verdict_event(critique))
     update: dict[str, Any] = {"critiques": [critique.model_dump(mode="json")]}
@@ -102,47 +75,42 @@ def _recorded(
 def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Grade the newest draft and append the critique (and the worker's feedback)."""
     context = context_of(runtime)
+    rubric: Sequence[CriterionBase] = state.rubric
     draft = state.drafts[-1]
     if not draft.text.strip():
-        empty = Critique(round=draft.round, verdict=empty_draft_verdict(state.rubric), attempts=0)
-        return _recorded(empty, state.rubric, runtime)
-    critic = with_json_output(
-        load_chat_model(
-            context.critic_model,
-            role="critic",
-            temperature=context.critic_temperature,
-            base_url=context.base_url,
-        ),
-        context.critic_model,
-        critic_output_schema(),
-        context.structured_output_method,
-    )
-    attempts = yield from ask_until_valid(
-        critic,
-        lambda problem: critic_prompt(state.rubric, draft.text, context, problem),
-        lambda answer: accept_answer(answer, state.rubric),
-        context.critic_attempts,
-    )
-    if attempts.value is not None:
+        empty = Critique(round=draft.round, verdict=empty_draft_verdict(rubric), attempts=0)
+        return _recorded(empty, rubric, runtime)
+
+    results: dict[str, CriterionResult] = {}
+    for criterion in rubric:
+        if criterion.deterministic:
+            outcome: CheckResult = yield check_call(criterion, draft.text)
+            results[criterion.id] = CriterionResult(
+                criterion_id=criterion.id, **outcome.model_dump()
+            )
+
+    critique = Critique(round=draft.round, attempts=0)
+    feedback = ""
+    judged = [criterion for criterion in rubric if not criterion.deterministic]
+    check_failed = any(not result.passed for result in results.values())
+    if judged and check_failed and context.skip_judge_on_failed_check:
+        results.update({criterion.id: not_graded(criterion) for criterion in judged})
+    elif judged:
+        judgement = yield from judge_steps(judged, draft.text, context)
         critique = Critique(
             round=draft.round,
-            verdict=attempts.value,
-            attempts=attempts.calls,
-            rejected=attempts.rejected,
-            usage=attempts.usage,
+            attempts=judgement.calls,
+            rejected=judgement.rejected,
+            usage=judgement.usage,
+            error=judgement.error,
         )
-    else:
-        critique = Critique(
-            round=draft.round,
-            error=(
-                f"no acceptable verdict after {attempts.calls} critic call(s); "
-                f"last problem: {attempts.rejected[-1]}"
-            ),
-            attempts=attempts.calls,
-            rejected=attempts.rejected,
-            usage=attempts.usage,
-        )
-    return _recorded(critique, state.rubric, runtime)
+        if judgement.error is not None:
+            return _recorded(critique, rubric, runtime)
+        results.update({result.criterion_id: result for result in judgement.results})
+        feedback = judgement.feedback
+
+    verdict = Verdict(results=[results[criterion.id] for criterion in rubric], feedback=feedback)
+    return _recorded(critique.model_copy(update={"verdict": verdict}), rubric, runtime)
 
 
 critique = dual_node(critique_steps)

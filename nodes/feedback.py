@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from state.records import WorkerFeedback
-from state.rubric import Criterion
+from state.rubric import CriterionBase
 from state.verdict import Verdict
 
 REDACTED = "[a review requirement]"
@@ -22,16 +22,16 @@ MIN_REDACTED_WORDS = 3
 """Criterion texts shorter than this are not cut out (they are ordinary words)."""
 
 
-def _criterion_patterns(rubric: Sequence[Criterion]) -> list[re.Pattern[str]]:
+def _criterion_patterns(rubric: Sequence[CriterionBase]) -> list[re.Pattern[str]]:
     patterns = []
     for criterion in rubric:
-        words = re.findall(r"\w+", criterion.text)
+        words = re.findall(r"\w+", criterion.describe())
         if len(words) >= MIN_REDACTED_WORDS:
             patterns.append(re.compile(r"\W+".join(map(re.escape, words)), re.IGNORECASE))
     return patterns
 
 
-def redact_criteria(text: str, rubric: Sequence[Criterion]) -> str:
+def redact_criteria(text: str, rubric: Sequence[CriterionBase]) -> str:
     """`text` with every verbatim occurrence of a criterion's text replaced."""
     for pattern in _criterion_patterns(rubric):
         text = pattern.sub(REDACTED, text)
@@ -39,7 +39,7 @@ def redact_criteria(text: str, rubric: Sequence[Criterion]) -> str:
 
 
 def worker_feedback(
-    round_number: int, verdict: Verdict, rubric: Sequence[Criterion]
+    round_number: int, verdict: Verdict, rubric: Sequence[CriterionBase]
 ) -> WorkerFeedback:
     """Build the worker's feedback on a failing verdict: the note and one hint per failure."""
     hints = [

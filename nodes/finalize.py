@@ -12,7 +12,7 @@ from nodes.runtime import context_of
 from state.context import Context
 from state.loop import LoopState
 from state.records import Critique, Draft, OpenItem
-from state.rubric import Criterion
+from state.rubric import CriterionBase
 
 
 def best_critique(critiques: Sequence[Critique]) -> Critique | None:
@@ -23,14 +23,14 @@ def best_critique(critiques: Sequence[Critique]) -> Critique | None:
     return max(graded, key=lambda c: (c.verdict.score if c.verdict else 0.0, c.round))
 
 
-def open_items(critique: Critique | None, rubric: Sequence[Criterion]) -> list[OpenItem]:
+def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> list[OpenItem]:
     """List the criteria the chosen draft fails; every criterion if it was never graded."""
-    text = {criterion.id: criterion.text for criterion in rubric}
+    text = {criterion.id: criterion.describe() for criterion in rubric}
     if critique is None or critique.verdict is None:
         return [
             OpenItem(
                 criterion_id=criterion.id,
-                text=criterion.text,
+                text=criterion.describe(),
                 evidence="Not graded: the verifier gave no acceptable verdict.",
                 hint="",
             )
@@ -43,7 +43,7 @@ def open_items(critique: Critique | None, rubric: Sequence[Criterion]) -> list[O
             evidence=result.evidence,
             hint=result.hint,
         )
-        for result in critique.verdict.failing
+        for result in critique.verdict.unmet
     ]
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 
-from state.rubric import Criterion
+from state.rubric import CriterionBase
 from state.rules import MAX_RULE_WORDS
 
 NEAR_DUPLICATE_RATIO = 0.9
@@ -66,7 +66,7 @@ def copies(text: str, source: str) -> bool:
 
 
 def refusal(
-    text: str, *, task: str, drafts: Iterable[str], rubric: Sequence[Criterion]
+    text: str, *, task: str, drafts: Iterable[str], rubric: Sequence[CriterionBase]
 ) -> str | None:
     """Say why `text` cannot be a rule (blank, too long, a copy), or None if it can."""
     words = _words(text)
@@ -79,6 +79,6 @@ def refusal(
     if any(copies(text, draft) for draft in drafts):
         return "the rule copies a draft verbatim"
     for criterion in rubric:
-        if copies(text, criterion.text):
+        if copies(text, criterion.describe()):
             return f"the rule quotes criterion {criterion.id!r} verbatim"
     return None

@@ -9,7 +9,8 @@ registers both with LangGraph. So `graph.invoke` never meets an async-only node,
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator
+import asyncio
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -75,6 +76,20 @@ async def arun_steps(steps: Steps[R]) -> R:
             result, error = await call.asynchronous(), None
         except Exception as raised:  # handed to the node logic, which may handle it
             result, error = None, raised
+
+
+def subroutine(logic: Callable[[], Steps[R]]) -> Call[R]:
+    """Describe running a whole piece of step logic as one call (to run several together)."""
+    return Call(lambda: run_steps(logic()), lambda: arun_steps(logic()))
+
+
+def gather(calls: Sequence[Call[T]]) -> Call[list[T]]:
+    """Describe running `calls` side by side under async (one after another under sync)."""
+
+    async def together() -> list[T]:
+        return list(await asyncio.gather(*(call.asynchronous() for call in calls)))
+
+    return Call(lambda: [call.sync() for call in calls], together)
 
 
 def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> Runnable[Any, R]:

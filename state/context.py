@@ -54,6 +54,30 @@ class Context(BaseSettings):
             "It can be stronger than the worker."
         ),
     )
+    critic_models: list[str] = Field(
+        default_factory=list,
+        max_length=7,
+        description=(
+            "A judge panel: several critic models, each grading every LLM criterion; the "
+            "majority decides. Empty: `critic_model` grades alone."
+        ),
+    )
+    critic_samples: int = Field(
+        default=1,
+        ge=1,
+        le=7,
+        description=(
+            "How many times each critic model grades (a panel of samples of one model; "
+            "raise critic_temperature so the samples differ)."
+        ),
+    )
+    skip_judge_on_failed_check: bool = Field(
+        default=True,
+        description=(
+            "Skip the LLM judge in a round where a deterministic check already failed "
+            "(its criteria are graded once the checks pass)."
+        ),
+    )
     base_url: str | None = Field(
         default=None,
         description=(
@@ -155,6 +179,11 @@ class Context(BaseSettings):
     @classmethod
     def _model_spec(cls, value: str | None) -> str | None:
         return None if value is None else _check_model_spec(value)
+
+    @field_validator("critic_models")
+    @classmethod
+    def _model_specs(cls, values: list[str]) -> list[str]:
+        return [_check_model_spec(value) for value in values]
 
     @property
     def distiller_model(self) -> str:

@@ -1,12 +1,42 @@
-"""The rubric: the checkable criteria that only the critic ever sees."""
+"""The rubric: the checkable criteria that only the critic ever sees.
+
+A criterion is one of several kinds, told apart by `kind` (default "llm"):
+
+- `llm`: a sentence the critic model grades (`Criterion`).
+- built-in deterministic checks with parameters: `word_count`, `char_count`, `regex`,
+  `contains`, `headings`, `json`, `json_schema`, `python_syntax`;
+- `python`: a Python function given by reference ("package.module:function"), or as a
+  callable from Python (kept as a reference, so the rubric stays serializable);
+- `tests`: a pytest suite run against the drafted code in a sandboxed subprocess.
+
+Deterministic kinds are checked by code, first; only `llm` criteria reach the critic model.
+Every kind serializes to plain JSON and back unchanged, so rubrics travel through the
+LangGraph server as they were written.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
+
+from state.references import reference_to
 
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
+MAX_TEST_SECONDS = 600.0
 
 
 def _require_text(value: str) -> str:
@@ -15,8 +45,11 @@ def _require_text(value: str) -> str:
     return value
 
 
-class Criterion(BaseModel):
-    """One condition the artifact must meet, graded independently of the others."""
+NonBlank = Annotated[str, AfterValidator(_require_text)]
+
+
+class CriterionBase(BaseModel):
+    """What every criterion has: a stable id and a description."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -26,7 +59,30 @@ class Criterion(BaseModel):
         pattern=CRITERION_ID_PATTERN,
         description="Stable identifier, unique within the rubric; verdicts refer to it.",
     )
-    text: Annotated[str, AfterValidator(_require_text)] = Field(
+    text: str = Field(
+        default="",
+        max_length=2000,
+        description="What the criterion requires, in words (checks describe themselves).",
+    )
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether code, not the critic model, decides this criterion."""
+        return True
+
+    def describe(self) -> str:
+        """Say what the criterion requires, for reports (its text, else a description)."""
+        return self.text or self._default_text()
+
+    def _default_text(self) -> str:
+        return self.id
+
+
+class Criterion(CriterionBase):
+    """A sentence the critic model grades (kind "llm", the default)."""
+
+    kind: Literal["llm"] = "llm"
+    text: NonBlank = Field(
         min_length=1,
         max_length=2000,
         description=(
@@ -35,6 +91,230 @@ class Criterion(BaseModel):
         ),
     )
 
+    @property
+    def deterministic(self) -> bool:
+        """LLM criteria are graded by the critic model."""
+        return False
+
+
+def _check_bounds(low: int | None, high: int | None, unit: str) -> None:
+    if low is None and high is None:
+        raise ValueError(f"give min or max {unit}")
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"min ({low}) is above max ({high})")
+
+
+class WordCount(CriterionBase):
+    """The artifact's word count lies within bounds."""
+
+    kind: Literal["word_count"]
+    min: int | None = Field(default=None, ge=0, description="Fewest words allowed.")
+    max: int | None = Field(default=None, ge=0, description="Most words allowed.")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> WordCount:
+        _check_bounds(self.min, self.max, "words")
+        return self
+
+    def _default_text(self) -> str:
+        return _bounds_text("words", self.min, self.max)
+
+
+class CharCount(CriterionBase):
+    """The artifact's length in characters lies within bounds."""
+
+    kind: Literal["char_count"]
+    min: int | None = Field(default=None, ge=0, description="Fewest characters allowed.")
+    max: int | None = Field(default=None, ge=0, description="Most characters allowed.")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> CharCount:
+        _check_bounds(self.min, self.max, "characters")
+        return self
+
+    def _default_text(self) -> str:
+        return _bounds_text("characters", self.min, self.max)
+
+
+def _bounds_text(unit: str, low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"The artifact has between {low} and {high} {unit}."
+    if high is not None:
+        return f"The artifact has at most {high} {unit}."
+    return f"The artifact has at least {low} {unit}."
+
+
+class Regex(CriterionBase):
+    """The artifact matches (or must not match) a regular expression."""
+
+    kind: Literal["regex"]
+    pattern: str = Field(min_length=1, description="A Python regular expression.")
+    must_match: bool = Field(
+        default=True, description="True: the pattern must occur; False: it must not."
+    )
+    ignore_case: bool = Field(default=False, description="Match regardless of case.")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"invalid regular expression: {error}") from error
+        return value
+
+    def _default_text(self) -> str:
+        verb = "matches" if self.must_match else "does not match"
+        return f"The artifact {verb} the pattern /{self.pattern}/."
+
+
+class Contains(CriterionBase):
+    """The artifact contains each of a list of phrases."""
+
+    kind: Literal["contains"]
+    phrases: list[NonBlank] = Field(min_length=1, description="Each must appear.")
+    case_sensitive: bool = Field(default=False, description="Match case exactly.")
+
+    def _default_text(self) -> str:
+        return "The artifact contains: " + "; ".join(repr(p) for p in self.phrases) + "."
+
+
+class Headings(CriterionBase):
+    """The artifact has each of a list of Markdown headings (any level)."""
+
+    kind: Literal["headings"]
+    headings: list[NonBlank] = Field(min_length=1, description="Each must be a heading.")
+
+    def _default_text(self) -> str:
+        return "The artifact has the headings: " + "; ".join(self.headings) + "."
+
+
+class ValidJson(CriterionBase):
+    """The artifact is valid JSON."""
+
+    kind: Literal["json"]
+
+    def _default_text(self) -> str:
+        return "The artifact is valid JSON."
+
+
+class MatchesJsonSchema(CriterionBase):
+    """The artifact is JSON valid against a JSON Schema."""
+
+    kind: Literal["json_schema"]
+    json_schema: dict[str, Any] = Field(alias="schema", description="The JSON Schema.")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("json_schema")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from jsonschema import validators
+        from jsonschema.exceptions import SchemaError
+
+        try:
+            validators.validator_for(value).check_schema(value)
+        except SchemaError as error:
+            raise ValueError(f"invalid JSON Schema: {error.message}") from error
+        return value
+
+    def _default_text(self) -> str:
+        return "The artifact is JSON matching the schema " + json.dumps(self.json_schema)[:200]
+
+
+class PythonSyntax(CriterionBase):
+    """The artifact (or its fenced code block) is syntactically valid Python."""
+
+    kind: Literal["python_syntax"]
+
+    def _default_text(self) -> str:
+        return "The artifact is valid Python."
+
+
+class PythonCheck(CriterionBase):
+    """A Python function decides: it takes the draft and returns pass, evidence and hint.
+
+    The function returns a `CheckResult`, a `(passed, evidence, hint)` tuple, or a bool.
+    It is kept as a reference "package.module:function" so the rubric stays serializable;
+    a callable given from Python is turned into such a reference.
+    """
+
+    kind: Literal["python"]
+    function: str | SkipJsonSchema[Callable[..., Any]] = Field(
+        description='The check, as "package.module:function".'
+    )
+
+    @field_validator("function")
+    @classmethod
+    def _as_reference(cls, value: str | Callable[..., Any]) -> str:
+        reference = value if isinstance(value, str) else reference_to(value)
+        if ":" not in reference:
+            raise ValueError(f"{reference!r} is not a 'package.module:function' reference")
+        return reference
+
+    def _default_text(self) -> str:
+        return f"The check {self.function} passes."
+
+
+class TestSuite(CriterionBase):
+    """Pytest tests pass against the drafted code, run in a sandboxed subprocess.
+
+    The draft (its first ```python block if it has one) is saved as `<module>.py` in a
+    fresh temporary directory beside the tests, and pytest runs there with a wall-clock
+    timeout, memory and CPU limits, and an environment without the parent's secrets.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    kind: Literal["tests"]
+    tests: str | None = Field(default=None, description="The test code, inline.")
+    tests_file: str | None = Field(default=None, description="Path to a test file.")
+    module: str = Field(
+        default="solution",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="The module name the drafted code is saved as (tests import it).",
+    )
+    timeout_seconds: float = Field(
+        default=60.0, gt=0, le=MAX_TEST_SECONDS, description="Wall-clock limit for the run."
+    )
+    memory_mb: int = Field(default=1024, ge=64, le=65536, description="Memory limit.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> TestSuite:
+        if (self.tests is None) == (self.tests_file is None):
+            raise ValueError("give exactly one of tests (inline code) or tests_file")
+        if self.tests is not None and not self.tests.strip():
+            raise ValueError("tests must not be blank")
+        return self
+
+    def _default_text(self) -> str:
+        return "The drafted code passes the tests" + (
+            f" in {self.tests_file}." if self.tests_file else "."
+        )
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("kind", "llm"))
+    return str(getattr(value, "kind", "llm"))
+
+
+AnyCriterion = Annotated[
+    Annotated[Criterion, Tag("llm")]
+    | Annotated[WordCount, Tag("word_count")]
+    | Annotated[CharCount, Tag("char_count")]
+    | Annotated[Regex, Tag("regex")]
+    | Annotated[Contains, Tag("contains")]
+    | Annotated[Headings, Tag("headings")]
+    | Annotated[ValidJson, Tag("json")]
+    | Annotated[MatchesJsonSchema, Tag("json_schema")]
+    | Annotated[PythonSyntax, Tag("python_syntax")]
+    | Annotated[PythonCheck, Tag("python")]
+    | Annotated[TestSuite, Tag("tests")],
+    Discriminator(_kind_of),
+]
+"""Any kind of criterion, chosen by its `kind` field (default "llm")."""
+
 
 def _check_task(value: str) -> str:
     if not value.strip():
@@ -42,7 +322,7 @@ def _check_task(value: str) -> str:
     return value
 
 
-def _check_rubric(criteria: list[Criterion]) -> list[Criterion]:
+def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
     if not criteria:
         raise ValueError("the rubric is empty: give at least one criterion for the critic")
     seen: set[str] = set()
@@ -61,8 +341,15 @@ Task = Annotated[
 """A non-blank task description."""
 
 Rubric = Annotated[
-    list[Criterion],
+    list[AnyCriterion],
     AfterValidator(_check_rubric),
     Field(description="The criteria the critic grades against. The worker never sees them."),
 ]
 """A non-empty list of criteria with unique ids."""
+
+
+def dump_rubric(rubric: Sequence[CriterionBase]) -> list[dict[str, Any]]:
+    """Return the rubric as plain JSON, exactly as given (defaults left out)."""
+    return [
+        criterion.model_dump(mode="json", exclude_unset=True, by_alias=True) for criterion in rubric
+    ]

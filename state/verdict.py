@@ -1,9 +1,10 @@
 """The critic's verdict: one typed result per criterion, with the overall result derived.
 
-Two shapes live here. `CriticReport` is what the critic model is asked to return (its JSON
-schema is pinned with structured output). `Verdict` is what the loop keeps after checking a
-report against the rubric: the model's own overall flag is never trusted, `passed` and
-`score` are computed from the per-criterion results.
+`CriticReport` is what the critic model is asked to return for the `llm` criteria (its
+JSON schema is pinned with structured output). `CheckResult` is what a deterministic check
+returns. `Verdict` is what the loop keeps: one `CriterionResult` per criterion of the
+rubric, in rubric order, whoever graded it. The model's own overall flag is never trusted:
+`passed` and `score` are computed from the per-criterion results.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from state.rubric import Criterion
+from state.rubric import CriterionBase
 from state.schema import InvalidAnswer, portable_schema
 
 
-class CriterionResult(BaseModel):
-    """The critic's finding on one criterion."""
+class JudgeFinding(BaseModel):
+    """The critic model's finding on one criterion (part of the schema sent to the model)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -40,13 +41,39 @@ class CriticReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="verdict")
 
-    results: list[CriterionResult] = Field(
+    results: list[JudgeFinding] = Field(
         description="One result for every criterion, each criterion exactly once."
     )
     feedback: str = Field(
         description="A short note to the author on what to change next; empty when all pass."
     )
     passed: bool = Field(description="True only if every criterion passed.")
+
+
+class CheckResult(BaseModel):
+    """What a deterministic check (built-in, Python function or test suite) decides."""
+
+    passed: bool = Field(description="Whether the artifact meets the criterion.")
+    evidence: str = Field(description="What in the artifact shows it.")
+    hint: str = Field(default="", description="The smallest change that would make it pass.")
+
+
+class CriterionResult(BaseModel):
+    """The result on one criterion, as the loop keeps it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    criterion_id: str = Field(description="The id of the criterion this result grades.")
+    passed: bool = Field(description="Whether the artifact meets this criterion.")
+    evidence: str = Field(description="What in the artifact shows whether it holds.")
+    hint: str = Field(default="", description="The smallest change that would make it pass.")
+    skipped: bool = Field(
+        default=False,
+        description="Not graded this round (the judge was skipped after a failed check).",
+    )
+    votes: dict[str, bool] | None = Field(
+        default=None, description="Each panel judge's vote, when a judge panel graded it."
+    )
 
 
 class Verdict(BaseModel):
@@ -73,28 +100,33 @@ class Verdict(BaseModel):
 
     @property
     def failing(self) -> list[CriterionResult]:
-        """The results that did not pass, in rubric order."""
-        return [result for result in self.results if not result.passed]
+        """The results graded as failing, in rubric order (skipped ones are not graded)."""
+        return [result for result in self.results if not result.passed and not result.skipped]
 
     @property
     def failing_ids(self) -> frozenset[str]:
-        """The ids of the criteria that did not pass."""
+        """The ids of the criteria graded as failing."""
         return frozenset(result.criterion_id for result in self.failing)
+
+    @property
+    def unmet(self) -> list[CriterionResult]:
+        """The results that did not pass: failing or not graded."""
+        return [result for result in self.results if not result.passed]
 
 
 class InvalidVerdict(InvalidAnswer):
     """A critic report that cannot be accepted as a verdict for this rubric."""
 
 
-def check_report(report: CriticReport, rubric: Sequence[Criterion]) -> Verdict:
-    """Accept a critic report as a verdict, or raise `InvalidVerdict` saying why not.
+def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
+    """Accept a critic report as results for `criteria`, or raise `InvalidVerdict` saying why.
 
     A report is invalid when it grades an unknown criterion, grades one twice, leaves one
-    ungraded, gives a result without evidence, or claims an overall result that
-    contradicts its own per-criterion results.
+    ungraded, gives a result without evidence (a pass without evidence is a lenient,
+    ungraded pass), or claims an overall result that contradicts its own results.
     """
-    known = {criterion.id for criterion in rubric}
-    graded: dict[str, CriterionResult] = {}
+    known = {criterion.id for criterion in criteria}
+    graded: dict[str, JudgeFinding] = {}
     problems: list[str] = []
     for result in report.results:
         if result.criterion_id not in known:
@@ -105,7 +137,7 @@ def check_report(report: CriticReport, rubric: Sequence[Criterion]) -> Verdict:
             graded[result.criterion_id] = result
         if not result.evidence.strip():
             problems.append(f"criterion {result.criterion_id!r} has no evidence")
-    missing = [criterion.id for criterion in rubric if criterion.id not in graded]
+    missing = [criterion.id for criterion in criteria if criterion.id not in graded]
     if missing:
         problems.append("criteria not graded: " + ", ".join(repr(i) for i in missing))
     if not problems:
@@ -118,7 +150,7 @@ def check_report(report: CriticReport, rubric: Sequence[Criterion]) -> Verdict:
             )
     if problems:
         raise InvalidVerdict(problems)
-    return Verdict(results=[graded[criterion.id] for criterion in rubric], feedback=report.feedback)
+    return [CriterionResult(**graded[criterion.id].model_dump()) for criterion in criteria]
 
 
 def critic_output_schema() -> dict[str, Any]:

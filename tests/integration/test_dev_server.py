@@ -153,3 +153,30 @@ async def test_studio_sees_the_context_fields(dev_server) -> None:
     assert {"worker_model", "critic_model", "max_iterations", "memory_scope"} <= set(fields)
     assert fields["max_iterations"]["maximum"] == 100
     assert "rubric" in schemas["input_schema"]["properties"]
+
+
+async def test_mixed_rubric_round_trips_and_its_checks_run_under_the_server(
+    dev_server, model_server
+) -> None:
+    from tests.unit.test_checks import MIXED
+
+    model_server.responder.worker[:] = ["# Usage\nlorem ipsum, 24 hours"]
+    model_server.responder.critic[:] = []
+    client = get_client(url=dev_server.url)
+    thread = await client.threads.create()
+    result = await client.runs.wait(
+        thread["thread_id"],
+        "critic_loop",
+        input={"task": "Write a README section.", "rubric": MIXED},
+        context={**context("mixed"), "max_iterations": 1, "memory": False},
+    )
+    assert "__error__" not in result, result
+    assert result["rubric"] == MIXED  # exactly as sent
+    verdict = {r["criterion_id"]: r for r in result["critiques"][0]["verdict"]["results"]}
+    assert verdict["tests"]["passed"] is True  # pytest ran in a subprocess under the server
+    assert verdict["sections"]["passed"] is True
+    assert verdict["facts"]["passed"] is True
+    assert verdict["no_lorem"]["passed"] is False
+    assert verdict["valid"]["passed"] is False
+    assert verdict["tone"]["skipped"] is True  # the judge waits for the checks
+    assert result["outcome"] == "exhausted"

@@ -12,7 +12,7 @@ def report(answer: dict) -> CriticReport:
 def test_valid_report_becomes_verdict_in_rubric_order() -> None:
     answer = graded(RUBRIC, {"example": "add one"})
     answer["results"].reverse()
-    verdict = check_report(report(answer), RUBRIC)
+    verdict = Verdict(results=check_report(report(answer), RUBRIC))
     assert [r.criterion_id for r in verdict.results] == ["length", "example", "tone"]
     assert verdict.passed is False
     assert verdict.score == pytest.approx(2 / 3)
@@ -20,7 +20,7 @@ def test_valid_report_becomes_verdict_in_rubric_order() -> None:
 
 
 def test_all_passing_report_passes_with_full_score() -> None:
-    verdict = check_report(report(graded(RUBRIC)), RUBRIC)
+    verdict = Verdict(results=check_report(report(graded(RUBRIC)), RUBRIC))
     assert verdict.passed is True
     assert verdict.score == 1.0
 

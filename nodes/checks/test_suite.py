@@ -1,0 +1,234 @@
+"""Run a pytest suite against drafted code in a sandboxed subprocess.
+
+The draft's code is written as `<module>.py` in a fresh temporary directory next to the
+tests, and pytest runs there in a child process:
+
+- with a wall-clock timeout (the whole process group is killed when it runs out),
+- with memory (address space) and CPU-time limits where the platform supports them,
+- with a minimal environment: no API keys or other secrets of the parent process,
+- with its output captured; failing test names and the tail of their assertion output
+  become the evidence and the hint.
+
+A timeout, a crash or a collection error is a failing criterion, never a crash of the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from pathlib import Path
+
+from nodes.checks.structured import extract_code
+from state.rubric import TestSuite
+from state.verdict import CheckResult
+
+OUTPUT_TAIL = 1500
+"""How much of the end of pytest's output the evidence keeps."""
+
+# Applies the resource limits, then becomes pytest (no preexec_fn: it is unsafe in threads).
+LAUNCHER = """
+import os, resource, sys
+memory, cpu = int(sys.argv[1]), int(sys.argv[2])
+for limit, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu)):
+    try:
+        resource.setrlimit(limit, (value, value))
+    except (ValueError, OSError):
+        pass
+os.execv(sys.executable, [sys.executable, "-m", "pytest", *sys.argv[3:]])
+"""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A temporary directory holding the drafted module and the tests, and the command."""
+
+    directory: Path
+    command: list[str]
+    environment: dict[str, str]
+
+
+def _tests_source(criterion: TestSuite) -> str:
+    if criterion.tests is not None:
+        return criterion.tests
+    return Path(str(criterion.tests_file)).read_text()
+
+
+def prepare(criterion: TestSuite, draft: str) -> Prepared:
+    """Write the draft and the tests into a fresh temporary directory."""
+    directory = Path(tempfile.mkdtemp(prefix="critic-loop-tests-"))
+    (directory / f"{criterion.module}.py").write_text(extract_code(draft))
+    (directory / f"test_{criterion.module}.py").write_text(_tests_source(criterion))
+    (directory / "pytest.ini").write_text("[pytest]\n")
+    command = [
+        sys.executable,
+        "-c",
+        LAUNCHER,
+        str(criterion.memory_mb * 1024 * 1024),
+        str(int(criterion.timeout_seconds) + 1),
+        "-q",
+        "--no-header",
+        "-rfE",
+        "--tb=short",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(directory),
+        "-c",
+        str(directory / "pytest.ini"),
+        f"--junitxml={directory / 'report.xml'}",
+        f"test_{criterion.module}.py",
+    ]
+    environment = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(directory),
+        "TMPDIR": str(directory),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(directory),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # plain pytest, whatever is installed
+    }
+    return Prepared(directory, command, environment)
+
+
+def _tail(output: str) -> str:
+    output = output.strip()
+    return output if len(output) <= OUTPUT_TAIL else "..." + output[-OUTPUT_TAIL:]
+
+
+@dataclass(frozen=True)
+class _Case:
+    name: str
+    message: str
+
+
+def _failed_cases(report: Path) -> tuple[int, list[_Case]] | None:
+    if not report.exists():
+        return None
+    try:
+        root = ElementTree.parse(report).getroot()
+    except ElementTree.ParseError:
+        return None
+    total, failed = 0, []
+    for case in root.iter("testcase"):
+        total += 1
+        problem = case.find("failure")
+        if problem is None:
+            problem = case.find("error")
+        if problem is not None:
+            message = (problem.get("message") or problem.text or "").strip().splitlines()
+            failed.append(_Case(case.get("name", "?"), message[0] if message else ""))
+    return total, failed
+
+
+def interpret(prepared: Prepared, returncode: int, output: str) -> CheckResult:
+    """Turn pytest's exit status, report and output into a check result."""
+    counted = _failed_cases(prepared.directory / "report.xml")
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        return CheckResult(
+            passed=False,
+            evidence=f"The test run was killed by {name} (memory or CPU limit?).\n{_tail(output)}",
+            hint="Make the code use less memory and time.",
+        )
+    if returncode == 2:  # interrupted: the tests could not be collected
+        errors = [line[1:].strip() for line in output.splitlines() if line.startswith("E ")]
+        cause = errors[-1] if errors else f"pytest exit status {returncode}"
+        return CheckResult(
+            passed=False,
+            evidence=f"The tests could not run: the code does not import.\n{_tail(output)}",
+            hint=f"Make the code importable; it fails with: {cause}",
+        )
+    if returncode == 0 and counted and counted[0] > 0 and not counted[1]:
+        return CheckResult(passed=True, evidence=f"All {counted[0]} tests passed.")
+    if returncode == 5 or (counted is not None and counted[0] == 0):
+        return CheckResult(passed=False, evidence=f"No tests ran.\n{_tail(output)}", hint="")
+    if counted and counted[1]:
+        total, failed = counted
+        names = ", ".join(case.name for case in failed)
+        hints = "; ".join(
+            f"{case.name}: {case.message}" if case.message else case.name for case in failed
+        )
+        return CheckResult(
+            passed=False,
+            evidence=f"{len(failed)} of {total} tests failed: {names}.\n{_tail(output)}",
+            hint=f"Make these tests pass: {hints}"[:600],
+        )
+    return CheckResult(
+        passed=False,
+        evidence=f"The tests could not run (pytest exit status {returncode}).\n{_tail(output)}",
+        hint="Make the module importable: fix the errors shown.",
+    )
+
+
+def _timed_out(criterion: TestSuite, output: str) -> CheckResult:
+    return CheckResult(
+        passed=False,
+        evidence=(
+            f"The tests did not finish within {criterion.timeout_seconds:g} seconds "
+            f"(an endless loop or a slow algorithm?).\n{_tail(output)}"
+        ),
+        hint="Make sure every loop ends and the code finishes quickly.",
+    )
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
+    """Run the tests against the draft (blocking)."""
+    prepared = prepare(criterion, draft)
+    try:
+        process = subprocess.Popen(
+            prepared.command,
+            cwd=prepared.directory,
+            env=prepared.environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            output, _ = process.communicate(timeout=criterion.timeout_seconds)
+        except subprocess.TimeoutExpired:
+            _kill_group(process.pid)
+            output, _ = process.communicate()
+            return _timed_out(criterion, output.decode(errors="replace"))
+        return interpret(prepared, process.returncode, output.decode(errors="replace"))
+    finally:
+        shutil.rmtree(prepared.directory, ignore_errors=True)
+
+
+async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
+    """Run the tests against the draft without blocking the event loop."""
+    prepared = await asyncio.to_thread(prepare, criterion, draft)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *prepared.command,
+            cwd=prepared.directory,
+            env=prepared.environment,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            output, _ = await asyncio.wait_for(process.communicate(), criterion.timeout_seconds)
+        except TimeoutError:
+            _kill_group(process.pid)
+            await process.wait()
+            return _timed_out(criterion, "")
+        text = output.decode(errors="replace")
+        return await asyncio.to_thread(interpret, prepared, process.returncode or 0, text)
+    finally:
+        await asyncio.to_thread(shutil.rmtree, prepared.directory, True)

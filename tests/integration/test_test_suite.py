@@ -1,0 +1,124 @@
+"""The `tests` criterion: pytest against drafted code, in a sandboxed subprocess."""
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from nodes.checks.test_suite import arun_test_suite, run_test_suite
+from state.rubric import TestSuite
+
+pytestmark = pytest.mark.integration
+
+TESTS = """
+from solution import add
+
+def test_small():
+    assert add(1, 2) == 3
+
+def test_negative():
+    assert add(-1, -1) == -2
+
+def test_large():
+    assert add(10**6, 1) == 10**6 + 1
+"""
+
+WRONG = "```python\ndef add(a, b):\n    return a + b + (1 if a >= 0 else 0)\n```"
+RIGHT = "Here you go:\n```python\ndef add(a, b):\n    return a + b\n```"
+
+
+def suite(tests: str = TESTS, **overrides) -> TestSuite:
+    return TestSuite(id="tests", kind="tests", tests=tests, **overrides)
+
+
+@pytest.fixture(params=["sync", "async"])
+def run(request):
+    if request.param == "sync":
+        return run_test_suite
+    return lambda criterion, draft: asyncio.run(arun_test_suite(criterion, draft))
+
+
+def test_passing_code(run) -> None:
+    result = run(suite(), RIGHT)
+    assert result.passed, result.evidence
+    assert result.evidence == "All 3 tests passed."
+
+
+def test_failing_tests_are_named_in_evidence_and_hint(run) -> None:
+    draft = "def add(a, b):\n    return a + b if a > 0 else 0\n"
+    result = run(suite(), draft)
+    assert not result.passed
+    assert result.evidence.startswith("1 of 3 tests failed: test_negative.")
+    assert "assert 0 == -2" in result.evidence
+    assert result.hint.startswith("Make these tests pass: test_negative: assert 0 == -2")
+
+
+def test_an_endless_loop_times_out_inside_the_limit(run) -> None:
+    draft = "def add(a, b):\n    while True:\n        pass\n"
+    started = time.monotonic()
+    result = run(suite(timeout_seconds=2), draft)
+    assert time.monotonic() - started < 10
+    assert not result.passed
+    assert "did not finish within 2 seconds" in result.evidence
+    assert "loop" in result.hint
+
+
+def test_memory_is_limited(run) -> None:
+    draft = "def add(a, b):\n    hog = bytearray(2 * 1024 ** 3)\n    return a + b\n"
+    result = run(suite(memory_mb=256), draft)
+    assert not result.passed
+    assert "MemoryError" in result.evidence or "killed" in result.evidence
+
+
+def test_the_parent_process_secrets_are_not_inherited(run, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-parent-secret")
+    monkeypatch.setenv("CRITIC_LOOP_DATABASE_URL", "postgresql://user:pw@db/x")
+    tests = """
+import os, pathlib
+def test_no_secrets_and_a_fresh_directory():
+    assert "OPENAI_API_KEY" not in os.environ
+    assert not any("CRITIC_LOOP" in name for name in os.environ)
+    here = pathlib.Path.cwd()
+    assert here.name.startswith("critic-loop-tests-")
+    assert sorted(p.name for p in here.iterdir() if p.suffix == ".py") == [
+        "solution.py", "test_solution.py"
+    ]
+"""
+    result = run(suite(tests), "x = 1\n")
+    assert result.passed, result.evidence
+
+
+def test_the_temporary_directory_is_removed(run, tmp_path) -> None:
+    marker = tmp_path / "where.txt"
+    tests = f"""
+import pathlib
+def test_record():
+    pathlib.Path({str(marker)!r}).write_text(str(pathlib.Path.cwd()))
+"""
+    assert run(suite(tests), "x = 1\n").passed
+    assert not Path(marker.read_text()).exists()
+
+
+def test_code_that_does_not_import_fails_with_the_error(run) -> None:
+    result = run(suite(), "def add(a, b) return a + b")
+    assert not result.passed
+    assert result.evidence.startswith("The tests could not run: the code does not import.")
+    assert result.hint == "Make the code importable; it fails with: SyntaxError: expected ':'"
+
+
+def test_no_tests_collected_is_a_failure(run) -> None:
+    result = run(suite("x = 1\n"), RIGHT)
+    assert not result.passed
+    assert result.evidence.startswith("No tests ran.")
+
+
+def test_a_test_file_on_disk(run, tmp_path) -> None:
+    path = tmp_path / "test_add.py"
+    path.write_text(TESTS)
+    assert run(TestSuite(id="t", kind="tests", tests_file=str(path)), RIGHT).passed
+
+
+def test_wrong_code_fails_two_of_three(run) -> None:
+    result = run(suite(), WRONG)
+    assert result.evidence.startswith("2 of 3 tests failed: test_small, test_large.")

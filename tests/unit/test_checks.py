@@ -1,0 +1,246 @@
+"""Every built-in deterministic check, passing and failing; Python checks and references."""
+
+import re
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from nodes.checks import check_call
+from nodes.steps import run_steps
+from state.references import reference_to, resolve_reference
+from state.rubric import AnyCriterion, Rubric, dump_rubric
+from state.verdict import CheckResult
+
+CRITERIA = TypeAdapter(AnyCriterion)
+
+
+def check(spec: dict, draft: str) -> CheckResult:
+    criterion = CRITERIA.validate_python({"id": "c", **spec})
+    call = check_call(criterion, draft)
+
+    def steps():
+        result = yield call
+        return result
+
+    return run_steps(steps())
+
+
+@pytest.mark.parametrize(
+    ("spec", "draft", "passed", "hint"),
+    [
+        ({"kind": "word_count", "max": 5}, "one two three four five", True, ""),
+        (
+            {"kind": "word_count", "max": 5},
+            "one two three four five six",
+            False,
+            "Cut it to at most 5 words.",
+        ),
+        (
+            {"kind": "word_count", "min": 4},
+            "# Title\n\n- don't stop",
+            False,
+            "Expand it to at least 4 words.",
+        ),  # '#' and '-' are not words; "don't" is one
+        ({"kind": "word_count", "min": 2, "max": 4}, "well-known facts, stated", True, ""),
+        ({"kind": "char_count", "max": 10}, "short", True, ""),
+        ({"kind": "char_count", "min": 10}, "short", False, "Expand it to at least 10 characters."),
+        ({"kind": "regex", "pattern": r"\d{4}"}, "founded in 1998", True, ""),
+        (
+            {"kind": "regex", "pattern": r"\d{4}"},
+            "founded long ago",
+            False,
+            r"Include text that matches /\d{4}/.",
+        ),
+        ({"kind": "regex", "pattern": "lorem", "must_match": False}, "real text", True, ""),
+        (
+            {"kind": "regex", "pattern": "LOREM", "must_match": False, "ignore_case": True},
+            "some lorem ipsum",
+            False,
+            "Remove or rewrite the text matching /LOREM/ (first at 'lorem').",
+        ),
+        (
+            {"kind": "contains", "phrases": ["24 hours", "Leak-proof"]},
+            "leak-proof, cold 24 hours",
+            True,
+            "",
+        ),
+        (
+            {"kind": "contains", "phrases": ["24 hours", "Leak-proof"], "case_sensitive": True},
+            "leak-proof, cold 24 hours",
+            False,
+            "Include 'Leak-proof'.",
+        ),
+        (
+            {"kind": "headings", "headings": ["Usage", "Install"]},
+            "# Install\ntext\n## usage\n",
+            True,
+            "",
+        ),
+        (
+            {"kind": "headings", "headings": ["Usage", "Install"]},
+            "# Install\nUsage is easy",
+            False,
+            "Add Markdown headings (lines starting with '#') titled 'Usage'.",
+        ),
+        ({"kind": "json"}, '{"a": [1, 2]}', True, ""),
+        (
+            {"kind": "json"},
+            '```json\n{"a": 1}\n```',
+            False,
+            "Reply with the JSON document only, without Markdown code fences.",
+        ),
+        (
+            {
+                "kind": "json_schema",
+                "schema": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {"age": {"type": "integer"}},
+                },
+            },
+            '{"name": "Ada", "age": 36}',
+            True,
+            "",
+        ),
+        (
+            {
+                "kind": "json_schema",
+                "schema": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {"age": {"type": "integer"}},
+                },
+            },
+            '{"age": "old"}',
+            False,
+            "Fix the JSON at (root): 'name' is a required property.",
+        ),
+        ({"kind": "python_syntax"}, "```python\ndef f(x):\n    return x\n```", True, ""),
+        (
+            {"kind": "python_syntax"},
+            "def f(x)\n    return x\n",
+            False,
+            "Fix the syntax error at line 1 (expected ':').",
+        ),
+    ],
+)
+def test_built_in_check(spec, draft, passed, hint) -> None:
+    result = check(spec, draft)
+    assert result.passed is passed, result
+    assert result.hint == hint
+    assert result.evidence.strip()
+
+
+def test_schema_error_evidence_names_every_problem() -> None:
+    schema = {"type": "object", "properties": {"age": {"type": "integer"}}, "required": ["n"]}
+    result = check({"kind": "json_schema", "schema": schema}, '{"age": "x"}')
+    assert "2 schema error(s)" in result.evidence
+    assert "at age: 'x' is not of type 'integer'" in result.evidence
+
+
+def word_check(draft: str) -> CheckResult:
+    words = len(draft.split())
+    if words <= 3:
+        return CheckResult(passed=True, evidence=f"{words} words")
+    return CheckResult(passed=False, evidence=f"{words} words", hint="Use three words at most.")
+
+
+def tuple_check(draft: str) -> tuple[bool, str, str]:
+    return ("TODO" not in draft, "looked for TODO", "Finish the TODO.")
+
+
+def exploding_check(draft: str) -> bool:
+    raise ValueError("cannot parse")
+
+
+def test_python_callable_and_its_importable_reference() -> None:
+    reference = reference_to(word_check)
+    assert reference == f"{__name__}:word_check"
+    assert resolve_reference(reference) is word_check
+    assert check({"kind": "python", "function": word_check}, "two words").passed
+    failed = check({"kind": "python", "function": reference}, "far too many words here")
+    assert (failed.passed, failed.evidence, failed.hint) == (
+        False,
+        "5 words",
+        "Use three words at most.",
+    )
+
+
+def test_python_check_results_may_be_tuples_or_bools() -> None:
+    assert check({"kind": "python", "function": tuple_check}, "done").passed
+    failed = check({"kind": "python", "function": tuple_check}, "TODO: later")
+    assert (failed.passed, failed.hint) == (False, "Finish the TODO.")
+    assert check({"kind": "python", "function": "builtins:bool"}, "non-empty").passed
+
+
+def test_a_check_that_raises_fails_with_evidence() -> None:
+    failed = check({"kind": "python", "function": exploding_check}, "draft")
+    assert not failed.passed
+    assert "raised ValueError: cannot parse" in failed.evidence
+
+
+def test_a_lambda_gets_a_process_local_reference() -> None:
+    reference = reference_to(lambda draft: True)
+    assert "#" in reference
+    assert resolve_reference(reference)("x") is True
+    with pytest.raises(LookupError, match="another process"):
+        resolve_reference(reference.rsplit("#", 1)[0] + "#dead")
+
+
+def test_unresolvable_reference_is_a_clear_error() -> None:
+    with pytest.raises(LookupError, match="cannot import 'nosuchmodule:check'"):
+        resolve_reference("nosuchmodule:check")
+
+
+MIXED = [
+    {"id": "tone", "text": "Friendly, plain language."},
+    {"id": "length", "kind": "word_count", "min": 10, "max": 90},
+    {"id": "chars", "kind": "char_count", "max": 600, "text": "Fits a tweet thread."},
+    {
+        "id": "no_lorem",
+        "kind": "regex",
+        "pattern": "lorem",
+        "must_match": False,
+        "ignore_case": True,
+    },
+    {"id": "facts", "kind": "contains", "phrases": ["24 hours"]},
+    {"id": "sections", "kind": "headings", "headings": ["Usage"]},
+    {"id": "valid", "kind": "json"},
+    {"id": "shape", "kind": "json_schema", "schema": {"type": "object"}},
+    {"id": "syntax", "kind": "python_syntax"},
+    {"id": "custom", "kind": "python", "function": "builtins:bool"},
+    {
+        "id": "tests",
+        "kind": "tests",
+        "tests": "def test_ok():\n    assert True\n",
+        "timeout_seconds": 5,
+    },
+]
+
+
+def test_mixed_rubric_round_trips_through_json_unchanged() -> None:
+    import json
+
+    wire = json.loads(json.dumps(MIXED))
+    rubric = TypeAdapter(Rubric).validate_python(wire)
+    assert json.loads(json.dumps(dump_rubric(rubric))) == MIXED
+
+
+@pytest.mark.parametrize(
+    ("criterion", "message"),
+    [
+        ({"kind": "word_count"}, "give min or max words"),
+        ({"kind": "word_count", "min": 9, "max": 3}, "min (9) is above max (3)"),
+        ({"kind": "regex", "pattern": "(unclosed"}, "invalid regular expression"),
+        ({"kind": "json_schema", "schema": {"type": 7}}, "invalid JSON Schema"),
+        ({"kind": "tests"}, "exactly one of tests"),
+        ({"kind": "tests", "tests": "x", "tests_file": "y.py"}, "exactly one of tests"),
+        ({"kind": "contains", "phrases": []}, "at least 1 item"),
+        ({"kind": "python", "function": "no_colon"}, "not a 'package.module:function'"),
+        ({"kind": "teleport"}, "does not match any of the expected tags"),
+        ({"text": ""}, "text"),
+    ],
+)
+def test_bad_criteria_are_refused(criterion, message) -> None:
+    with pytest.raises(ValidationError, match=re.escape(message)):
+        TypeAdapter(Rubric).validate_python([{"id": "c", **criterion}])

@@ -8,7 +8,8 @@ Runs and rules are kept in one SQLite file, or in PostgreSQL when
 `CRITIC_LOOP_DATABASE_URL` (or `--db`) is a postgresql:// URL (see
 `critic_loop.persistence`); giving the `--thread-id` of a run that was interrupted resumes
 it. The exit status is 0 when the
-critic passed the result, 1 when the run ended without a pass, 2 on bad input or setup.
+critic passed the result, 1 when the run ended without a pass, 2 on bad input or setup,
+3 when a model or the network failed mid-run (resume it with the same --thread-id).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import openai
 from pydantic import ValidationError
 
+from critic_loop.model_choice import choose_models_from_environment
 from critic_loop.persistence import DATABASE_URL_VARIABLE, default_database, open_persistence
 from critic_loop.results import LoopDidNotPass
 from critic_loop.run import ThreadFinished, drive_loop, start_input, thread_config
@@ -36,6 +39,8 @@ EXAMPLE = Path(__file__).parent / "examples" / "product_description.json"
 
 CONTEXT_OPTIONS = {
     "worker_model": "model that drafts, as provider:model (e.g. openai:gpt-4.1-mini)",
+    "judge_granularity": "rubric (one judge call) or criterion (one call per criterion)",
+    "worker_max_tokens": "cap on a draft's length in tokens",
     "critic_model": "model that grades, as provider:model (e.g. google_genai:gemini-2.5-pro)",
     "base_url": "OpenAI-compatible server for openai: models (llama.cpp, Ollama, vLLM)",
     "max_iterations": "most rounds to run (1-100)",
@@ -45,17 +50,28 @@ CONTEXT_OPTIONS = {
 }
 
 WAYS_FORWARD = """
-To run critic-loop you need a model. Either:
-  - use a hosted model: export OPENAI_API_KEY=... (or GOOGLE_API_KEY=... together with
-    --worker-model google_genai:gemini-2.5-flash --critic-model google_genai:gemini-2.5-pro), or
-  - use a local OpenAI-compatible server (llama.cpp, Ollama, vLLM):
-    --base-url http://127.0.0.1:8080/v1 --worker-model openai:<model> --critic-model openai:<model>
-    (add --structured-output-method function_calling for llama.cpp's server).
-See README.md, "Choosing models"."""
+critic-loop needs a model, and found no API key and no local server. Either:
+  1. use a hosted model: export OPENAI_API_KEY=...  (or GOOGLE_API_KEY=... for Gemini), or
+  2. point it at a local OpenAI-compatible server (llama.cpp, Ollama, vLLM, LM Studio):
+     export OPENAI_BASE_URL=http://127.0.0.1:8080/v1   (or pass --base-url)
+     The model the server serves is used for every role; --model openai:<name> picks one.
+Then run the same command again. See README.md, "Choosing models"."""
 
 
 class UsageError(Exception):
     """The command line was given something it cannot run."""
+
+
+class RunInterrupted(Exception):
+    """A model or the network failed mid-run; every finished step is saved."""
+
+    def __init__(self, thread_id: str, error: Exception) -> None:
+        """Keep the thread to resume and the cause."""
+        self.thread_id = thread_id
+        super().__init__(
+            f"the run stopped: {type(error).__name__}: {error}\n"
+            f"Every finished step is saved; fix the cause and resume with --thread-id {thread_id}"
+        )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -77,8 +93,11 @@ def _parser() -> argparse.ArgumentParser:
     for command in (run, demo):
         settings = command.add_argument_group("run settings (default: CRITIC_LOOP_* env)")
         for name, help_text in CONTEXT_OPTIONS.items():
-            kind = int if name in {"max_iterations", "stall_rounds"} else str
+            kind = int if name in {"max_iterations", "stall_rounds", "worker_max_tokens"} else str
             settings.add_argument("--" + name.replace("_", "-"), type=kind, help=help_text)
+        command.add_argument(
+            "--model", help="one provider:model for every role (worker, critic, distiller)"
+        )
         command.add_argument("--thread-id", help="thread to run in (resumes an unfinished one)")
         command.add_argument(
             "--db",
@@ -119,11 +138,19 @@ def _loop_input(args: argparse.Namespace) -> dict[str, Any]:
 
 def _context(args: argparse.Namespace) -> Context:
     chosen = {name: getattr(args, name) for name in CONTEXT_OPTIONS}
-    return Context(**{name: value for name, value in chosen.items() if value is not None})
+    chosen = {name: value for name, value in chosen.items() if value is not None}
+    if args.model:
+        chosen = {"worker_model": args.model, "critic_model": args.model, **chosen}
+    return Context(**{**choose_models_from_environment(chosen), **chosen})
 
 
 def _show_event(event: dict[str, Any]) -> None:
-    if event.get("event") == "draft":
+    if event.get("event") == "recall":
+        rules = event["rules"]
+        print(f"memory: {len(rules)} rule(s) recalled from scope {event['scope']!r}", flush=True)
+        for rule in rules:
+            print(f"  - {rule}", flush=True)
+    elif event.get("event") == "draft":
         print(f"round {event['round']}: draft of {event['characters']} characters", flush=True)
     elif event.get("event") == "verdict":
         if event["error"]:
@@ -131,9 +158,12 @@ def _show_event(event: dict[str, Any]) -> None:
             return
         criteria = event["criteria"]
         passed = sum(item["passed"] for item in criteria)
-        failing = ", ".join(item["id"] for item in criteria if not item["passed"])
+        failing = [i["id"] for i in criteria if not i["passed"] and not i.get("skipped")]
+        waiting = [i["id"] for i in criteria if i.get("skipped")]
         line = f"round {event['round']}: {passed}/{len(criteria)} criteria passed"
-        line += f" (score {event['score']:.2f})" + (f"; failing: {failing}" if failing else "")
+        line += f" (score {event['score']:.2f})"
+        line += f"; failing: {', '.join(failing)}" if failing else ""
+        line += f"; not graded until the checks pass: {', '.join(waiting)}" if waiting else ""
         print(line, flush=True)
 
 
@@ -143,7 +173,17 @@ def _show_result(state: LoopState, thread_id: str, as_json: bool) -> None:
         return
     print(f"\noutcome: {state.outcome} after {state.rounds} round(s) (thread {thread_id})")
     for item in state.open_items:
-        print(f"  still failing [{item.criterion_id}] {item.text}\n    hint: {item.hint}")
+        print(f"  still open [{item.criterion_id}] {item.text}")
+        print(f"    {'hint: ' + item.hint if item.hint else item.evidence.splitlines()[0]}")
+    report = state.memory_report
+    if report is not None and report.skipped is None:
+        print(
+            f"memory: {len(report.added)} rule(s) added, {len(report.updated)} updated, "
+            f"{len(report.reinforced)} reinforced, {len(report.rejected)} refused "
+            f"(scope {report.scope!r})"
+        )
+    for error in state.memory_errors:
+        print(f"memory error: {error}")
     print(f"\n--- final draft (round {state.final_round}) ---\n{state.final}")
 
 
@@ -167,6 +207,8 @@ def _run(args: argparse.Namespace) -> int:
             state = drive_loop(graph, start, config, context, None if args.json else _show_event)
         except LoopDidNotPass as failure:
             state = failure.state
+        except (openai.APIError, OSError) as error:
+            raise RunInterrupted(thread_id, error) from error
     _show_result(state, thread_id, args.json)
     return 0 if state.outcome == "passed" else 1
 
@@ -183,6 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"critic-loop: invalid input or settings:\n{error}", file=sys.stderr)
     except (UsageError, ThreadFinished) as error:
         print(f"critic-loop: {error}", file=sys.stderr)
+    except RunInterrupted as error:
+        print(f"critic-loop: {error}", file=sys.stderr)
+        return 3
     return 2
 
 

@@ -1,7 +1,8 @@
 """The progress events a run streams (LangGraph `stream_mode="custom"`).
 
-Each round emits a "draft" event when the worker has answered and a "verdict" event when
-the critic has graded, so Studio, `langgraph_sdk` clients and the command line can show
+Before the first round, a "recall" event says how many rules the worker was given. Each
+round emits a "draft" event when the worker has answered and a "verdict" event when the
+critic has graded, so Studio, `langgraph_sdk` clients and the command line can show
 progress without waiting for the end.
 """
 
@@ -10,6 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from state.records import Critique, Draft
+from state.rules import RecalledRule
+
+
+def recall_event(rules: list[RecalledRule], scope: str) -> dict[str, Any]:
+    """Describe what recall gave the worker."""
+    return {"event": "recall", "scope": scope, "rules": [rule.text for rule in rules]}
 
 
 def draft_event(draft: Draft) -> dict[str, Any]:
@@ -31,7 +38,7 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
         "passed": verdict.passed if verdict else False,
         "score": verdict.score if verdict else None,
         "criteria": [
-            {"id": result.criterion_id, "passed": result.passed}
+            {"id": result.criterion_id, "passed": result.passed, "skipped": result.skipped}
             for result in (verdict.results if verdict else [])
         ],
         "attempts": critique.attempts,

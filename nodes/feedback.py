@@ -21,6 +21,14 @@ REDACTED = "[a review requirement]"
 MIN_REDACTED_WORDS = 3
 """Criterion texts shorter than this are not cut out (they are ordinary words)."""
 
+MAX_NOTE_CHARACTERS = 600
+"""Longer hints and notes are cut, so the worker's prompt stays bounded."""
+
+
+def _bounded(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_NOTE_CHARACTERS else text[: MAX_NOTE_CHARACTERS - 3] + "..."
+
 
 def _criterion_patterns(rubric: Sequence[CriterionBase]) -> list[re.Pattern[str]]:
     patterns = []
@@ -43,11 +51,11 @@ def worker_feedback(
 ) -> WorkerFeedback:
     """Build the worker's feedback on a failing verdict: the note and one hint per failure."""
     hints = [
-        redact_criteria(result.hint.strip() or result.evidence.strip(), rubric)
+        _bounded(redact_criteria(result.hint.strip() or result.evidence.strip(), rubric))
         for result in verdict.failing
     ]
     return WorkerFeedback(
         round=round_number,
-        summary=redact_criteria(verdict.feedback.strip(), rubric),
+        summary=_bounded(redact_criteria(verdict.feedback, rubric)),
         hints=[hint for hint in hints if hint],
     )

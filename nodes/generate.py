@@ -66,6 +66,7 @@ def generate_steps(state: WorkerView, runtime: Runtime[Context]) -> Steps[dict[s
         role="worker",
         temperature=context.temperature,
         base_url=context.base_url,
+        max_tokens=context.worker_max_tokens,
     )
     reply: BaseMessage = yield invoke(worker, prompt)
     draft = Draft(round=len(state.drafts) + 1, text=reply.text, usage=usage_of(reply, prompt))

@@ -1,11 +1,12 @@
 """The LLM judge: the critic model (or a panel of them) grades the rubric's `llm` criteria.
 
 A single judge is asked with bounded retries until its answer is a valid verdict for the
-criteria it was given. A panel (`Context.critic_models`, `Context.critic_samples`) asks
-every judge side by side; each criterion's result is the majority vote (a tie fails), the
-evidence and hint come from a judge in the majority, and every judge's vote is recorded in
-the result. A judge that gives no valid answer abstains; if all abstain, the critique
-records a verifier error.
+criteria it was given: all the `llm` criteria at once, or one per call with
+`Context.judge_granularity="criterion"`. A panel (`Context.critic_models`,
+`Context.critic_samples`) asks every judge side by side; each criterion's result is the
+majority vote (a tie fails), the evidence and hint come from a judge in the majority, and
+every judge's vote is recorded in the result. A judge that gives no valid answer abstains;
+if all abstain, the critique records a verifier error.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from nodes.models import load_chat_model, with_json_output
 from nodes.prompts import render_prompt
 from nodes.steps import Steps, gather, subroutine
-from nodes.structured import Attempts, ask_until_valid, parse_answer
+from nodes.structured import Attempts, ask_until_valid, parse_answer, structured_model
 from state.context import Context
 from state.records import TokenUsage
 from state.rubric import CriterionBase
@@ -101,16 +101,14 @@ def accept_answer(answer: dict[str, Any], criteria: Sequence[CriterionBase]) -> 
 def _ask(
     judge: Judge, criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> Steps[Attempts[Graded]]:
-    model = with_json_output(
-        load_chat_model(
-            judge.spec,
-            role="critic",
-            temperature=context.critic_temperature,
-            base_url=context.base_url,
-        ),
+    model = structured_model(
         judge.spec,
-        critic_output_schema(),
-        context.structured_output_method,
+        role="critic",
+        schema=critic_output_schema(),
+        method=context.structured_output_method,
+        temperature=context.critic_temperature,
+        base_url=context.base_url,
+        max_tokens=context.critic_max_tokens,
     )
     attempts = yield from ask_until_valid(
         model,
@@ -141,7 +139,31 @@ def _majority(graded: list[tuple[Judge, Graded]], count: int) -> Graded:
 def judge_steps(
     criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> Steps[Judgement]:
-    """Grade the `llm` criteria with the critic model, or with the panel."""
+    """Grade the `llm` criteria with the critic model, or with the panel.
+
+    With `judge_granularity="criterion"`, each criterion is graded in a call of its own
+    (side by side under async) and the answers are merged.
+    """
+    if context.judge_granularity == "rubric" or len(criteria) == 1:
+        return (yield from _judge_together(criteria, artifact, context))
+    parts: list[Judgement] = yield gather(
+        [subroutine(partial(_judge_together, [one], artifact, context)) for one in criteria]
+    )
+    merged = Judgement(
+        calls=sum(part.calls for part in parts),
+        usage=sum((part.usage for part in parts), TokenUsage()),
+        rejected=[problem for part in parts for problem in part.rejected],
+        error=next((part.error for part in parts if part.error is not None), None),
+    )
+    if merged.error is None:
+        merged.results = [result for part in parts for result in part.results]
+        merged.feedback = " ".join(part.feedback for part in parts if part.feedback.strip())
+    return merged
+
+
+def _judge_together(
+    criteria: Sequence[CriterionBase], artifact: str, context: Context
+) -> Steps[Judgement]:
     judges = panel(context)
     if len(judges) == 1:
         outcomes = [(yield from _ask(judges[0], criteria, artifact, context))]

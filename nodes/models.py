@@ -38,7 +38,9 @@ STRICT_SCHEMA_PROVIDERS = frozenset({"openai", "azure_openai"})
 class ChatModelFactory(Protocol):
     """Makes a chat model for a registered provider."""
 
-    def __call__(self, model: str, *, temperature: float, base_url: str | None) -> BaseChatModel:
+    def __call__(
+        self, model: str, *, temperature: float, base_url: str | None, max_tokens: int | None
+    ) -> BaseChatModel:
         """Return the chat model called `model`."""
         ...
 
@@ -72,7 +74,12 @@ def openai_base_url(base_url: str | None) -> str | None:
 
 
 def load_chat_model(
-    spec: str, *, role: str, temperature: float, base_url: str | None = None
+    spec: str,
+    *,
+    role: str,
+    temperature: float,
+    base_url: str | None = None,
+    max_tokens: int | None = None,
 ) -> BaseChatModel:
     """Create the chat model for `spec` ("provider:model") for the given role.
 
@@ -82,9 +89,16 @@ def load_chat_model(
     """
     provider, model = split_model_spec(spec)
     if provider in _registered:
-        return _registered[provider](model, temperature=temperature, base_url=base_url)
+        return _registered[provider](
+            model, temperature=temperature, base_url=base_url, max_tokens=max_tokens
+        )
     kwargs: dict[str, Any] = {"temperature": temperature}
     server = openai_base_url(base_url) if provider == "openai" else None
+    if max_tokens is not None:
+        if server:  # local servers know max_tokens, not OpenAI's newer max_completion_tokens
+            kwargs["extra_body"] = {"max_tokens": max_tokens}
+        else:
+            kwargs["max_tokens"] = max_tokens
     if server:
         kwargs["base_url"] = server
         if not os.environ.get("OPENAI_API_KEY"):

@@ -17,13 +17,12 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from nodes.models import load_chat_model, with_json_output
 from nodes.prompts import render_prompt
 from nodes.record_usage import COMPLETED
-from nodes.rule_store import search_rules
+from nodes.rule_store import by_strength, search_rules
 from nodes.runtime import context_of
 from nodes.steps import Steps, dual_node
-from nodes.structured import ask_until_valid, parse_answer
+from nodes.structured import ask_until_valid, parse_answer, structured_model
 from state.context import Context
 from state.distill import DistillState
 from state.rules import DistillerReport, MemoryReport
@@ -33,6 +32,9 @@ logger = logging.getLogger(__name__)
 
 DISTILL_ATTEMPTS = 2
 """Distiller calls allowed when its answer cannot be parsed."""
+
+RULES_SHOWN = 20
+"""The most existing rules the distiller sees (the strongest); duplicates are caught anyway."""
 
 
 def distiller_output_schema() -> dict[str, Any]:
@@ -55,14 +57,20 @@ def distill_prompt(
     state: DistillState, existing: Mapping[str, str], context: Context, problem: str | None
 ) -> list[BaseMessage]:
     """Build the distiller's prompt from the run's grading history and the existing rules."""
+    graded = [critique for critique in state.critiques if critique.verdict is not None]
+    latest_hints: dict[str, str] = {}
+    for critique in graded:
+        for result in critique.verdict.failing if critique.verdict else []:
+            if result.hint:
+                latest_hints[result.criterion_id] = result.hint[:300]
     rounds = [
         {
             "round": critique.round,
-            "failing": [result.criterion_id for result in critique.verdict.failing],
-            "hints": [result.hint for result in critique.verdict.failing if result.hint],
+            "failing": [r.criterion_id for r in critique.verdict.failing]
+            if critique.verdict
+            else [],
         }
-        for critique in state.critiques
-        if critique.verdict is not None
+        for critique in graded
     ]
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("distill_system.jinja", context.prompts_dir)),
@@ -73,6 +81,7 @@ def distill_prompt(
                 task=state.task,
                 outcome=state.outcome,
                 rounds=rounds,
+                hints=latest_hints,
                 rubric=state.rubric,
                 existing=existing,
             )
@@ -96,22 +105,20 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         report = MemoryReport(scope=context.memory_scope, skipped=reason)
         return {"memory_report": report.model_dump(mode="json")}
     try:
-        items = yield search_rules(store, context.memory_scope)
+        items = by_strength((yield search_rules(store, context.memory_scope)))
         existing = {
             item.key: item.value["text"]
-            for item in items
+            for item in items[:RULES_SHOWN]
             if isinstance(item.value.get("text"), str)
         }
-        distiller = with_json_output(
-            load_chat_model(
-                context.distiller_model,
-                role="distill",
-                temperature=context.critic_temperature,
-                base_url=context.base_url,
-            ),
+        distiller = structured_model(
             context.distiller_model,
-            distiller_output_schema(),
-            context.structured_output_method,
+            role="distill",
+            schema=distiller_output_schema(),
+            method=context.distill_output_method,
+            temperature=context.critic_temperature,
+            base_url=context.base_url,
+            max_tokens=context.critic_max_tokens,
         )
         attempts = yield from ask_until_valid(
             distiller,

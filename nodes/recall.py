@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import SearchItem
 from pydantic import BaseModel, ValidationError
 
+from nodes.events import recall_event
 from nodes.rule_store import by_strength, search_rules
 from nodes.runtime import context_of
 from nodes.steps import Steps, dual_node
@@ -60,9 +61,9 @@ def recall_steps(state: RecallView, runtime: Runtime[Context]) -> Steps[dict[str
         logger.warning("recall failed in scope %s: %s", scope, error, exc_info=True)
         return {"recalled_rules": [], "memory_errors": [f"recall: {type(error).__name__}: {error}"]}
     recalled = [rule for item in items if (rule := _recalled(item, scope)) is not None]
-    return {
-        "recalled_rules": [rule.model_dump(mode="json") for rule in recalled[: context.recall_k]]
-    }
+    recalled = recalled[: context.recall_k]
+    runtime.stream_writer(recall_event(recalled, scope))
+    return {"recalled_rules": [rule.model_dump(mode="json") for rule in recalled]}
 
 
 recall = dual_node(recall_steps)

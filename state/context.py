@@ -120,6 +120,26 @@ class Context(BaseSettings):
             "or json_mode (use function_calling or json_mode with llama.cpp's server)."
         ),
     )
+    distill_structured_output_method: StructuredOutputMethod | None = Field(
+        default=None,
+        description="How the distiller is held to its schema; structured_output_method if unset.",
+    )
+    judge_granularity: Literal["rubric", "criterion"] = Field(
+        default="rubric",
+        description=(
+            "rubric: one judge call grades every LLM criterion; criterion: one call per "
+            "criterion (more calls, much smaller answers: what small local models need)."
+        ),
+    )
+    worker_max_tokens: int | None = Field(
+        default=None, ge=16, le=200_000, description="Cap on a draft's length in tokens."
+    )
+    critic_max_tokens: int = Field(
+        default=2048,
+        ge=64,
+        le=200_000,
+        description="Cap on a judge's or the distiller's answer in tokens.",
+    )
     critic_attempts: int = Field(
         default=3,
         ge=1,
@@ -189,6 +209,11 @@ class Context(BaseSettings):
     def distiller_model(self) -> str:
         """The model that distills rules: `distill_model`, else the critic's."""
         return self.distill_model or self.critic_model
+
+    @property
+    def distill_output_method(self) -> StructuredOutputMethod:
+        """How the distiller is held to its schema."""
+        return self.distill_structured_output_method or self.structured_output_method
 
     @property
     def recalls(self) -> bool:

@@ -135,7 +135,7 @@ def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> lis
             problems.append(f"criterion {result.criterion_id!r} graded more than once")
         else:
             graded[result.criterion_id] = result
-        if not result.evidence.strip():
+        if not any(character.isalnum() for character in result.evidence):
             problems.append(f"criterion {result.criterion_id!r} has no evidence")
     missing = [criterion.id for criterion in criteria if criterion.id not in graded]
     if missing:

@@ -33,7 +33,7 @@ class Models(dict[str, ScriptedChatModel]):
 def models() -> Iterator[Models]:
     registered = Models()
 
-    def factory(model: str, *, temperature: float, base_url: str | None) -> ScriptedChatModel:
+    def factory(model: str, **settings: object) -> ScriptedChatModel:
         return registered[model]
 
     register_chat_model_provider("scripted", factory)

@@ -94,8 +94,9 @@ def test_run_that_does_not_pass_exits_1_with_open_items(tmp_path) -> None:
 def test_no_key_and_no_server_names_both_ways_forward(tmp_path) -> None:
     done = run_cli("demo", cwd=tmp_path)
     assert done.returncode == 2
-    assert "OPENAI_API_KEY" in done.stderr
-    assert "--base-url" in done.stderr
+    assert "found no API key and no local server" in done.stderr
+    assert "OPENAI_API_KEY" in done.stderr  # way 1: a hosted model
+    assert "OPENAI_BASE_URL" in done.stderr and "--base-url" in done.stderr  # way 2: local
     assert done.stdout == ""
 
 
@@ -116,3 +117,45 @@ def test_bad_iteration_cap_exits_2(tmp_path) -> None:
     )
     assert done.returncode == 2
     assert "max_iterations" in done.stderr
+
+
+def test_with_only_a_local_server_set_the_served_model_is_used(tmp_path) -> None:
+    criteria = [{"id": "c", "text": "x y z"}]
+    script = RoleScript(worker=["only try"], critic=[graded(criteria), {"operations": []}])
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "run",
+            "--task",
+            TASK,
+            "--criterion",
+            "c=x y z",
+            cwd=tmp_path,
+            env={"OPENAI_BASE_URL": server.base_url},
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "worker openai:scripted, critic openai:scripted" in done.stdout
+    assert [r["model"] for r in server.requests] == ["scripted"] * 3  # worker, judge, distiller
+    assert server.plain_requests()[0]["max_tokens"] == 1024
+    assert "memory: 0 rule(s) added" in done.stdout
+
+
+def test_a_model_failure_mid_run_says_how_to_resume(tmp_path) -> None:
+    from tests.support.openai_server import Failure
+
+    script = RoleScript(worker=["draft"], critic=[Failure(401, "invalid api key")])
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "run",
+            "--task",
+            TASK,
+            "--criterion",
+            "c=x y z",
+            "--thread-id",
+            "t-9",
+            *model_args(server),
+            cwd=tmp_path,
+        )
+    assert done.returncode == 3
+    assert "Traceback" not in done.stderr
+    assert "invalid api key" in done.stderr
+    assert "--thread-id t-9" in done.stderr

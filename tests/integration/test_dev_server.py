@@ -73,13 +73,14 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
     thread = await client.threads.create()
     custom, values = await stream_run(client, thread["thread_id"], scope, dev_server)
 
-    assert [(e["event"], e["round"]) for e in custom] == [
+    assert custom[0] == {"event": "recall", "scope": scope, "rules": []}
+    assert [(e["event"], e["round"]) for e in custom[1:]] == [
         ("draft", 1),
         ("verdict", 1),
         ("draft", 2),
         ("verdict", 2),
     ]
-    assert custom[1]["criteria"][1] == {"id": "example", "passed": False}
+    assert custom[2]["criteria"][1] == {"id": "example", "passed": False, "skipped": False}
     assert values is not None and values["outcome"] == "passed"
     assert values["final"] == "draft two"
     assert values["memory_errors"] == []

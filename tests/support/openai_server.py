@@ -19,9 +19,10 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Text:
-    """Answer with plain assistant text."""
+    """Answer with plain assistant text ("length": cut off at the token limit)."""
 
     content: str
+    finish_reason: str = "stop"
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,14 @@ class Failure:
     code: str | None = None
     param: str | None = None
 
+
+LLAMA_CPP_PYTHON_REFUSAL = Failure(
+    500,
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}",
+)
+"""How llama-cpp-python's server answers a `response_format: json_schema` request."""
 
 Answer = Text | Structured | Failure
 Responder = Callable[[dict[str, Any]], Answer]
@@ -142,7 +151,15 @@ def _usage(request: dict[str, Any], message: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def _completion(request: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+def _finish(message: dict[str, Any], answer: Text | Structured) -> str:
+    if isinstance(answer, Text):
+        return answer.finish_reason
+    return "tool_calls" if message.get("tool_calls") else "stop"
+
+
+def _completion(
+    request: dict[str, Any], message: dict[str, Any], finish_reason: str
+) -> dict[str, Any]:
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -152,14 +169,16 @@ def _completion(request: dict[str, Any], message: dict[str, Any]) -> dict[str, A
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                "finish_reason": finish_reason,
             }
         ],
         "usage": _usage(request, message),
     }
 
 
-def _chunks(request: dict[str, Any], message: dict[str, Any]) -> Iterable[dict[str, Any]]:
+def _chunks(
+    request: dict[str, Any], message: dict[str, Any], finish: str
+) -> Iterable[dict[str, Any]]:
     base = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion.chunk",
@@ -172,7 +191,6 @@ def _chunks(request: dict[str, Any], message: dict[str, Any]) -> Iterable[dict[s
     else:
         delta["content"] = message.get("content") or ""
     yield {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
-    finish = "tool_calls" if message.get("tool_calls") else "stop"
     yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
     if (request.get("stream_options") or {}).get("include_usage"):
         yield {**base, "choices": [], "usage": _usage(request, message)}
@@ -251,27 +269,43 @@ class ScriptedOpenAIServer:
                     return
                 answer = server._answer(request)
                 if isinstance(answer, Failure):
+                    kind = (
+                        "internal_server_error" if answer.status >= 500 else "invalid_request_error"
+                    )
                     error = {
                         "message": answer.message,
-                        "type": "invalid_request_error",
+                        "type": kind,
                         "code": answer.code,
                         "param": answer.param,
                     }
                     self._send_json(answer.status, {"error": error})
                     return
                 message = _render(answer, request)
+                finish = _finish(message, answer)
                 if not request.get("stream"):
-                    self._send_json(200, _completion(request, message))
+                    self._send_json(200, _completion(request, message, finish))
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
-                for chunk in _chunks(request, message):
+                for chunk in _chunks(request, message, finish):
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
                 self.close_connection = True
 
         return Handler
+
+
+@dataclass
+class RefusesJsonSchema:
+    """Wraps a responder; refuses `json_schema` requests exactly as llama-cpp-python does."""
+
+    inner: Responder
+
+    def __call__(self, request: dict[str, Any]) -> Answer:
+        if (request.get("response_format") or {}).get("type") == "json_schema":
+            return LLAMA_CPP_PYTHON_REFUSAL
+        return self.inner(request)

@@ -245,8 +245,8 @@ def test_each_round_streams_a_draft_and_a_verdict_event(models, context, loop_in
     assert first["passed"] is False
     assert first["score"] == pytest.approx(2 / 3)
     assert first["criteria"] == [
-        {"id": "length", "passed": True},
-        {"id": "example", "passed": True},
-        {"id": "tone", "passed": False},
+        {"id": "length", "passed": True, "skipped": False},
+        {"id": "example", "passed": True, "skipped": False},
+        {"id": "tone", "passed": False, "skipped": False},
     ]
     assert events[3]["passed"] is True and events[3]["error"] is None

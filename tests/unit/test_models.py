@@ -48,3 +48,20 @@ def test_base_url_from_the_environment(monkeypatch) -> None:
     model = load_chat_model("openai:qwen", role="worker", temperature=0)
     assert isinstance(model, ChatOpenAI)
     assert model.openai_api_base == "http://127.0.0.1:9/v1"
+
+
+def test_token_cap_uses_the_field_each_server_understands(monkeypatch) -> None:
+    local = load_chat_model(
+        "openai:qwen",
+        role="critic",
+        temperature=0,
+        base_url="http://127.0.0.1:9/v1",
+        max_tokens=256,
+    )
+    assert isinstance(local, ChatOpenAI)
+    assert local.extra_body == {"max_tokens": 256}  # llama.cpp & co ignore the newer field
+    assert local.max_tokens is None
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    hosted = load_chat_model("openai:gpt-4.1", role="critic", temperature=0, max_tokens=256)
+    assert isinstance(hosted, ChatOpenAI)
+    assert hosted.max_tokens == 256

@@ -1,0 +1,122 @@
+"""OpenAI-compatible local servers: refused structured-output methods, weak answers."""
+
+import logging
+
+import pytest
+
+from graphs.app import build_graph
+from nodes import output_methods
+from state.context import Context
+from tests.conftest import RUBRIC
+from tests.support.openai_server import (
+    RefusesJsonSchema,
+    RoleScript,
+    ScriptedOpenAIServer,
+    Text,
+)
+from tests.support.verdicts import graded
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def fresh_method_memory(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    output_methods.forget()
+    yield
+    output_methods.forget()
+
+
+def context(server, **overrides) -> Context:
+    settings = {
+        "worker_model": "openai:local",
+        "critic_model": "openai:local",
+        "base_url": server.base_url,
+        "memory": False,
+    }
+    return Context(**{**settings, **overrides})
+
+
+def test_refused_json_schema_falls_back_to_tool_calls_once(loop_input, caplog) -> None:
+    script = RoleScript(
+        worker=["draft 1", "draft 2"],
+        critic=[graded(RUBRIC, {"tone": "Use plain words."}), graded(RUBRIC)],
+    )
+    caplog.set_level(logging.WARNING, logger="nodes.output_methods")
+    with ScriptedOpenAIServer(RefusesJsonSchema(script)) as server:
+        out = build_graph().invoke(loop_input, context=context(server))
+    assert out["outcome"] == "passed"
+    kinds = [
+        "tools" if r.get("tools") else r["response_format"]["type"]
+        for r in server.structured_requests()
+    ]
+    # round 1: json_schema refused (the client retries a 500 before giving up), then tools;
+    # round 2 goes straight to tools: the choice was remembered
+    assert kinds[-2:] == ["tools", "tools"]
+    assert kinds[:-2] and set(kinds[:-2]) == {"json_schema"}
+    warnings = [r for r in caplog.records if "refused structured output" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "json_schema" in warnings[0].getMessage()
+    assert "function_calling" in warnings[0].getMessage()
+
+
+def test_the_choice_is_remembered_across_runs(loop_input) -> None:
+    script = RoleScript(worker=["a", "b"], critic=[graded(RUBRIC), graded(RUBRIC)])
+    with ScriptedOpenAIServer(RefusesJsonSchema(script)) as server:
+        build_graph().invoke(loop_input, context=context(server))
+        refused_before = len([r for r in server.requests if "response_format" in r])
+        build_graph().invoke(loop_input, context=context(server))
+        refused_after = len([r for r in server.requests if "response_format" in r])
+    assert refused_before >= 1
+    assert refused_after == refused_before
+
+
+def test_an_answer_cut_off_at_the_token_limit_is_retried(loop_input) -> None:
+    cut_off = Text('{"results": [{"criterion_id": "length", "evid', finish_reason="length")
+    script = RoleScript(worker=["draft"], critic=[cut_off, graded(RUBRIC)])
+    with ScriptedOpenAIServer(script) as server:
+        out = build_graph().invoke(loop_input, context=context(server, critic_max_tokens=64))
+    assert out["outcome"] == "passed"
+    assert out["critiques"][0]["attempts"] == 2
+    assert "length limit was reached" in out["critiques"][0]["rejected"][0]
+    assert all(r["max_tokens"] == 64 for r in server.structured_requests())
+
+
+def test_one_call_per_criterion_for_small_models(loop_input) -> None:
+    def one(criterion_id: str, passed: bool = True) -> dict:
+        result = {
+            "criterion_id": criterion_id,
+            "evidence": f"checked {criterion_id}",
+            "passed": passed,
+            "hint": "" if passed else "fix",
+        }
+        return {"results": [result], "feedback": "" if passed else "fix", "passed": passed}
+
+    script = RoleScript(
+        worker=["draft"],
+        critic=[one("length"), one("example"), one("tone")],
+    )
+    with ScriptedOpenAIServer(script) as server:
+        out = build_graph().invoke(
+            loop_input,
+            context=context(
+                server, judge_granularity="criterion", structured_output_method="function_calling"
+            ),
+        )
+    assert out["outcome"] == "passed"
+    critic_requests = server.structured_requests()
+    assert len(critic_requests) == 3
+    for request, criterion in zip(critic_requests, RUBRIC, strict=True):
+        prompt = str(request["messages"])
+        assert criterion.text in prompt
+        assert all(other.text not in prompt for other in RUBRIC if other is not criterion)
+    assert out["critiques"][0]["attempts"] == 3
+
+
+def test_an_empty_draft_fails_the_round_instead_of_crashing(loop_input) -> None:
+    script = RoleScript(worker=["", "draft"], critic=[graded(RUBRIC)])
+    with ScriptedOpenAIServer(script) as server:
+        out = build_graph().invoke(loop_input, context=context(server))
+    assert out["outcome"] == "passed"
+    assert out["critiques"][0]["verdict"]["results"][0]["evidence"] == "The draft is empty."

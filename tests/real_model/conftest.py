@@ -1,0 +1,85 @@
+"""The real-model tier: a real model behind an OpenAI-compatible server.
+
+Runs when CRITIC_LOOP_TEST_BASE_URL is set (CRITIC_LOOP_TEST_MODEL names the model; by
+default the server's first). `.ci/run` starts a local model for it. Models here may be
+small and wrong: tests assert structure and invariants, never wording.
+"""
+
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from critic_loop.model_choice import served_model
+from nodes import output_methods
+from state.context import Context
+
+logger = logging.getLogger("critic_loop.real_model")
+
+SKIP_REASON = (
+    "real-model tier: set CRITIC_LOOP_TEST_BASE_URL to an OpenAI-compatible server "
+    "(and CRITIC_LOOP_TEST_MODEL); .ci/run starts a local model for it"
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "real_model" in str(item.fspath):
+            item.add_marker(pytest.mark.real_model)
+
+
+@pytest.fixture(scope="session")
+def real_context() -> Context:
+    base_url = os.environ.get("CRITIC_LOOP_TEST_BASE_URL")
+    if not base_url:
+        if os.environ.get("CRITIC_LOOP_REQUIRE_REAL_MODEL") == "1":
+            pytest.fail(SKIP_REASON)
+        pytest.skip(SKIP_REASON)
+    model = os.environ.get("CRITIC_LOOP_TEST_MODEL") or served_model(base_url)
+    if model is None:
+        pytest.fail(f"{base_url} lists no model")
+    output_methods.forget()  # discover the server's structured-output support afresh
+    return Context(
+        worker_model=f"openai:{model}",
+        critic_model=f"openai:{model}",
+        base_url=base_url,
+        judge_granularity="criterion",
+        worker_max_tokens=300,
+        critic_max_tokens=400,
+        max_iterations=3,
+        stall_rounds=2,
+        critic_attempts=2,
+        temperature=0.7,
+    )
+
+
+@pytest.fixture
+def log_events() -> Callable[[str], Callable[[dict[str, Any]], None]]:
+    """A progress printer for one task: rounds and verdicts go to the test log."""
+
+    def for_task(task: str) -> Callable[[dict[str, Any]], None]:
+        def show(event: dict[str, Any]) -> None:
+            if event["event"] == "verdict":
+                marks = " ".join(
+                    ("skip:" if c["skipped"] else "+" if c["passed"] else "-") + c["id"]
+                    for c in event["criteria"]
+                )
+                logger.info(
+                    "[%s] round %s verdict: %s %s",
+                    task,
+                    event["round"],
+                    marks or event["error"],
+                    f"score={event['score']}",
+                )
+            elif event["event"] == "draft":
+                logger.info(
+                    "[%s] round %s draft: %s characters", task, event["round"], event["characters"]
+                )
+            elif event["event"] == "recall":
+                logger.info("[%s] recalled %d rule(s)", task, len(event["rules"]))
+
+        return show
+
+    return for_task

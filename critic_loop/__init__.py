@@ -7,6 +7,7 @@ schemas in `state/`.
 from critic_loop.results import (
     LoopDidNotPass,
     LoopExhausted,
+    LoopInfeasible,
     LoopStalled,
     VerifierFailed,
     result_of,
@@ -42,6 +43,7 @@ __all__ = [
     "Headings",
     "LoopDidNotPass",
     "LoopExhausted",
+    "LoopInfeasible",
     "LoopStalled",
     "LoopState",
     "MatchesJsonSchema",

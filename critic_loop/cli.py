@@ -144,6 +144,13 @@ def _context(args: argparse.Namespace) -> Context:
     return Context(**{**choose_models_from_environment(chosen), **chosen})
 
 
+def _label(criterion: dict[str, Any]) -> str:
+    """Name a failing criterion with its severity, weight and terminality."""
+    weight = f" x{criterion['weight']:g}" if criterion["weight"] != 1 else ""
+    terminal = ", cannot be met" if criterion["terminal"] else ""
+    return f"{criterion['id']} ({criterion['severity']}{weight}{terminal})"
+
+
 def _show_event(event: dict[str, Any]) -> None:
     if event.get("event") == "recall":
         rules = event["rules"]
@@ -158,10 +165,11 @@ def _show_event(event: dict[str, Any]) -> None:
             return
         criteria = event["criteria"]
         passed = sum(item["passed"] for item in criteria)
-        failing = [i["id"] for i in criteria if not i["passed"] and not i.get("skipped")]
-        waiting = [i["id"] for i in criteria if i.get("skipped")]
+        failing = [_label(i) for i in criteria if not i["passed"] and not i["skipped"]]
+        waiting = [i["id"] for i in criteria if i["skipped"]]
         line = f"round {event['round']}: {passed}/{len(criteria)} criteria passed"
-        line += f" (score {event['score']:.2f})"
+        line += f", must {event['musts_passed']}/{event['musts_total']}"
+        line += f", weighted score {event['score']:.2f}"
         line += f"; failing: {', '.join(failing)}" if failing else ""
         line += f"; not graded until the checks pass: {', '.join(waiting)}" if waiting else ""
         print(line, flush=True)
@@ -172,6 +180,8 @@ def _show_result(state: LoopState, thread_id: str, as_json: bool) -> None:
         print(state.model_dump_json(indent=2, exclude={"messages"}))
         return
     print(f"\noutcome: {state.outcome} after {state.rounds} round(s) (thread {thread_id})")
+    if state.outcome_reason:
+        print(f"  why: {state.outcome_reason}")
     for item in state.open_items:
         print(f"  still open [{item.criterion_id}] {item.text}")
         print(f"    {'hint: ' + item.hint if item.hint else item.evidence.splitlines()[0]}")

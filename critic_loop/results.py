@@ -26,9 +26,11 @@ class LoopDidNotPass(RuntimeError):
         self.final_round = state.final_round
         self.open_items: list[OpenItem] = state.open_items
         failing = ", ".join(item.criterion_id for item in state.open_items) or "none"
+        self.reason = state.outcome_reason
         super().__init__(
             f"critic-loop ended '{state.outcome}' after {state.rounds} round(s) without a "
-            f"pass; the best draft (round {state.final_round}) still fails: {failing}"
+            f"pass ({state.outcome_reason}); the best draft (round {state.final_round}) still "
+            f"fails: {failing}"
         )
 
 
@@ -44,10 +46,15 @@ class VerifierFailed(LoopDidNotPass):
     """The critic's answer could not be accepted as a verdict, even after retries."""
 
 
+class LoopInfeasible(LoopDidNotPass):
+    """A criterion no revision can meet made a pass impossible."""
+
+
 _EXCEPTIONS: dict[str, type[LoopDidNotPass]] = {
     "exhausted": LoopExhausted,
     "stalled": LoopStalled,
     "verifier_error": VerifierFailed,
+    "infeasible": LoopInfeasible,
 }
 
 

@@ -6,8 +6,9 @@ worker's conversation. For the newest draft:
 1. every deterministic criterion (word counts, patterns, JSON, Python functions, test
    suites, ...) is checked by code, in rubric order;
 2. the LLM judge (one critic model, or a panel) grades only the `llm` criteria, and is
-   skipped when there are none, or (by default) when a check already failed: its criteria
-   are then marked as not graded this round;
+   skipped when there are none, or (by default) when the failed checks already rule out a
+   pass this round (a must check failed, or too much weight is lost): its criteria are
+   then marked as not graded this round;
 3. the results merge into one verdict, one result per criterion in rubric order.
 
 A judge whose answers stay invalid after `Context.critic_attempts` calls ends the run as
@@ -34,20 +35,47 @@ from state.rubric import CriterionBase
 from state.verdict import CheckResult, CriterionResult, Verdict
 
 
-def empty_draft_verdict(rubric: Sequence[CriterionBase]) -> Verdict:
+def weighed(result: CriterionResult, criterion: CriterionBase) -> CriterionResult:
+    """Give a result its criterion's severity and weight, so the verdict is self-contained."""
+    return result.model_copy(update={"severity": criterion.severity, "weight": criterion.weight})
+
+
+def empty_draft_verdict(rubric: Sequence[CriterionBase], threshold: float) -> Verdict:
     """Fail every criterion of an empty draft, without running checks or the judge."""
     return Verdict(
         results=[
-            CriterionResult(
-                criterion_id=criterion.id,
-                evidence="The draft is empty.",
-                passed=False,
-                hint="Write the artifact the task asks for.",
+            weighed(
+                CriterionResult(
+                    criterion_id=criterion.id,
+                    evidence="The draft is empty.",
+                    passed=False,
+                    hint="Write the artifact the task asks for.",
+                ),
+                criterion,
             )
             for criterion in rubric
         ],
         feedback="Your reply was empty. Reply with the complete artifact.",
+        pass_threshold=threshold,
     )
+
+
+def checks_rule_out_a_pass(
+    rubric: Sequence[CriterionBase], checked: dict[str, CriterionResult], threshold: float
+) -> bool:
+    """Tell whether the failed checks alone already rule out a pass this round."""
+    hopeful = Verdict(
+        results=[
+            weighed(
+                checked.get(criterion.id)
+                or CriterionResult(criterion_id=criterion.id, passed=True, evidence="-"),
+                criterion,
+            )
+            for criterion in rubric
+        ],
+        pass_threshold=threshold,
+    )
+    return not hopeful.passed
 
 
 def not_graded(criterion: CriterionBase) -> CriterionResult:
@@ -56,7 +84,7 @@ def not_graded(criterion: CriterionBase) -> CriterionResult:
         criterion_id=criterion.id,
         passed=False,
         skipped=True,
-        evidence="Not graded this round: a deterministic check failed first.",
+        evidence="Not graded this round: the failed checks already rule out a pass.",
     )
 
 
@@ -77,8 +105,10 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     context = context_of(runtime)
     rubric: Sequence[CriterionBase] = state.rubric
     draft = state.drafts[-1]
+    threshold = context.pass_threshold
     if not draft.text.strip():
-        empty = Critique(round=draft.round, verdict=empty_draft_verdict(rubric), attempts=0)
+        empty_verdict = empty_draft_verdict(rubric, threshold)
+        empty = Critique(round=draft.round, verdict=empty_verdict, attempts=0)
         return _recorded(empty, rubric, runtime)
 
     results: dict[str, CriterionResult] = {}
@@ -92,8 +122,8 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     critique = Critique(round=draft.round, attempts=0)
     feedback = ""
     judged = [criterion for criterion in rubric if not criterion.deterministic]
-    check_failed = any(not result.passed for result in results.values())
-    if judged and check_failed and context.skip_judge_on_failed_check:
+    hopeless = checks_rule_out_a_pass(rubric, results, threshold)
+    if judged and hopeless and context.skip_judge_on_failed_check:
         results.update({criterion.id: not_graded(criterion) for criterion in judged})
     elif judged:
         judgement = yield from judge_steps(judged, draft.text, context)
@@ -109,7 +139,11 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
         results.update({result.criterion_id: result for result in judgement.results})
         feedback = judgement.feedback
 
-    verdict = Verdict(results=[results[criterion.id] for criterion in rubric], feedback=feedback)
+    verdict = Verdict(
+        results=[weighed(results[criterion.id], criterion) for criterion in rubric],
+        feedback=feedback,
+        pass_threshold=threshold,
+    )
     return _recorded(critique.model_copy(update={"verdict": verdict}), rubric, runtime)
 
 

@@ -37,8 +37,18 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
         "round": critique.round,
         "passed": verdict.passed if verdict else False,
         "score": verdict.score if verdict else None,
+        "musts_passed": verdict.musts_passed if verdict else None,
+        "musts_total": verdict.musts_total if verdict else None,
+        "missed": verdict.missed if verdict else [],
         "criteria": [
-            {"id": result.criterion_id, "passed": result.passed, "skipped": result.skipped}
+            {
+                "id": result.criterion_id,
+                "passed": result.passed,
+                "skipped": result.skipped,
+                "terminal": result.terminal,
+                "severity": result.severity,
+                "weight": result.weight,
+            }
             for result in (verdict.results if verdict else [])
         ],
         "attempts": critique.attempts,

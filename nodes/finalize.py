@@ -15,12 +15,18 @@ from state.records import Critique, Draft, OpenItem
 from state.rubric import CriterionBase
 
 
+def strength(critique: Critique) -> tuple[int, float, int]:
+    """Rank a graded draft: most must criteria passed, then weighted score, then latest."""
+    verdict = critique.verdict
+    if verdict is None:
+        return -1, -1.0, critique.round
+    return verdict.musts_passed, verdict.score, critique.round
+
+
 def best_critique(critiques: Sequence[Critique]) -> Critique | None:
-    """Return the critique whose draft scored highest (ties go to the latest), if any."""
+    """Return the critique of the best draft (see `strength`), if any draft was graded."""
     graded = [critique for critique in critiques if critique.verdict is not None]
-    if not graded:
-        return None
-    return max(graded, key=lambda c: (c.verdict.score if c.verdict else 0.0, c.round))
+    return max(graded, key=strength) if graded else None
 
 
 def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> list[OpenItem]:
@@ -52,14 +58,15 @@ def _draft_of(drafts: Sequence[Draft], round_number: int) -> Draft:
 
 
 def finalize(state: LoopState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Set `outcome`, `final`, `final_round` and `open_items`."""
-    outcome = decide_outcome(state.critiques, context_of(runtime))
-    if outcome is None:
+    """Set `outcome`, `outcome_reason`, `final`, `final_round` and `open_items`."""
+    decision = decide_outcome(state.critiques, context_of(runtime))
+    if decision is None:
         raise RuntimeError("finalize reached while the loop should still be revising")
     chosen = best_critique(state.critiques)
     draft = _draft_of(state.drafts, chosen.round) if chosen else state.drafts[-1]
     return {
-        "outcome": outcome,
+        "outcome": decision.outcome,
+        "outcome_reason": decision.reason,
         "final": draft.text,
         "final_round": draft.round,
         "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],

@@ -124,10 +124,17 @@ def _majority(graded: list[tuple[Judge, Graded]], count: int) -> Graded:
     for index in range(count):
         votes = {judge.label: answer[0][index].passed for judge, answer in graded}
         passed = 2 * sum(votes.values()) > len(votes)
+        terminal = not passed and 2 * sum(a[0][index].terminal for _, a in graded) > len(graded)
         representative = next(
-            answer[0][index] for _, answer in graded if answer[0][index].passed == passed
+            answer[0][index]
+            for _, answer in graded
+            if answer[0][index].passed == passed and (answer[0][index].terminal or not terminal)
         )
-        results.append(representative.model_copy(update={"passed": passed, "votes": votes}))
+        results.append(
+            representative.model_copy(
+                update={"passed": passed, "votes": votes, "terminal": terminal}
+            )
+        )
     agreement = [
         sum(mine.passed == final.passed for mine, final in zip(answer[0], results, strict=True))
         for _, answer in graded

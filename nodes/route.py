@@ -14,7 +14,7 @@ smaller) `max_iterations`, or resumed with other settings, routes by the new set
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -43,25 +43,49 @@ def no_score_gain(verdicts: Sequence[Verdict], window: int) -> bool:
     return max(verdict.score for verdict in verdicts[-window:]) <= best_before
 
 
-def is_stalled(verdicts: Sequence[Verdict], window: int) -> bool:
-    """Tell whether the loop is making no progress (see `Context.stall_rounds`)."""
-    return repeated_failures(verdicts, window) or no_score_gain(verdicts, window)
+class Decision(NamedTuple):
+    """How a run ends, and why."""
+
+    outcome: Outcome
+    reason: str
 
 
-def decide_outcome(critiques: Sequence[Critique], context: Context) -> Outcome | None:
+def decide_outcome(critiques: Sequence[Critique], context: Context) -> Decision | None:
     """Return how the run ends after these critiques, or None to keep revising."""
     if not critiques:
         return None
     latest = critiques[-1].verdict
     if latest is None:
-        return "verifier_error"
-    if latest.passed:
-        return "passed"
+        return Decision("verifier_error", critiques[-1].error or "the verifier failed")
+    threshold = context.pass_threshold
+    if latest.passes(threshold):
+        return Decision(
+            "passed",
+            f"every must criterion passed and the weighted score {latest.score:.2f} "
+            f"reached {threshold:.2f}",
+        )
+    if not latest.attainable(threshold):
+        return Decision(
+            "infeasible",
+            "; ".join(
+                f"{result.criterion_id} cannot be met: {result.evidence.splitlines()[0]}"
+                for result in latest.terminal
+            ),
+        )
     if len(critiques) >= context.max_iterations:
-        return "exhausted"
+        return Decision(
+            "exhausted", f"{len(critiques)} round(s) reached max_iterations without a pass"
+        )
     verdicts = [critique.verdict for critique in critiques if critique.verdict is not None]
-    if is_stalled(verdicts, context.stall_rounds):
-        return "stalled"
+    window = context.stall_rounds
+    if repeated_failures(verdicts, window):
+        failing = ", ".join(sorted(latest.failing_ids))
+        return Decision("stalled", f"the same criteria failed {window} rounds in a row: {failing}")
+    if no_score_gain(verdicts, window):
+        best = max(verdict.score for verdict in verdicts[:-window])
+        return Decision(
+            "stalled", f"no score gain in {window} rounds over the best so far ({best:.2f})"
+        )
     return None
 
 

@@ -97,6 +97,15 @@ class Context(BaseSettings):
         le=MAX_ITERATIONS_LIMIT,
         description="Circuit breaker: the most rounds a run may take (1 to 100).",
     )
+    pass_threshold: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "The weighted score a draft needs to pass (every must criterion must pass too); "
+            "below 1.0, some should criteria may fail."
+        ),
+    )
     stall_rounds: int = Field(
         default=3,
         ge=2,

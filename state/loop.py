@@ -61,6 +61,9 @@ class LoopState(BaseModel):
     outcome: Outcome | None = Field(
         default=None, description="How the run ended; null while it is running."
     )
+    outcome_reason: str | None = Field(
+        default=None, description="Why the run ended as it did, in words."
+    )
     final: str | None = Field(
         default=None,
         description="The artifact returned: the passing draft, or else the best-scoring one.",
@@ -70,7 +73,10 @@ class LoopState(BaseModel):
     )
     open_items: list[OpenItem] = Field(
         default_factory=list,
-        description="The criteria `final` still fails (empty when the run passed).",
+        description=(
+            "The criteria `final` still fails: empty when every criterion passed; a passing "
+            "draft may still miss should criteria."
+        ),
     )
     memory_report: MemoryReport | None = Field(
         default=None, description="What distillation did to the scope's rules after the run."

@@ -13,13 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from state.verdict import Verdict
 
-Outcome = Literal["passed", "stalled", "exhausted", "verifier_error"]
+Outcome = Literal["passed", "stalled", "exhausted", "verifier_error", "infeasible"]
 """How a run ended.
 
-- passed: the critic passed a draft.
+- passed: every must criterion passed and the weighted score reached the bar.
 - stalled: the critic kept failing the same criteria, or the score stopped improving.
 - exhausted: the iteration cap was reached without a pass.
 - verifier_error: the critic's output could not be accepted after its retries.
+- infeasible: a criterion no revision can meet made a pass impossible.
 """
 
 

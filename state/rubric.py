@@ -16,6 +16,7 @@ LangGraph server as they were written.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -36,6 +37,9 @@ from pydantic.json_schema import SkipJsonSchema
 from state.references import reference_to
 
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
+
+Severity = Literal["must", "should"]
+"""must: every must criterion has to pass; should: counts toward the weighted score only."""
 MAX_TEST_SECONDS = 600.0
 
 
@@ -64,6 +68,11 @@ class CriterionBase(BaseModel):
         max_length=2000,
         description="What the criterion requires, in words (checks describe themselves).",
     )
+    severity: Severity = Field(
+        default="must",
+        description="must: a pass needs it; should: it counts toward the weighted score.",
+    )
+    weight: float = Field(default=1.0, gt=0, le=100, description="Its share of the weighted score.")
 
     @property
     def deterministic(self) -> bool:
@@ -330,7 +339,61 @@ def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
         if criterion.id in seen:
             raise ValueError(f"duplicate criterion id {criterion.id!r}: ids must be unique")
         seen.add(criterion.id)
+    for first, second in itertools.combinations(criteria, 2):
+        conflict = contradiction(first, second)
+        if conflict is not None:
+            raise ValueError(
+                f"criteria {first.id!r} and {second.id!r} contradict each other: {conflict}"
+            )
     return criteria
+
+
+def contradiction(first: CriterionBase, second: CriterionBase) -> str | None:
+    """Say why two criteria can never both pass, or None if they can."""
+    for a, b in ((first, second), (second, first)):
+        reason = _bounds_conflict(a, b) or _phrase_conflict(a, b) or _pattern_conflict(a, b)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _bounds_conflict(a: CriterionBase, b: CriterionBase) -> str | None:
+    """Find an upper bound below another criterion's lower bound (words or characters)."""
+    if isinstance(a, WordCount) and isinstance(b, WordCount):
+        unit = "words"
+    elif isinstance(a, CharCount) and isinstance(b, CharCount):
+        unit = "characters"
+    else:
+        return None
+    if a.max is not None and b.min is not None and a.max < b.min:
+        return f"at most {a.max} {unit} and at least {b.min} {unit}"
+    return None
+
+
+def _phrase_conflict(a: CriterionBase, b: CriterionBase) -> str | None:
+    """Find a required phrase that a forbidding pattern matches wherever it appears."""
+    if not isinstance(a, Contains) or not isinstance(b, Regex) or b.must_match:
+        return None
+    if not (a.case_sensitive or b.ignore_case):  # a case variant could dodge the pattern
+        return None
+    flags = re.MULTILINE | (re.IGNORECASE if b.ignore_case else 0)
+    for phrase in a.phrases:
+        if re.search(b.pattern, f"x {phrase} x", flags):
+            return f"{phrase!r} is required and forbidden"
+    return None
+
+
+def _pattern_conflict(a: CriterionBase, b: CriterionBase) -> str | None:
+    """Find the same pattern required by one criterion and forbidden by another."""
+    if not isinstance(a, Regex) or not isinstance(b, Regex):
+        return None
+    if (
+        a.must_match
+        and not b.must_match
+        and (a.pattern, a.ignore_case) == (b.pattern, b.ignore_case)
+    ):
+        return f"the pattern /{a.pattern}/ is required and forbidden"
+    return None
 
 
 Task = Annotated[

@@ -14,8 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from state.rubric import CriterionBase
+from state.rubric import CriterionBase, Severity
 from state.schema import InvalidAnswer, portable_schema
+
+SCORE_TOLERANCE = 1e-9
+"""Weighted scores are sums of floats: compare them with this much slack."""
 
 
 class JudgeFinding(BaseModel):
@@ -28,6 +31,13 @@ class JudgeFinding(BaseModel):
         description="What in the artifact shows whether the criterion holds (quote or point to it)."
     )
     passed: bool = Field(description="Whether the artifact meets this criterion.")
+    terminal: bool = Field(
+        description=(
+            "True only if no revision of the artifact could ever meet this criterion (it "
+            "needs facts the author cannot have, or contradicts another criterion); the "
+            "evidence says why. False otherwise, and always false when passed."
+        )
+    )
     hint: str = Field(
         description=(
             "The smallest concrete change to the artifact that would make it pass; "
@@ -56,6 +66,11 @@ class CheckResult(BaseModel):
     passed: bool = Field(description="Whether the artifact meets the criterion.")
     evidence: str = Field(description="What in the artifact shows it.")
     hint: str = Field(default="", description="The smallest change that would make it pass.")
+    terminal: bool = Field(
+        default=False,
+        description="No revision of the artifact can make it pass (for example, tests that "
+        "cannot even be imported); the evidence says why.",
+    )
 
 
 class CriterionResult(BaseModel):
@@ -71,32 +86,91 @@ class CriterionResult(BaseModel):
         default=False,
         description="Not graded this round (the judge was skipped after a failed check).",
     )
+    terminal: bool = Field(
+        default=False, description="No revision can make it pass; the evidence says why."
+    )
+    severity: Severity = Field(default="must", description="The criterion's severity.")
+    weight: float = Field(default=1.0, description="The criterion's weight.")
     votes: dict[str, bool] | None = Field(
         default=None, description="Each panel judge's vote, when a judge panel graded it."
     )
 
 
 class Verdict(BaseModel):
-    """A checked verdict: one result per rubric criterion, in rubric order."""
+    """A checked verdict: one result per rubric criterion, in rubric order.
+
+    A draft passes when every `must` criterion passes and the weighted score (the share
+    of criterion weight that passed) reaches the pass threshold.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
     results: list[CriterionResult] = Field(description="One result per criterion, rubric order.")
     feedback: str = Field(default="", description="The critic's note to the author.")
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def passed(self) -> bool:
-        """Whether every criterion passed (derived; the model's own claim is not used)."""
-        return all(result.passed for result in self.results)
+    pass_threshold: float = Field(
+        default=1.0, ge=0.0, le=1.0, description="The weighted score a pass needed."
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def score(self) -> float:
-        """The fraction of criteria that passed, from 0.0 to 1.0."""
-        if not self.results:
+        """The weighted score: the share of criterion weight that passed, 0.0 to 1.0."""
+        total = sum(result.weight for result in self.results)
+        if not total:
             return 0.0
-        return sum(result.passed for result in self.results) / len(self.results)
+        return sum(result.weight for result in self.results if result.passed) / total
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def musts_passed(self) -> int:
+        """How many `must` criteria passed."""
+        return sum(r.passed for r in self.results if r.severity == "must")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def musts_total(self) -> int:
+        """How many `must` criteria there are."""
+        return sum(r.severity == "must" for r in self.results)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        """Whether the draft passed at `pass_threshold` (derived, never the model's claim)."""
+        return self.passes(self.pass_threshold)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def missed(self) -> list[str]:
+        """The bars this draft missed at `pass_threshold` (empty when it passed)."""
+        return self.missed_bars(self.pass_threshold)
+
+    def passes(self, threshold: float) -> bool:
+        """Tell whether every `must` criterion passed and the score reaches `threshold`."""
+        return not self.missed_bars(threshold)
+
+    def missed_bars(self, threshold: float) -> list[str]:
+        """Say which bars the draft missed at `threshold`."""
+        missed = []
+        failing_musts = [r.criterion_id for r in self.unmet if r.severity == "must"]
+        if failing_musts:
+            missed.append("must criteria not met: " + ", ".join(failing_musts))
+        if self.score < threshold - SCORE_TOLERANCE:
+            missed.append(f"weighted score {self.score:.2f} is below the bar {threshold:.2f}")
+        return missed
+
+    def attainable(self, threshold: float) -> bool:
+        """Tell whether some revision could still pass, given the terminal failures."""
+        lost = [result for result in self.results if result.terminal and not result.passed]
+        if any(result.severity == "must" for result in lost):
+            return False
+        total = sum(result.weight for result in self.results)
+        best = (total - sum(result.weight for result in lost)) / total if total else 0.0
+        return best >= threshold - SCORE_TOLERANCE
+
+    @property
+    def terminal(self) -> list[CriterionResult]:
+        """The results that can never pass, whatever the revision."""
+        return [result for result in self.results if result.terminal and not result.passed]
 
     @property
     def failing(self) -> list[CriterionResult]:
@@ -137,10 +211,12 @@ def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> lis
             graded[result.criterion_id] = result
         if not any(character.isalnum() for character in result.evidence):
             problems.append(f"criterion {result.criterion_id!r} has no evidence")
+        if result.terminal and result.passed:
+            problems.append(f"criterion {result.criterion_id!r} is marked terminal but passed")
     missing = [criterion.id for criterion in criteria if criterion.id not in graded]
     if missing:
         problems.append("criteria not graded: " + ", ".join(repr(i) for i in missing))
-    if not problems:
+    if not problems:  # the model's overall claim means "every criterion I graded passed"
         derived = all(result.passed for result in graded.values())
         if report.passed != derived:
             claim = "passed" if report.passed else "failed"

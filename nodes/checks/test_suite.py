@@ -10,12 +10,17 @@ tests, and pytest runs there in a child process:
   become the evidence and the hint.
 
 A timeout, a crash or a collection error is a failing criterion, never a crash of the loop.
+A test file that no draft could satisfy (it does not compile, imports a module that is not
+installed, or defines no tests) is a terminal failure: the run ends as infeasible instead
+of spending its remaining rounds.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -59,6 +64,38 @@ def _tests_source(criterion: TestSuite) -> str:
     if criterion.tests is not None:
         return criterion.tests
     return Path(str(criterion.tests_file)).read_text()
+
+
+def test_file_problem(criterion: TestSuite) -> str | None:
+    """Say why no draft could pass these tests (the tests themselves are broken), if so."""
+    source = _tests_source(criterion)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as error:
+        return f"The test file does not compile: {error.msg} at line {error.lineno}."
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+    }
+    for name in sorted(imported - {criterion.module}):
+        if importlib.util.find_spec(name) is None:
+            return f"The test file imports {name!r}, which is not installed."
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not any(
+        isinstance(node, functions) and node.name.startswith("test") for node in ast.walk(tree)
+    ):
+        return "The test file defines no tests (functions named test_*)."
+    return None
+
+
+def _broken_tests(problem: str) -> CheckResult:
+    return CheckResult(passed=False, terminal=True, evidence=problem, hint="")
 
 
 def prepare(criterion: TestSuite, draft: str) -> Prepared:
@@ -187,6 +224,9 @@ def _kill_group(pid: int) -> None:
 
 def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
     """Run the tests against the draft (blocking)."""
+    problem = test_file_problem(criterion)
+    if problem is not None:
+        return _broken_tests(problem)
     prepared = prepare(criterion, draft)
     try:
         process = subprocess.Popen(
@@ -211,6 +251,9 @@ def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
 
 async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
     """Run the tests against the draft without blocking the event loop."""
+    problem = await asyncio.to_thread(test_file_problem, criterion)
+    if problem is not None:
+        return _broken_tests(problem)
     prepared = await asyncio.to_thread(prepare, criterion, draft)
     try:
         process = await asyncio.create_subprocess_exec(

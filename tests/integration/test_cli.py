@@ -56,8 +56,10 @@ def test_run_shows_each_round_and_the_final_draft(tmp_path) -> None:
         done = run_cli("run", "--input", "task.json", *model_args(server), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert "round 1: 2/3 criteria passed (score 0.67); failing: tone" in lines
-    assert "round 2: 3/3 criteria passed (score 1.00)" in lines
+    assert (
+        "round 1: 2/3 criteria passed, must 2/3, weighted score 0.67; failing: tone (must)" in lines
+    )
+    assert "round 2: 3/3 criteria passed, must 3/3, weighted score 1.00" in lines
     assert any(line.startswith("outcome: passed after 2 round(s)") for line in lines)
     assert lines[-1] == "second try"
     assert (tmp_path / ".critic_loop" / "critic_loop.sqlite").exists()

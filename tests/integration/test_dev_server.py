@@ -80,7 +80,14 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
         ("draft", 2),
         ("verdict", 2),
     ]
-    assert custom[2]["criteria"][1] == {"id": "example", "passed": False, "skipped": False}
+    assert custom[2]["criteria"][1] == {
+        "id": "example",
+        "passed": False,
+        "skipped": False,
+        "terminal": False,
+        "severity": "must",
+        "weight": 1.0,
+    }
     assert values is not None and values["outcome"] == "passed"
     assert values["final"] == "draft two"
     assert values["memory_errors"] == []
@@ -180,4 +187,6 @@ async def test_mixed_rubric_round_trips_and_its_checks_run_under_the_server(
     assert verdict["no_lorem"]["passed"] is False
     assert verdict["valid"]["passed"] is False
     assert verdict["tone"]["skipped"] is True  # the judge waits for the checks
+    assert (verdict["tone"]["severity"], verdict["tone"]["weight"]) == ("should", 0.5)
+    assert (verdict["length"]["severity"], verdict["length"]["weight"]) == ("must", 2)
     assert result["outcome"] == "exhausted"

@@ -89,6 +89,7 @@ def test_one_call_per_criterion_for_small_models(loop_input) -> None:
             "criterion_id": criterion_id,
             "evidence": f"checked {criterion_id}",
             "passed": passed,
+            "terminal": False,
             "hint": "" if passed else "fix",
         }
         return {"results": [result], "feedback": "" if passed else "fix", "passed": passed}

@@ -107,12 +107,6 @@ def test_code_that_does_not_import_fails_with_the_error(run) -> None:
     assert result.hint == "Make the code importable; it fails with: SyntaxError: expected ':'"
 
 
-def test_no_tests_collected_is_a_failure(run) -> None:
-    result = run(suite("x = 1\n"), RIGHT)
-    assert not result.passed
-    assert result.evidence.startswith("No tests ran.")
-
-
 def test_a_test_file_on_disk(run, tmp_path) -> None:
     path = tmp_path / "test_add.py"
     path.write_text(TESTS)
@@ -122,3 +116,28 @@ def test_a_test_file_on_disk(run, tmp_path) -> None:
 def test_wrong_code_fails_two_of_three(run) -> None:
     result = run(suite(), WRONG)
     assert result.evidence.startswith("2 of 3 tests failed: test_small, test_large.")
+
+
+@pytest.mark.parametrize(
+    ("tests", "problem"),
+    [
+        ("def test_a(:\n    pass\n", "The test file does not compile: invalid syntax at line 1."),
+        (
+            "import numpy_not_here\nfrom solution import add\n\ndef test_a():\n    assert add\n",
+            "The test file imports 'numpy_not_here', which is not installed.",
+        ),
+        ("from solution import add\nx = 1\n", "The test file defines no tests"),
+    ],
+)
+def test_broken_tests_are_a_terminal_failure(run, tests, problem) -> None:
+    result = run(suite(tests), RIGHT)
+    assert not result.passed
+    assert result.terminal
+    assert result.evidence.startswith(problem)
+
+
+def test_a_draft_that_does_not_import_is_not_terminal(run) -> None:
+    result = run(suite(), "import numpy_not_here\ndef add(a, b):\n    return a + b\n")
+    assert not result.passed
+    assert not result.terminal
+    assert "numpy_not_here" in result.hint

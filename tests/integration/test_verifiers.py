@@ -60,8 +60,11 @@ def test_code_task_checks_first_and_calls_the_judge_only_when_they_pass(models) 
         "passed": False,
         "skipped": True,
         "hint": "",
-        "evidence": "Not graded this round: a deterministic check failed first.",
+        "evidence": "Not graded this round: the failed checks already rule out a pass.",
         "votes": None,
+        "terminal": False,
+        "severity": "must",
+        "weight": 1.0,
     }
     assert first["attempts"] == 0  # the judge was not called in round 1
     assert judge.calls == 1  # only in round 2, after the tests passed

@@ -107,6 +107,7 @@ class FailFirstCritic:
                 "criterion_id": criterion_id,
                 "evidence": f"checked {criterion_id}",
                 "passed": criterion_id not in failing,
+                "terminal": False,
                 "hint": "Make the change this needs." if criterion_id in failing else "",
             }
             for criterion_id in ids

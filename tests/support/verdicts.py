@@ -14,15 +14,21 @@ def graded(
     *,
     claim: bool | None = None,
     feedback: str | None = None,
+    terminal: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """A well-formed critic answer failing the criteria in `fails` (id -> hint)."""
-    fails = dict(fails or {})
+    """A well-formed critic answer failing the criteria in `fails` (id -> hint).
+
+    `terminal` (id -> reason) marks failures no revision can fix.
+    """
+    terminal = dict(terminal or {})
+    fails = {**dict(fails or {}), **dict.fromkeys(terminal, "")}
     ids = [c.id if isinstance(c, Criterion) else c["id"] for c in rubric]
     results = [
         {
             "criterion_id": criterion_id,
-            "evidence": f"evidence for {criterion_id}",
+            "evidence": terminal.get(criterion_id) or f"evidence for {criterion_id}",
             "passed": criterion_id not in fails,
+            "terminal": criterion_id in terminal,
             "hint": fails.get(criterion_id, ""),
         }
         for criterion_id in ids

@@ -193,8 +193,8 @@ def test_unresolvable_reference_is_a_clear_error() -> None:
 
 
 MIXED = [
-    {"id": "tone", "text": "Friendly, plain language."},
-    {"id": "length", "kind": "word_count", "min": 10, "max": 90},
+    {"id": "tone", "text": "Friendly, plain language.", "severity": "should", "weight": 0.5},
+    {"id": "length", "kind": "word_count", "min": 10, "max": 90, "severity": "must", "weight": 2},
     {"id": "chars", "kind": "char_count", "max": 600, "text": "Fits a tweet thread."},
     {
         "id": "no_lorem",

@@ -244,9 +244,15 @@ def test_each_round_streams_a_draft_and_a_verdict_event(models, context, loop_in
     first = events[1]
     assert first["passed"] is False
     assert first["score"] == pytest.approx(2 / 3)
+    plain = {"skipped": False, "terminal": False, "severity": "must", "weight": 1.0}
     assert first["criteria"] == [
-        {"id": "length", "passed": True, "skipped": False},
-        {"id": "example", "passed": True, "skipped": False},
-        {"id": "tone", "passed": False, "skipped": False},
+        {"id": "length", "passed": True, **plain},
+        {"id": "example", "passed": True, **plain},
+        {"id": "tone", "passed": False, **plain},
     ]
+    assert first["missed"] == [
+        "must criteria not met: tone",
+        "weighted score 0.67 is below the bar 1.00",
+    ]
+    assert (first["musts_passed"], first["musts_total"]) == (2, 3)
     assert events[3]["passed"] is True and events[3]["error"] is None

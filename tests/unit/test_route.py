@@ -4,7 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from nodes.route import decide_outcome, no_score_gain, repeated_failures, route
+from nodes.route import decide_outcome as decide
+from nodes.route import no_score_gain, repeated_failures, route
 from state.context import Context
 from state.loop import LoopState
 from state.records import Critique
@@ -23,6 +24,11 @@ def history(*failing_sets: tuple[str, ...]) -> list[Critique]:
 
 
 CONTEXT = Context(max_iterations=10, stall_rounds=3)
+
+
+def decide_outcome(critiques, context):
+    decision = decide(critiques, context)
+    return None if decision is None else decision.outcome
 
 
 def test_no_critique_yet_means_keep_going() -> None:
@@ -102,3 +108,13 @@ def test_route_maps_the_decision_to_a_node(critiques, expected) -> None:
     state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques)
     runtime = SimpleNamespace(context=CONTEXT)
     assert route(state, runtime).goto == expected  # type: ignore[arg-type]
+
+
+def test_every_ending_comes_with_a_reason() -> None:
+    ctx = Context(max_iterations=2, stall_rounds=3)
+    exhausted = decide(history(("tone", "length"), ("tone",)), ctx)
+    assert exhausted == ("exhausted", "2 round(s) reached max_iterations without a pass")
+    stalled = decide(history(("tone",), ("tone",), ("tone",)), CONTEXT)
+    assert stalled == ("stalled", "the same criteria failed 3 rounds in a row: tone")
+    passed = decide(history(()), CONTEXT)
+    assert passed is not None and passed.reason.startswith("every must criterion passed")

@@ -1,0 +1,221 @@
+"""Quality bars: must/should criteria with weights, pass thresholds, terminal failures."""
+
+import pytest
+from pydantic import ValidationError
+
+from critic_loop import LoopInfeasible, result_of
+from graphs.app import build_graph
+from state.context import Context
+from tests.support.verdicts import graded
+
+RUBRIC = [
+    {"id": "accurate", "text": "Every figure in it matches the source table."},
+    {"id": "cited", "text": "It names the source of every figure."},
+    {
+        "id": "plain",
+        "text": "It avoids jargon a newcomer would not know.",
+        "severity": "should",
+        "weight": 0.5,
+    },
+    {"id": "short", "text": "It fits in one paragraph.", "severity": "should", "weight": 0.5},
+]
+TASK = "Summarize the quarterly sales table for the newsletter."
+
+
+def context(**overrides) -> Context:
+    settings = {
+        "worker_model": "scripted:worker",
+        "critic_model": "scripted:critic",
+        "memory": False,
+    }
+    return Context(**{**settings, **overrides})
+
+
+def run(models, *, rubric=RUBRIC, **overrides):
+    return build_graph().invoke({"task": TASK, "rubric": rubric}, context=context(**overrides))
+
+
+def test_a_failing_should_criterion_passes_under_a_lower_threshold(models) -> None:
+    models.script("worker", "draft 1")
+    models.script("critic", graded(RUBRIC, {"plain": "Explain 'YoY'."}))
+    out = run(models, pass_threshold=0.8)  # weighted score 2.5 / 3 = 0.83
+    assert out["outcome"] == "passed"
+    verdict = out["critiques"][0]["verdict"]
+    assert verdict["score"] == pytest.approx(2.5 / 3)
+    assert verdict["passed"] is True and verdict["missed"] == []
+    # a pass does not hide what a should criterion still misses
+    assert [item["criterion_id"] for item in out["open_items"]] == ["plain"]
+    assert models["worker"].calls == 1
+
+
+def test_the_same_run_fails_at_the_full_bar(models) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", *[graded(RUBRIC, {"plain": "Explain 'YoY'."})] * 2)
+    out = run(models, pass_threshold=1.0, max_iterations=2)
+    assert out["outcome"] == "exhausted"
+    verdict = out["critiques"][-1]["verdict"]
+    assert verdict["passed"] is False
+    assert verdict["missed"] == ["weighted score 0.83 is below the bar 1.00"]
+    assert [item["criterion_id"] for item in out["open_items"]] == ["plain"]
+
+
+def test_a_failing_must_criterion_blocks_a_pass_whatever_the_score(models) -> None:
+    heavy = [
+        {"id": "safe", "text": "It contains no personal data.", "weight": 0.1},
+        {"id": "style", "text": "It reads well.", "severity": "should", "weight": 50},
+    ]
+    models.script("worker", "draft 1")
+    models.script("critic", graded(heavy, {"safe": "Remove the phone number."}))
+    out = run(models, rubric=heavy, pass_threshold=0.5, max_iterations=1)
+    verdict = out["critiques"][0]["verdict"]
+    assert verdict["score"] == pytest.approx(50 / 50.1)
+    assert verdict["passed"] is False
+    assert verdict["missed"] == ["must criteria not met: safe"]
+    assert out["outcome"] == "exhausted"
+
+
+def test_best_so_far_prefers_more_must_passes_over_a_higher_score(models) -> None:
+    heavy_shoulds = [
+        {**criterion, "weight": 2} if criterion.get("severity") == "should" else criterion
+        for criterion in RUBRIC
+    ]
+    models.script("worker", "draft 1: musts met", "draft 2: prettier, one must missed")
+    models.script(
+        "critic",
+        graded(heavy_shoulds, {"plain": "Explain 'YoY'.", "short": "Cut the second paragraph."}),
+        graded(heavy_shoulds, {"cited": "Name the source."}),
+    )
+    out = run(models, rubric=heavy_shoulds, max_iterations=2)
+    scores = [c["verdict"]["score"] for c in out["critiques"]]
+    assert scores[1] > scores[0]  # round 2 scored higher...
+    assert out["final"] == "draft 1: musts met"  # ...but round 1 met every must
+    assert out["final_round"] == 1
+    assert sorted(item["criterion_id"] for item in out["open_items"]) == ["plain", "short"]
+
+
+def test_a_terminal_result_ends_the_run_as_infeasible_at_once(models) -> None:
+    models.script("worker", "draft 1", "draft 2", "draft 3", "draft 4")
+    models.script(
+        "critic",
+        graded(RUBRIC, {"plain": "Explain 'YoY'."}),
+        graded(RUBRIC, terminal={"accurate": "The table the task refers to was never given."}),
+    )
+    out = run(models, max_iterations=5)
+    assert out["outcome"] == "infeasible"
+    assert out["outcome_reason"] == (
+        "accurate cannot be met: The table the task refers to was never given."
+    )
+    assert models["worker"].calls == 2 and models["critic"].calls == 2  # rounds 3-5 not run
+    assert out["final"] == "draft 1"  # the best draft: every must passed
+    [item] = out["open_items"]
+    assert item["criterion_id"] == "plain"
+    with pytest.raises(LoopInfeasible) as raised:
+        result_of(out, {"on_exhausted": "raise"})
+    assert "never given" in str(raised.value)
+
+
+def test_a_terminal_should_criterion_does_not_end_a_run_that_can_still_pass(models) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script(
+        "critic",
+        graded(
+            RUBRIC, {"accurate": "Fix Q3."}, terminal={"short": "The facts need two paragraphs."}
+        ),
+        graded(RUBRIC, terminal={"short": "The facts need two paragraphs."}),
+    )
+    out = run(models, pass_threshold=0.8, max_iterations=3)
+    assert out["outcome"] == "passed"  # 2.5 / 3 without "short" clears 0.8
+    assert models["worker"].calls == 2
+
+
+def test_a_terminal_should_criterion_that_sinks_the_threshold_is_infeasible(models) -> None:
+    models.script("worker", "draft 1")
+    models.script("critic", graded(RUBRIC, terminal={"short": "The facts need two paragraphs."}))
+    out = run(models, pass_threshold=1.0, max_iterations=3)
+    assert out["outcome"] == "infeasible"
+
+
+def test_the_critic_cannot_mark_a_passed_criterion_terminal(models) -> None:
+    answer = graded(RUBRIC)
+    answer["results"][0]["terminal"] = True
+    models.script("worker", "draft")
+    models.script("critic", answer)
+    out = run(models, critic_attempts=1)
+    assert out["outcome"] == "verifier_error"
+    assert "is marked terminal but passed" in out["critiques"][0]["rejected"][0]
+
+
+def test_a_failing_should_check_does_not_stop_the_judge(models) -> None:
+    rubric = [
+        {"id": "short", "kind": "word_count", "max": 3, "severity": "should"},
+        {"id": "clear", "text": "It is clear."},
+    ]
+    models.script("worker", "a draft of more than three words")
+    judge = models.script("critic", graded(rubric[1:]))
+    out = run(models, rubric=rubric, pass_threshold=0.5)
+    assert judge.calls == 1  # a pass was still possible without the should check
+    assert out["outcome"] == "passed"
+
+
+def test_a_terminal_test_suite_ends_the_run_as_infeasible(models) -> None:
+    rubric = [
+        {
+            "id": "tests",
+            "kind": "tests",
+            "tests": "import not_installed_anywhere\n\ndef test_x():\n    assert True\n",
+        }
+    ]
+    models.script("worker", "def f(): pass", "def f(): return 1")
+    out = run(models, rubric=rubric, max_iterations=4)
+    assert out["outcome"] == "infeasible"
+    assert "not_installed_anywhere" in out["outcome_reason"]
+    assert models["worker"].calls == 1
+
+
+@pytest.mark.parametrize(
+    ("rubric", "message"),
+    [
+        (
+            [
+                {"id": "brief", "kind": "word_count", "max": 50},
+                {"id": "thorough", "kind": "word_count", "min": 200},
+            ],
+            "criteria 'brief' and 'thorough' contradict each other: at most 50 words and at "
+            "least 200 words",
+        ),
+        (
+            [
+                {
+                    "id": "brand",
+                    "kind": "contains",
+                    "phrases": ["ACME Widgets"],
+                    "case_sensitive": True,
+                },
+                {"id": "no_acme", "kind": "regex", "pattern": "ACME", "must_match": False},
+            ],
+            "criteria 'brand' and 'no_acme' contradict each other: 'ACME Widgets' is required "
+            "and forbidden",
+        ),
+        (
+            [
+                {"id": "tiny", "kind": "char_count", "min": 500},
+                {"id": "tweet", "kind": "char_count", "max": 280},
+            ],
+            "criteria 'tiny' and 'tweet' contradict each other: at most 280 characters and at "
+            "least 500 characters",
+        ),
+    ],
+)
+def test_contradictory_rubrics_are_refused_naming_both_criteria(models, rubric, message) -> None:
+    models.script("worker")
+    models.script("critic")
+    with pytest.raises(ValidationError) as raised:
+        run(models, rubric=rubric)
+    assert message in str(raised.value)
+    assert models["worker"].calls == models["critic"].calls == 0
+
+
+@pytest.mark.parametrize("threshold", [-0.1, 1.5])
+def test_threshold_outside_0_to_1_is_refused(threshold) -> None:
+    with pytest.raises(ValidationError, match="pass_threshold"):
+        context(pass_threshold=threshold)

@@ -21,6 +21,7 @@ from uuid import uuid4
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
+from langgraph.types import StateSnapshot
 from pydantic import TypeAdapter
 
 from critic_loop.persistence import aopen_persistence, open_persistence
@@ -57,22 +58,25 @@ def thread_config(thread_id: str | None = None) -> RunnableConfig:
     return {"configurable": {"thread_id": thread_id or uuid4().hex}}
 
 
-def start_input(graph: LoopGraph, config: RunnableConfig, fresh: dict[str, Any]) -> Any:
-    """Return what to invoke the thread with: `fresh` input, or None to resume it.
+def start_from(snapshot: StateSnapshot, thread_id: str, fresh: dict[str, Any]) -> Any:
+    """Return what to invoke a thread in `snapshot` with: `fresh` input, or None to resume.
 
     Raises:
         ThreadFinished: the thread's run already ended.
     """
-    snapshot = graph.get_state(config)
     if snapshot.next:
         return None
     if snapshot.values:
-        thread = config["configurable"]["thread_id"]
         raise ThreadFinished(
-            f"thread {thread} already finished ({snapshot.values.get('outcome')}); "
+            f"thread {thread_id} already finished ({snapshot.values.get('outcome')}); "
             "use a new thread id, or fork_loop to continue it from an earlier round"
         )
     return fresh
+
+
+def start_input(graph: LoopGraph, config: RunnableConfig, fresh: dict[str, Any]) -> Any:
+    """Return what to invoke the thread of `config` with (see `start_from`)."""
+    return start_from(graph.get_state(config), config["configurable"]["thread_id"], fresh)
 
 
 def round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
@@ -196,13 +200,8 @@ async def arun_loop(
     resolved = as_context(context)
     config = thread_config(thread_id)
     async with _agraph(checkpointer, store, database) as graph:
-        snapshot = await graph.aget_state(config)
-        if snapshot.next:
-            start: Any = None
-        elif snapshot.values:
-            raise ThreadFinished(f"thread {config['configurable']['thread_id']} already finished")
-        else:
-            start = loop_input(task, rubric)
+        thread_id = config["configurable"]["thread_id"]
+        start = start_from(await graph.aget_state(config), thread_id, loop_input(task, rubric))
         async for event in graph.astream(
             start, config, context=resolved, stream_mode="custom", durability="sync"
         ):

@@ -106,9 +106,7 @@ def _ask(
         role="critic",
         schema=critic_output_schema(),
         method=context.structured_output_method,
-        temperature=context.critic_temperature,
-        base_url=context.base_url,
-        max_tokens=context.critic_max_tokens,
+        context=context,
     )
     attempts = yield from ask_until_valid(
         model,

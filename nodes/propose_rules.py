@@ -116,9 +116,7 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
             role="distill",
             schema=distiller_output_schema(),
             method=context.distill_output_method,
-            temperature=context.critic_temperature,
-            base_url=context.base_url,
-            max_tokens=context.critic_max_tokens,
+            context=context,
         )
         attempts = yield from ask_until_valid(
             distiller,

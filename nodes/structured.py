@@ -25,7 +25,7 @@ from nodes.models import load_chat_model, openai_base_url, split_model_spec, wit
 from nodes.output_methods import ServerKey, fall_back, is_refusal, method_for
 from nodes.steps import Steps, invoke
 from nodes.usage import usage_of
-from state.context import StructuredOutputMethod
+from state.context import Context, StructuredOutputMethod
 from state.records import TokenUsage
 from state.schema import InvalidAnswer
 
@@ -63,16 +63,22 @@ def structured_model(
     role: str,
     schema: dict[str, Any],
     method: StructuredOutputMethod,
-    temperature: float,
-    base_url: str | None,
-    max_tokens: int | None,
+    context: Context,
 ) -> StructuredModel:
-    """Create the chat model for `spec` and pin its answers to `schema`."""
+    """Create a grading model (judge or distiller) for `spec`, its answers pinned to `schema`.
+
+    Grading models share the critic's settings: `critic_temperature`, `critic_max_tokens`
+    and the context's `base_url`.
+    """
     chat_model = load_chat_model(
-        spec, role=role, temperature=temperature, base_url=base_url, max_tokens=max_tokens
+        spec,
+        role=role,
+        temperature=context.critic_temperature,
+        base_url=context.base_url,
+        max_tokens=context.critic_max_tokens,
     )
     provider, _ = split_model_spec(spec)
-    server = openai_base_url(base_url) if provider == "openai" else None
+    server = openai_base_url(context.base_url) if provider == "openai" else None
     return StructuredModel(chat_model, spec, schema, method, server)
 
 

@@ -8,24 +8,13 @@ import pytest
 
 from nodes.checks.test_suite import arun_test_suite, run_test_suite
 from state.rubric import TestSuite
+from tests.support.code_task import ADD_TESTS, CORRECT, FAILS_TWO
 
 pytestmark = pytest.mark.integration
 
-TESTS = """
-from solution import add
-
-def test_small():
-    assert add(1, 2) == 3
-
-def test_negative():
-    assert add(-1, -1) == -2
-
-def test_large():
-    assert add(10**6, 1) == 10**6 + 1
-"""
-
-WRONG = "```python\ndef add(a, b):\n    return a + b + (1 if a >= 0 else 0)\n```"
-RIGHT = "Here you go:\n```python\ndef add(a, b):\n    return a + b\n```"
+TESTS = ADD_TESTS
+WRONG = FAILS_TWO
+RIGHT = "Here you go:\n" + CORRECT
 
 
 def suite(tests: str = TESTS, **overrides) -> TestSuite:

@@ -5,23 +5,12 @@ import re
 import pytest
 
 from graphs.app import build_graph
-from state.context import Context
+from tests.support.code_task import ADD_TESTS, CORRECT, FAILS_TWO
+from tests.support.contexts import scripted_context
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
 
-ADD_TESTS = """
-from solution import add
-
-def test_small():
-    assert add(1, 2) == 3
-
-def test_negative():
-    assert add(-1, -1) == -2
-
-def test_large():
-    assert add(10**6, 1) == 10**6 + 1
-"""
 CODE_RUBRIC = [
     {"id": "tests", "kind": "tests", "tests": ADD_TESTS, "timeout_seconds": 20},
     {"id": "docstring", "text": "The function has a docstring that says what it returns."},
@@ -30,17 +19,9 @@ CODE_TASK = {
     "task": "Write a Python function add(a, b) that adds two numbers.",
     "rubric": CODE_RUBRIC,
 }
-FAILS_TWO = "```python\ndef add(a, b):\n    return a + b + (1 if a >= 0 else 0)\n```"
-CORRECT = '```python\ndef add(a, b):\n    """Return the sum of a and b."""\n    return a + b\n```'
 
 
-def context(**overrides) -> Context:
-    settings = {
-        "worker_model": "scripted:worker",
-        "critic_model": "scripted:critic",
-        "memory": False,
-    }
-    return Context(**{**settings, **overrides})
+context = scripted_context
 
 
 def test_code_task_checks_first_and_calls_the_judge_only_when_they_pass(models) -> None:

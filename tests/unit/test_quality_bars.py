@@ -5,7 +5,7 @@ from pydantic import ValidationError
 
 from critic_loop import LoopInfeasible, result_of
 from graphs.app import build_graph
-from state.context import Context
+from tests.support.contexts import scripted_context
 from tests.support.verdicts import graded
 
 RUBRIC = [
@@ -22,13 +22,7 @@ RUBRIC = [
 TASK = "Summarize the quarterly sales table for the newsletter."
 
 
-def context(**overrides) -> Context:
-    settings = {
-        "worker_model": "scripted:worker",
-        "critic_model": "scripted:critic",
-        "memory": False,
-    }
-    return Context(**{**settings, **overrides})
+context = scripted_context
 
 
 def run(models, *, rubric=RUBRIC, **overrides):

@@ -9,6 +9,8 @@ from nodes import output_methods
 from state.context import Context
 from tests.conftest import RUBRIC
 from tests.support.openai_server import (
+    LLAMA_CPP_PYTHON_REFUSAL,
+    LLAMA_CPP_SERVER_REFUSAL,
     RefusesJsonSchema,
     RoleScript,
     ScriptedOpenAIServer,
@@ -38,13 +40,18 @@ def context(server, **overrides) -> Context:
     return Context(**{**settings, **overrides})
 
 
-def test_refused_json_schema_falls_back_to_tool_calls_once(loop_input, caplog) -> None:
+@pytest.mark.parametrize(
+    "refusal",
+    [LLAMA_CPP_PYTHON_REFUSAL, LLAMA_CPP_SERVER_REFUSAL],
+    ids=["llama-cpp-python", "llama.cpp-server"],
+)
+def test_refused_json_schema_falls_back_to_tool_calls_once(loop_input, caplog, refusal) -> None:
     script = RoleScript(
         worker=["draft 1", "draft 2"],
         critic=[graded(RUBRIC, {"tone": "Use plain words."}), graded(RUBRIC)],
     )
     caplog.set_level(logging.WARNING, logger="nodes.output_methods")
-    with ScriptedOpenAIServer(RefusesJsonSchema(script)) as server:
+    with ScriptedOpenAIServer(RefusesJsonSchema(script, refusal)) as server:
         out = build_graph().invoke(loop_input, context=context(server))
     assert out["outcome"] == "passed"
     kinds = [

@@ -50,6 +50,12 @@ LLAMA_CPP_PYTHON_REFUSAL = Failure(
 )
 """How llama-cpp-python's server answers a `response_format: json_schema` request."""
 
+LLAMA_CPP_SERVER_REFUSAL = Failure(
+    400,
+    'response_format type must be one of "text" or "json_object", but got: json_schema',
+)
+"""How llama.cpp's llama-server (before it learned json_schema) answers the same request."""
+
 Answer = Text | Structured | Failure
 Responder = Callable[[dict[str, Any]], Answer]
 
@@ -302,11 +308,12 @@ class ScriptedOpenAIServer:
 
 @dataclass
 class RefusesJsonSchema:
-    """Wraps a responder; refuses `json_schema` requests exactly as llama-cpp-python does."""
+    """Wraps a responder; refuses `json_schema` requests the way a local server does."""
 
     inner: Responder
+    refusal: Failure = LLAMA_CPP_PYTHON_REFUSAL
 
     def __call__(self, request: dict[str, Any]) -> Answer:
         if (request.get("response_format") or {}).get("type") == "json_schema":
-            return LLAMA_CPP_PYTHON_REFUSAL
+            return self.refusal
         return self.inner(request)

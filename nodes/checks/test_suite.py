@@ -6,8 +6,16 @@ tests, and pytest runs there in a child process:
 - with a wall-clock timeout (the whole process group is killed when it runs out),
 - with memory (address space) and CPU-time limits where the platform supports them,
 - with a minimal environment: no API keys or other secrets of the parent process,
-- with its output captured; failing test names and the tail of their assertion output
-  become the evidence and the hint.
+- where the system allows (`unshare`, Linux): in new PID, mount and network namespaces,
+  so it cannot see other processes (nor read their environment through /proc), has no
+  network, and every process it starts dies with it;
+- with its output captured, secret-looking values of the parent's environment scrubbed
+  from it; failing test names and the tail of their assertion output become the evidence
+  and the hint. A test counts only if it ran and passed: skipped or expected-to-fail tests
+  do not.
+
+This contains accidents (endless loops, memory blow-ups, crashes, stray processes), not a
+determined attacker: for untrusted code, run critic-loop itself in a container or VM.
 
 A timeout, a crash or a collection error is a failing criterion, never a crash of the loop.
 A test file that no draft could satisfy (it does not compile, imports a module that is not
@@ -20,8 +28,10 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import functools
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -37,6 +47,42 @@ from state.verdict import CheckResult
 
 OUTPUT_TAIL = 1500
 """How much of the end of pytest's output the evidence keeps."""
+
+SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
+"""Environment variables whose values must never appear in evidence or hints."""
+
+NAMESPACES = ["--fork", "--pid", "--mount-proc", "--net", "--kill-child"]
+"""unshare options: own process tree and /proc, no network, all processes die together."""
+
+
+@functools.cache
+def isolation_prefix() -> tuple[str, ...]:
+    """Return the `unshare` command that isolates a test run, or () where none works."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return ()
+    candidates = [[unshare, *NAMESPACES]]
+    if os.geteuid() != 0:
+        candidates = [[unshare, "--user", "--map-root-user", *NAMESPACES]]
+    for candidate in candidates:
+        try:
+            probe = subprocess.run(
+                [*candidate, "true"], capture_output=True, timeout=10, stdin=subprocess.DEVNULL
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0:
+            return tuple(candidate)
+    return ()
+
+
+def scrub_secrets(text: str) -> str:
+    """Replace the values of secret-looking environment variables in `text`."""
+    for name, value in os.environ.items():
+        if len(value) >= 6 and SECRET_NAMES.search(name) and value in text:
+            text = text.replace(value, f"[{name} redacted]")
+    return text
+
 
 # Applies the resource limits, then becomes pytest (no preexec_fn: it is unsafe in threads).
 LAUNCHER = """
@@ -56,6 +102,7 @@ class Prepared:
     """A temporary directory holding the drafted module and the tests, and the command."""
 
     directory: Path
+    report: Path
     command: list[str]
     environment: dict[str, str]
 
@@ -101,10 +148,13 @@ def _broken_tests(problem: str) -> CheckResult:
 def prepare(criterion: TestSuite, draft: str) -> Prepared:
     """Write the draft and the tests into a fresh temporary directory."""
     directory = Path(tempfile.mkdtemp(prefix="critic-loop-tests-"))
+    # the report lives outside the draft's directory, under a name it cannot guess
+    report = Path(tempfile.mkdtemp(prefix="critic-loop-report-")) / f"{os.urandom(8).hex()}.xml"
     (directory / f"{criterion.module}.py").write_text(extract_code(draft))
     (directory / f"test_{criterion.module}.py").write_text(_tests_source(criterion))
     (directory / "pytest.ini").write_text("[pytest]\n")
     command = [
+        *isolation_prefix(),
         sys.executable,
         "-c",
         LAUNCHER,
@@ -120,7 +170,7 @@ def prepare(criterion: TestSuite, draft: str) -> Prepared:
         str(directory),
         "-c",
         str(directory / "pytest.ini"),
-        f"--junitxml={directory / 'report.xml'}",
+        f"--junitxml={report}",
         f"test_{criterion.module}.py",
     ]
     environment = {
@@ -133,11 +183,11 @@ def prepare(criterion: TestSuite, draft: str) -> Prepared:
         "PYTHONHASHSEED": "0",
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # plain pytest, whatever is installed
     }
-    return Prepared(directory, command, environment)
+    return Prepared(directory, report, command, environment)
 
 
 def _tail(output: str) -> str:
-    output = output.strip()
+    output = scrub_secrets(output).strip()
     return output if len(output) <= OUTPUT_TAIL else "..." + output[-OUTPUT_TAIL:]
 
 
@@ -148,6 +198,7 @@ class _Case:
 
 
 def _failed_cases(report: Path) -> tuple[int, list[_Case]] | None:
+    """Count the test cases and list the ones that did not pass (failed, errored, skipped)."""
     if not report.exists():
         return None
     try:
@@ -157,18 +208,21 @@ def _failed_cases(report: Path) -> tuple[int, list[_Case]] | None:
     total, failed = 0, []
     for case in root.iter("testcase"):
         total += 1
-        problem = case.find("failure")
+        found = [case.find(tag) for tag in ("failure", "error", "skipped")]
+        problem = next((element for element in found if element is not None), None)
         if problem is None:
-            problem = case.find("error")
-        if problem is not None:
-            message = (problem.get("message") or problem.text or "").strip().splitlines()
-            failed.append(_Case(case.get("name", "?"), message[0] if message else ""))
+            continue
+        lines = (problem.get("message") or problem.text or "").strip().splitlines()
+        message = scrub_secrets(lines[0]) if lines else ""
+        if problem.tag == "skipped":
+            message = "skipped" + (f": {message}" if message else "")
+        failed.append(_Case(case.get("name", "?"), message))
     return total, failed
 
 
 def interpret(prepared: Prepared, returncode: int, output: str) -> CheckResult:
     """Turn pytest's exit status, report and output into a check result."""
-    counted = _failed_cases(prepared.directory / "report.xml")
+    counted = _failed_cases(prepared.report)
     if returncode < 0:
         name = signal.Signals(-returncode).name
         return CheckResult(
@@ -217,6 +271,11 @@ def _timed_out(criterion: TestSuite, output: str) -> CheckResult:
     )
 
 
+def _clean_up(prepared: Prepared) -> None:
+    shutil.rmtree(prepared.directory, ignore_errors=True)
+    shutil.rmtree(prepared.report.parent, ignore_errors=True)
+
+
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
@@ -242,11 +301,14 @@ def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
             output, _ = process.communicate(timeout=criterion.timeout_seconds)
         except subprocess.TimeoutExpired:
             _kill_group(process.pid)
-            output, _ = process.communicate()
+            try:  # a process that escaped the group may still hold the pipe open
+                output, _ = process.communicate(timeout=2)
+            except subprocess.TimeoutExpired:
+                output = b""
             return _timed_out(criterion, output.decode(errors="replace"))
         return interpret(prepared, process.returncode, output.decode(errors="replace"))
     finally:
-        shutil.rmtree(prepared.directory, ignore_errors=True)
+        _clean_up(prepared)
 
 
 async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
@@ -274,4 +336,4 @@ async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
         text = output.decode(errors="replace")
         return await asyncio.to_thread(interpret, prepared, process.returncode or 0, text)
     finally:
-        await asyncio.to_thread(shutil.rmtree, prepared.directory, True)
+        await asyncio.to_thread(_clean_up, prepared)

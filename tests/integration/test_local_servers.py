@@ -1,6 +1,8 @@
 """OpenAI-compatible local servers: refused structured-output methods, weak answers."""
 
+import json
 import logging
+import re
 
 import pytest
 
@@ -15,6 +17,7 @@ from tests.support.openai_server import (
     RoleScript,
     ScriptedOpenAIServer,
     Text,
+    is_structured_request,
 )
 from tests.support.verdicts import graded
 
@@ -128,3 +131,36 @@ def test_an_empty_draft_fails_the_round_instead_of_crashing(loop_input) -> None:
         out = build_graph().invoke(loop_input, context=context(server))
     assert out["outcome"] == "passed"
     assert out["critiques"][0]["verdict"]["results"][0]["evidence"] == "The draft is empty."
+
+
+def answer_by_filling_in_the_prompt_template(request: dict) -> Text | None:
+    """Answer like a weak model: copy the JSON shape the prompt shows, filling each <...>."""
+    prompt = "\n".join(str(m.get("content") or "") for m in request["messages"])
+    shape = next(line for line in prompt.splitlines() if line.startswith('{"results"'))
+    ids = re.findall(r"^- \[([^\]]+)\] ", prompt, flags=re.MULTILINE)
+    entry = re.search(r"\[(\{.*?\})\]", shape).group(1)  # one result's shape
+    filled_entries = []
+    for criterion_id in ids:
+        filled = entry.replace("<id>", json.dumps(criterion_id))
+        filled = re.sub(r"<true or false>", "true", filled)
+        filled = re.sub(r"<true only if[^>]*>", "false", filled)
+        filled = re.sub(r"<[^>]*>", json.dumps("the artifact says so"), filled)
+        filled_entries.append(filled)
+    whole = shape.replace(f"[{entry}]", "[" + ", ".join(filled_entries) + "]", 1)
+    whole = re.sub(r"<true only if[^>]*>", "true", whole)
+    whole = re.sub(r"<[^>]*>", '""', whole)
+    return Text(whole)
+
+
+def test_json_mode_answers_that_follow_the_prompt_template_are_accepted(loop_input) -> None:
+    def respond(request: dict):
+        if not is_structured_request(request):
+            return Text("draft")
+        return answer_by_filling_in_the_prompt_template(request)
+
+    with ScriptedOpenAIServer(respond) as server:
+        out = build_graph().invoke(
+            loop_input, context=context(server, structured_output_method="json_mode")
+        )
+    assert out["critiques"][0]["rejected"] == []
+    assert out["outcome"] == "passed"

@@ -1,12 +1,13 @@
 """The `tests` criterion: pytest against drafted code, in a sandboxed subprocess."""
 
 import asyncio
+import os
 import time
 from pathlib import Path
 
 import pytest
 
-from nodes.checks.test_suite import arun_test_suite, run_test_suite
+from nodes.checks.test_suite import arun_test_suite, isolation_prefix, run_test_suite
 from state.rubric import TestSuite
 from tests.support.code_task import ADD_TESTS, CORRECT, FAILS_TWO
 
@@ -130,3 +131,89 @@ def test_a_draft_that_does_not_import_is_not_terminal(run) -> None:
     assert not result.passed
     assert not result.terminal
     assert "numpy_not_here" in result.hint
+
+
+ISOLATED = pytest.mark.skipif(
+    not isolation_prefix(), reason="no unshare namespaces on this machine"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    import pytest\n    pytest.skip('later')\n",
+        "    import unittest\n    raise unittest.SkipTest('x')\n",
+    ],
+    ids=["pytest.skip", "unittest.SkipTest"],
+)
+def test_a_draft_that_skips_its_tests_does_not_pass(run, body) -> None:
+    tests = "from solution import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    result = run(suite(tests), "def add(a, b):\n" + body)
+    assert not result.passed
+    assert result.evidence.startswith("1 of 1 tests failed: test_add.")
+    assert "skipped" in result.hint
+
+
+def test_a_draft_cannot_forge_the_report(run) -> None:
+    forged = (
+        "import os, pathlib\n"
+        'xml = \'<testsuites><testsuite tests="3"><testcase name="test_small"/>'
+        '<testcase name="test_negative"/><testcase name="test_large"/></testsuite></testsuites>\'\n'
+        "pathlib.Path('report.xml').write_text(xml)\n"
+        "os._exit(0)\n"
+    )
+    result = run(suite(), forged)
+    assert not result.passed
+
+
+@ISOLATED
+def test_the_parent_environment_is_out_of_reach(run, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-parent-secret-value")
+    tests = f"""
+import os, pathlib
+def test_no_view_of_the_parent():
+    assert not pathlib.Path("/proc/{os.getpid()}/environ").exists() or (
+        b"sk-parent-secret-value" not in pathlib.Path("/proc/{os.getpid()}/environ").read_bytes()
+    )
+    assert len([p for p in os.listdir("/proc") if p.isdigit()]) < 10
+"""
+    assert run(suite(tests), "x = 1\n").passed
+
+
+@ISOLATED
+def test_there_is_no_network(run) -> None:
+    import socket
+
+    with socket.socket() as listener:  # reachable from here, not from the sandbox
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        tests = f"""
+import socket, pytest
+def test_offline():
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", {port}), timeout=2)
+"""
+        assert run(suite(tests), "x = 1\n").passed
+
+
+def test_secret_values_are_scrubbed_from_evidence(run, monkeypatch) -> None:
+    monkeypatch.setenv("CRITIC_LOOP_TEST_API_KEY", "sk-would-leak-12345")
+    tests = "from solution import value\n\ndef test_value():\n    assert value() == 'ok'\n"
+    draft = "def value():\n    return 'sk-would-leak-12345'\n"  # as if read from elsewhere
+    result = run(suite(tests), draft)
+    assert not result.passed
+    assert "sk-would-leak-12345" not in result.evidence + result.hint
+    assert "[CRITIC_LOOP_TEST_API_KEY redacted]" in result.evidence + result.hint
+
+
+def test_an_escaped_grandchild_cannot_hold_the_run(run) -> None:
+    draft = (
+        "import os, subprocess, sys\n"
+        "subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); time.sleep(30)'])\n"
+        "def add(a, b):\n    while True:\n        pass\n"
+    )
+    started = time.monotonic()
+    result = run(suite(timeout_seconds=2), draft)
+    assert time.monotonic() - started < 10
+    assert "did not finish within 2 seconds" in result.evidence

@@ -22,18 +22,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
 import openai
 from pydantic import ValidationError
 
-from critic_loop.model_choice import choose_models_from_environment
+from critic_loop.model_choice import DiscoveryFailed, choose_models_from_environment
 from critic_loop.persistence import DATABASE_URL_VARIABLE, default_database, open_persistence
 from critic_loop.results import LoopDidNotPass
 from critic_loop.run import ThreadFinished, drive_loop, start_input, thread_config
 from graphs.app import build_graph
 from nodes.check_input import preflight
-from nodes.models import ModelSetupError
+from nodes.models import MissingApiKey, ModelSetupError
+from nodes.route import first_line
 from state.context import Context
 from state.loop import LoopInput, LoopState
+from state.rubric import dump_rubric
+
+logger = logging.getLogger("critic_loop.cli")
 
 EXAMPLE = Path(__file__).parent / "examples" / "product_description.json"
 
@@ -41,12 +46,20 @@ CONTEXT_OPTIONS = {
     "worker_model": "model that drafts, as provider:model (e.g. openai:gpt-4.1-mini)",
     "judge_granularity": "rubric (one judge call) or criterion (one call per criterion)",
     "worker_max_tokens": "cap on a draft's length in tokens",
+    "pass_threshold": "weighted score a draft needs to pass, 0 to 1 (every must criterion too)",
     "critic_model": "model that grades, as provider:model (e.g. google_genai:gemini-2.5-pro)",
     "base_url": "OpenAI-compatible server for openai: models (llama.cpp, Ollama, vLLM)",
     "max_iterations": "most rounds to run (1-100)",
     "stall_rounds": "rounds without progress before stopping as stalled",
     "structured_output_method": "json_schema, function_calling or json_mode",
     "on_exhausted": "best (return the best draft) or raise",
+}
+
+OPTION_TYPES: dict[str, type] = {
+    "max_iterations": int,
+    "stall_rounds": int,
+    "worker_max_tokens": int,
+    "pass_threshold": float,
 }
 
 WAYS_FORWARD = """
@@ -93,8 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     for command in (run, demo):
         settings = command.add_argument_group("run settings (default: CRITIC_LOOP_* env)")
         for name, help_text in CONTEXT_OPTIONS.items():
-            kind = int if name in {"max_iterations", "stall_rounds", "worker_max_tokens"} else str
-            settings.add_argument("--" + name.replace("_", "-"), type=kind, help=help_text)
+            settings.add_argument(
+                "--" + name.replace("_", "-"), type=OPTION_TYPES.get(name, str), help=help_text
+            )
         command.add_argument(
             "--model", help="one provider:model for every role (worker, critic, distiller)"
         )
@@ -133,7 +147,8 @@ def _loop_input(args: argparse.Namespace) -> dict[str, Any]:
         task = args.task_file.read_text() if args.task_file else args.task
         rubric = _read_json(args.rubric) if args.rubric else []
         data = {"task": task or "", "rubric": [*rubric, *map(_criterion, args.criterion)]}
-    return LoopInput.model_validate(data).model_dump(mode="json")
+    checked = LoopInput.model_validate(data)
+    return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
 
 
 def _context(args: argparse.Namespace) -> Context:
@@ -141,6 +156,7 @@ def _context(args: argparse.Namespace) -> Context:
     chosen = {name: value for name, value in chosen.items() if value is not None}
     if args.model:
         chosen = {"worker_model": args.model, "critic_model": args.model, **chosen}
+    Context(**chosen)  # the user's own settings are checked before asking any server
     return Context(**{**choose_models_from_environment(chosen), **chosen})
 
 
@@ -184,7 +200,7 @@ def _show_result(state: LoopState, thread_id: str, as_json: bool) -> None:
         print(f"  why: {state.outcome_reason}")
     for item in state.open_items:
         print(f"  still open [{item.criterion_id}] {item.text}")
-        print(f"    {'hint: ' + item.hint if item.hint else item.evidence.splitlines()[0]}")
+        print(f"    {'hint: ' + item.hint if item.hint else first_line(item.evidence)}")
     report = state.memory_report
     if report is not None and report.skipped is None:
         print(
@@ -206,6 +222,10 @@ def _run(args: argparse.Namespace) -> int:
     with open_persistence(args.db) as persistence:
         graph = build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
         start = start_input(graph, config, loop_input)
+        if start is None and not args.json:
+            kept = graph.get_state(config).values
+            if (kept["task"], kept["rubric"]) != (loop_input["task"], loop_input["rubric"]):
+                print("note: resuming with the thread's own task and rubric, not the ones given")
         if not args.json:
             print(
                 f"critic-loop: {'resuming' if start is None else 'new'} thread {thread_id}; "
@@ -217,7 +237,9 @@ def _run(args: argparse.Namespace) -> int:
             state = drive_loop(graph, start, config, context, None if args.json else _show_event)
         except LoopDidNotPass as failure:
             state = failure.state
-        except (openai.APIError, OSError) as error:
+        except Exception as error:
+            if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
+                logger.exception("the run failed unexpectedly")
             raise RunInterrupted(thread_id, error) from error
     _show_result(state, thread_id, args.json)
     return 0 if state.outcome == "passed" else 1
@@ -229,8 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _run(args)
-    except ModelSetupError as error:
+    except MissingApiKey as error:
         print(f"critic-loop: {error}\n{WAYS_FORWARD}", file=sys.stderr)
+    except (ModelSetupError, DiscoveryFailed, LookupError, FileNotFoundError) as error:
+        print(f"critic-loop: {error}", file=sys.stderr)
     except ValidationError as error:
         print(f"critic-loop: invalid input or settings:\n{error}", file=sys.stderr)
     except (UsageError, ThreadFinished) as error:

@@ -7,6 +7,9 @@
 - else a Gemini key (`GOOGLE_API_KEY` / `GEMINI_API_KEY`): Gemini Flash drafts, Gemini Pro
   judges;
 - else nothing, and preflight explains both ways forward.
+
+A named server that cannot say what it serves is an error (`DiscoveryFailed`), not a
+silent fall back to OpenAI's model names.
 """
 
 from __future__ import annotations
@@ -29,7 +32,11 @@ LOCAL_SETTINGS: dict[str, Any] = {"judge_granularity": "criterion", "worker_max_
 """Settings that suit small models on local servers (unless the user chose otherwise)."""
 
 
-def served_model(base_url: str, timeout: float = 5.0) -> str | None:
+class DiscoveryFailed(RuntimeError):
+    """A local server was named but could not say which model it serves."""
+
+
+def served_model(base_url: str, timeout: float = 15.0) -> str | None:
     """Return the first model an OpenAI-compatible server lists, or None if it cannot say."""
     try:
         with urllib.request.urlopen(f"{base_url.rstrip('/')}/models", timeout=timeout) as reply:
@@ -52,7 +59,10 @@ def choose_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict
     if base_url:
         model = served_model(base_url)
         if model is None:
-            return {}
+            raise DiscoveryFailed(
+                f"could not ask {base_url} which model it serves (is the server up?); "
+                "name one with --model openai:<name>"
+            )
         local = {key: value for key, value in LOCAL_SETTINGS.items() if key not in chosen}
         return {"worker_model": f"openai:{model}", "critic_model": f"openai:{model}", **local}
     if environ.get("OPENAI_API_KEY"):

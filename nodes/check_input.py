@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from nodes.judge import panel
 from nodes.models import load_chat_model
+from nodes.prompts import load_prompts
 from nodes.runtime import context_of
 from state.context import Context
 from state.loop import LoopInput
@@ -37,13 +38,13 @@ class SubmittedInput(TypedDict, total=False):
 def preflight(context: Context, rubric: Sequence[CriterionBase]) -> None:
     """Raise a clear error if the models, checks or prompts of a run cannot be used.
 
-    The critic models are needed only when the rubric has `llm` criteria.
+    The critic models are needed only when the rubric has `llm` criteria. The distiller is
+    not checked: memory never costs a run, so a distiller that cannot be created is
+    recorded in `memory_errors` when the run completes.
     """
     models = [(context.worker_model, "worker", context.temperature)]
     if any(not criterion.deterministic for criterion in rubric):
         models += [(judge.spec, "critic", context.critic_temperature) for judge in panel(context)]
-    if context.distills:
-        models.append((context.distiller_model, "distill", context.critic_temperature))
     for spec, role, temperature in dict.fromkeys(models):
         load_chat_model(spec, role=role, temperature=temperature, base_url=context.base_url)
     for criterion in rubric:
@@ -57,8 +58,7 @@ def preflight(context: Context, rubric: Sequence[CriterionBase]) -> None:
             raise FileNotFoundError(
                 f"criterion {criterion.id!r}: tests_file {criterion.tests_file!r} not found"
             )
-    if context.prompts_dir is not None and not Path(context.prompts_dir).is_dir():
-        raise FileNotFoundError(f"prompts_dir {context.prompts_dir!r} is not a directory")
+    load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
 
 
 def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:

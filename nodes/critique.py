@@ -115,8 +115,9 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     for criterion in rubric:
         if criterion.deterministic:
             outcome: CheckResult = yield check_call(criterion, draft.text)
+            evidence = outcome.evidence.strip() or "The check gave no evidence."
             results[criterion.id] = CriterionResult(
-                criterion_id=criterion.id, **outcome.model_dump()
+                criterion_id=criterion.id, **{**outcome.model_dump(), "evidence": evidence}
             )
 
     critique = Critique(round=draft.round, attempts=0)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from nodes.route import decide_outcome
 from nodes.runtime import context_of
@@ -57,17 +58,24 @@ def _draft_of(drafts: Sequence[Draft], round_number: int) -> Draft:
     return next(draft for draft in drafts if draft.round == round_number)
 
 
-def finalize(state: LoopState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Set `outcome`, `outcome_reason`, `final`, `final_round` and `open_items`."""
+def finalize(
+    state: LoopState, runtime: Runtime[Context]
+) -> Command[Literal["record_rule_usage", "generate"]]:
+    """Set `outcome`, `outcome_reason`, `final`, `final_round` and `open_items`.
+
+    A thread paused or crashed just before finalize, and resumed with settings that allow
+    more rounds (a larger `max_iterations`, say), goes back to revising instead.
+    """
     decision = decide_outcome(state.critiques, context_of(runtime))
     if decision is None:
-        raise RuntimeError("finalize reached while the loop should still be revising")
+        return Command(goto="generate")
     chosen = best_critique(state.critiques)
     draft = _draft_of(state.drafts, chosen.round) if chosen else state.drafts[-1]
-    return {
+    update = {
         "outcome": decision.outcome,
         "outcome_reason": decision.reason,
         "final": draft.text,
         "final_round": draft.round,
         "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],
     }
+    return Command(goto="record_rule_usage", update=update)

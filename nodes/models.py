@@ -49,6 +49,10 @@ class ModelSetupError(ValueError):
     """A model named in the context cannot be created (unknown provider, missing key, ...)."""
 
 
+class MissingApiKey(ModelSetupError):
+    """A hosted model was chosen but its provider's API key is not set."""
+
+
 _registered: dict[str, ChatModelFactory] = {}
 
 
@@ -133,7 +137,7 @@ def _require_api_key(spec: str, provider: str, role: str) -> None:
             " To use a local OpenAI-compatible server instead (llama.cpp, Ollama, vLLM), "
             "set base_url in the context or OPENAI_BASE_URL."
         )
-    raise ModelSetupError(message)
+    raise MissingApiKey(message)
 
 
 def with_json_output(

@@ -43,6 +43,11 @@ def no_score_gain(verdicts: Sequence[Verdict], window: int) -> bool:
     return max(verdict.score for verdict in verdicts[-window:]) <= best_before
 
 
+def first_line(text: str) -> str:
+    """Return the first non-empty line of `text` (evidence can run to many lines)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "(no evidence)")
+
+
 class Decision(NamedTuple):
     """How a run ends, and why."""
 
@@ -68,7 +73,7 @@ def decide_outcome(critiques: Sequence[Critique], context: Context) -> Decision 
         return Decision(
             "infeasible",
             "; ".join(
-                f"{result.criterion_id} cannot be met: {result.evidence.splitlines()[0]}"
+                f"{result.criterion_id} cannot be met: {first_line(result.evidence)}"
                 for result in latest.terminal
             ),
         )

@@ -25,16 +25,19 @@ def extract_code(draft: str) -> str:
 
 
 def _parse_json(draft: str) -> tuple[Any, CheckResult | None]:
+    fenced = draft.lstrip().startswith("```")
+    hint = "Reply with the JSON document only" + (
+        ", without Markdown code fences." if fenced else ", with no text around it."
+    )
     try:
         return json.loads(draft), None
     except json.JSONDecodeError as error:
-        fenced = draft.lstrip().startswith("```")
+        where = f" at line {error.lineno}, column {error.colno}"
         return None, CheckResult(
-            passed=False,
-            evidence=f"Not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}.",
-            hint="Reply with the JSON document only"
-            + (", without Markdown code fences." if fenced else ", with no text around it."),
+            passed=False, evidence=f"Not valid JSON: {error.msg}{where}.", hint=hint
         )
+    except (ValueError, RecursionError) as error:  # huge numbers, absurd nesting
+        return None, CheckResult(passed=False, evidence=f"Not usable JSON: {error}.", hint=hint)
 
 
 def check_json(draft: str) -> CheckResult:
@@ -49,7 +52,12 @@ def check_json_schema(criterion: MatchesJsonSchema, draft: str) -> CheckResult:
     if failure:
         return failure
     validator = validators.validator_for(criterion.json_schema)(criterion.json_schema)
-    errors = sorted(validator.iter_errors(document), key=lambda error: list(error.path))
+    try:
+        errors = sorted(validator.iter_errors(document), key=lambda error: list(error.path))
+    except RecursionError:
+        return CheckResult(
+            passed=False, evidence="The JSON is nested too deeply to check.", hint="Flatten it."
+        )
     if not errors:
         return CheckResult(passed=True, evidence="The JSON matches the schema.")
     described = [

@@ -161,3 +161,61 @@ def test_a_model_failure_mid_run_says_how_to_resume(tmp_path) -> None:
     assert "Traceback" not in done.stderr
     assert "invalid api key" in done.stderr
     assert "--thread-id t-9" in done.stderr
+
+
+def test_a_server_that_cannot_name_its_model_is_a_setup_error(tmp_path) -> None:
+    done = run_cli("demo", cwd=tmp_path, env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert done.returncode == 2
+    assert "could not ask http://127.0.0.1:9/v1 which model it serves" in done.stderr
+    assert "found no API key" not in done.stderr
+
+
+def test_an_unknown_provider_says_so_without_the_no_key_advice(tmp_path) -> None:
+    done = run_cli("demo", "--model", "nosuch:model", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "unknown provider 'nosuch'" in done.stderr
+    assert "found no API key" not in done.stderr
+
+
+def test_pass_threshold_flag_and_resume_with_other_input(tmp_path) -> None:
+    criteria = [{"id": "a", "text": "x y z"}, {"id": "b", "text": "p q r", "severity": "should"}]
+    script = RoleScript(worker=["draft"], critic=[graded(criteria, {"b": "more"})])
+    (tmp_path / "task.json").write_text(json.dumps({"task": TASK, "rubric": criteria}))
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "run",
+            "--input",
+            "task.json",
+            "--pass-threshold",
+            "0.5",
+            "--thread-id",
+            "t1",
+            *model_args(server),
+            cwd=tmp_path,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "must 1/1, weighted score 0.50; failing: b (should)" in done.stdout
+    with ScriptedOpenAIServer(RoleScript()) as server:
+        again = run_cli(
+            "run", "--input", "task.json", "--thread-id", "t1", *model_args(server), cwd=tmp_path
+        )
+    assert again.returncode == 2  # finished threads are refused, not rerun
+    assert "already finished" in again.stderr
+
+
+def test_a_provider_or_network_failure_mid_run_exits_3(tmp_path) -> None:
+    script = RoleScript(worker=["draft"], critic=[])  # the judge's server errors out
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "run",
+            "--task",
+            TASK,
+            "--criterion",
+            "c=x y z",
+            "--thread-id",
+            "t-3",
+            *model_args(server),
+            cwd=tmp_path,
+        )
+    assert done.returncode == 3
+    assert "resume with --thread-id t-3" in done.stderr

@@ -107,3 +107,20 @@ def test_unknown_round_is_a_clear_error(models, saver) -> None:
     original_run(models, saver, cap=2)
     with pytest.raises(LookupError, match="no graded round 7"):
         fork_loop("t", 7, context=context(), checkpointer=saver)
+
+
+def test_resuming_before_finalize_with_a_larger_cap_keeps_revising(models, saver) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC))
+    graph = build_graph(checkpointer=saver)
+    config = {"configurable": {"thread_id": "paused"}}
+    graph.invoke(
+        {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
+        config,
+        context=context(max_iterations=1),
+        interrupt_before=["finalize"],
+    )
+    assert graph.get_state(config).next == ("finalize",)
+    out = graph.invoke(None, config, context=context(max_iterations=3))
+    assert out["outcome"] == "passed"
+    assert [d["text"] for d in out["drafts"]] == ["draft 1", "draft 2"]

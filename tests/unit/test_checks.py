@@ -244,3 +244,44 @@ def test_mixed_rubric_round_trips_through_json_unchanged() -> None:
 def test_bad_criteria_are_refused(criterion, message) -> None:
     with pytest.raises(ValidationError, match=re.escape(message)):
         TypeAdapter(Rubric).validate_python([{"id": "c", **criterion}])
+
+
+@pytest.mark.parametrize(
+    "draft",
+    ["1" * 5000, "[" * 100_000 + "]" * 100_000],
+    ids=["5000-digit number", "deep nesting"],
+)
+@pytest.mark.parametrize("kind", ["json", "json_schema"])
+def test_pathological_json_fails_the_check_instead_of_crashing(kind, draft) -> None:
+    spec = {"kind": kind} if kind == "json" else {"kind": kind, "schema": {"type": "array"}}
+    result = check(spec, draft)
+    assert not result.passed
+    assert result.evidence
+
+
+def silent_failure(draft: str) -> tuple[bool, str]:
+    return False, ""
+
+
+def terminal_without_evidence(draft: str) -> CheckResult:
+    return CheckResult(passed=False, evidence="", terminal=True)
+
+
+def test_checks_without_evidence_get_some_and_never_crash_the_run(models) -> None:
+    from graphs.app import build_graph
+    from tests.support.contexts import scripted_context
+
+    models.script("worker", "draft")
+    for function, outcome in [
+        (silent_failure, "exhausted"),
+        (terminal_without_evidence, "infeasible"),
+    ]:
+        rubric = [{"id": "c", "kind": "python", "function": function}]
+        out = build_graph().invoke(
+            {"task": "t", "rubric": rubric}, context=scripted_context(max_iterations=1)
+        )
+        assert out["outcome"] == outcome
+        assert out["critiques"][0]["verdict"]["results"][0]["evidence"] == (
+            "The check gave no evidence."
+        )
+        models.script("worker", "draft")

@@ -1,4 +1,5 @@
-from nodes.feedback import REDACTED, redact_criteria, worker_feedback
+from nodes.feedback import REDACTED, REDACTED_ID, redact_criteria, worker_feedback
+from state.rubric import Criterion
 from state.verdict import Verdict
 from tests.conftest import RUBRIC
 from tests.support.verdicts import graded
@@ -23,3 +24,19 @@ def test_feedback_has_hints_for_failures_only_without_ids() -> None:
     assert note.round == 2
     assert note.hints == ["Add a phone-book example.", "evidence for tone"]
     assert note.summary == f"Criterion: {REDACTED}."
+
+
+def test_quoting_most_of_a_criterion_is_cut_out_too() -> None:
+    echoed = "Ensure answer is at most fifty words long."  # the criterion minus "The"
+    assert redact_criteria(echoed, RUBRIC) == f"Ensure {REDACTED}."
+
+
+def test_criterion_ids_are_cut_out_when_bracketed_or_clearly_identifiers() -> None:
+    rubric = [*RUBRIC, Criterion(id="no_health_claims", text="It makes no health claims.")]
+    echoed = "Failing [no_health_claims] and [length]; no_health_claims matters most."
+    assert redact_criteria(echoed, rubric) == (
+        f"Failing {REDACTED_ID} and {REDACTED_ID}; {REDACTED_ID} matters most."
+    )
+    assert redact_criteria("Give a length you can defend.", rubric) == (
+        "Give a length you can defend."  # a plain word stays a plain word
+    )

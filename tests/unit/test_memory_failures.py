@@ -11,6 +11,7 @@ from graphs.app import build_graph
 from state.context import Context
 from state.rules import rules_namespace
 from tests.conftest import RUBRIC
+from tests.support.contexts import scripted_context
 from tests.support.verdicts import graded
 
 
@@ -25,12 +26,8 @@ class DownStore(BaseStore):
 
 
 def context(**overrides) -> Context:
-    return Context(
-        worker_model="scripted:worker",
-        critic_model="scripted:critic",
-        distill_model="scripted:distill",
-        memory_scope="sql",
-        **overrides,
+    return scripted_context(
+        **{"memory": True, "distill_model": "scripted:distill", "memory_scope": "sql", **overrides}
     )
 
 
@@ -116,3 +113,22 @@ def test_memory_round_trip_on_the_async_path(models, loop_input) -> None:
     [item] = store.search(rules_namespace("sql"))
     assert item.value["usage"] == {"consulted": 1, "passed": 1, "rounds_when_passed": 1}
     assert item.value["provenance"]["thread_id"] == "a"
+
+
+def test_an_unusable_distiller_is_a_memory_error_not_a_refused_run(
+    models, loop_input, monkeypatch
+) -> None:
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    models.script("worker", "one two three")
+    checks_only = {**loop_input, "rubric": [{"id": "short", "kind": "word_count", "max": 5}]}
+    out = invoke(  # no critic is needed for checks, and the distiller cannot be made
+        InMemoryStore(),
+        checks_only,
+        critic_model="google_genai:gemini-2.5-pro",
+        distill_model=None,
+    )
+    assert out["outcome"] == "passed"
+    [error] = out["memory_errors"]
+    assert error.startswith("distill: MissingApiKey: The distill model")
+    assert "GOOGLE_API_KEY" in error

@@ -45,6 +45,8 @@ def test_named_models_are_never_replaced(served) -> None:
     assert choose_models({"worker_model": "openai:a"}, {"OPENAI_BASE_URL": "http://h/v1"}) == {}
 
 
-def test_an_unreachable_server_chooses_nothing() -> None:
+def test_an_unreachable_server_is_an_error_not_a_silent_fallback(monkeypatch) -> None:
     assert model_choice.served_model("http://127.0.0.1:9/v1", timeout=0.5) is None
-    assert choose_models({}, {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}) == {}
+    monkeypatch.setattr(model_choice, "served_model", lambda base_url: None)
+    with pytest.raises(model_choice.DiscoveryFailed, match="--model openai:<name>"):
+        choose_models({}, {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})

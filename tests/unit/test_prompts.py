@@ -35,3 +35,28 @@ def test_undefined_variable_in_a_replacement_fails_loudly(tmp_path) -> None:
 def test_missing_prompts_dir_is_an_error(tmp_path) -> None:
     with pytest.raises(FileNotFoundError):
         render_prompt("worker_task.jinja", str(tmp_path / "nope"), task="x")
+
+
+def test_a_broken_replacement_template_fails_at_preflight(tmp_path) -> None:
+    from jinja2 import TemplateSyntaxError
+
+    from nodes.prompts import load_prompts
+
+    (tmp_path / "critic_system.jinja").write_text("{% if %}")
+    with pytest.raises(TemplateSyntaxError):
+        load_prompts(str(tmp_path))
+
+
+def test_rendering_does_no_file_io_after_loading(tmp_path, monkeypatch) -> None:
+    import os
+
+    from nodes.prompts import load_prompts
+
+    (tmp_path / "worker_task.jinja").write_text("T: {{ task }}")
+    load_prompts(str(tmp_path))
+    calls = []
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda *a, **k: calls.append(a) or real_stat(*a, **k))
+    assert render_prompt("worker_task.jinja", str(tmp_path), task="x") == "T: x"
+    assert render_prompt("critic_system.jinja", str(tmp_path)).startswith("You are")
+    assert calls == []

@@ -138,7 +138,7 @@ def _read_json(path: Path) -> Any:
         raise UsageError(f"cannot read {path}: {error}") from error
 
 
-def _loop_input(args: argparse.Namespace) -> dict[str, Any]:
+def _loop_input(args: argparse.Namespace) -> LoopInput:
     if args.command == "demo":
         data = _read_json(EXAMPLE)
     elif args.input:
@@ -147,8 +147,7 @@ def _loop_input(args: argparse.Namespace) -> dict[str, Any]:
         task = args.task_file.read_text() if args.task_file else args.task
         rubric = _read_json(args.rubric) if args.rubric else []
         data = {"task": task or "", "rubric": [*rubric, *map(_criterion, args.criterion)]}
-    checked = LoopInput.model_validate(data)
-    return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
+    return LoopInput.model_validate(data)
 
 
 def _context(args: argparse.Namespace) -> Context:
@@ -215,8 +214,9 @@ def _show_result(state: LoopState, thread_id: str, as_json: bool) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     context = _context(args)
-    loop_input = _loop_input(args)
-    preflight(context, LoopInput.model_validate(loop_input).rubric)
+    checked = _loop_input(args)
+    preflight(context, checked.rubric)
+    loop_input = {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
     config = thread_config(args.thread_id)
     thread_id = config["configurable"]["thread_id"]
     with open_persistence(args.db) as persistence:

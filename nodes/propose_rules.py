@@ -96,6 +96,13 @@ def distill_prompt(
     return messages
 
 
+def _failed(context: Context, error: str) -> dict[str, Any]:
+    report = MemoryReport(
+        scope=context.memory_scope, skipped="distillation failed (see memory_errors)"
+    )
+    return {"memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
+
+
 def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Ask the distiller for rule operations; record a skip or a failure instead if need be."""
     context = context_of(runtime)
@@ -126,15 +133,14 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         )
     except Exception as error:
         logger.warning("distillation failed: %s", error, exc_info=True)
-        return {"memory_errors": [f"distill: {type(error).__name__}: {error}"]}
+        return _failed(context, f"distill: {type(error).__name__}: {error}")
     if attempts.value is None:
         problem = attempts.rejected[-1]
         logger.warning("distillation gave no usable answer: %s", problem)
-        return {
-            "memory_errors": [
-                f"distill: no usable answer after {attempts.calls} call(s); last problem: {problem}"
-            ]
-        }
+        return _failed(
+            context,
+            f"distill: no usable answer after {attempts.calls} call(s); last problem: {problem}",
+        )
     return {"proposed": [op.model_dump(mode="json") for op in attempts.value.operations]}
 
 

@@ -1,8 +1,10 @@
 """Judge proposed rule texts: duplicates of existing rules, and copies instead of lessons.
 
-Rules are compared after normalization (case, punctuation and spacing ignored); a text
-that normalizes to the same words as an existing rule, or nearly so, is a duplicate and is
-merged rather than stored twice. A proposed rule that copies the task, a draft or a
+Two rule texts are the same rule when, after normalization (case, punctuation and spacing
+ignored), they use the same content words in any order and form ("Count the words before
+answering." / "Count the words before you answer."), or differ only by a typo. Rules with
+different numbers are never the same ("under 50 words" / "under 100 words"). A duplicate
+is merged rather than stored twice. A proposed rule that copies the task, a draft or a
 criterion verbatim is a log, not a lesson, and is refused.
 """
 
@@ -15,8 +17,40 @@ from difflib import SequenceMatcher
 from state.rubric import CriterionBase
 from state.rules import MAX_RULE_WORDS
 
-NEAR_DUPLICATE_RATIO = 0.9
-"""Normalized texts at least this similar (difflib ratio) count as the same rule."""
+NEAR_DUPLICATE_RATIO = 0.92
+"""Normalized texts at least this similar (difflib ratio) count as the same rule (typos)."""
+
+FILLER_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "you",
+        "your",
+        "yours",
+        "it",
+        "its",
+        "is",
+        "are",
+        "be",
+        "been",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "that",
+        "this",
+        "with",
+        "as",
+        "at",
+        "by",
+        "from",
+    ]
+)
+"""Words that do not change what a rule says."""
 
 COPIED_SPAN_WORDS = 8
 """A run of this many words shared with the task, a draft or a criterion is a copy."""
@@ -34,10 +68,25 @@ def normalize_rule(text: str) -> str:
     return " ".join(_words(text))
 
 
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > 4 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _content(words: list[str]) -> frozenset[str]:
+    return frozenset(_stem(word) for word in words if word not in FILLER_WORDS)
+
+
 def is_near_duplicate(first: str, second: str) -> bool:
-    """Tell whether two rule texts say the same thing word for word, or nearly."""
-    a, b = normalize_rule(first), normalize_rule(second)
-    return a == b or SequenceMatcher(None, a, b).ratio() >= NEAR_DUPLICATE_RATIO
+    """Tell whether two rule texts say the same thing (see the module docstring)."""
+    a, b = _words(first), _words(second)
+    if [w for w in a if w.isdigit()] != [w for w in b if w.isdigit()]:
+        return False
+    if a == b or _content(a) == _content(b):
+        return True
+    return SequenceMatcher(None, " ".join(a), " ".join(b)).ratio() >= NEAR_DUPLICATE_RATIO
 
 
 def find_duplicate(text: str, rules: Mapping[str, str], exclude: str | None = None) -> str | None:

@@ -29,6 +29,16 @@ class Models(dict[str, ScriptedChatModel]):
         return model
 
 
+@pytest.fixture(autouse=True)
+def no_run_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep a developer's CRITIC_LOOP_* settings out of the tests (test switches stay)."""
+    for name in list(os.environ):
+        if name.startswith("CRITIC_LOOP_") and not name.startswith(
+            ("CRITIC_LOOP_TEST_", "CRITIC_LOOP_REQUIRE_")
+        ):
+            monkeypatch.delenv(name)
+
+
 @pytest.fixture
 def models() -> Iterator[Models]:
     registered = Models()

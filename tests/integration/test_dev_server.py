@@ -166,7 +166,7 @@ async def test_studio_sees_the_context_fields(dev_server) -> None:
 async def test_mixed_rubric_round_trips_and_its_checks_run_under_the_server(
     dev_server, model_server
 ) -> None:
-    from tests.unit.test_checks import MIXED
+    from tests.support.rubrics import MIXED
 
     model_server.responder.worker[:] = ["# Usage\nlorem ipsum, 24 hours"]
     model_server.responder.critic[:] = []

@@ -195,3 +195,65 @@ def test_unresolvable_checks_are_refused_before_any_model_call(models, tmp_path)
         with pytest.raises(error):
             build_graph().invoke({"task": "t", "rubric": [criterion]}, context=context())
     assert models["worker"].calls == models["critic"].calls == 0
+
+
+def test_a_tied_panel_fails_the_criterion(models, loop_input) -> None:
+    rubric = loop_input["rubric"]
+    models.script("worker", "draft")
+    models.script("judge_a", graded(rubric))
+    models.script("judge_b", graded(rubric, {"tone": "simpler"}))
+    out = build_graph().invoke(
+        loop_input,
+        context=context(critic_models=["scripted:judge_a", "scripted:judge_b"], max_iterations=1),
+    )
+    tone = out["critiques"][0]["verdict"]["results"][2]
+    assert tone["votes"] == {"scripted:judge_a": True, "scripted:judge_b": False}
+    assert tone["passed"] is False  # 1-1: a tie fails
+    assert out["outcome"] == "exhausted"
+
+
+def test_the_panel_explains_itself_with_the_majority(models, loop_input) -> None:
+    rubric = loop_input["rubric"]
+    models.script("worker", "draft")
+    models.script("judge_a", graded(rubric, feedback="A: all good"))  # the lone dissent
+    models.script("judge_b", graded(rubric, {"tone": "B: plainer words"}, feedback="B says"))
+    models.script("judge_c", graded(rubric, {"tone": "C: shorter sentences"}, feedback="C says"))
+    out = build_graph().invoke(
+        loop_input,
+        context=context(
+            critic_models=["scripted:judge_a", "scripted:judge_b", "scripted:judge_c"],
+            max_iterations=1,
+        ),
+    )
+    verdict = out["critiques"][0]["verdict"]
+    tone = verdict["results"][2]
+    assert tone["passed"] is False
+    assert tone["hint"] in {"B: plainer words", "C: shorter sentences"}  # never judge A's
+    assert verdict["feedback"] in {"B says", "C says"}  # a judge that agrees with the result
+
+
+def test_one_judge_calling_a_criterion_terminal_does_not_end_the_run(models, loop_input) -> None:
+    rubric = loop_input["rubric"]
+    models.script("worker", "draft 1", "draft 2")
+    models.script("judge_a", graded(rubric, terminal={"tone": "Cannot be plain."}), graded(rubric))
+    models.script("judge_b", graded(rubric, {"tone": "simpler"}), graded(rubric))
+    models.script("judge_c", graded(rubric, {"tone": "simpler"}), graded(rubric))
+    panel = ["scripted:judge_a", "scripted:judge_b", "scripted:judge_c"]
+    out = build_graph().invoke(loop_input, context=context(critic_models=panel))
+    first = out["critiques"][0]["verdict"]["results"][2]
+    assert first["passed"] is False and first["terminal"] is False  # 1 of 3: no majority
+    assert out["outcome"] == "passed"
+    assert len(out["drafts"]) == 2
+
+
+def test_a_panel_majority_calling_it_terminal_ends_the_run(models, loop_input) -> None:
+    rubric = loop_input["rubric"]
+    models.script("worker", "draft 1", "draft 2")
+    reason = {"tone": "The subject has no plain-language form."}
+    models.script("judge_a", graded(rubric, terminal=reason))
+    models.script("judge_b", graded(rubric, terminal=reason))
+    models.script("judge_c", graded(rubric, {"tone": "simpler"}))
+    panel = ["scripted:judge_a", "scripted:judge_b", "scripted:judge_c"]
+    out = build_graph().invoke(loop_input, context=context(critic_models=panel))
+    assert out["outcome"] == "infeasible"
+    assert out["outcome_reason"] == "tone cannot be met: The subject has no plain-language form."

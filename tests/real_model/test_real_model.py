@@ -2,6 +2,7 @@
 
 import logging
 from pathlib import Path
+from typing import get_args
 
 from critic_loop import run_loop
 from critic_loop.persistence import open_persistence
@@ -13,7 +14,7 @@ from state.rules import Rule, rules_namespace
 
 logger = logging.getLogger("critic_loop.real_model")
 
-DECLARED: set[Outcome] = {"passed", "stalled", "exhausted", "verifier_error"}
+DECLARED: set[str] = set(get_args(Outcome))
 
 
 def assert_well_formed(state: LoopState, rubric: list[dict], cap: int) -> None:
@@ -100,17 +101,7 @@ def test_code_task_with_a_test_suite(real_context, log_events, tmp_path) -> None
         assert critique.verdict is not None  # checks only: no judge, no verifier error
         assert critique.attempts == 0
         tests_result = critique.verdict.results[1]
-        assert (
-            tests_result.evidence.startswith(
-                (
-                    "All 3 tests passed",
-                    "The tests could not run",
-                    "No tests ran",
-                    "The tests did not",
-                )
-            )
-            or " of 3 tests failed" in tests_result.evidence
-        )
+        assert tests_result.passed == tests_result.evidence.startswith("All 3 tests passed")
 
 
 def test_memory_twice_in_one_scope(real_context, log_events, tmp_path) -> None:
@@ -142,11 +133,10 @@ def test_memory_twice_in_one_scope(real_context, log_events, tmp_path) -> None:
         first.memory_errors,
         [rule.text for rule in stored.values()],
     )
+    assert report is not None  # distilled, skipped with a reason, or failed with an error
     if first.outcome == "verifier_error":
-        assert report is not None and report.skipped is not None
-    else:
-        assert report is not None or first.memory_errors  # distilled, or said why not
-    assert set(stored) == set(report.added if report else [])
+        assert report.skipped is not None
+    assert set(stored) == set(report.added)
     for rule in stored.values():
         assert rule.text.strip() and rule.scope == "greetings"
         assert rule.provenance.thread_id == "m1" and rule.provenance.outcome == first.outcome

@@ -30,12 +30,16 @@ class DevServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.extra_env = dict(env or {})
         self.startup_timeout = startup_timeout
-        self.log_path = PROJECT / ".langgraph_api" / f"dev-{self.port}.log"
+        self.state_dir = PROJECT / ".langgraph_api"
+        self.saved_state = PROJECT / ".langgraph_api.saved-by-tests"
+        self.log_path = PROJECT / f".dev-server-{self.port}.log"
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> DevServer:
-        shutil.rmtree(PROJECT / ".langgraph_api", ignore_errors=True)
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        # the server must start clean; a developer's own dev-server state is put back after
+        if self.state_dir.exists() and not self.saved_state.exists():
+            self.state_dir.rename(self.saved_state)
+        shutil.rmtree(self.state_dir, ignore_errors=True)
         env = {
             **os.environ,
             "LANGGRAPH_CLI_NO_ANALYTICS": "1",
@@ -76,14 +80,17 @@ class DevServer:
         return self.log_path.read_text(errors="replace")[-5000:] if self.log_path.exists() else ""
 
     def stop(self) -> None:
-        if self._process is None or self._process.poll() is not None:
-            return
-        os.killpg(self._process.pid, signal.SIGTERM)
-        try:
-            self._process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self._process.pid, signal.SIGKILL)
-            self._process.wait(timeout=5)
+        if self._process is not None and self._process.poll() is None:
+            os.killpg(self._process.pid, signal.SIGTERM)
+            try:
+                self._process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self._process.pid, signal.SIGKILL)
+                self._process.wait(timeout=5)
+        shutil.rmtree(self.state_dir, ignore_errors=True)
+        self.log_path.unlink(missing_ok=True)
+        if self.saved_state.exists():
+            self.saved_state.rename(self.state_dir)
 
     def __enter__(self) -> DevServer:
         return self.start()

@@ -10,6 +10,7 @@ from nodes.steps import run_steps
 from state.references import reference_to, resolve_reference
 from state.rubric import AnyCriterion, Rubric, dump_rubric
 from state.verdict import CheckResult
+from tests.support.rubrics import MIXED
 
 CRITERIA = TypeAdapter(AnyCriterion)
 
@@ -190,32 +191,6 @@ def test_a_lambda_gets_a_process_local_reference() -> None:
 def test_unresolvable_reference_is_a_clear_error() -> None:
     with pytest.raises(LookupError, match="cannot import 'nosuchmodule:check'"):
         resolve_reference("nosuchmodule:check")
-
-
-MIXED = [
-    {"id": "tone", "text": "Friendly, plain language.", "severity": "should", "weight": 0.5},
-    {"id": "length", "kind": "word_count", "min": 10, "max": 90, "severity": "must", "weight": 2},
-    {"id": "chars", "kind": "char_count", "max": 600, "text": "Fits a tweet thread."},
-    {
-        "id": "no_lorem",
-        "kind": "regex",
-        "pattern": "lorem",
-        "must_match": False,
-        "ignore_case": True,
-    },
-    {"id": "facts", "kind": "contains", "phrases": ["24 hours"]},
-    {"id": "sections", "kind": "headings", "headings": ["Usage"]},
-    {"id": "valid", "kind": "json"},
-    {"id": "shape", "kind": "json_schema", "schema": {"type": "object"}},
-    {"id": "syntax", "kind": "python_syntax"},
-    {"id": "custom", "kind": "python", "function": "builtins:bool"},
-    {
-        "id": "tests",
-        "kind": "tests",
-        "tests": "def test_ok():\n    assert True\n",
-        "timeout_seconds": 5,
-    },
-]
 
 
 def test_mixed_rubric_round_trips_through_json_unchanged() -> None:

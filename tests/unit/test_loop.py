@@ -81,7 +81,7 @@ def test_stalled_when_the_same_criteria_keep_failing(models, context, loop_input
     assert out["outcome"] == "stalled"
     assert out["final"] == "draft 3"
     assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
-    assert len(out["drafts"]) == 3
+    assert len(out["drafts"]) == len(out["critiques"]) == 3
     assert models["worker"].calls == 3
 
 
@@ -96,8 +96,9 @@ def test_stalled_when_the_score_stops_improving(models, context, loop_input) -> 
     )
     out = run(loop_input, context, max_iterations=10, stall_rounds=3)
     assert out["outcome"] == "stalled"
-    assert len(out["critiques"]) == 4
+    assert len(out["drafts"]) == len(out["critiques"]) == 4
     assert out["final"] == "draft 4"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
 
 
 def test_verifier_error_after_malformed_verdicts(models, context, loop_input) -> None:
@@ -110,6 +111,7 @@ def test_verifier_error_after_malformed_verdicts(models, context, loop_input) ->
     )
     out = run(loop_input, context, critic_attempts=3)
     assert out["outcome"] == "verifier_error"
+    assert len(out["drafts"]) == len(out["critiques"]) == 1
     assert out["final"] == "draft 1"
     assert [item["criterion_id"] for item in out["open_items"]] == ["length", "example", "tone"]
     assert all(item["evidence"].startswith("Not graded") for item in out["open_items"])
@@ -141,7 +143,10 @@ def test_overall_pass_contradicting_a_failed_criterion_never_passes(
     models.script("critic", *[graded(RUBRIC, {"tone": "simpler"}, claim=True)] * 2)
     out = run(loop_input, context, critic_attempts=2)
     assert out["outcome"] == "verifier_error"
-    assert out["outcome"] != "passed"
+    assert out["final"] == "draft 1"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["length", "example", "tone"]
+    assert len(out["drafts"]) == len(out["critiques"]) == 1
+    assert models["critic"].calls == 2
     assert all("overall result says passed" in r for r in out["critiques"][0]["rejected"])
 
 

@@ -321,3 +321,61 @@ def test_verifier_error_runs_are_not_distilled(models, loop_input) -> None:
     assert out["outcome"] == "verifier_error"
     assert out["memory_report"]["skipped"] == "the run did not complete (outcome: verifier_error)"
     assert models["distill"].calls == 0
+
+
+def test_a_near_duplicate_lesson_is_merged_not_added(models, store) -> None:
+    models.script(
+        "distill",
+        operations(add("Count the words before answering.", "length")),
+        operations(add("Count the words before you answer.", "length")),
+    )
+    distill(store)
+    report = distill(store)["memory_report"]
+    [rule_id] = rules_in(store, "sql")
+    assert report["added"] == [] and report["reinforced"] == [rule_id]
+
+
+def test_an_update_that_restates_another_rule_merges_the_two(models, store) -> None:
+    models.script("distill", operations(add("Give one example."), add("Define every term.")))
+    distill(store)
+    ids = {rule.text: key for key, rule in rules_in(store, "sql").items()}
+    restated = {
+        "action": "update",
+        "rule_id": ids["Define every term."],
+        "text": "Give one example!",
+        "criteria": [],
+        "reason": "same lesson",
+    }
+    models.script("distill", operations(restated))
+    report = distill(store)["memory_report"]
+    assert [r.text for r in rules_in(store, "sql").values()] == ["Give one example."]
+    assert report["deleted"] == [ids["Define every term."]]
+    assert report["reinforced"] == [ids["Give one example."]]
+
+
+def test_usage_records_the_rounds_a_passing_run_took(models, loop_input) -> None:
+    store = InMemoryStore()
+    models.script("distill", operations(add(SQL_RULE)))
+    distill(store)
+    [rule_id] = rules_in(store, "sql")
+    models.script("worker", "draft 1", "draft 2", "draft 3")
+    models.script(
+        "critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"length": "y"}), graded(RUBRIC)
+    )
+    models.script("distill", operations())
+    assert run(store, loop_input, memory_context("sql"))["outcome"] == "passed"
+    usage = rules_in(store, "sql")[rule_id].usage
+    assert (usage.consulted, usage.passed, usage.rounds_when_passed) == (1, 1, 3)
+
+
+def test_a_verifier_error_run_leaves_usage_untouched(models, loop_input) -> None:
+    store = InMemoryStore()
+    models.script("distill", operations(add(SQL_RULE)))
+    distill(store)
+    [rule_id] = rules_in(store, "sql")
+    models.script("worker", "draft")
+    models.script("critic", "garbage")
+    out = run(store, loop_input, memory_context("sql", critic_attempts=1))
+    assert out["outcome"] == "verifier_error"
+    assert [r["id"] for r in out["recalled_rules"]] == [rule_id]  # it was consulted...
+    assert rules_in(store, "sql")[rule_id].usage.consulted == 0  # ...but says nothing

@@ -51,6 +51,7 @@ def test_distillation_model_error_keeps_outcome_and_final(models, loop_input) ->
     assert out["outcome"] == "passed"
     assert out["final"] == "draft 2"
     assert out["memory_errors"] == ["distill: RuntimeError: model provider returned 500"]
+    assert out["memory_report"]["skipped"] == "distillation failed (see memory_errors)"
     assert store.search(rules_namespace("sql")) == []
 
 

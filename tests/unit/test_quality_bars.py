@@ -213,3 +213,15 @@ def test_contradictory_rubrics_are_refused_naming_both_criteria(models, rubric, 
 def test_threshold_outside_0_to_1_is_refused(threshold) -> None:
     with pytest.raises(ValidationError, match="pass_threshold"):
         context(pass_threshold=threshold)
+
+
+def test_terminal_on_the_last_allowed_round_is_infeasible_not_exhausted(models) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script(
+        "critic",
+        graded(RUBRIC, {"plain": "x"}),
+        graded(RUBRIC, terminal={"cited": "No source exists for these figures."}),
+    )
+    out = run(models, max_iterations=2)
+    assert out["outcome"] == "infeasible"
+    assert out["outcome_reason"] == "cited cannot be met: No source exists for these figures."

@@ -20,7 +20,7 @@ import itertools
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -106,51 +106,41 @@ class Criterion(CriterionBase):
         return False
 
 
-def _check_bounds(low: int | None, high: int | None, unit: str) -> None:
-    if low is None and high is None:
-        raise ValueError(f"give min or max {unit}")
-    if low is not None and high is not None and low > high:
-        raise ValueError(f"min ({low}) is above max ({high})")
+class CountBounds(CriterionBase):
+    """A count of something in the artifact lies within [min, max]; subclasses name the unit."""
+
+    unit: ClassVar[str] = "units"
+    min: int | None = Field(default=None, ge=0, description="The fewest allowed.")
+    max: int | None = Field(default=None, ge=0, description="The most allowed.")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Self:
+        if self.min is None and self.max is None:
+            raise ValueError(f"give min or max {self.unit}")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is above max ({self.max})")
+        return self
+
+    def _default_text(self) -> str:
+        if self.min is not None and self.max is not None:
+            return f"The artifact has between {self.min} and {self.max} {self.unit}."
+        if self.max is not None:
+            return f"The artifact has at most {self.max} {self.unit}."
+        return f"The artifact has at least {self.min} {self.unit}."
 
 
-class WordCount(CriterionBase):
+class WordCount(CountBounds):
     """The artifact's word count lies within bounds."""
 
+    unit: ClassVar[str] = "words"
     kind: Literal["word_count"]
-    min: int | None = Field(default=None, ge=0, description="Fewest words allowed.")
-    max: int | None = Field(default=None, ge=0, description="Most words allowed.")
-
-    @model_validator(mode="after")
-    def _bounds(self) -> WordCount:
-        _check_bounds(self.min, self.max, "words")
-        return self
-
-    def _default_text(self) -> str:
-        return _bounds_text("words", self.min, self.max)
 
 
-class CharCount(CriterionBase):
+class CharCount(CountBounds):
     """The artifact's length in characters lies within bounds."""
 
+    unit: ClassVar[str] = "characters"
     kind: Literal["char_count"]
-    min: int | None = Field(default=None, ge=0, description="Fewest characters allowed.")
-    max: int | None = Field(default=None, ge=0, description="Most characters allowed.")
-
-    @model_validator(mode="after")
-    def _bounds(self) -> CharCount:
-        _check_bounds(self.min, self.max, "characters")
-        return self
-
-    def _default_text(self) -> str:
-        return _bounds_text("characters", self.min, self.max)
-
-
-def _bounds_text(unit: str, low: int | None, high: int | None) -> str:
-    if low is not None and high is not None:
-        return f"The artifact has between {low} and {high} {unit}."
-    if high is not None:
-        return f"The artifact has at most {high} {unit}."
-    return f"The artifact has at least {low} {unit}."
 
 
 class Regex(CriterionBase):
@@ -359,14 +349,10 @@ def contradiction(first: CriterionBase, second: CriterionBase) -> str | None:
 
 def _bounds_conflict(a: CriterionBase, b: CriterionBase) -> str | None:
     """Find an upper bound below another criterion's lower bound (words or characters)."""
-    if isinstance(a, WordCount) and isinstance(b, WordCount):
-        unit = "words"
-    elif isinstance(a, CharCount) and isinstance(b, CharCount):
-        unit = "characters"
-    else:
+    if not isinstance(a, CountBounds) or not isinstance(b, CountBounds) or type(a) is not type(b):
         return None
     if a.max is not None and b.min is not None and a.max < b.min:
-        return f"at most {a.max} {unit} and at least {b.min} {unit}"
+        return f"at most {a.max} {a.unit} and at least {b.min} {a.unit}"
     return None
 
 

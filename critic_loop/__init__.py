@@ -1,38 +1,79 @@
 """critic-loop: a worker drafts, an independent critic grades, the worker revises.
 
-The public Python API. The graph itself lives in `graphs/`, its nodes in `nodes/`, and the
-schemas in `state/`.
+The public Python API. The graphs live in `critic_loop.graphs`, their nodes in
+`critic_loop.nodes` and the schemas in `critic_loop.state`. Names are imported on first
+use, so `import critic_loop` (and the command line's `--help`) stays fast.
 """
 
-from critic_loop.results import (
-    LoopDidNotPass,
-    LoopExhausted,
-    LoopInfeasible,
-    LoopStalled,
-    VerifierFailed,
-    result_of,
-)
-from critic_loop.run import ThreadFinished, arun_loop, fork_loop, loop_input, run_loop
-from graphs.app import build_graph
-from nodes.models import (
-    ModelSetupError,
-    register_chat_model_provider,
-    unregister_chat_model_provider,
-)
-from state import Context, Criterion, LoopState, Verdict
-from state.rubric import (
-    CharCount,
-    Contains,
-    Headings,
-    MatchesJsonSchema,
-    PythonCheck,
-    PythonSyntax,
-    Regex,
-    TestSuite,
-    ValidJson,
-    WordCount,
-)
-from state.verdict import CheckResult
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from critic_loop.errors import ModelSetupError, ThreadFinished
+    from critic_loop.graphs.app import build_graph
+    from critic_loop.providers import (
+        register_chat_model_provider,
+        unregister_chat_model_provider,
+    )
+    from critic_loop.results import (
+        LoopDidNotPass,
+        LoopExhausted,
+        LoopInfeasible,
+        LoopStalled,
+        VerifierFailed,
+        result_of,
+    )
+    from critic_loop.run import arun_loop, fork_loop, loop_input, run_loop
+    from critic_loop.state.context import Context
+    from critic_loop.state.loop import LoopState
+    from critic_loop.state.rubric import (
+        CharCount,
+        Contains,
+        Criterion,
+        Headings,
+        MatchesJsonSchema,
+        PythonCheck,
+        PythonSyntax,
+        Regex,
+        TestSuite,
+        ValidJson,
+        WordCount,
+    )
+    from critic_loop.state.verdict import CheckResult, Verdict
+
+_HOMES = {
+    "critic_loop.errors": ["ModelSetupError", "ThreadFinished"],
+    "critic_loop.graphs.app": ["build_graph"],
+    "critic_loop.providers": ["register_chat_model_provider", "unregister_chat_model_provider"],
+    "critic_loop.results": [
+        "LoopDidNotPass",
+        "LoopExhausted",
+        "LoopInfeasible",
+        "LoopStalled",
+        "VerifierFailed",
+        "result_of",
+    ],
+    "critic_loop.run": ["arun_loop", "fork_loop", "loop_input", "run_loop"],
+    "critic_loop.state.context": ["Context"],
+    "critic_loop.state.loop": ["LoopState"],
+    "critic_loop.state.rubric": [
+        "CharCount",
+        "Contains",
+        "Criterion",
+        "Headings",
+        "MatchesJsonSchema",
+        "PythonCheck",
+        "PythonSyntax",
+        "Regex",
+        "TestSuite",
+        "ValidJson",
+        "WordCount",
+    ],
+    "critic_loop.state.verdict": ["CheckResult", "Verdict"],
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "CharCount",
@@ -52,10 +93,11 @@ __all__ = [
     "PythonSyntax",
     "Regex",
     "TestSuite",
+    "ThreadFinished",
     "ValidJson",
     "Verdict",
-    "ThreadFinished",
     "VerifierFailed",
+    "WordCount",
     "arun_loop",
     "build_graph",
     "fork_loop",
@@ -64,5 +106,19 @@ __all__ = [
     "result_of",
     "run_loop",
     "unregister_chat_model_provider",
-    "WordCount",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'critic_loop' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """List the public names (for completion in shells and notebooks)."""
+    return sorted({*globals(), *__all__})

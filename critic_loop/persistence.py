@@ -4,7 +4,8 @@ With no configuration, the checkpointer (every draft and critique, step by step)
 memory store (the rules) share one SQLite file in the project data directory,
 `.critic_loop/critic_loop.sqlite` (`CRITIC_LOOP_DATA_DIR` moves the directory). When the
 Python on this machine can load SQLite extensions through `pysqlite3`, the store gets a
-vector index for semantic recall; otherwise recall ranks rules by usefulness.
+vector index (lexical by default, see `critic_loop.nodes.memory.lexical_embeddings`) for
+similarity search over rules; otherwise recall ranks rules by usefulness.
 
 Setting `CRITIC_LOOP_DATABASE_URL` to a `postgresql://` URL switches both to PostgreSQL
 (`pip install 'critic-loop[postgres]'`). The PostgreSQL store is indexed only when
@@ -28,7 +29,11 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore, IndexConfig
 
-from critic_loop.embeddings import EMBEDDINGS_VARIABLE, rule_index, sqlite_rule_index
+from critic_loop.nodes.memory.lexical_embeddings import (
+    EMBEDDINGS_VARIABLE,
+    rule_index,
+    sqlite_rule_index,
+)
 
 DATA_DIR_VARIABLE = "CRITIC_LOOP_DATA_DIR"
 """Environment variable naming the data directory (default: ./.critic_loop)."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from state.context import Context
-from state.loop import LoopState
-from state.records import OpenItem
+from critic_loop.state.context import Context, as_context
+from critic_loop.state.loop import LoopState
+from critic_loop.state.records import OpenItem
 
 
 class LoopDidNotPass(RuntimeError):
@@ -56,13 +56,6 @@ _EXCEPTIONS: dict[str, type[LoopDidNotPass]] = {
     "verifier_error": VerifierFailed,
     "infeasible": LoopInfeasible,
 }
-
-
-def as_context(context: Context | Mapping[str, Any] | None) -> Context:
-    """Build a `Context` from a `Context`, a mapping of its fields, or nothing (defaults)."""
-    if isinstance(context, Context):
-        return context
-    return Context(**dict(context or {}))
 
 
 def result_of(

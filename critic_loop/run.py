@@ -24,19 +24,17 @@ from langgraph.store.base import BaseStore
 from langgraph.types import StateSnapshot
 from pydantic import TypeAdapter
 
+from critic_loop.errors import ThreadFinished
+from critic_loop.graphs.app import LoopGraph, build_graph
+from critic_loop.nodes.loop.check_input import preflight
 from critic_loop.persistence import aopen_persistence, open_persistence
-from critic_loop.results import as_context, result_of
-from graphs.app import LoopGraph, build_graph
-from state.context import Context
-from state.loop import LoopState
-from state.rubric import AnyCriterion, CriterionBase, dump_rubric
+from critic_loop.results import result_of
+from critic_loop.state.context import Context, as_context
+from critic_loop.state.loop import LoopInput, LoopState
+from critic_loop.state.rubric import AnyCriterion, CriterionBase, dump_rubric
 
 EventHandler = Callable[[dict[str, Any]], None]
 """Receives each progress event (`draft`, `verdict`) as the run streams it."""
-
-
-class ThreadFinished(RuntimeError):
-    """The thread already holds a finished run; use a new thread id, or fork it."""
 
 
 RubricLike = Sequence[CriterionBase | Mapping[str, Any]]
@@ -51,6 +49,21 @@ def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
     Callables in `python` checks become references here, before anything is checkpointed.
     """
     return {"task": task, "rubric": dump_rubric(_CRITERIA.validate_python(list(rubric)))}
+
+
+def checked_input(data: Mapping[str, Any], context: Context) -> dict[str, Any]:
+    """Validate a run's input and settings as its first step will, before any model call.
+
+    Returns the graph input as plain JSON-ready data.
+
+    Raises:
+        pydantic.ValidationError: the task or rubric is unusable.
+        ModelSetupError: a model cannot be created (unknown provider, missing API key).
+        LookupError, FileNotFoundError: a check's function, test file or prompts are missing.
+    """
+    checked = LoopInput.model_validate(dict(data))
+    preflight(context, checked.rubric)
+    return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
 
 
 def thread_config(thread_id: str | None = None) -> RunnableConfig:

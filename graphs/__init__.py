@@ -1,5 +1,1 @@
-"""Graph builders: the refinement loop."""
-
-from graphs.app import build_graph
-
-__all__ = ["build_graph"]
+"""How the nodes are wired: the app graph (`app`) and the distillation subgraph (`distill`)."""

@@ -25,16 +25,16 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from graphs.distill import build_distill_graph
-from nodes.check_input import SubmittedInput, check_input
-from nodes.critique import critique
-from nodes.finalize import finalize
-from nodes.generate import generate
-from nodes.recall import RecallView, recall
-from nodes.record_usage import UsageView, record_rule_usage
-from nodes.route import route
-from state.context import MAX_ITERATIONS_LIMIT, Context
-from state.loop import CriticView, LoopInput, LoopState, WorkerView
+from critic_loop.graphs.distill import build_distill_graph
+from critic_loop.nodes.loop.check_input import check_input
+from critic_loop.nodes.loop.critique import critique
+from critic_loop.nodes.loop.finalize import finalize
+from critic_loop.nodes.loop.generate import generate
+from critic_loop.nodes.loop.route import route
+from critic_loop.nodes.memory.recall import recall
+from critic_loop.nodes.memory.record_usage import record_rule_usage
+from critic_loop.state.context import MAX_ITERATIONS_LIMIT, Context
+from critic_loop.state.loop import LoopInput, LoopState
 
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
@@ -49,13 +49,17 @@ def build_graph(
 ) -> LoopGraph:
     """Compile the app graph, optionally with a checkpointer and a store (for memory)."""
     builder = StateGraph(LoopState, context_schema=Context, input_schema=LoopInput)
-    builder.add_node("check_input", check_input, input_schema=SubmittedInput)
-    builder.add_node("recall", recall, input_schema=RecallView)
-    builder.add_node("generate", generate, input_schema=WorkerView)
-    builder.add_node("critique", critique, input_schema=CriticView)
-    builder.add_node("route", route, destinations=("generate", "finalize"))
-    builder.add_node("finalize", finalize, destinations=("record_rule_usage", "generate"))
-    builder.add_node("record_rule_usage", record_rule_usage, input_schema=UsageView)
+    # plain functions declare their input schema and destinations in their signatures;
+    # sync+async nodes (RunnableLambda) carry it as InputType, from their logic's signature
+    builder.add_node("check_input", check_input)
+    builder.add_node("recall", recall, input_schema=recall.InputType)
+    builder.add_node("generate", generate, input_schema=generate.InputType)
+    builder.add_node("critique", critique, input_schema=critique.InputType)
+    builder.add_node("route", route)
+    builder.add_node("finalize", finalize)
+    builder.add_node(
+        "record_rule_usage", record_rule_usage, input_schema=record_rule_usage.InputType
+    )
     builder.add_node("distill", build_distill_graph())
     builder.add_edge(START, "check_input")
     builder.add_edge("check_input", "recall")

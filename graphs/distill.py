@@ -17,10 +17,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from nodes.consolidate_rules import consolidate_rules
-from nodes.propose_rules import propose_rules
-from state.context import Context
-from state.distill import DistillInput, DistillOutput, DistillState
+from critic_loop.nodes.memory.consolidate_rules import consolidate_rules
+from critic_loop.nodes.memory.propose_rules import propose_rules
+from critic_loop.state.context import Context
+from critic_loop.state.distill import DistillInput, DistillOutput, DistillState
 
 DistillGraph = CompiledStateGraph[DistillState, Context, Any, Any]
 """The compiled subgraph. Input: a finished run's state; output: `DistillOutput`."""
@@ -41,8 +41,10 @@ def build_distill_graph(
         input_schema=DistillInput,
         output_schema=DistillOutput,
     )
-    builder.add_node("propose_rules", propose_rules)
-    builder.add_node("consolidate_rules", consolidate_rules)
+    builder.add_node("propose_rules", propose_rules, input_schema=propose_rules.InputType)
+    builder.add_node(
+        "consolidate_rules", consolidate_rules, input_schema=consolidate_rules.InputType
+    )
     builder.add_edge(START, "propose_rules")
     builder.add_conditional_edges("propose_rules", _after_proposal, ["consolidate_rules", END])
     builder.add_edge("consolidate_rules", END)

@@ -1,1 +1,13 @@
-"""The refinement loop's nodes and the helpers they share."""
+"""What happens to the state: the graph's node functions and what they need, by concern.
+
+- `loop/`: the refinement loop's steps (check_input, generate, critique, route, finalize)
+  and what only they use (prompt compaction, the critic-to-worker feedback channel).
+- `verifiers/`: the critic's verifiers: deterministic checks and the LLM judge.
+- `memory/`: long-term memory: recall, rule usage, distillation (propose and consolidate
+  rules), the rule store and its lexical index.
+- `models/`: model plumbing: loading "provider:model" chat models, structured output and
+  its fallbacks, token usage.
+- `prompts/`: the Jinja prompt templates and their renderer.
+- `steps.py`, `runtime.py`, `events.py`: how a node runs under both `invoke` and
+  `ainvoke`, how it reads its `Context`, and the progress events it streams.
+"""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from state.records import Critique, Draft
-from state.rules import RecalledRule
+from critic_loop.state.records import Critique, Draft
+from critic_loop.state.rules import RecalledRule
 
 
 def recall_event(rules: list[RecalledRule], scope: str) -> dict[str, Any]:

@@ -6,16 +6,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from state.context import Context
+from critic_loop.state.context import Context, as_context
 
 
 def context_of(runtime: Runtime[Any]) -> Context:
     """Return the run's context, or the defaults (with env overrides) when none was given."""
-    context = runtime.context
-    if context is None:
-        return Context()
-    if isinstance(context, Context):
-        return context
-    if isinstance(context, dict):
-        return Context(**context)
-    raise TypeError(f"expected a critic-loop Context, got {type(context).__name__}")
+    return as_context(runtime.context)

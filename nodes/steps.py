@@ -3,22 +3,25 @@
 A node that does I/O is written as a generator of `Call`s: it yields each call it needs
 (a model request, a store read) and is sent the result back. `run_steps` makes the calls
 with the synchronous methods, `arun_steps` awaits the asynchronous ones, and `dual_node`
-registers both with LangGraph. So `graph.invoke` never meets an async-only node, and
-`graph.ainvoke` (which the dev server uses) never blocks its event loop on sync I/O.
+gives LangGraph both, as LangChain's `RunnableLambda(func, afunc=...)`. So `graph.invoke`
+never meets an async-only node, and `graph.ainvoke` (which the dev server uses) never
+blocks its event loop on sync I/O.
+
+The node reads its `Runtime` with LangGraph's `get_runtime()`, and its input schema is the
+annotation of its logic's first parameter (`node.InputType`), so the graph builder states
+it from the same place the logic declares it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, get_type_hints
 
-from langchain_core.runnables import Runnable
-
-# LangGraph has no public way to give one node both a sync and an async body; its own
-# prebuilt nodes (ToolNode) use this class, which is why it is the least fragile choice.
-from langgraph._internal._runnable import RunnableCallable
+from langchain_core.runnables import Runnable, RunnableLambda
+from langgraph.runtime import get_runtime
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -92,14 +95,21 @@ def gather(calls: Sequence[Call[T]]) -> Call[list[T]]:
     return Call(lambda: [call.sync() for call in calls], together)
 
 
-def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> Runnable[Any, R]:
-    """Make a LangGraph node with a sync and an async body from one `logic(state, runtime)`."""
+def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> RunnableLambda[Any, R]:
+    """Make a LangGraph node with a sync and an async body from one `logic(state, runtime)`.
 
-    def sync_body(state: Any, runtime: Any) -> R:
-        return run_steps(logic(state, runtime))
+    The node's `InputType` is the annotation of `logic`'s first parameter.
+    """
 
-    async def async_body(state: Any, runtime: Any) -> R:
-        return await arun_steps(logic(state, runtime))
+    def sync_body(state: Any) -> R:
+        return run_steps(logic(state, get_runtime()))
 
+    async def async_body(state: Any) -> R:
+        return await arun_steps(logic(state, get_runtime()))
+
+    first = next(iter(inspect.signature(logic).parameters))
+    schema = get_type_hints(logic)[first]
+    for body in (sync_body, async_body):
+        body.__annotations__ = {**body.__annotations__, "state": schema}
     name = getattr(logic, "__name__", "node").removesuffix("_steps")
-    return RunnableCallable(sync_body, async_body, name=name, trace=False, recurse=False)
+    return RunnableLambda(sync_body, afunc=async_body, name=name)

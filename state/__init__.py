@@ -1,39 +1,6 @@
-"""Schemas for what flows through critic-loop: input, state, records, verdicts, context."""
+"""What flows: the schemas of input, state, per-round records, verdicts, rules and `Context`.
 
-from state.context import MAX_ITERATIONS_LIMIT, Context, StructuredOutputMethod
-from state.loop import CriticView, LoopInput, LoopState, WorkerView
-from state.records import Critique, Draft, OpenItem, Outcome, TokenUsage, WorkerFeedback
-from state.rubric import Criterion, Rubric, Task
-from state.verdict import (
-    CriterionResult,
-    CriticReport,
-    InvalidVerdict,
-    Verdict,
-    check_report,
-    critic_output_schema,
-)
-
-__all__ = [
-    "MAX_ITERATIONS_LIMIT",
-    "Context",
-    "CriterionResult",
-    "Criterion",
-    "CriticReport",
-    "CriticView",
-    "Critique",
-    "Draft",
-    "InvalidVerdict",
-    "LoopInput",
-    "LoopState",
-    "OpenItem",
-    "Outcome",
-    "Rubric",
-    "StructuredOutputMethod",
-    "Task",
-    "TokenUsage",
-    "Verdict",
-    "WorkerFeedback",
-    "WorkerView",
-    "check_report",
-    "critic_output_schema",
-]
+Import from the module that defines a name (`critic_loop.state.loop`,
+`critic_loop.state.rubric`, ...). This package imports nothing itself, so reading the
+settings (`critic_loop.state.context`) never loads LangGraph.
+"""

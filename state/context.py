@@ -8,7 +8,8 @@ caller leaves out takes its value from the environment variable `CRITIC_LOOP_<FI
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -233,3 +234,21 @@ class Context(BaseSettings):
     def distills(self) -> bool:
         """Whether this run writes rules when it completes."""
         return self.memory and self.distill
+
+
+def as_context(value: Context | Mapping[str, Any] | None) -> Context:
+    """Build a `Context` from a `Context`, a mapping of its fields, or nothing (defaults).
+
+    Fields left out take their `CRITIC_LOOP_<FIELD>` environment values, else defaults.
+
+    Raises:
+        TypeError: `value` is neither a `Context` nor a mapping.
+        pydantic.ValidationError: a field's value is invalid.
+    """
+    if value is None:
+        return Context()
+    if isinstance(value, Context):
+        return value
+    if isinstance(value, Mapping):
+        return Context(**dict(value))
+    raise TypeError(f"expected a critic-loop Context or a mapping, got {type(value).__name__}")

@@ -11,9 +11,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from state.records import Critique, Draft, Outcome
-from state.rubric import Rubric, Task
-from state.rules import MemoryReport, RuleOperation
+from critic_loop.state.records import Critique, Draft, Outcome
+from critic_loop.state.rubric import Rubric, Task
+from critic_loop.state.rules import MemoryReport, RuleOperation
 
 
 class DistillInput(BaseModel):

@@ -19,9 +19,9 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict, Field
 
-from state.records import Critique, Draft, OpenItem, Outcome, WorkerFeedback
-from state.rubric import Rubric, Task
-from state.rules import MemoryReport, RecalledRule
+from critic_loop.state.records import Critique, Draft, OpenItem, Outcome, WorkerFeedback
+from critic_loop.state.rubric import Rubric, Task
+from critic_loop.state.rules import MemoryReport, RecalledRule
 
 
 class LoopInput(BaseModel):

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from state.verdict import Verdict
+from critic_loop.state.verdict import Verdict
 
 Outcome = Literal["passed", "stalled", "exhausted", "verifier_error", "infeasible"]
 """How a run ended.
@@ -21,6 +21,13 @@ Outcome = Literal["passed", "stalled", "exhausted", "verifier_error", "infeasibl
 - exhausted: the iteration cap was reached without a pass.
 - verifier_error: the critic's output could not be accepted after its retries.
 - infeasible: a criterion no revision can meet made a pass impossible.
+"""
+
+COMPLETED_OUTCOMES: frozenset[Outcome] = frozenset({"passed", "stalled", "exhausted"})
+"""Outcomes of runs that completed their work and so teach something about the worker.
+
+A verifier error says nothing about the worker, and an infeasible rubric nothing it
+could have done differently.
 """
 
 

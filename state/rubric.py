@@ -34,7 +34,7 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
-from state.references import reference_to
+from critic_loop.state.references import reference_to
 
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 

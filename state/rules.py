@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from state.records import Outcome
+from critic_loop.state.records import Outcome
 
 RULES_NAMESPACE_PREFIX = ("critic_loop", "rules")
 """Rules of scope S live under ("critic_loop", "rules", S)."""

@@ -14,11 +14,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from state.rubric import CriterionBase, Severity
-from state.schema import InvalidAnswer, portable_schema
+from critic_loop.state.rubric import CriterionBase, Severity
+from critic_loop.state.schema import InvalidAnswer, portable_schema
 
 SCORE_TOLERANCE = 1e-9
 """Weighted scores are sums of floats: compare them with this much slack."""
+
+
+def first_line(text: str) -> str:
+    """Return the first non-empty line of `text` (evidence can run to many lines)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "(no evidence)")
 
 
 class JudgeFinding(BaseModel):

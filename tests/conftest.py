@@ -7,17 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from nodes.models import register_chat_model_provider, unregister_chat_model_provider
-from state.context import Context
-from state.rubric import Criterion
+from critic_loop.providers import register_chat_model_provider, unregister_chat_model_provider
+from critic_loop.state.context import Context
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.scripted_model import ScriptedChatModel
-
-RUBRIC = [
-    Criterion(id="length", text="The answer is at most fifty words long."),
-    Criterion(id="example", text="The answer includes one concrete worked example."),
-    Criterion(id="tone", text="The answer is written for a beginner audience."),
-]
-TASK = "Explain what a hash map is."
 
 
 class Models(dict[str, ScriptedChatModel]):

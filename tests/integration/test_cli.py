@@ -1,36 +1,48 @@
-"""The `critic-loop` command, run as a real process against the scripted HTTP model."""
+"""The `critic-loop` command against the scripted HTTP model, driven in-process by `main(argv)`.
+
+`tests/integration/test_cli_process.py` runs the installed command as a real process.
+"""
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
+from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import RUBRIC, TASK
+from critic_loop.cli import main
 from tests.support.openai_server import Failure, RoleScript, ScriptedOpenAIServer
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
 
-CLI = str(Path(sys.executable).with_name("critic-loop"))
+
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None):
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OPENAI_", "GOOGLE_", "GEMINI_", "CRITIC_LOOP_"))
-    }
-    return subprocess.run(
-        [CLI, *args],
-        cwd=cwd,
-        env={**clean, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+@pytest.fixture
+def run_cli(tmp_path, monkeypatch, capsys):
+    """Run `critic-loop ARGS` in-process, in `tmp_path`, with no model settings inherited."""
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "GOOGLE_", "GEMINI_", "CRITIC_LOOP_")):
+            monkeypatch.delenv(name)
+
+    def run(*args: str, env: dict[str, str] | None = None) -> Done:
+        for name, value in (env or {}).items():
+            monkeypatch.setenv(name, value)
+        capsys.readouterr()
+        code = main(list(args))
+        out = capsys.readouterr()
+        for name in env or {}:
+            monkeypatch.delenv(name)
+        return Done(code, out.out, out.err)
+
+    return run
 
 
 def model_args(server: ScriptedOpenAIServer) -> list[str]:
@@ -44,7 +56,7 @@ def model_args(server: ScriptedOpenAIServer) -> list[str]:
     ]
 
 
-def test_run_shows_each_round_and_the_final_draft(tmp_path) -> None:
+def test_run_shows_each_round_and_the_final_draft(tmp_path, run_cli) -> None:
     (tmp_path / "task.json").write_text(
         json.dumps({"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]})
     )
@@ -53,7 +65,7 @@ def test_run_shows_each_round_and_the_final_draft(tmp_path) -> None:
         critic=[graded(RUBRIC, {"tone": "Use plainer words."}), graded(RUBRIC)],
     )
     with ScriptedOpenAIServer(script) as server:
-        done = run_cli("run", "--input", "task.json", *model_args(server), cwd=tmp_path)
+        done = run_cli("run", "--input", "task.json", *model_args(server))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert (
@@ -65,7 +77,7 @@ def test_run_shows_each_round_and_the_final_draft(tmp_path) -> None:
     assert (tmp_path / ".critic_loop" / "critic_loop.sqlite").exists()
 
 
-def test_run_that_does_not_pass_exits_1_with_open_items(tmp_path) -> None:
+def test_run_that_does_not_pass_exits_1_with_open_items(tmp_path, run_cli) -> None:
     script = RoleScript(
         worker=["only try"], critic=[graded(RUBRIC, {"tone": "Use plainer words."})]
     )
@@ -84,7 +96,6 @@ def test_run_that_does_not_pass_exits_1_with_open_items(tmp_path) -> None:
             "1",
             "--json",
             *model_args(server),
-            cwd=tmp_path,
         )
     assert done.returncode == 1, done.stderr
     result = json.loads(done.stdout)
@@ -93,8 +104,8 @@ def test_run_that_does_not_pass_exits_1_with_open_items(tmp_path) -> None:
     assert result["final"] == "only try"
 
 
-def test_no_key_and_no_server_names_both_ways_forward(tmp_path) -> None:
-    done = run_cli("demo", cwd=tmp_path)
+def test_no_key_and_no_server_names_both_ways_forward(tmp_path, run_cli) -> None:
+    done = run_cli("demo")
     assert done.returncode == 2
     assert "found no API key and no local server" in done.stderr
     assert "OPENAI_API_KEY" in done.stderr  # way 1: a hosted model
@@ -102,26 +113,22 @@ def test_no_key_and_no_server_names_both_ways_forward(tmp_path) -> None:
     assert done.stdout == ""
 
 
-def test_bad_input_exits_2_before_any_model_call(tmp_path) -> None:
+def test_bad_input_exits_2_before_any_model_call(tmp_path, run_cli) -> None:
     script = RoleScript()
     with ScriptedOpenAIServer(script) as server:
-        done = run_cli(
-            "run", "--task", "   ", "--criterion", "a=x y z", *model_args(server), cwd=tmp_path
-        )
+        done = run_cli("run", "--task", "   ", "--criterion", "a=x y z", *model_args(server))
         assert server.requests == []
     assert done.returncode == 2
     assert "the task is empty" in done.stderr
 
 
-def test_bad_iteration_cap_exits_2(tmp_path) -> None:
-    done = run_cli(
-        "demo", "--max-iterations", "0", "--base-url", "http://127.0.0.1:9/v1", cwd=tmp_path
-    )
+def test_bad_iteration_cap_exits_2(tmp_path, run_cli) -> None:
+    done = run_cli("demo", "--max-iterations", "0", "--base-url", "http://127.0.0.1:9/v1")
     assert done.returncode == 2
-    assert "max_iterations" in done.stderr
+    assert "Invalid value for '--max-iterations': 0 is not in the range 1<=x<=100" in done.stderr
 
 
-def test_with_only_a_local_server_set_the_served_model_is_used(tmp_path) -> None:
+def test_with_only_a_local_server_set_the_served_model_is_used(tmp_path, run_cli) -> None:
     criteria = [{"id": "c", "text": "x y z"}]
     script = RoleScript(worker=["only try"], critic=[graded(criteria), {"operations": []}])
     with ScriptedOpenAIServer(script) as server:
@@ -131,7 +138,6 @@ def test_with_only_a_local_server_set_the_served_model_is_used(tmp_path) -> None
             TASK,
             "--criterion",
             "c=x y z",
-            cwd=tmp_path,
             env={"OPENAI_BASE_URL": server.base_url},
         )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -150,7 +156,7 @@ def test_with_only_a_local_server_set_the_served_model_is_used(tmp_path) -> None
     ids=["auth-error", "server-error"],
 )
 def test_a_model_failure_mid_run_exits_3_with_the_resume_hint(
-    tmp_path, critic_answer, cause
+    tmp_path, run_cli, critic_answer, cause
 ) -> None:
     script = RoleScript(worker=["draft"], critic=[critic_answer] if critic_answer else [])
     with ScriptedOpenAIServer(script) as server:
@@ -163,7 +169,6 @@ def test_a_model_failure_mid_run_exits_3_with_the_resume_hint(
             "--thread-id",
             "t-9",
             *model_args(server),
-            cwd=tmp_path,
         )
     assert done.returncode == 3
     assert "Traceback" not in done.stderr
@@ -172,21 +177,21 @@ def test_a_model_failure_mid_run_exits_3_with_the_resume_hint(
     assert "resume with --thread-id t-9" in done.stderr
 
 
-def test_a_server_that_cannot_name_its_model_is_a_setup_error(tmp_path) -> None:
-    done = run_cli("demo", cwd=tmp_path, env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+def test_a_server_that_cannot_name_its_model_is_a_setup_error(tmp_path, run_cli) -> None:
+    done = run_cli("demo", env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert done.returncode == 2
     assert "could not ask http://127.0.0.1:9/v1 which model it serves" in done.stderr
     assert "found no API key" not in done.stderr
 
 
-def test_an_unknown_provider_says_so_without_the_no_key_advice(tmp_path) -> None:
-    done = run_cli("demo", "--model", "nosuch:model", cwd=tmp_path)
+def test_an_unknown_provider_says_so_without_the_no_key_advice(tmp_path, run_cli) -> None:
+    done = run_cli("demo", "--model", "nosuch:model")
     assert done.returncode == 2
     assert "unknown provider 'nosuch'" in done.stderr
     assert "found no API key" not in done.stderr
 
 
-def test_pass_threshold_flag_and_resume_with_other_input(tmp_path) -> None:
+def test_pass_threshold_flag_and_resume_with_other_input(tmp_path, run_cli) -> None:
     criteria = [{"id": "a", "text": "x y z"}, {"id": "b", "text": "p q r", "severity": "should"}]
     script = RoleScript(worker=["draft"], critic=[graded(criteria, {"b": "more"})])
     (tmp_path / "task.json").write_text(json.dumps({"task": TASK, "rubric": criteria}))
@@ -200,13 +205,44 @@ def test_pass_threshold_flag_and_resume_with_other_input(tmp_path) -> None:
             "--thread-id",
             "t1",
             *model_args(server),
-            cwd=tmp_path,
         )
     assert done.returncode == 0, done.stderr
     assert "must 1/1, weighted score 0.50; failing: b (should)" in done.stdout
     with ScriptedOpenAIServer(RoleScript()) as server:
-        again = run_cli(
-            "run", "--input", "task.json", "--thread-id", "t1", *model_args(server), cwd=tmp_path
-        )
+        again = run_cli("run", "--input", "task.json", "--thread-id", "t1", *model_args(server))
     assert again.returncode == 2  # finished threads are refused, not rerun
     assert "already finished" in again.stderr
+
+
+def test_input_file_and_task_flags_conflict(tmp_path, run_cli) -> None:
+    (tmp_path / "task.json").write_text(
+        json.dumps({"task": TASK, "rubric": [{"id": "a", "text": "x y z"}]})
+    )
+    done = run_cli("run", "--input", "task.json", "--task", "Something else.")
+    assert done.returncode == 2
+    assert "--input holds the task and rubric: drop --task" in done.stderr
+
+
+def test_every_setting_is_a_flag_and_reaches_the_run(tmp_path, run_cli) -> None:
+    criteria = [{"id": "c", "text": "x y z"}]
+    script = RoleScript(worker=["only try"], critic=[graded(criteria)])
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "run",
+            "--task",
+            TASK,
+            "--criterion",
+            "c=x y z",
+            "--no-memory",
+            "--memory-scope",
+            "elsewhere",
+            "--critic-attempts",
+            "1",
+            "--json",
+            *model_args(server),
+        )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["memory_report"]["skipped"] == "distillation is turned off for this run"
+    assert result["memory_report"]["scope"] == "elsewhere"
+    assert len(server.requests) == 2  # worker and judge; no distiller

@@ -18,8 +18,7 @@ from uuid import uuid4
 
 import pytest
 
-from graphs.app import build_graph
-from tests.conftest import RUBRIC, TASK
+from critic_loop.graphs.app import build_graph
 from tests.support.openai_server import (
     Answer,
     ScriptedOpenAIServer,
@@ -27,6 +26,7 @@ from tests.support.openai_server import (
     Text,
     is_structured_request,
 )
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration

@@ -9,9 +9,9 @@ from uuid import uuid4
 import pytest
 from langgraph_sdk import get_client
 
-from tests.conftest import RUBRIC, TASK
 from tests.support.dev_server import DevServer
 from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration

@@ -4,12 +4,12 @@ import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.sqlite import SqliteStore
 
-from graphs.app import build_graph
-from graphs.distill import build_distill_graph
-from state.context import Context
-from state.distill import DistillInput
-from state.rules import Rule, rules_namespace
-from tests.conftest import RUBRIC
+from critic_loop.graphs.app import build_graph
+from critic_loop.graphs.distill import build_distill_graph
+from critic_loop.state.context import Context
+from critic_loop.state.distill import DistillInput
+from critic_loop.state.rules import Rule, rules_namespace
+from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration

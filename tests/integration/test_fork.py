@@ -4,9 +4,9 @@ import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from critic_loop import fork_loop, run_loop
-from graphs.app import build_graph
-from state.context import Context
-from tests.conftest import RUBRIC, TASK
+from critic_loop.graphs.app import build_graph
+from critic_loop.state.context import Context
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration

@@ -6,10 +6,9 @@ import re
 
 import pytest
 
-from graphs.app import build_graph
-from nodes import output_methods
-from state.context import Context
-from tests.conftest import RUBRIC
+from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.models import output_methods
+from critic_loop.state.context import Context
 from tests.support.openai_server import (
     LLAMA_CPP_PYTHON_REFUSAL,
     LLAMA_CPP_SERVER_REFUSAL,
@@ -19,6 +18,7 @@ from tests.support.openai_server import (
     Text,
     is_structured_request,
 )
+from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
@@ -53,7 +53,7 @@ def test_refused_json_schema_falls_back_to_tool_calls_once(loop_input, caplog, r
         worker=["draft 1", "draft 2"],
         critic=[graded(RUBRIC, {"tone": "Use plain words."}), graded(RUBRIC)],
     )
-    caplog.set_level(logging.WARNING, logger="nodes.output_methods")
+    caplog.set_level(logging.WARNING, logger="critic_loop.nodes.models.output_methods")
     with ScriptedOpenAIServer(RefusesJsonSchema(script, refusal)) as server:
         out = build_graph().invoke(loop_input, context=context(server))
     assert out["outcome"] == "passed"

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from graphs.app import build_graph
-from state.context import Context
-from state.verdict import critic_output_schema
-from tests.conftest import RUBRIC
+from critic_loop.graphs.app import build_graph
+from critic_loop.state.context import Context
+from critic_loop.state.verdict import critic_output_schema
 from tests.support.openai_server import RoleScript, ScriptedOpenAIServer, Text
+from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration

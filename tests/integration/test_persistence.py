@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from critic_loop.persistence import aopen_persistence, open_persistence
-from state.rules import rules_namespace
+from critic_loop.state.rules import rules_namespace
 
 pytestmark = pytest.mark.integration
 

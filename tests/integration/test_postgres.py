@@ -6,11 +6,11 @@ from uuid import uuid4
 import pytest
 
 from critic_loop import arun_loop, run_loop
+from critic_loop.graphs.app import build_graph
 from critic_loop.persistence import open_persistence
-from graphs.app import build_graph
-from state.context import Context
-from state.rules import rules_namespace
-from tests.conftest import RUBRIC, TASK
+from critic_loop.state.context import Context
+from critic_loop.state.rules import rules_namespace
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration

@@ -7,8 +7,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from critic_loop import LoopExhausted, arun_loop, run_loop
-from graphs.app import build_graph
-from tests.conftest import RUBRIC, TASK
+from critic_loop.graphs.app import build_graph
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration

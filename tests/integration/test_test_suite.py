@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from nodes.checks.test_suite import arun_test_suite, isolation_prefix, run_test_suite
-from state.rubric import TestSuite
+from critic_loop.nodes.verifiers.checks.test_suite import (
+    arun_test_suite,
+    isolation_prefix,
+    run_test_suite,
+)
+from critic_loop.state.rubric import TestSuite
 from tests.support.code_task import ADD_TESTS, CORRECT, FAILS_TWO
 
 pytestmark = pytest.mark.integration

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from graphs.app import build_graph
+from critic_loop.graphs.app import build_graph
 from tests.support.code_task import ADD_TESTS, CORRECT, FAILS_TWO
 from tests.support.contexts import scripted_context
 from tests.support.verdicts import graded

@@ -5,12 +5,12 @@ from pathlib import Path
 from typing import get_args
 
 from critic_loop import run_loop
+from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.verifiers.checks.text import count_words
 from critic_loop.persistence import open_persistence
-from graphs.app import build_graph
-from nodes.checks.text import count_words
-from state.loop import LoopState
-from state.records import Outcome
-from state.rules import Rule, rules_namespace
+from critic_loop.state.loop import LoopState
+from critic_loop.state.records import Outcome
+from critic_loop.state.rules import Rule, rules_namespace
 
 logger = logging.getLogger("critic_loop.real_model")
 

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from state.context import Context
+from critic_loop.state.context import Context
 
 
 def scripted_context(**overrides: Any) -> Context:

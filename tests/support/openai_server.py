@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -124,6 +125,78 @@ class FailFirstCritic:
             "passed": not failing,
         }
         return Structured(value)
+
+
+def schema_name(request: dict[str, Any]) -> str | None:
+    """The name of the schema a structured request asks for ("verdict", "rule_operations")."""
+    tools = request.get("tools") or []
+    if tools:
+        return str(tools[0]["function"]["name"])
+    response_format = request.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        return str(response_format["json_schema"]["name"])
+    text = "\n".join(str(message.get("content") or "") for message in request["messages"])
+    return "rule_operations" if '"operations"' in text else "verdict"
+
+
+ARTIFACT = re.compile(r"<<<ARTIFACT (\w+)>>>\n(.*?)\n<<<END ARTIFACT \1>>>", re.DOTALL)
+
+
+def artifact_of(request: dict[str, Any]) -> str:
+    """The artifact a judge request fences between its random markers."""
+    text = "\n".join(str(message.get("content") or "") for message in request["messages"])
+    found = ARTIFACT.search(text)
+    return found.group(2) if found else ""
+
+
+SHORT_DRAFT = "A first, short draft."
+FULL_DRAFT = (
+    "The TrailFlask is a 750 ml insulated stainless-steel bottle that keeps drinks cold "
+    "for 24 hours and hot for 12. Its leak-proof lid rides safely in any bag, and the "
+    "whole bottle goes straight into the dishwasher when the day is done. Built for long "
+    "trails and short commutes alike, it is the last bottle you will need. Order your "
+    "TrailFlask today."
+)
+
+
+@dataclass
+class DiligentModel:
+    """Answers like a diligent model on any task, slowly if asked (`latency` seconds).
+
+    The worker's first draft is short and later drafts are complete; the judge passes
+    every criterion it is sent, quoting the artifact; the distiller proposes one rule.
+    """
+
+    latency: float = 0.0
+    drafts: int = 0
+
+    def __call__(self, request: dict[str, Any]) -> Answer:
+        if self.latency:
+            time.sleep(self.latency)
+        if not is_structured_request(request):
+            self.drafts += 1
+            return Text(SHORT_DRAFT if self.drafts == 1 else FULL_DRAFT)
+        if schema_name(request) == "rule_operations":
+            rule = {
+                "action": "add",
+                "rule_id": "",
+                "text": "Check the length limit before you answer.",
+                "criteria": [],
+                "reason": "The first draft was too short.",
+            }
+            return Structured({"operations": [rule]})
+        quote = artifact_of(request).split(".")[0][:80] or "the artifact"
+        results = [
+            {
+                "criterion_id": criterion_id,
+                "evidence": f'It says "{quote}".',
+                "passed": True,
+                "terminal": False,
+                "hint": "",
+            }
+            for criterion_id in rubric_ids(request)
+        ]
+        return Structured({"results": results, "feedback": "", "passed": True})
 
 
 def _approximate_tokens(text: str) -> int:

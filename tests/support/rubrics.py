@@ -1,4 +1,16 @@
-"""A rubric with every kind of criterion, severities and weights: it must travel unchanged."""
+"""Rubrics the tests share: a small LLM rubric for a hash-map task, and one of every kind."""
+
+from critic_loop.state.rubric import Criterion
+
+TASK = "Explain what a hash map is."
+
+RUBRIC = [
+    Criterion(id="length", text="The answer is at most fifty words long."),
+    Criterion(id="example", text="The answer includes one concrete worked example."),
+    Criterion(id="tone", text="The answer is written for a beginner audience."),
+]
+"""Three LLM criteria for `TASK`."""
+
 
 MIXED = [
     {"id": "tone", "text": "Friendly, plain language.", "severity": "should", "weight": 0.5},

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from state.rubric import Criterion
+from critic_loop.state.rubric import Criterion
 
 
 def graded(

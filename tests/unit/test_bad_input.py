@@ -3,9 +3,9 @@
 import pytest
 from pydantic import ValidationError
 
-from graphs.app import build_graph
-from nodes.models import ModelSetupError
-from tests.conftest import RUBRIC, TASK
+from critic_loop.errors import ModelSetupError
+from critic_loop.graphs.app import build_graph
+from tests.support.rubrics import RUBRIC, TASK
 
 RUBRIC_DATA = [c.model_dump() for c in RUBRIC]
 

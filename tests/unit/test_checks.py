@@ -5,11 +5,11 @@ import re
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from nodes.checks import check_call
-from nodes.steps import run_steps
-from state.references import reference_to, resolve_reference
-from state.rubric import AnyCriterion, Rubric, dump_rubric
-from state.verdict import CheckResult
+from critic_loop.nodes.steps import run_steps
+from critic_loop.nodes.verifiers.checks import check_call
+from critic_loop.state.references import reference_to, resolve_reference
+from critic_loop.state.rubric import AnyCriterion, Rubric, dump_rubric
+from critic_loop.state.verdict import CheckResult
 from tests.support.rubrics import MIXED
 
 CRITERIA = TypeAdapter(AnyCriterion)
@@ -243,7 +243,7 @@ def terminal_without_evidence(draft: str) -> CheckResult:
 
 
 def test_checks_without_evidence_get_some_and_never_crash_the_run(models) -> None:
-    from graphs.app import build_graph
+    from critic_loop.graphs.app import build_graph
     from tests.support.contexts import scripted_context
 
     models.script("worker", "draft")

@@ -1,7 +1,7 @@
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from nodes.compaction import compact_transcript
+from critic_loop.nodes.loop.compaction import compact_transcript
 
 
 def transcript(rounds: int) -> list:

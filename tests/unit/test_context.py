@@ -1,7 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
-from state.context import Context
+from critic_loop.state.context import Context
 
 
 def test_defaults() -> None:

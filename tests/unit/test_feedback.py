@@ -1,7 +1,7 @@
-from nodes.feedback import REDACTED, REDACTED_ID, redact_criteria, worker_feedback
-from state.rubric import Criterion
-from state.verdict import Verdict
-from tests.conftest import RUBRIC
+from critic_loop.nodes.loop.feedback import REDACTED, REDACTED_ID, redact_criteria, worker_feedback
+from critic_loop.state.rubric import Criterion
+from critic_loop.state.verdict import Verdict
+from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
 

@@ -3,9 +3,9 @@
 import pytest
 
 from critic_loop import LoopExhausted, LoopStalled, VerifierFailed, result_of
-from graphs.app import build_graph
-from state.context import Context
-from tests.conftest import RUBRIC
+from critic_loop.graphs.app import build_graph
+from critic_loop.state.context import Context
+from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
 

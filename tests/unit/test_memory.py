@@ -8,12 +8,12 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from critic_loop.embeddings import rule_index
-from graphs.app import build_graph
-from graphs.distill import build_distill_graph
-from state.context import Context
-from state.rules import Rule, rules_namespace
-from tests.conftest import RUBRIC, TASK
+from critic_loop.graphs.app import build_graph
+from critic_loop.graphs.distill import build_distill_graph
+from critic_loop.nodes.memory.lexical_embeddings import rule_index
+from critic_loop.state.context import Context
+from critic_loop.state.rules import Rule, rules_namespace
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 SQL_RULE = "Qualify every column with its table alias when a query joins tables."

@@ -7,11 +7,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.memory import InMemoryStore
 
-from graphs.app import build_graph
-from state.context import Context
-from state.rules import rules_namespace
-from tests.conftest import RUBRIC
+from critic_loop.graphs.app import build_graph
+from critic_loop.state.context import Context
+from critic_loop.state.rules import rules_namespace
 from tests.support.contexts import scripted_context
+from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
 

@@ -1,7 +1,8 @@
 import pytest
 from langchain_openai import ChatOpenAI
 
-from nodes.models import ModelSetupError, load_chat_model
+from critic_loop.errors import ModelSetupError
+from critic_loop.nodes.models.loading import load_chat_model
 
 
 @pytest.fixture(autouse=True)

@@ -3,9 +3,9 @@
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.store.memory import InMemoryStore
 
-from graphs.app import build_graph
-from state.context import Context
-from state.rules import rules_namespace
+from critic_loop.graphs.app import build_graph
+from critic_loop.state.context import Context
+from critic_loop.state.rules import rules_namespace
 from tests.support.verdicts import graded
 
 CONTEXT_WINDOW = 8192

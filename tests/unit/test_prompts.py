@@ -1,7 +1,7 @@
 import pytest
 from jinja2 import UndefinedError
 
-from nodes.prompts import render_prompt
+from critic_loop.nodes.prompts import render_prompt
 
 
 def test_built_in_prompt_renders() -> None:
@@ -40,7 +40,7 @@ def test_missing_prompts_dir_is_an_error(tmp_path) -> None:
 def test_a_broken_replacement_template_fails_at_preflight(tmp_path) -> None:
     from jinja2 import TemplateSyntaxError
 
-    from nodes.prompts import load_prompts
+    from critic_loop.nodes.prompts import load_prompts
 
     (tmp_path / "critic_system.jinja").write_text("{% if %}")
     with pytest.raises(TemplateSyntaxError):
@@ -50,7 +50,7 @@ def test_a_broken_replacement_template_fails_at_preflight(tmp_path) -> None:
 def test_rendering_does_no_file_io_after_loading(tmp_path, monkeypatch) -> None:
     import os
 
-    from nodes.prompts import load_prompts
+    from critic_loop.nodes.prompts import load_prompts
 
     (tmp_path / "worker_task.jinja").write_text("T: {{ task }}")
     load_prompts(str(tmp_path))

@@ -4,7 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from critic_loop import LoopInfeasible, result_of
-from graphs.app import build_graph
+from critic_loop.graphs.app import build_graph
 from tests.support.contexts import scripted_context
 from tests.support.verdicts import graded
 

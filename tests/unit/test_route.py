@@ -4,13 +4,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from nodes.route import decide_outcome as decide
-from nodes.route import no_score_gain, repeated_failures, route
-from state.context import Context
-from state.loop import LoopState
-from state.records import Critique
-from state.verdict import Verdict
-from tests.conftest import RUBRIC, TASK
+from critic_loop.nodes.loop.route import decide_outcome as decide
+from critic_loop.nodes.loop.route import no_score_gain, repeated_failures, route
+from critic_loop.state.context import Context
+from critic_loop.state.loop import LoopState
+from critic_loop.state.records import Critique
+from critic_loop.state.verdict import Verdict
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 

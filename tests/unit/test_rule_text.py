@@ -2,7 +2,7 @@
 
 import pytest
 
-from nodes.rule_text import is_near_duplicate
+from critic_loop.nodes.memory.rule_text import is_near_duplicate
 
 
 @pytest.mark.parametrize(

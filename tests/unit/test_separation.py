@@ -3,9 +3,9 @@ worker's conversation."""
 
 from langchain_core.messages import HumanMessage
 
-from graphs.app import build_graph
-from state.loop import CriticView, WorkerView
-from tests.conftest import RUBRIC, TASK
+from critic_loop.graphs.app import build_graph
+from critic_loop.state.loop import CriticView, WorkerView
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 DRAFTS = ["FIRST-DRAFT-7f3a", "SECOND-DRAFT-91bc", "THIRD-DRAFT-c2d8"]

@@ -1,7 +1,7 @@
 import pytest
 
-from state.verdict import CriticReport, InvalidVerdict, Verdict, check_report
-from tests.conftest import RUBRIC
+from critic_loop.state.verdict import CriticReport, InvalidVerdict, Verdict, check_report
+from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
 

@@ -2,9 +2,9 @@
 
 from langchain_core.messages.utils import count_tokens_approximately
 
-from graphs.app import build_graph
-from state.context import Context
-from tests.conftest import RUBRIC
+from critic_loop.graphs.app import build_graph
+from critic_loop.state.context import Context
+from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
 

@@ -1,0 +1,33 @@
+# Everyday commands. `make install` once, then `make test` / `make lint` / `make integration`.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: install test unit integration lint format typecheck wheel clean
+
+install:  ## a virtualenv with the package (editable) and every development tool
+	$(PYTHON) -m venv $(VENV) && $(BIN)/pip install -e '.[dev]'
+
+test:  ## the whole suite (PostgreSQL tests skip unless CRITIC_LOOP_TEST_POSTGRES_URL is set)
+	$(BIN)/pytest
+
+unit:  ## fast tests with scripted models only
+	$(BIN)/pytest tests/unit
+
+integration:  ## tests against real components: HTTP model server, SQLite, langgraph dev, CLI
+	$(BIN)/pytest tests/integration
+
+lint:  ## ruff, ruff format and mypy --strict
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	MYPY=$(BIN)/mypy .ci/typecheck
+
+format:
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+wheel:  ## build the wheel into dist/
+	$(BIN)/pip wheel --no-deps -w dist .
+
+clean:
+	rm -rf build dist .typecheck .mypy_cache .ruff_cache .pytest_cache *.egg-info

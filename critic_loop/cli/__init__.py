@@ -1,0 +1,101 @@
+"""The `critic-loop` command: run a refinement loop and watch it round by round.
+
+    critic-loop demo                       run the bundled example task
+    critic-loop run --input task.json      run a task and rubric from a JSON file
+    critic-loop run --task "..." --criterion id="text" --criterion ...
+
+Every `Context` field is a flag of `run` and `demo` (see `critic-loop run --help`). Runs
+and rules are kept in one SQLite file, or in PostgreSQL when `CRITIC_LOOP_DATABASE_URL`
+(or `--db`) is a postgresql:// URL; giving the `--thread-id` of a run that was
+interrupted resumes it. Exit status: 0 when the critic passed the result, 1 when the run
+ended without a pass, 2 on bad input or setup, 3 when a model or the network failed
+mid-run (resume it with the same --thread-id).
+
+Nothing heavy is imported until a command runs, so `--help` answers at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+
+import click
+from pydantic import ValidationError
+
+from critic_loop.cli.run_commands import demo, run
+from critic_loop.errors import (
+    MissingApiKey,
+    ModelSetupError,
+    RunInterrupted,
+    ThreadFinished,
+    UsageProblem,
+)
+from critic_loop.model_choice import DiscoveryFailed
+
+WAYS_FORWARD = """
+critic-loop needs a model, and found no API key and no local server. Either:
+  1. use a hosted model: export OPENAI_API_KEY=...  (or GOOGLE_API_KEY=... for Gemini), or
+  2. point it at a local OpenAI-compatible server (llama.cpp, Ollama, vLLM, LM Studio):
+     export OPENAI_BASE_URL=http://127.0.0.1:8080/v1   (or pass --base-url)
+     The model the server serves is used for every role; --model openai:<name> picks one.
+Then run the same command again. See README.md, "Choosing models"."""
+
+
+def _version() -> str:
+    try:
+        return version("critic-loop")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown"
+
+
+@click.group(
+    help="A worker drafts, an independent critic grades, the worker revises.",
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(_version(), "--version", prog_name="critic-loop")
+def cli() -> None:
+    """Group the commands (each one's help says what it does)."""
+
+
+cli.add_command(run)
+cli.add_command(demo)
+
+
+def _say(message: str) -> None:
+    click.echo(f"critic-loop: {message}", err=True)
+
+
+def _invoke(arguments: list[str]) -> int:
+    try:
+        status = cli.main(args=arguments, prog_name="critic-loop", standalone_mode=False)
+    except click.exceptions.Exit as done:  # --help, --version
+        return int(done.exit_code)
+    except click.ClickException as problem:  # a bad flag or value, found by click
+        problem.show()
+        return int(problem.exit_code)
+    except click.Abort:
+        _say("aborted")
+        return 130
+    return int(status or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _invoke(arguments)
+    except MissingApiKey as error:
+        _say(f"{error}\n{WAYS_FORWARD}")
+    except (ModelSetupError, DiscoveryFailed, LookupError, FileNotFoundError) as error:
+        _say(str(error))
+    except ValidationError as error:
+        _say(f"invalid input or settings:\n{error}")
+    except (UsageProblem, ThreadFinished) as error:
+        _say(str(error))
+    except RunInterrupted as error:
+        _say(str(error))
+        return 3
+    return 2

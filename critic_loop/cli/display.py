@@ -1,0 +1,74 @@
+"""What the command line prints while a run goes and when it ends."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from critic_loop.state.verdict import first_line
+
+if TYPE_CHECKING:
+    from critic_loop.state.loop import LoopState
+
+
+def _label(criterion: dict[str, Any]) -> str:
+    """Name a failing criterion with its severity, weight and terminality."""
+    weight = f" x{criterion['weight']:g}" if criterion["weight"] != 1 else ""
+    terminal = ", cannot be met" if criterion["terminal"] else ""
+    return f"{criterion['id']} ({criterion['severity']}{weight}{terminal})"
+
+
+def verdict_line(event: dict[str, Any]) -> str:
+    """Summarize one round's verdict event in a line."""
+    if event["error"]:
+        return f"round {event['round']}: the critic failed: {event['error']}"
+    criteria = event["criteria"]
+    passed = sum(item["passed"] for item in criteria)
+    failing = [_label(i) for i in criteria if not i["passed"] and not i["skipped"]]
+    waiting = [i["id"] for i in criteria if i["skipped"]]
+    line = f"round {event['round']}: {passed}/{len(criteria)} criteria passed"
+    line += f", must {event['musts_passed']}/{event['musts_total']}"
+    line += f", weighted score {event['score']:.2f}"
+    line += f"; failing: {', '.join(failing)}" if failing else ""
+    line += f"; not graded until the checks pass: {', '.join(waiting)}" if waiting else ""
+    return line
+
+
+def show_event(event: dict[str, Any]) -> None:
+    """Print a progress event (recall, draft, verdict) as it arrives."""
+    kind = event.get("event")
+    if kind == "recall":
+        rules = event["rules"]
+        click.echo(f"memory: {len(rules)} rule(s) recalled from scope {event['scope']!r}")
+        for rule in rules:
+            click.echo(f"  - {rule}")
+    elif kind == "draft":
+        click.echo(f"round {event['round']}: draft of {event['characters']} characters")
+    elif kind == "verdict":
+        click.echo(verdict_line(event))
+
+
+def show_result(state: LoopState, thread_id: str) -> None:
+    """Print how the run ended, what is still open, what memory did, and the final draft."""
+    click.echo(f"\noutcome: {state.outcome} after {state.rounds} round(s) (thread {thread_id})")
+    if state.outcome_reason:
+        click.echo(f"  why: {state.outcome_reason}")
+    for item in state.open_items:
+        click.echo(f"  still open [{item.criterion_id}] {item.text}")
+        click.echo(f"    {'hint: ' + item.hint if item.hint else first_line(item.evidence)}")
+    report = state.memory_report
+    if report is not None and report.skipped is None:
+        click.echo(
+            f"memory: {len(report.added)} rule(s) added, {len(report.updated)} updated, "
+            f"{len(report.reinforced)} reinforced, {len(report.rejected)} refused "
+            f"(scope {report.scope!r})"
+        )
+    for error in state.memory_errors:
+        click.echo(f"memory error: {error}")
+    click.echo(f"\n--- final draft (round {state.final_round}) ---\n{state.final}")
+
+
+def show_json(state: LoopState) -> None:
+    """Print the final state as JSON (without the worker's messages)."""
+    click.echo(state.model_dump_json(indent=2, exclude={"messages"}))

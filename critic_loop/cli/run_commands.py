@@ -1,0 +1,175 @@
+"""`critic-loop run` and `critic-loop demo`: run a task round by round, and show the result."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from critic_loop.cli.context_options import chosen_settings, context_options
+from critic_loop.cli.display import show_event, show_json, show_result
+from critic_loop.errors import RunInterrupted, UsageProblem
+from critic_loop.state.context import Context
+
+logger = logging.getLogger("critic_loop.cli")
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "product_description.json"
+"""The demo's task and rubric."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def run_options(command: F) -> F:
+    """Add the options every running command shares, then one per `Context` field."""
+    command = context_options(command)
+    for option in reversed(
+        [
+            click.option(
+                "--model", help="One provider:model for every role (worker, critic, distiller)."
+            ),
+            click.option("--thread-id", help="The thread to run in (resumes an unfinished one)."),
+            click.option(
+                "--db",
+                help=(
+                    "SQLite file or postgresql:// URL for runs and rules "
+                    "[default: $CRITIC_LOOP_DATABASE_URL, else .critic_loop/critic_loop.sqlite]"
+                ),
+            ),
+            click.option("--json", "as_json", is_flag=True, help="Print the final state as JSON."),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise UsageProblem(f"cannot read {path}: {error}") from error
+
+
+def _criterion(text: str) -> dict[str, str]:
+    identifier, separator, body = text.partition("=")
+    if not separator:
+        raise UsageProblem(f"--criterion {text!r} should look like ID=TEXT")
+    return {"id": identifier.strip(), "text": body.strip()}
+
+
+def _context(parameters: dict[str, Any]) -> Context:
+    from critic_loop.model_choice import choose_models_from_environment
+
+    chosen = chosen_settings(parameters)
+    if parameters.get("model"):
+        model = parameters["model"]
+        chosen = {"worker_model": model, "critic_model": model, **chosen}
+    Context(**chosen)  # the user's own settings are checked before asking any server
+    return Context(**{**choose_models_from_environment(chosen), **chosen})
+
+
+def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
+    """Run (or resume) the loop on `data` with the command's settings; return the exit status."""
+    import httpx
+    import openai
+
+    from critic_loop.persistence import open_persistence
+    from critic_loop.results import LoopDidNotPass
+    from critic_loop.run import checked_input, drive_loop, start_input, thread_config
+
+    context = _context(parameters)
+    loop_input = checked_input(data, context)
+    as_json = bool(parameters.get("as_json"))
+    config = thread_config(parameters.get("thread_id"))
+    thread_id = config["configurable"]["thread_id"]
+    with open_persistence(parameters.get("db")) as persistence:
+        from critic_loop.graphs.app import build_graph
+
+        graph = build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
+        start = start_input(graph, config, loop_input)
+        if start is None and not as_json:
+            kept = graph.get_state(config).values
+            if (kept["task"], kept["rubric"]) != (loop_input["task"], loop_input["rubric"]):
+                click.echo(
+                    "note: resuming with the thread's own task and rubric, not the ones given"
+                )
+        if not as_json:
+            click.echo(
+                f"critic-loop: {'resuming' if start is None else 'new'} thread {thread_id}; "
+                f"worker {context.worker_model}, critic {context.critic_model}, "
+                f"up to {context.max_iterations} rounds; data in {persistence.location}"
+            )
+        try:
+            state = drive_loop(graph, start, config, context, None if as_json else show_event)
+        except LoopDidNotPass as failure:
+            state = failure.state
+        except Exception as error:
+            if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
+                logger.exception("the run failed unexpectedly")
+            raise RunInterrupted(thread_id, error) from error
+    if as_json:
+        show_json(state)
+    else:
+        show_result(state, thread_id)
+    return 0 if state.outcome == "passed" else 1
+
+
+@click.command()
+@click.option(
+    "--input",
+    "input_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help='JSON file: {"task": ..., "rubric": [...]}.',
+)
+@click.option("--task", help="The task, as text.")
+@click.option(
+    "--task-file", type=click.Path(path_type=Path, dir_okay=False), help="A file holding the task."
+)
+@click.option(
+    "--rubric",
+    "rubric_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help='JSON file: [{"id": ..., "text": ...}, ...].',
+)
+@click.option("--criterion", multiple=True, metavar="ID=TEXT", help="A criterion; repeat for more.")
+@run_options
+def run(**parameters: Any) -> int:
+    """Run a task against a rubric, round by round.
+
+    The exit status is 0 when the critic passed the result, 1 when the run ended without
+    a pass, 2 on bad input or setup, and 3 when a model or the network failed mid-run
+    (every finished step is saved: run again with the same --thread-id).
+    """
+    input_file = parameters["input_file"]
+    given = [
+        flag
+        for flag, key in (
+            ("--task", "task"),
+            ("--task-file", "task_file"),
+            ("--rubric", "rubric_file"),
+            ("--criterion", "criterion"),
+        )
+        if parameters.get(key)
+    ]
+    if input_file and given:
+        raise UsageProblem(f"--input holds the task and rubric: drop {', '.join(given)}")
+    if parameters["task"] and parameters["task_file"]:
+        raise UsageProblem("give the task once: --task or --task-file, not both")
+    if input_file:
+        data = _read_json(input_file)
+    else:
+        task_file = parameters["task_file"]
+        task = task_file.read_text() if task_file else parameters["task"]
+        rubric = _read_json(parameters["rubric_file"]) if parameters["rubric_file"] else []
+        data = {"task": task or "", "rubric": [*rubric, *map(_criterion, parameters["criterion"])]}
+    return execute(data, parameters)
+
+
+@click.command()
+@run_options
+def demo(**parameters: Any) -> int:
+    """Run the bundled example task (a product description under four criteria)."""
+    return execute(_read_json(EXAMPLE), parameters)

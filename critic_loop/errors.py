@@ -1,0 +1,39 @@
+"""Errors a caller can act on, raised before any model is called.
+
+They live apart from the code that raises them so that the command line and callers can
+catch them without importing a graph or a model library.
+"""
+
+from __future__ import annotations
+
+
+class ModelSetupError(ValueError):
+    """A model named in the context cannot be created (unknown provider, missing key, ...)."""
+
+
+class MissingApiKey(ModelSetupError):
+    """A hosted model was chosen but its provider's API key is not set."""
+
+
+class ThreadFinished(RuntimeError):
+    """The thread already holds a finished run; use a new thread id, or fork it."""
+
+
+class UsageProblem(ValueError):
+    """The command line was given something it cannot run."""
+
+
+class RunInterrupted(RuntimeError):
+    """A model or the network failed mid-run; every finished step is saved."""
+
+    def __init__(self, thread_id: str, error: BaseException) -> None:
+        """Keep the thread to resume and the cause."""
+        self.thread_id = thread_id
+        super().__init__(
+            f"the run stopped: {type(error).__name__}: {error}\n"
+            f"Every finished step is saved; fix the cause and resume with --thread-id {thread_id}"
+        )
+
+
+class MissingDependency(LookupError):
+    """A criterion needs an optional package that is not installed."""

@@ -1,0 +1,1 @@
+"""The refinement loop's steps: check_input, generate, critique, route, finalize."""

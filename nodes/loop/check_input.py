@@ -1,0 +1,82 @@
+"""Refuse bad input and unusable models before any model is called.
+
+The task and rubric are validated here against `LoopInput` (empty task, empty rubric,
+duplicate criterion ids). The node reads them leniently and validates in its body, so a
+thread with bad input can still be inspected with `get_state`. The context was validated
+when LangGraph built it (iteration cap, model string format). What is left is the
+environment: each model's provider must exist and its API key must be set.
+
+The node writes the validated rubric back as plain JSON, so checkpoints hold ordinary data
+even when a Python caller passed `Criterion` objects.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypedDict
+
+from langgraph.runtime import Runtime
+
+from critic_loop.errors import MissingDependency
+from critic_loop.nodes.models.loading import load_chat_model
+from critic_loop.nodes.prompts import load_prompts
+from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.verifiers.judge import panel
+from critic_loop.state.context import Context
+from critic_loop.state.loop import LoopInput
+from critic_loop.state.references import resolve_reference
+from critic_loop.state.rubric import CriterionBase, PythonCheck, TestSuite, dump_rubric
+
+
+class SubmittedInput(TypedDict, total=False):
+    """The caller's input as received, before validation."""
+
+    task: Any
+    rubric: Any
+
+
+def preflight(context: Context, rubric: Sequence[CriterionBase]) -> None:
+    """Raise a clear error if the models, checks or prompts of a run cannot be used.
+
+    The critic models are needed only when the rubric has `llm` criteria. The distiller is
+    not checked: memory never costs a run, so a distiller that cannot be created is
+    recorded in `memory_errors` when the run completes.
+    """
+    models = [(context.worker_model, "worker", context.temperature)]
+    if any(not criterion.deterministic for criterion in rubric):
+        models += [(judge.spec, "critic", context.critic_temperature) for judge in panel(context)]
+    for spec, role, temperature in dict.fromkeys(models):
+        load_chat_model(spec, role=role, temperature=temperature, base_url=context.base_url)
+    for criterion in rubric:
+        if isinstance(criterion, PythonCheck):
+            resolve_reference(str(criterion.function))
+        elif isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
+            raise MissingDependency(
+                f"criterion {criterion.id!r} runs its tests with pytest, which is not "
+                "installed: pip install 'critic-loop[tests]'"
+            )
+        elif (
+            isinstance(criterion, TestSuite)
+            and criterion.tests_file is not None
+            and not Path(criterion.tests_file).is_file()
+        ):
+            raise FileNotFoundError(
+                f"criterion {criterion.id!r}: tests_file {criterion.tests_file!r} not found"
+            )
+    load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
+
+
+def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Validate the run before the first draft.
+
+    Raises:
+        pydantic.ValidationError: the task or rubric is unusable.
+        ModelSetupError: a model cannot be created (unknown provider, missing API key).
+        LookupError: a Python check's function cannot be found.
+        FileNotFoundError: a test file or the prompts directory does not exist.
+    """
+    checked = LoopInput.model_validate(dict(state))
+    preflight(context_of(runtime), checked.rubric)
+    return {"rubric": dump_rubric(checked.rubric)}

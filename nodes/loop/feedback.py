@@ -1,0 +1,83 @@
+"""Turn a failing verdict into the feedback the worker is allowed to see.
+
+This is the one place where anything passes from the critic's side to the worker's. The
+worker gets the critic's note and one hint per failing criterion. What the critic echoed
+of the rubric is cut out: criterion ids in brackets (and bare ids that are clearly
+identifiers, like `no_health_claims`), and any run of words covering most of a criterion's
+text, so the rubric cannot leak through the feedback. Shorter overlaps stay: "cut it to at
+most fifty words" is the useful hint the loop exists to give.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from critic_loop.state.records import WorkerFeedback
+from critic_loop.state.rubric import CriterionBase
+from critic_loop.state.verdict import Verdict
+
+REDACTED = "[a review requirement]"
+"""What replaces criterion text found in the critic's words."""
+
+REDACTED_ID = "[a review item]"
+"""What replaces a criterion id found in the critic's words."""
+
+MIN_REDACTED_WORDS = 3
+"""Criterion texts shorter than this are not cut out (they are ordinary words)."""
+
+NEAR_WHOLE = 0.8
+"""A run of words covering this share of a criterion's text counts as quoting it."""
+
+MAX_NOTE_CHARACTERS = 600
+"""Longer hints and notes are cut, so the worker's prompt stays bounded."""
+
+
+def _bounded(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_NOTE_CHARACTERS else text[: MAX_NOTE_CHARACTERS - 3] + "..."
+
+
+def _quoting_patterns(text: str) -> list[re.Pattern[str]]:
+    words = re.findall(r"\w+", text)
+    if len(words) < MIN_REDACTED_WORDS:
+        return []
+    shortest = max(MIN_REDACTED_WORDS, math.ceil(NEAR_WHOLE * len(words)))
+    return [  # longest runs first, so a whole quotation goes in one piece
+        re.compile(r"\W+".join(map(re.escape, words[start : start + span])), re.IGNORECASE)
+        for span in range(len(words), shortest - 1, -1)
+        for start in range(len(words) - span + 1)
+    ]
+
+
+def _id_patterns(criterion_id: str) -> list[re.Pattern[str]]:
+    patterns = [re.compile(r"\[\s*" + re.escape(criterion_id) + r"\s*\]")]
+    if not criterion_id.isalpha():  # no_health_claims, c2, word-limit: clearly identifiers
+        patterns.append(re.compile(r"(?<![\w-])" + re.escape(criterion_id) + r"(?![\w-])"))
+    return patterns
+
+
+def redact_criteria(text: str, rubric: Sequence[CriterionBase]) -> str:
+    """`text` with what it quotes of the rubric (texts, ids) replaced."""
+    for criterion in rubric:
+        for pattern in _quoting_patterns(criterion.describe()):
+            text = pattern.sub(REDACTED, text)
+        for pattern in _id_patterns(criterion.id):
+            text = pattern.sub(REDACTED_ID, text)
+    return text
+
+
+def worker_feedback(
+    round_number: int, verdict: Verdict, rubric: Sequence[CriterionBase]
+) -> WorkerFeedback:
+    """Build the worker's feedback on a failing verdict: the note and one hint per failure."""
+    hints = [
+        _bounded(redact_criteria(result.hint.strip() or result.evidence.strip(), rubric))
+        for result in verdict.failing
+    ]
+    return WorkerFeedback(
+        round=round_number,
+        summary=_bounded(redact_criteria(verdict.feedback, rubric)),
+        hints=[hint for hint in hints if hint],
+    )

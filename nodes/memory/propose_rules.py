@@ -1,0 +1,148 @@
+"""Distillation, step 1: ask a model what a finished run teaches, as rule operations.
+
+The distiller sees the task, how each round was graded (failing criteria and the critic's
+hints), the criteria, and the scope's existing rules; it answers in a strict JSON schema
+with add / update / delete operations. It never sees the drafts, so it cannot paste them.
+Failures (no store, model or store errors, unusable answers) are recorded in
+`memory_errors`; the run's own result is untouched.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
+
+from critic_loop.nodes.memory.rule_store import by_strength, search_rules
+from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
+from critic_loop.nodes.prompts import render_prompt
+from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.steps import Steps, dual_node
+from critic_loop.state.context import Context
+from critic_loop.state.distill import DistillState
+from critic_loop.state.records import COMPLETED_OUTCOMES
+from critic_loop.state.rules import DistillerReport, MemoryReport
+from critic_loop.state.schema import portable_schema
+
+logger = logging.getLogger(__name__)
+
+DISTILL_ATTEMPTS = 2
+"""Distiller calls allowed when its answer cannot be parsed."""
+
+RULES_SHOWN = 20
+"""The most existing rules the distiller sees (the strongest); duplicates are caught anyway."""
+
+
+def distiller_output_schema() -> dict[str, Any]:
+    """Return the JSON schema the distiller's answer is pinned to."""
+    return portable_schema(DistillerReport, "Changes to a list of rules learned from a run.")
+
+
+def skip_reason(state: DistillState, context: Context, store: BaseStore | None) -> str | None:
+    """Say why this run is not distilled, or None if it is."""
+    if not context.distills:
+        return "distillation is turned off for this run"
+    if store is None:
+        return "no store is configured"
+    if state.outcome not in COMPLETED_OUTCOMES:
+        return f"the run did not complete (outcome: {state.outcome})"
+    return None
+
+
+def distill_prompt(
+    state: DistillState, existing: Mapping[str, str], context: Context, problem: str | None
+) -> list[BaseMessage]:
+    """Build the distiller's prompt from the run's grading history and the existing rules."""
+    graded = [critique for critique in state.critiques if critique.verdict is not None]
+    latest_hints: dict[str, str] = {}
+    for critique in graded:
+        for result in critique.verdict.failing if critique.verdict else []:
+            if result.hint:
+                latest_hints[result.criterion_id] = result.hint[:300]
+    rounds = [
+        {
+            "round": critique.round,
+            "failing": [r.criterion_id for r in critique.verdict.failing]
+            if critique.verdict
+            else [],
+        }
+        for critique in graded
+    ]
+    messages: list[BaseMessage] = [
+        SystemMessage(render_prompt("distill_system.jinja", context.prompts_dir)),
+        HumanMessage(
+            render_prompt(
+                "distill_run.jinja",
+                context.prompts_dir,
+                task=state.task,
+                outcome=state.outcome,
+                rounds=rounds,
+                hints=latest_hints,
+                rubric=state.rubric,
+                existing=existing,
+            )
+        ),
+    ]
+    if problem is not None:
+        messages.append(
+            HumanMessage(
+                render_prompt("distill_retry.jinja", context.prompts_dir, problems=problem)
+            )
+        )
+    return messages
+
+
+def _failed(context: Context, error: str) -> dict[str, Any]:
+    report = MemoryReport(
+        scope=context.memory_scope, skipped="distillation failed (see memory_errors)"
+    )
+    return {"memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
+
+
+def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
+    """Ask the distiller for rule operations; record a skip or a failure instead if need be."""
+    context = context_of(runtime)
+    store = runtime.store
+    reason = skip_reason(state, context, store)
+    if reason is not None or store is None:
+        report = MemoryReport(scope=context.memory_scope, skipped=reason)
+        return {"memory_report": report.model_dump(mode="json")}
+    try:
+        items = by_strength((yield search_rules(store, context.memory_scope)))
+        existing = {
+            item.key: item.value["text"]
+            for item in items[:RULES_SHOWN]
+            if isinstance(item.value.get("text"), str)
+        }
+        distiller = structured_model(
+            context.distiller_model,
+            role="distill",
+            schema=distiller_output_schema(),
+            method=context.distill_output_method,
+            context=context,
+        )
+        attempts = yield from ask_until_valid(
+            distiller,
+            lambda problem: distill_prompt(state, existing, context, problem),
+            lambda answer: parse_answer(answer, DistillerReport),
+            DISTILL_ATTEMPTS,
+        )
+    except Exception as error:
+        logger.warning("distillation failed: %s", error, exc_info=True)
+        return _failed(context, f"distill: {type(error).__name__}: {error}")
+    if attempts.value is None:
+        problem = attempts.rejected[-1]
+        logger.warning("distillation gave no usable answer: %s", problem)
+        return _failed(
+            context,
+            f"distill: no usable answer after {attempts.calls} call(s); last problem: {problem}",
+        )
+    return {"proposed": [op.model_dump(mode="json") for op in attempts.value.operations]}
+
+
+propose_rules = dual_node(propose_rules_steps)
+"""The propose_rules node (sync and async)."""

@@ -1,0 +1,55 @@
+"""Read and write rules in the LangGraph store, and rank them for recall.
+
+Every operation is a `Call`, so the memory nodes that use them run with the store's sync
+methods under `invoke` and its async ones under `ainvoke` (the dev server).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.store.base import BaseStore, Item, SearchItem
+from pydantic import ValidationError
+
+from critic_loop.nodes.steps import Call, call
+from critic_loop.state.rules import Rule, rules_namespace
+
+SCAN_LIMIT = 1000
+"""The most rules read from a scope at once (scopes are bounded by `Context.max_rules`)."""
+
+
+def search_rules(
+    store: BaseStore, scope: str, *, query: str | None = None, limit: int = SCAN_LIMIT
+) -> Call[list[SearchItem]]:
+    """Search the rules of `scope`, by similarity to `query` when the store has an index."""
+    return call(store.search, store.asearch, rules_namespace(scope), query=query, limit=limit)
+
+
+def get_rule(store: BaseStore, scope: str, rule_id: str) -> Call[Item | None]:
+    """Read one rule."""
+    return call(store.get, store.aget, rules_namespace(scope), rule_id)
+
+
+def put_rule(store: BaseStore, rule_id: str, rule: Rule) -> Call[None]:
+    """Write one rule (its text is what the store's index embeds)."""
+    value: dict[str, Any] = rule.model_dump(mode="json")
+    return call(store.put, store.aput, rules_namespace(rule.scope), rule_id, value)
+
+
+def delete_rule(store: BaseStore, scope: str, rule_id: str) -> Call[None]:
+    """Remove one rule."""
+    return call(store.delete, store.adelete, rules_namespace(scope), rule_id)
+
+
+def by_strength(items: list[Item] | list[SearchItem]) -> list[Item]:
+    """Order stored rules strongest first: most useful, then most recently changed."""
+
+    def strength(item: Item) -> tuple[float, datetime]:
+        try:
+            rule = Rule.model_validate(item.value)
+        except ValidationError:  # malformed values sort last; readers skip them
+            return -1.0, datetime.min.replace(tzinfo=UTC)
+        return rule.usage.usefulness, rule.updated_at
+
+    return sorted(items, key=strength, reverse=True)

@@ -1,0 +1,52 @@
+"""Words of a rule or a task, as memory compares and indexes them."""
+
+from __future__ import annotations
+
+import re
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "will",
+        "with",
+        "you",
+        "your",
+        "yours",
+    ]
+)
+"""Words that carry no lesson: ignored when rules are compared and when they are indexed."""
+
+
+def words(text: str) -> list[str]:
+    """Return the lower-case words of `text`, in order (punctuation dropped)."""
+    return re.findall(r"\w+", text.lower())
+
+
+def content_words(text: str) -> list[str]:
+    """Return the words of `text` that are not stop words, in order."""
+    return [word for word in words(text) if word not in STOP_WORDS]

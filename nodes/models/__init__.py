@@ -1,0 +1,1 @@
+"""Model plumbing: chat models from "provider:model" strings, structured output, usage."""

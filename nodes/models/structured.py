@@ -1,0 +1,159 @@
+"""Ask a model for a structured answer until it gives one that can be accepted.
+
+The critic and the distiller both answer in a JSON schema, and both may answer badly
+(unparsable JSON, wrong shape, an answer cut off at the token limit, content that breaks
+the rules). `ask_until_valid` makes a bounded number of calls, telling the model after
+each rejection what was wrong, and returns the accepted value or, when every attempt
+failed, the reasons. A server that refuses the structured-output method itself is not the
+model answering badly: the call is repeated with the next method (`nodes.output_methods`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import openai
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, ValidationError
+
+from critic_loop.nodes.models.loading import (
+    load_chat_model,
+    openai_base_url,
+    split_model_spec,
+    with_json_output,
+)
+from critic_loop.nodes.models.output_methods import ServerKey, fall_back, is_refusal, method_for
+from critic_loop.nodes.models.usage import usage_of
+from critic_loop.nodes.steps import Steps, invoke
+from critic_loop.state.context import Context, StructuredOutputMethod
+from critic_loop.state.records import TokenUsage
+from critic_loop.state.schema import InvalidAnswer
+
+ANSWER_FAILURES = (
+    openai.LengthFinishReasonError,
+    openai.ContentFilterFinishReasonError,
+    OutputParserException,
+)
+"""Errors that mean the model answered, but not usably: counted as invalid answers."""
+
+
+@dataclass(frozen=True)
+class StructuredModel:
+    """A chat model asked to answer in a JSON schema, by a method its server accepts."""
+
+    chat_model: BaseChatModel
+    spec: str
+    schema: dict[str, Any]
+    preferred: StructuredOutputMethod
+    server: str | None
+
+    @property
+    def key(self) -> ServerKey:
+        """The model and server the method choice is remembered for."""
+        return self.spec, self.server
+
+    def bound(self, method: StructuredOutputMethod) -> Runnable[Any, dict[str, Any]]:
+        """Return the model bound to answer in the schema by `method`."""
+        return with_json_output(self.chat_model, self.spec, self.schema, method)
+
+
+def structured_model(
+    spec: str,
+    *,
+    role: str,
+    schema: dict[str, Any],
+    method: StructuredOutputMethod,
+    context: Context,
+) -> StructuredModel:
+    """Create a grading model (judge or distiller) for `spec`, its answers pinned to `schema`.
+
+    Grading models share the critic's settings: `critic_temperature`, `critic_max_tokens`
+    and the context's `base_url`.
+    """
+    chat_model = load_chat_model(
+        spec,
+        role=role,
+        temperature=context.critic_temperature,
+        base_url=context.base_url,
+        max_tokens=context.critic_max_tokens,
+    )
+    provider, _ = split_model_spec(spec)
+    server = openai_base_url(context.base_url) if provider == "openai" else None
+    return StructuredModel(chat_model, spec, schema, method, server)
+
+
+def ask_once(model: StructuredModel, prompt: list[BaseMessage]) -> Steps[dict[str, Any]]:
+    """Make one structured call, switching method if the server refuses the current one."""
+    method = method_for(model.key, model.preferred)
+    while True:
+        try:
+            answer: dict[str, Any] = yield invoke(model.bound(method), prompt)
+        except ANSWER_FAILURES as failure:
+            return {"raw": None, "parsed": None, "parsing_error": failure}
+        except Exception as error:
+            replacement = fall_back(model.key, method, error) if is_refusal(error, method) else None
+            if replacement is None:
+                raise
+            method = replacement
+            continue
+        return answer
+
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Attempts(Generic[T]):
+    """The outcome of `ask_until_valid`: the accepted value (or None) and what it took."""
+
+    value: T | None = None
+    calls: int = 0
+    rejected: list[str] = field(default_factory=list)
+    usage: TokenUsage = field(default_factory=TokenUsage)
+
+
+def parse_answer(answer: dict[str, Any], schema: type[M]) -> M:
+    """Read LangChain's raw/parsed/parsing_error triple as `schema`, or raise `InvalidAnswer`."""
+    parsed = answer.get("parsed")
+    if answer.get("parsing_error") is not None or parsed is None:
+        reason = answer.get("parsing_error") or "no structured answer was found"
+        raise InvalidAnswer([f"the answer is not valid JSON for the schema ({reason})"])
+    try:
+        return schema.model_validate(parsed)
+    except ValidationError as error:
+        fields = sorted({".".join(map(str, item["loc"])) or "(root)" for item in error.errors()})
+        raise InvalidAnswer(
+            ["the answer does not match the schema at " + ", ".join(fields)]
+        ) from error
+
+
+def ask_until_valid(
+    model: StructuredModel,
+    prompt_for: Callable[[str | None], Sequence[BaseMessage]],
+    accept: Callable[[dict[str, Any]], T],
+    attempts: int,
+) -> Steps[Attempts[T]]:
+    """Call `model` up to `attempts` times until `accept` takes its answer.
+
+    `prompt_for(problem)` builds each prompt; `problem` is None on the first call and the
+    last rejection's reason after that. `accept` raises `InvalidAnswer` to reject.
+    """
+    result: Attempts[T] = Attempts()
+    for _ in range(attempts):
+        prompt = list(prompt_for(result.rejected[-1] if result.rejected else None))
+        answer = yield from ask_once(model, prompt)
+        result.calls += 1
+        result.usage += usage_of(answer.get("raw"), prompt)
+        try:
+            result.value = accept(answer)
+        except InvalidAnswer as invalid:
+            result.rejected.append(str(invalid))
+            continue
+        return result
+    return result

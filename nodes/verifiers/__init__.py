@@ -1,0 +1,1 @@
+"""The critic's verifiers: deterministic checks (`checks/`) and the LLM judge (`judge`)."""

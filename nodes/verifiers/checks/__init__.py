@@ -1,0 +1,85 @@
+"""Deterministic checks: every criterion kind except "llm" is decided here, by code.
+
+`check_call(criterion, draft)` returns the check as a `Call`, so the critique node runs it
+with blocking I/O under `invoke` and without blocking the event loop under `ainvoke`:
+pure text checks run inline, Python functions in a worker thread, test suites as async
+subprocesses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from critic_loop.nodes.steps import Call
+from critic_loop.nodes.verifiers.checks.python_function import run_python_check
+from critic_loop.nodes.verifiers.checks.structured import (
+    check_json,
+    check_json_schema,
+    check_python_syntax,
+)
+from critic_loop.nodes.verifiers.checks.test_suite import arun_test_suite, run_test_suite
+from critic_loop.nodes.verifiers.checks.text import (
+    check_char_count,
+    check_contains,
+    check_headings,
+    check_regex,
+    check_word_count,
+)
+from critic_loop.state.rubric import (
+    CharCount,
+    Contains,
+    CriterionBase,
+    Headings,
+    MatchesJsonSchema,
+    PythonCheck,
+    PythonSyntax,
+    Regex,
+    TestSuite,
+    ValidJson,
+    WordCount,
+)
+from critic_loop.state.verdict import CheckResult
+
+
+def _pure(check: Callable[[], CheckResult]) -> Call[CheckResult]:
+    async def run() -> CheckResult:
+        return check()
+
+    return Call(check, run)
+
+
+def _checker(criterion: CriterionBase, draft: str) -> Callable[[], CheckResult]:
+    match criterion:
+        case WordCount():
+            return lambda: check_word_count(criterion, draft)
+        case CharCount():
+            return lambda: check_char_count(criterion, draft)
+        case Regex():
+            return lambda: check_regex(criterion, draft)
+        case Contains():
+            return lambda: check_contains(criterion, draft)
+        case Headings():
+            return lambda: check_headings(criterion, draft)
+        case ValidJson():
+            return lambda: check_json(draft)
+        case MatchesJsonSchema():
+            return lambda: check_json_schema(criterion, draft)
+        case PythonSyntax():
+            return lambda: check_python_syntax(draft)
+    raise TypeError(f"criterion {criterion.id!r} of kind {type(criterion).__name__} has no check")
+
+
+def check_call(criterion: CriterionBase, draft: str) -> Call[CheckResult]:
+    """Return the deterministic check of `criterion` on `draft`, as a sync/async call."""
+    if isinstance(criterion, TestSuite):
+        return Call(
+            lambda: run_test_suite(criterion, draft),
+            lambda: arun_test_suite(criterion, draft),
+        )
+    if isinstance(criterion, PythonCheck):
+        return Call(
+            lambda: run_python_check(criterion, draft),
+            lambda: asyncio.to_thread(run_python_check, criterion, draft),
+        )
+    return _pure(_checker(criterion, draft))

@@ -1,0 +1,47 @@
+"""Run a user's Python check function on the draft."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from critic_loop.state.references import resolve_reference
+from critic_loop.state.rubric import PythonCheck
+from critic_loop.state.verdict import CheckResult
+
+logger = logging.getLogger(__name__)
+
+
+def as_check_result(value: Any, reference: str) -> CheckResult:
+    """Read what a check function returned: a `CheckResult`, (passed, evidence, hint), or a bool.
+
+    Raises:
+        TypeError: it returned something else.
+    """
+    if isinstance(value, CheckResult):
+        return value
+    if isinstance(value, bool):
+        verdict = "passed" if value else "failed"
+        return CheckResult(passed=value, evidence=f"{reference} {verdict}.")
+    if isinstance(value, tuple) and len(value) in (2, 3) and isinstance(value[0], bool):
+        passed, evidence, *hint = value
+        return CheckResult(passed=passed, evidence=str(evidence), hint=str(hint[0]) if hint else "")
+    raise TypeError(
+        f"{reference} returned {type(value).__name__}; return a CheckResult, "
+        "a (passed, evidence, hint) tuple or a bool"
+    )
+
+
+def run_python_check(criterion: PythonCheck, draft: str) -> CheckResult:
+    """Call the criterion's function on the draft; an exception is a failure with evidence."""
+    reference = str(criterion.function)
+    function = resolve_reference(reference)
+    try:
+        return as_check_result(function(draft), reference)
+    except Exception as error:
+        logger.warning("check %s raised on a draft: %s", reference, error, exc_info=True)
+        return CheckResult(
+            passed=False,
+            evidence=f"The check {reference} raised {type(error).__name__}: {error}",
+            hint="",
+        )

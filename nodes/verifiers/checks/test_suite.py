@@ -1,0 +1,339 @@
+"""Run a pytest suite against drafted code in a sandboxed subprocess.
+
+The draft's code is written as `<module>.py` in a fresh temporary directory next to the
+tests, and pytest runs there in a child process:
+
+- with a wall-clock timeout (the whole process group is killed when it runs out),
+- with memory (address space) and CPU-time limits where the platform supports them,
+- with a minimal environment: no API keys or other secrets of the parent process,
+- where the system allows (`unshare`, Linux): in new PID, mount and network namespaces,
+  so it cannot see other processes (nor read their environment through /proc), has no
+  network, and every process it starts dies with it;
+- with its output captured, secret-looking values of the parent's environment scrubbed
+  from it; failing test names and the tail of their assertion output become the evidence
+  and the hint. A test counts only if it ran and passed: skipped or expected-to-fail tests
+  do not.
+
+This contains accidents (endless loops, memory blow-ups, crashes, stray processes), not a
+determined attacker: for untrusted code, run critic-loop itself in a container or VM.
+
+A timeout, a crash or a collection error is a failing criterion, never a crash of the loop.
+A test file that no draft could satisfy (it does not compile, imports a module that is not
+installed, or defines no tests) is a terminal failure: the run ends as infeasible instead
+of spending its remaining rounds.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+import functools
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from pathlib import Path
+
+from critic_loop.nodes.verifiers.checks.structured import extract_code
+from critic_loop.state.rubric import TestSuite
+from critic_loop.state.verdict import CheckResult
+
+OUTPUT_TAIL = 1500
+"""How much of the end of pytest's output the evidence keeps."""
+
+SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
+"""Environment variables whose values must never appear in evidence or hints."""
+
+NAMESPACES = ["--fork", "--pid", "--mount-proc", "--net", "--kill-child"]
+"""unshare options: own process tree and /proc, no network, all processes die together."""
+
+
+@functools.cache
+def isolation_prefix() -> tuple[str, ...]:
+    """Return the `unshare` command that isolates a test run, or () where none works."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return ()
+    candidates = [[unshare, *NAMESPACES]]
+    if os.geteuid() != 0:
+        candidates = [[unshare, "--user", "--map-root-user", *NAMESPACES]]
+    for candidate in candidates:
+        try:
+            probe = subprocess.run(
+                [*candidate, "true"], capture_output=True, timeout=10, stdin=subprocess.DEVNULL
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0:
+            return tuple(candidate)
+    return ()
+
+
+def scrub_secrets(text: str) -> str:
+    """Replace the values of secret-looking environment variables in `text`."""
+    for name, value in os.environ.items():
+        if len(value) >= 6 and SECRET_NAMES.search(name) and value in text:
+            text = text.replace(value, f"[{name} redacted]")
+    return text
+
+
+# Applies the resource limits, then becomes pytest (no preexec_fn: it is unsafe in threads).
+LAUNCHER = """
+import os, resource, sys
+memory, cpu = int(sys.argv[1]), int(sys.argv[2])
+for limit, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu)):
+    try:
+        resource.setrlimit(limit, (value, value))
+    except (ValueError, OSError):
+        pass
+os.execv(sys.executable, [sys.executable, "-m", "pytest", *sys.argv[3:]])
+"""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A temporary directory holding the drafted module and the tests, and the command."""
+
+    directory: Path
+    report: Path
+    command: list[str]
+    environment: dict[str, str]
+
+
+def _tests_source(criterion: TestSuite) -> str:
+    if criterion.tests is not None:
+        return criterion.tests
+    return Path(str(criterion.tests_file)).read_text()
+
+
+def test_file_problem(criterion: TestSuite) -> str | None:
+    """Say why no draft could pass these tests (the tests themselves are broken), if so."""
+    source = _tests_source(criterion)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as error:
+        return f"The test file does not compile: {error.msg} at line {error.lineno}."
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+    }
+    for name in sorted(imported - {criterion.module}):
+        if importlib.util.find_spec(name) is None:
+            return f"The test file imports {name!r}, which is not installed."
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not any(
+        isinstance(node, functions) and node.name.startswith("test") for node in ast.walk(tree)
+    ):
+        return "The test file defines no tests (functions named test_*)."
+    return None
+
+
+def _broken_tests(problem: str) -> CheckResult:
+    return CheckResult(passed=False, terminal=True, evidence=problem, hint="")
+
+
+def prepare(criterion: TestSuite, draft: str) -> Prepared:
+    """Write the draft and the tests into a fresh temporary directory."""
+    directory = Path(tempfile.mkdtemp(prefix="critic-loop-tests-"))
+    # the report lives outside the draft's directory, under a name it cannot guess
+    report = Path(tempfile.mkdtemp(prefix="critic-loop-report-")) / f"{os.urandom(8).hex()}.xml"
+    (directory / f"{criterion.module}.py").write_text(extract_code(draft))
+    (directory / f"test_{criterion.module}.py").write_text(_tests_source(criterion))
+    (directory / "pytest.ini").write_text("[pytest]\n")
+    command = [
+        *isolation_prefix(),
+        sys.executable,
+        "-c",
+        LAUNCHER,
+        str(criterion.memory_mb * 1024 * 1024),
+        str(int(criterion.timeout_seconds) + 1),
+        "-q",
+        "--no-header",
+        "-rfE",
+        "--tb=short",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(directory),
+        "-c",
+        str(directory / "pytest.ini"),
+        f"--junitxml={report}",
+        f"test_{criterion.module}.py",
+    ]
+    environment = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(directory),
+        "TMPDIR": str(directory),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(directory),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # plain pytest, whatever is installed
+    }
+    return Prepared(directory, report, command, environment)
+
+
+def _tail(output: str) -> str:
+    output = scrub_secrets(output).strip()
+    return output if len(output) <= OUTPUT_TAIL else "..." + output[-OUTPUT_TAIL:]
+
+
+@dataclass(frozen=True)
+class _Case:
+    name: str
+    message: str
+
+
+def _failed_cases(report: Path) -> tuple[int, list[_Case]] | None:
+    """Count the test cases and list the ones that did not pass (failed, errored, skipped)."""
+    if not report.exists():
+        return None
+    try:
+        root = ElementTree.parse(report).getroot()
+    except ElementTree.ParseError:
+        return None
+    total, failed = 0, []
+    for case in root.iter("testcase"):
+        total += 1
+        found = [case.find(tag) for tag in ("failure", "error", "skipped")]
+        problem = next((element for element in found if element is not None), None)
+        if problem is None:
+            continue
+        lines = (problem.get("message") or problem.text or "").strip().splitlines()
+        message = scrub_secrets(lines[0]) if lines else ""
+        if problem.tag == "skipped":
+            message = "skipped" + (f": {message}" if message else "")
+        failed.append(_Case(case.get("name", "?"), message))
+    return total, failed
+
+
+def interpret(prepared: Prepared, returncode: int, output: str) -> CheckResult:
+    """Turn pytest's exit status, report and output into a check result."""
+    counted = _failed_cases(prepared.report)
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        return CheckResult(
+            passed=False,
+            evidence=f"The test run was killed by {name} (memory or CPU limit?).\n{_tail(output)}",
+            hint="Make the code use less memory and time.",
+        )
+    if returncode == 2:  # interrupted: the tests could not be collected
+        errors = [line[1:].strip() for line in output.splitlines() if line.startswith("E ")]
+        cause = errors[-1] if errors else f"pytest exit status {returncode}"
+        return CheckResult(
+            passed=False,
+            evidence=f"The tests could not run: the code does not import.\n{_tail(output)}",
+            hint=f"Make the code importable; it fails with: {cause}",
+        )
+    if returncode == 0 and counted and counted[0] > 0 and not counted[1]:
+        return CheckResult(passed=True, evidence=f"All {counted[0]} tests passed.")
+    if returncode == 5 or (counted is not None and counted[0] == 0):
+        return CheckResult(passed=False, evidence=f"No tests ran.\n{_tail(output)}", hint="")
+    if counted and counted[1]:
+        total, failed = counted
+        names = ", ".join(case.name for case in failed)
+        hints = "; ".join(
+            f"{case.name}: {case.message}" if case.message else case.name for case in failed
+        )
+        return CheckResult(
+            passed=False,
+            evidence=f"{len(failed)} of {total} tests failed: {names}.\n{_tail(output)}",
+            hint=f"Make these tests pass: {hints}"[:600],
+        )
+    return CheckResult(
+        passed=False,
+        evidence=f"The tests could not run (pytest exit status {returncode}).\n{_tail(output)}",
+        hint="Make the module importable: fix the errors shown.",
+    )
+
+
+def _timed_out(criterion: TestSuite, output: str) -> CheckResult:
+    return CheckResult(
+        passed=False,
+        evidence=(
+            f"The tests did not finish within {criterion.timeout_seconds:g} seconds "
+            f"(an endless loop or a slow algorithm?).\n{_tail(output)}"
+        ),
+        hint="Make sure every loop ends and the code finishes quickly.",
+    )
+
+
+def _clean_up(prepared: Prepared) -> None:
+    shutil.rmtree(prepared.directory, ignore_errors=True)
+    shutil.rmtree(prepared.report.parent, ignore_errors=True)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
+    """Run the tests against the draft (blocking)."""
+    problem = test_file_problem(criterion)
+    if problem is not None:
+        return _broken_tests(problem)
+    prepared = prepare(criterion, draft)
+    try:
+        process = subprocess.Popen(
+            prepared.command,
+            cwd=prepared.directory,
+            env=prepared.environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            output, _ = process.communicate(timeout=criterion.timeout_seconds)
+        except subprocess.TimeoutExpired:
+            _kill_group(process.pid)
+            try:  # a process that escaped the group may still hold the pipe open
+                output, _ = process.communicate(timeout=2)
+            except subprocess.TimeoutExpired:
+                output = b""
+            return _timed_out(criterion, output.decode(errors="replace"))
+        return interpret(prepared, process.returncode, output.decode(errors="replace"))
+    finally:
+        _clean_up(prepared)
+
+
+async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
+    """Run the tests against the draft without blocking the event loop."""
+    problem = await asyncio.to_thread(test_file_problem, criterion)
+    if problem is not None:
+        return _broken_tests(problem)
+    prepared = await asyncio.to_thread(prepare, criterion, draft)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *prepared.command,
+            cwd=prepared.directory,
+            env=prepared.environment,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            output, _ = await asyncio.wait_for(process.communicate(), criterion.timeout_seconds)
+        except TimeoutError:
+            _kill_group(process.pid)
+            await process.wait()
+            return _timed_out(criterion, "")
+        text = output.decode(errors="replace")
+        return await asyncio.to_thread(interpret, prepared, process.returncode or 0, text)
+    finally:
+        await asyncio.to_thread(_clean_up, prepared)

@@ -1,5 +1,6 @@
 """What the package promises about itself: one namespace, settings documented, configs agree."""
 
+import importlib
 import json
 import re
 import runpy
@@ -42,11 +43,13 @@ def test_the_served_index_and_the_code_agree_on_dimensions() -> None:
     assert callable(getattr(lexical_embeddings, function))
 
 
-def test_every_served_graph_file_exists() -> None:
+def test_every_served_graph_is_an_installed_module_without_persistence() -> None:
     config = json.loads((ROOT / "langgraph.json").read_text())
     for spec in config["graphs"].values():
         path = spec["path"] if isinstance(spec, dict) else spec
-        assert (ROOT / path.split(":")[0]).is_file(), path
+        module, attribute = path.split(":")
+        graph = getattr(importlib.import_module(module), attribute)
+        assert graph.checkpointer is None and graph.store is None, path
 
 
 def test_every_setting_is_in_the_readme_table() -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from critic_loop.run import arun_loop, fork_loop, loop_input, run_loop
     from critic_loop.state.context import Context
     from critic_loop.state.loop import LoopState
+    from critic_loop.state.references import register_check
     from critic_loop.state.rubric import (
         CharCount,
         Contains,
@@ -58,6 +59,7 @@ _HOMES = {
     "critic_loop.run": ["arun_loop", "fork_loop", "loop_input", "run_loop"],
     "critic_loop.state.context": ["Context"],
     "critic_loop.state.loop": ["LoopState"],
+    "critic_loop.state.references": ["register_check"],
     "critic_loop.state.rubric": [
         "CharCount",
         "Contains",
@@ -103,6 +105,7 @@ __all__ = [
     "fork_loop",
     "loop_input",
     "register_chat_model_provider",
+    "register_check",
     "result_of",
     "run_loop",
     "unregister_chat_model_provider",

@@ -37,3 +37,7 @@ class RunInterrupted(RuntimeError):
 
 class MissingDependency(LookupError):
     """A criterion needs an optional package that is not installed."""
+
+
+class TrustViolation(ValueError):
+    """A client asked for something only the operator may choose (a server, a file, code)."""

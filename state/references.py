@@ -1,16 +1,23 @@
 """Refer to Python functions by "package.module:qualname", so rubrics stay serializable.
 
 A module-level function is referred to by its import path, which any process can resolve.
-A function that cannot be imported that way (a lambda, a closure) is registered in this
-process and gets a reference with a `#` suffix; another process cannot resolve it, and
-says so clearly.
+A function that cannot be imported that way (a lambda, a closure) gets a reference with a
+`#` suffix; another process cannot resolve it, and says so clearly.
+
+Every function handed over from Python (`reference_to`, `register_check`) is *registered*:
+the operator put it there in code. Whether an unregistered reference may be imported
+depends on who named it: the operator (command line, Python) may name any importable
+function; a client of a served graph only registered ones, or those of modules the
+operator allowed (`CRITIC_LOOP_PYTHON_CHECK_MODULES`).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from critic_loop.errors import TrustViolation
 
 _registered: dict[str, Callable[..., Any]] = {}
 
@@ -23,28 +30,61 @@ def _lookup(module: str, qualname: str) -> Any:
 
 
 def reference_to(function: Callable[..., Any]) -> str:
-    """Return a reference that `resolve_reference` turns back into `function`."""
+    """Register `function` and return the reference that `resolve_reference` turns back into it."""
     module = getattr(function, "__module__", None) or "__main__"
     qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
-    if "<" not in qualname:
-        try:
-            if _lookup(module, qualname) is function:
-                return f"{module}:{qualname}"
-        except (ImportError, AttributeError):
-            pass
-    reference = f"{module}:{qualname}#{id(function):x}"
+    reference = f"{module}:{qualname}"
+    if "<" in qualname or _importable_as(reference) is not function:
+        reference = f"{module}:{qualname}#{id(function):x}"
     _registered[reference] = function
     return reference
 
 
-def resolve_reference(reference: str) -> Callable[..., Any]:
+def register_check(function: Callable[..., Any]) -> str:
+    """Let clients of a served graph use `function` as a `python` check; return its reference.
+
+    The function takes the draft and returns a `CheckResult`, a `(passed, evidence,
+    hint)` tuple, or a bool. Clients name it by the returned reference.
+    """
+    return reference_to(function)
+
+
+def _importable_as(reference: str) -> Any:
+    module, _, qualname = reference.partition(":")
+    try:
+        return _lookup(module, qualname)
+    except (ImportError, AttributeError, ValueError):
+        return None
+
+
+def allowed_for_clients(reference: str, modules: Sequence[str]) -> bool:
+    """Tell whether a client may name `reference`: registered, or in an allowed module."""
+    if reference in _registered:
+        return True
+    module = reference.partition(":")[0]
+    return any(reference == allowed or module == allowed for allowed in modules)
+
+
+def resolve_reference(
+    reference: str, *, client: bool = False, client_modules: Sequence[str] = ()
+) -> Callable[..., Any]:
     """Return the function `reference` names.
 
+    With `client=True` the reference came from an untrusted client: only registered
+    functions and those of `client_modules` resolve.
+
     Raises:
+        TrustViolation: a client named a function the operator did not allow.
         LookupError: it cannot be found (not importable, or registered in another process).
     """
     if reference in _registered:
         return _registered[reference]
+    if client and not allowed_for_clients(reference, client_modules):
+        raise TrustViolation(
+            f"python check {reference!r} is not allowed: clients may use only the functions "
+            "the operator registered (critic_loop.register_check) or those of the modules "
+            "in CRITIC_LOOP_PYTHON_CHECK_MODULES"
+        )
     module, _, qualname = reference.partition(":")
     if "#" in qualname:
         raise LookupError(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
@@ -23,11 +22,11 @@ from critic_loop.errors import MissingDependency
 from critic_loop.nodes.models.loading import load_chat_model
 from critic_loop.nodes.prompts import load_prompts
 from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.trust import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopInput
-from critic_loop.state.references import resolve_reference
-from critic_loop.state.rubric import CriterionBase, PythonCheck, TestSuite, dump_rubric
+from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
 
 
 class SubmittedInput(TypedDict, total=False):
@@ -37,33 +36,25 @@ class SubmittedInput(TypedDict, total=False):
     rubric: Any
 
 
-def preflight(context: Context, rubric: Sequence[CriterionBase]) -> None:
+def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR) -> None:
     """Raise a clear error if the models, checks or prompts of a run cannot be used.
 
     The critic models are needed only when the rubric has `llm` criteria. The distiller is
     not checked: memory never costs a run, so a distiller that cannot be created is
-    recorded in `memory_errors` when the run completes.
+    recorded in `memory_errors` when the run completes. In a served run (`trust`), the
+    rubric may name only the code and files the operator allowed.
     """
     models = [(context.worker_model, "worker", context.temperature)]
     if any(not criterion.deterministic for criterion in rubric):
         models += [(judge.spec, "critic", context.critic_temperature) for judge in panel(context)]
     for spec, role, temperature in dict.fromkeys(models):
         load_chat_model(spec, role=role, temperature=temperature, base_url=context.base_url)
+    check_rubric(rubric, trust)
     for criterion in rubric:
-        if isinstance(criterion, PythonCheck):
-            resolve_reference(str(criterion.function))
-        elif isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
+        if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
             raise MissingDependency(
                 f"criterion {criterion.id!r} runs its tests with pytest, which is not "
                 "installed: pip install 'critic-loop[tests]'"
-            )
-        elif (
-            isinstance(criterion, TestSuite)
-            and criterion.tests_file is not None
-            and not Path(criterion.tests_file).is_file()
-        ):
-            raise FileNotFoundError(
-                f"criterion {criterion.id!r}: tests_file {criterion.tests_file!r} not found"
             )
     load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
 
@@ -74,9 +65,10 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
     Raises:
         pydantic.ValidationError: the task or rubric is unusable.
         ModelSetupError: a model cannot be created (unknown provider, missing API key).
+        TrustViolation: a client named code or files the operator did not allow.
         LookupError: a Python check's function cannot be found.
         FileNotFoundError: a test file or the prompts directory does not exist.
     """
     checked = LoopInput.model_validate(dict(state))
-    preflight(context_of(runtime), checked.rubric)
+    preflight(context_of(runtime), checked.rubric, trust_of(runtime))
     return {"rubric": dump_rubric(checked.rubric)}

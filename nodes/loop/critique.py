@@ -26,6 +26,7 @@ from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
 from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.steps import Steps, dual_node
+from critic_loop.nodes.trust import trust_of
 from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge import judge_steps
 from critic_loop.state.context import Context
@@ -103,6 +104,7 @@ def _recorded(
 def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Grade the newest draft and append the critique (and the worker's feedback)."""
     context = context_of(runtime)
+    trust = trust_of(runtime)
     rubric: Sequence[CriterionBase] = state.rubric
     draft = state.drafts[-1]
     threshold = context.pass_threshold
@@ -114,7 +116,7 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     results: dict[str, CriterionResult] = {}
     for criterion in rubric:
         if criterion.deterministic:
-            outcome: CheckResult = yield check_call(criterion, draft.text)
+            outcome: CheckResult = yield check_call(criterion, draft.text, trust)
             evidence = outcome.evidence.strip() or "The check gave no evidence."
             results[criterion.id] = CriterionResult(
                 criterion_id=criterion.id, **{**outcome.model_dump(), "evidence": evidence}

@@ -3,6 +3,9 @@
 Templates are Jinja2 files. A user replaces any of them by putting a file of the same name
 in a directory and naming it in `Context.prompts_dir`; templates not found there come from
 nodes/prompts/. Undefined variables are errors, so a mistyped replacement fails loudly.
+Templates render in Jinja's sandbox: a template can format the values it is given, but
+cannot reach Python internals (`cycler.__init__.__globals__` and the like raise
+`SecurityError`), so even an allowed prompts directory cannot run code.
 
 Templates are read from disk once and then kept: the built-in ones when this module is
 imported, a `prompts_dir`'s when the run's preflight loads them (`load_prompts`). Nodes
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
 
 BUILT_IN_PROMPTS = Path(__file__).parent
 """The directory holding the default templates."""
@@ -29,7 +33,7 @@ def _environment(prompts_dir: str | None) -> Environment:
     if prompts_dir is not None and not Path(prompts_dir).is_dir():
         raise FileNotFoundError(f"prompts_dir {prompts_dir!r} is not a directory")
     search = [FileSystemLoader(prompts_dir)] if prompts_dir else []
-    return Environment(
+    return SandboxedEnvironment(
         loader=ChoiceLoader([*search, FileSystemLoader(BUILT_IN_PROMPTS)]),
         undefined=StrictUndefined,
         autoescape=False,

@@ -38,7 +38,11 @@ def model_server():
 
 @pytest.fixture(scope="module")
 def dev_server(model_server):
-    env = {"OPENAI_BASE_URL": model_server.base_url, "OPENAI_API_KEY": "unused-by-stub"}
+    env = {
+        "OPENAI_BASE_URL": model_server.base_url,
+        "OPENAI_API_KEY": "unused-by-stub",
+        "CRITIC_LOOP_PYTHON_CHECK_MODULES": "builtins:bool",  # MIXED's python check
+    }
     with DevServer(env=env) as server:
         yield server
 

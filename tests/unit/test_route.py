@@ -1,8 +1,7 @@
 """The route is a pure function of the critiques and the context."""
 
-from types import SimpleNamespace
-
 import pytest
+from langgraph.runtime import Runtime
 
 from critic_loop.nodes.loop.route import decide_outcome as decide
 from critic_loop.nodes.loop.route import no_score_gain, repeated_failures, route
@@ -106,7 +105,7 @@ def test_score_gain_within_the_window_is_progress() -> None:
 )
 def test_route_maps_the_decision_to_a_node(critiques, expected) -> None:
     state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques)
-    runtime = SimpleNamespace(context=CONTEXT)
+    runtime = Runtime(context=CONTEXT)
     assert route(state, runtime).goto == expected  # type: ignore[arg-type]
 
 

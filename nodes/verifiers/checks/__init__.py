@@ -1,9 +1,10 @@
 """Deterministic checks: every criterion kind except "llm" is decided here, by code.
 
-`check_call(criterion, draft)` returns the check as a `Call`, so the critique node runs it
-with blocking I/O under `invoke` and without blocking the event loop under `ainvoke`:
-pure text checks run inline, Python functions in a worker thread, test suites as async
-subprocesses.
+`check_call(criterion, draft, trust)` returns the check as a `Call`, so the critique node
+runs it with blocking I/O under `invoke` and without blocking the event loop under
+`ainvoke`: pure text checks run inline, Python functions in a worker thread, test suites as
+async subprocesses. `trust` says whose rubric it is: a client's may name only the
+functions and files the operator allowed (see `critic_loop.nodes.trust`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 from collections.abc import Callable
 
 from critic_loop.nodes.steps import Call
+from critic_loop.nodes.trust import OPERATOR, Trust, with_tests_inline
 from critic_loop.nodes.verifiers.checks.python_function import run_python_check
 from critic_loop.nodes.verifiers.checks.structured import (
     check_json,
@@ -70,16 +72,18 @@ def _checker(criterion: CriterionBase, draft: str) -> Callable[[], CheckResult]:
     raise TypeError(f"criterion {criterion.id!r} of kind {type(criterion).__name__} has no check")
 
 
-def check_call(criterion: CriterionBase, draft: str) -> Call[CheckResult]:
+def check_call(criterion: CriterionBase, draft: str, trust: Trust = OPERATOR) -> Call[CheckResult]:
     """Return the deterministic check of `criterion` on `draft`, as a sync/async call."""
     if isinstance(criterion, TestSuite):
-        return Call(
-            lambda: run_test_suite(criterion, draft),
-            lambda: arun_test_suite(criterion, draft),
-        )
+
+        async def run_tests() -> CheckResult:
+            inline = await asyncio.to_thread(with_tests_inline, criterion, trust)
+            return await arun_test_suite(inline, draft)
+
+        return Call(lambda: run_test_suite(with_tests_inline(criterion, trust), draft), run_tests)
     if isinstance(criterion, PythonCheck):
         return Call(
-            lambda: run_python_check(criterion, draft),
-            lambda: asyncio.to_thread(run_python_check, criterion, draft),
+            lambda: run_python_check(criterion, draft, trust),
+            lambda: asyncio.to_thread(run_python_check, criterion, draft, trust),
         )
     return _pure(_checker(criterion, draft))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from critic_loop.state.references import resolve_reference
+from critic_loop.nodes.trust import OPERATOR, Trust, resolve_check
 from critic_loop.state.rubric import PythonCheck
 from critic_loop.state.verdict import CheckResult
 
@@ -32,10 +32,14 @@ def as_check_result(value: Any, reference: str) -> CheckResult:
     )
 
 
-def run_python_check(criterion: PythonCheck, draft: str) -> CheckResult:
-    """Call the criterion's function on the draft; an exception is a failure with evidence."""
+def run_python_check(criterion: PythonCheck, draft: str, trust: Trust = OPERATOR) -> CheckResult:
+    """Call the criterion's function on the draft; an exception is a failure with evidence.
+
+    Raises:
+        TrustViolation: a client named a function the operator did not allow.
+    """
     reference = str(criterion.function)
-    function = resolve_reference(reference)
+    function = resolve_check(reference, trust)
     try:
         return as_check_result(function(draft), reference)
     except Exception as error:

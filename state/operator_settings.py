@@ -1,0 +1,97 @@
+"""What only the operator decides: what clients may point at, and how big a run may be.
+
+Whoever deploys critic-loop sets these, in the environment of the process that runs the
+graphs (`CRITIC_LOOP_<FIELD>`); they are never read from a run's input or context. On
+LangGraph server the task, the rubric and the context come from clients: anything in
+them that would run code, read a file or choose where requests (and API keys) go is
+refused unless these settings allow it. On the command line and from Python the caller
+is the operator, and may name such things directly.
+
+Size limits apply to every run, whoever submits it, so one request cannot make the
+process validate, store or match unbounded input.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+CommaList = Annotated[list[str], NoDecode]
+"""A list given in the environment as comma-separated items."""
+
+
+class OperatorSettings(BaseSettings):
+    """The deployment's policy for client input, and its size limits."""
+
+    model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_", extra="ignore")
+
+    untrusted_input: bool = Field(
+        default=False,
+        description=(
+            "Treat every run in this process as submitted by an untrusted client (for a "
+            "server of your own). Runs under LangGraph server always are."
+        ),
+    )
+    allowed_base_urls: CommaList = Field(
+        default_factory=list,
+        description=(
+            "OpenAI-compatible servers a client may choose with `base_url`, besides the "
+            "operator's own OPENAI_BASE_URL / CRITIC_LOOP_BASE_URL."
+        ),
+    )
+    allowed_paths: CommaList = Field(
+        default_factory=list,
+        description=(
+            "Directories under which a client may name files (a test file, a prompts "
+            "directory). Empty: clients may name none."
+        ),
+    )
+    python_check_modules: CommaList = Field(
+        default_factory=list,
+        description=(
+            "Modules (or 'module:function' references) whose functions a client may name "
+            "as `python` checks, besides the functions registered in code."
+        ),
+    )
+    max_task_chars: int = Field(
+        default=100_000, ge=1, description="The longest task, in characters."
+    )
+    max_criteria: int = Field(default=100, ge=1, description="The most criteria in a rubric.")
+    max_criterion_chars: int = Field(
+        default=50_000,
+        ge=100,
+        description="The largest criterion, as JSON (its inline tests and schema included).",
+    )
+    max_draft_chars: int = Field(
+        default=200_000,
+        ge=100,
+        description="The longest draft kept and graded; a longer one fails its round.",
+    )
+    max_pattern_chars: int = Field(
+        default=1_000, ge=1, description="The longest regular expression in a criterion."
+    )
+    regex_timeout_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        le=60,
+        description="How long one regular-expression match may run before it counts as failed.",
+    )
+
+    @field_validator("allowed_base_urls", "allowed_paths", "python_check_modules", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+
+@functools.cache
+def operator_settings() -> OperatorSettings:
+    """Return the operator's settings, read from the environment once per process.
+
+    Call `operator_settings.cache_clear()` after changing the environment (tests do).
+    """
+    return OperatorSettings()

@@ -1,0 +1,153 @@
+"""Attacks from run input, as a client of the real `langgraph dev` sends them.
+
+On the server the task, the rubric and the context come from clients. Each attack here is
+refused with a clear error before any model call, or contained; nothing it names runs.
+"""
+
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+from langgraph_sdk import get_client
+
+from tests.support.dev_server import DevServer
+from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+from tests.support.rubrics import RUBRIC, TASK
+from tests.support.verdicts import graded
+
+pytestmark = pytest.mark.integration
+
+CONTEXT = {"worker_model": "openai:stub", "critic_model": "openai:stub", "memory": False}
+DANGEROUS = [
+    "os:system",
+    "subprocess:call",
+    "builtins:eval",
+    "builtins:exec",
+    "os:remove",
+    "sys:exit",
+]
+
+
+@pytest.fixture(scope="module")
+def model_server():
+    with ScriptedOpenAIServer(RoleScript()) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def attacker_server():
+    """A model server the client would like the operator's key sent to."""
+    with ScriptedOpenAIServer(RoleScript()) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def dev_server(model_server):
+    env = {"OPENAI_BASE_URL": model_server.base_url, "OPENAI_API_KEY": "sk-operator-secret-123"}
+    with DevServer(env=env) as server:
+        yield server
+
+
+async def refusal(dev_server, model_server, *, input=None, context=None) -> str:
+    """Run and return the error message; the model server must not have been called."""
+    before = len(model_server.requests)
+    client = get_client(url=dev_server.url)
+    result = await client.runs.wait(
+        None,
+        "critic_loop",
+        input=input or {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
+        context={**CONTEXT, **(context or {})},
+        raise_error=False,
+    )
+    assert "__error__" in result, result
+    assert len(model_server.requests) == before, "a model was called before the refusal"
+    return str(result["__error__"]["message"])
+
+
+async def test_python_checks_cannot_name_arbitrary_functions(dev_server, model_server, tmp_path):
+    marker = tmp_path / "marker"
+    for reference in DANGEROUS:
+        rubric = [{"id": "c", "kind": "python", "function": reference}]
+        message = await refusal(
+            dev_server, model_server, input={"task": f"touch {marker}", "rubric": rubric}
+        )
+        assert f"python check '{reference}' is not allowed" in message
+    assert not marker.exists()
+
+
+async def test_a_client_cannot_send_the_operators_key_elsewhere(
+    dev_server, model_server, attacker_server
+):
+    message = await refusal(
+        dev_server, model_server, context={"base_url": attacker_server.base_url}
+    )
+    assert "is not allowed: a client may use only the operator's server" in message
+    assert attacker_server.requests == []
+
+
+@pytest.mark.parametrize("path", ["/etc/shadow", "/proc/self/environ"])
+async def test_a_client_cannot_read_files(dev_server, model_server, path):
+    rubric = [{"id": "t", "kind": "tests", "tests_file": path}]
+    message = await refusal(dev_server, model_server, input={"task": TASK, "rubric": rubric})
+    assert f"tests_file {path!r} is not allowed" in message
+
+
+async def test_a_client_cannot_choose_prompt_templates(dev_server, model_server, tmp_path):
+    marker = tmp_path / "marker"
+    (tmp_path / "worker_task.jinja").write_text(
+        "{{ cycler.__init__.__globals__.os.system('touch " + str(marker) + "') }}"
+    )
+    message = await refusal(dev_server, model_server, context={"prompts_dir": str(tmp_path)})
+    assert "prompts_dir" in message and "is not allowed" in message
+    assert not marker.exists()
+
+
+async def test_a_resumed_run_and_an_edited_rubric_are_held_to_the_policy(
+    dev_server, model_server, attacker_server
+):
+    model_server.responder.worker[:] = ["draft"]
+    client = get_client(url=dev_server.url)
+    thread = await client.threads.create()
+    rubric = [c.model_dump() for c in RUBRIC]
+    paused = await client.runs.wait(
+        thread["thread_id"],
+        "critic_loop",
+        input={"task": TASK, "rubric": rubric},
+        context=CONTEXT,
+        interrupt_before=["critique"],
+    )
+    assert paused["drafts"][0]["text"] == "draft"
+    # a resume with new settings is checked again
+    resumed = await client.runs.wait(
+        thread["thread_id"],
+        "critic_loop",
+        input=None,
+        context={**CONTEXT, "base_url": attacker_server.base_url},
+        raise_error=False,
+    )
+    assert "is not allowed" in str(resumed["__error__"]["message"])
+    assert attacker_server.requests == []
+    # a rubric written into the thread's state is checked where it is used
+    await client.threads.update_state(
+        thread["thread_id"],
+        {"rubric": [{"id": "c", "kind": "python", "function": "os:system"}]},
+        as_node="generate",
+    )
+    edited = await client.runs.wait(
+        thread["thread_id"], "critic_loop", input=None, context=CONTEXT, raise_error=False
+    )
+    assert "python check 'os:system' is not allowed" in str(edited["__error__"]["message"])
+
+
+async def test_an_allowed_run_still_works(dev_server, model_server):
+    model_server.responder.worker[:] = ["draft"]
+    model_server.responder.critic[:] = [graded(RUBRIC)]
+    client = get_client(url=dev_server.url)
+    result = await client.runs.wait(
+        None,
+        "critic_loop",
+        input={"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
+        context={**CONTEXT, "memory_scope": f"ok-{uuid4().hex[:6]}"},
+    )
+    assert result["outcome"] == "passed"
+    assert Path(".").exists()

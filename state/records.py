@@ -58,8 +58,20 @@ class Draft(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round that produced this draft, from 1.")
-    text: str = Field(description="The artifact, exactly as the worker returned it.")
+    text: str = Field(
+        description=(
+            "The artifact as the worker returned it (invalid characters replaced; cut at "
+            "the operator's size limit, see `full_length`)."
+        )
+    )
     usage: TokenUsage = Field(default_factory=TokenUsage, description="Worker tokens spent.")
+    full_length: int | None = Field(
+        default=None,
+        description=(
+            "Set when the reply was longer than the operator's limit: its length in "
+            "characters. Only the first part is kept, and the round fails."
+        ),
+    )
 
 
 class Critique(BaseModel):

@@ -16,15 +16,16 @@ LangGraph server as they were written.
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Self
 
+import regex
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -34,6 +35,7 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.references import reference_to
 
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
@@ -41,12 +43,41 @@ CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 Severity = Literal["must", "should"]
 """must: every must criterion has to pass; should: counts toward the weighted score only."""
 MAX_TEST_SECONDS = 600.0
+MAX_COUNT = 1_000_000_000
+"""The largest word or character bound (larger numbers are mistakes, and break storage)."""
+
+INT64 = (-(2**63), 2**63 - 1)
+"""Integers in a JSON value must fit here: checkpoints store 64-bit integers."""
+
+CONTRADICTION_BUDGET_SECONDS = 1.0
+"""The most time spent looking for criteria that contradict each other."""
 
 
 def _require_text(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be blank")
     return value
+
+
+def encodable(text: str, what: str) -> str:
+    """Return `text` if it can be stored and sent (valid UTF-8); raise naming `what` if not."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"{what} contains an invalid character (a lone surrogate) at position {error.start}"
+        ) from None
+    return text
+
+
+def _json_values(value: Any) -> Iterator[Any]:
+    yield value
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _json_values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _json_values(item)
 
 
 NonBlank = Annotated[str, AfterValidator(_require_text)]
@@ -73,6 +104,21 @@ class CriterionBase(BaseModel):
         description="must: a pass needs it; should: it counts toward the weighted score.",
     )
     weight: float = Field(default=1.0, gt=0, le=100, description="Its share of the weighted score.")
+
+    @model_validator(mode="after")
+    def _storable(self) -> Self:
+        dumped = self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        encoded = encodable(json.dumps(dumped, ensure_ascii=False), f"criterion {self.id!r}")
+        limit = operator_settings().max_criterion_chars
+        if len(encoded) > limit:
+            raise ValueError(
+                f"criterion {self.id!r} is {len(encoded)} characters as JSON; the most "
+                f"allowed is {limit} (CRITIC_LOOP_MAX_CRITERION_CHARS)"
+            )
+        for value in _json_values(dumped):
+            if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+                raise ValueError(f"criterion {self.id!r} holds an integer too large to store")
+        return self
 
     @property
     def deterministic(self) -> bool:
@@ -110,8 +156,8 @@ class CountBounds(CriterionBase):
     """A count of something in the artifact lies within [min, max]; subclasses name the unit."""
 
     unit: ClassVar[str] = "units"
-    min: int | None = Field(default=None, ge=0, description="The fewest allowed.")
-    max: int | None = Field(default=None, ge=0, description="The most allowed.")
+    min: int | None = Field(default=None, ge=0, le=MAX_COUNT, description="The fewest allowed.")
+    max: int | None = Field(default=None, ge=0, le=MAX_COUNT, description="The most allowed.")
 
     @model_validator(mode="after")
     def _bounds(self) -> Self:
@@ -156,11 +202,22 @@ class Regex(CriterionBase):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
+        limit = operator_settings().max_pattern_chars
+        if len(value) > limit:
+            raise ValueError(
+                f"the pattern is {len(value)} characters; the most allowed is {limit} "
+                "(CRITIC_LOOP_MAX_PATTERN_CHARS)"
+            )
         try:
-            re.compile(value)
-        except re.error as error:
+            regex.compile(value)
+        except regex.error as error:
             raise ValueError(f"invalid regular expression: {error}") from error
         return value
+
+    @property
+    def flags(self) -> int:
+        """The flags the pattern is matched with (multi-line, and case if asked)."""
+        return int(regex.MULTILINE | (regex.IGNORECASE if self.ignore_case else 0))
 
     def _default_text(self) -> str:
         verb = "matches" if self.must_match else "does not match"
@@ -197,6 +254,29 @@ class ValidJson(CriterionBase):
         return "The artifact is valid JSON."
 
 
+def unresolvable_references(schema: dict[str, Any]) -> list[str]:
+    """List the `$ref`s of `schema` that do not resolve within it (none are ever fetched)."""
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import specification_with
+
+    base = "urn:critic-loop:schema"
+    default = "https://json-schema.org/draft/2020-12/schema"
+    specification = specification_with(str(schema.get("$schema", default)))
+    resource = specification.create_resource({key: v for key, v in schema.items() if key != "$id"})
+    resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
+    unresolved = []
+    for node in _json_values(schema):
+        reference = node.get("$ref") if isinstance(node, dict) else None
+        if not isinstance(reference, str):
+            continue
+        try:
+            resolver.lookup(reference)
+        except Unresolvable:
+            unresolved.append(reference)
+    return unresolved
+
+
 class MatchesJsonSchema(CriterionBase):
     """The artifact is JSON valid against a JSON Schema."""
 
@@ -215,6 +295,12 @@ class MatchesJsonSchema(CriterionBase):
             validators.validator_for(value).check_schema(value)
         except SchemaError as error:
             raise ValueError(f"invalid JSON Schema: {error.message}") from error
+        unresolved = unresolvable_references(value)
+        if unresolved:
+            raise ValueError(
+                "the JSON Schema's $ref must point inside the schema (nothing is fetched); "
+                f"cannot resolve {unresolved[0]!r}"
+            )
         return value
 
     def _default_text(self) -> str:
@@ -318,6 +404,23 @@ AnyCriterion = Annotated[
 def _check_task(value: str) -> str:
     if not value.strip():
         raise ValueError("the task is empty: say what the worker should produce")
+    limit = operator_settings().max_task_chars
+    if len(value) > limit:
+        raise ValueError(
+            f"the task is {len(value)} characters; the most allowed is {limit} "
+            "(CRITIC_LOOP_MAX_TASK_CHARS)"
+        )
+    return encodable(value, "the task")
+
+
+def _count_criteria(value: Any) -> Any:
+    """Refuse an oversized rubric before any of its criteria is validated."""
+    limit = operator_settings().max_criteria
+    if isinstance(value, list | tuple) and len(value) > limit:
+        raise ValueError(
+            f"the rubric has {len(value)} criteria; the most allowed is {limit} "
+            "(CRITIC_LOOP_MAX_CRITERIA)"
+        )
     return value
 
 
@@ -329,56 +432,81 @@ def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
         if criterion.id in seen:
             raise ValueError(f"duplicate criterion id {criterion.id!r}: ids must be unique")
         seen.add(criterion.id)
-    for first, second in itertools.combinations(criteria, 2):
-        conflict = contradiction(first, second)
-        if conflict is not None:
-            raise ValueError(
-                f"criteria {first.id!r} and {second.id!r} contradict each other: {conflict}"
-            )
+    conflict = first_contradiction(criteria)
+    if conflict is not None:
+        first, second, reason = conflict
+        first, second = sorted((first, second), key=criteria.index)  # in rubric order
+        raise ValueError(f"criteria {first.id!r} and {second.id!r} contradict each other: {reason}")
     return criteria
 
 
-def contradiction(first: CriterionBase, second: CriterionBase) -> str | None:
-    """Say why two criteria can never both pass, or None if they can."""
-    for a, b in ((first, second), (second, first)):
-        reason = _bounds_conflict(a, b) or _phrase_conflict(a, b) or _pattern_conflict(a, b)
-        if reason is not None:
-            return reason
-    return None
+Conflict = tuple[CriterionBase, CriterionBase, str]
+"""Two criteria that can never both pass, and why."""
 
 
-def _bounds_conflict(a: CriterionBase, b: CriterionBase) -> str | None:
+def first_contradiction(criteria: Sequence[CriterionBase]) -> Conflict | None:
+    """Find two criteria that can never both pass, in time near-linear in the rubric.
+
+    Checked: a word or character maximum below another's minimum; the same pattern
+    required and forbidden; a required phrase that a forbidding pattern matches wherever
+    it appears (these pattern matches share a time budget, and undecided ones pass).
+    """
+    return _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
+
+
+def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
     """Find an upper bound below another criterion's lower bound (words or characters)."""
-    if not isinstance(a, CountBounds) or not isinstance(b, CountBounds) or type(a) is not type(b):
-        return None
-    if a.max is not None and b.min is not None and a.max < b.min:
-        return f"at most {a.max} {a.unit} and at least {b.min} {a.unit}"
+    for kind in (WordCount, CharCount):
+        counted = [c for c in criteria if isinstance(c, kind)]
+        uppers = [c for c in counted if c.max is not None]
+        lowers = [c for c in counted if c.min is not None]
+        if not uppers or not lowers:
+            continue
+        tightest = min(uppers, key=lambda c: c.max if c.max is not None else MAX_COUNT)
+        highest = max(lowers, key=lambda c: c.min or 0)
+        if tightest.max is not None and highest.min is not None and tightest.max < highest.min:
+            unit = kind.unit
+            return (
+                tightest,
+                highest,
+                f"at most {tightest.max} {unit} and at least {highest.min} {unit}",
+            )
     return None
 
 
-def _phrase_conflict(a: CriterionBase, b: CriterionBase) -> str | None:
-    """Find a required phrase that a forbidding pattern matches wherever it appears."""
-    if not isinstance(a, Contains) or not isinstance(b, Regex) or b.must_match:
-        return None
-    if not (a.case_sensitive or b.ignore_case):  # a case variant could dodge the pattern
-        return None
-    flags = re.MULTILINE | (re.IGNORECASE if b.ignore_case else 0)
-    for phrase in a.phrases:
-        if re.search(b.pattern, f"x {phrase} x", flags):
-            return f"{phrase!r} is required and forbidden"
-    return None
-
-
-def _pattern_conflict(a: CriterionBase, b: CriterionBase) -> str | None:
+def _pattern_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
     """Find the same pattern required by one criterion and forbidden by another."""
-    if not isinstance(a, Regex) or not isinstance(b, Regex):
-        return None
-    if (
-        a.must_match
-        and not b.must_match
-        and (a.pattern, a.ignore_case) == (b.pattern, b.ignore_case)
-    ):
-        return f"the pattern /{a.pattern}/ is required and forbidden"
+    required = {
+        (c.pattern, c.ignore_case): c for c in criteria if isinstance(c, Regex) and c.must_match
+    }
+    for forbidding in criteria:
+        if isinstance(forbidding, Regex) and not forbidding.must_match:
+            found = required.get((forbidding.pattern, forbidding.ignore_case))
+            if found is not None:
+                return found, forbidding, f"the pattern /{found.pattern}/ is required and forbidden"
+    return None
+
+
+def _phrase_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
+    """Find a required phrase that a forbidding pattern matches wherever it appears."""
+    deadline = time.monotonic() + CONTRADICTION_BUDGET_SECONDS
+    forbidding = [c for c in criteria if isinstance(c, Regex) and not c.must_match]
+    for contains in (c for c in criteria if isinstance(c, Contains)):
+        for pattern in forbidding:
+            if not (contains.case_sensitive or pattern.ignore_case):
+                continue  # a case variant of the phrase could dodge the pattern
+            for phrase in contains.phrases:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                try:
+                    found = regex.search(
+                        pattern.pattern, f"x {phrase} x", pattern.flags, timeout=left
+                    )
+                except TimeoutError:
+                    return None
+                if found:
+                    return contains, pattern, f"{phrase!r} is required and forbidden"
     return None
 
 
@@ -391,6 +519,7 @@ Task = Annotated[
 
 Rubric = Annotated[
     list[AnyCriterion],
+    BeforeValidator(_count_criteria),
     AfterValidator(_check_rubric),
     Field(description="The criteria the critic grades against. The worker never sees them."),
 ]

@@ -31,7 +31,7 @@ from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge import judge_steps
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
-from critic_loop.state.records import Critique
+from critic_loop.state.records import Critique, Draft
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
@@ -41,22 +41,29 @@ def weighed(result: CriterionResult, criterion: CriterionBase) -> CriterionResul
     return result.model_copy(update={"severity": criterion.severity, "weight": criterion.weight})
 
 
-def empty_draft_verdict(rubric: Sequence[CriterionBase], threshold: float) -> Verdict:
-    """Fail every criterion of an empty draft, without running checks or the judge."""
+def unusable_draft_verdict(
+    draft: Draft, rubric: Sequence[CriterionBase], threshold: float
+) -> Verdict | None:
+    """Fail every criterion of an empty or oversized draft, without checks or the judge.
+
+    Returns None when the draft can be graded.
+    """
+    if draft.full_length is not None:
+        limit = len(draft.text)
+        evidence = f"The draft has {draft.full_length} characters; the most allowed is {limit}."
+        hint = f"Write a complete artifact of fewer than {limit} characters."
+    elif not draft.text.strip():
+        evidence, hint = "The draft is empty.", "Write the artifact the task asks for."
+    else:
+        return None
     return Verdict(
         results=[
             weighed(
-                CriterionResult(
-                    criterion_id=criterion.id,
-                    evidence="The draft is empty.",
-                    passed=False,
-                    hint="Write the artifact the task asks for.",
-                ),
-                criterion,
+                CriterionResult(criterion_id=c.id, evidence=evidence, passed=False, hint=hint), c
             )
-            for criterion in rubric
+            for c in rubric
         ],
-        feedback="Your reply was empty. Reply with the complete artifact.",
+        feedback=f"{evidence} Reply with the complete artifact.",
         pass_threshold=threshold,
     )
 
@@ -108,10 +115,9 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     rubric: Sequence[CriterionBase] = state.rubric
     draft = state.drafts[-1]
     threshold = context.pass_threshold
-    if not draft.text.strip():
-        empty_verdict = empty_draft_verdict(rubric, threshold)
-        empty = Critique(round=draft.round, verdict=empty_verdict, attempts=0)
-        return _recorded(empty, rubric, runtime)
+    unusable = unusable_draft_verdict(draft, rubric, threshold)
+    if unusable is not None:
+        return _recorded(Critique(round=draft.round, verdict=unusable, attempts=0), rubric, runtime)
 
     results: dict[str, CriterionResult] = {}
     for criterion in rubric:

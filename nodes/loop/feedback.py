@@ -39,16 +39,43 @@ def _bounded(text: str) -> str:
     return text if len(text) <= MAX_NOTE_CHARACTERS else text[: MAX_NOTE_CHARACTERS - 3] + "..."
 
 
-def _quoting_patterns(text: str) -> list[re.Pattern[str]]:
-    words = re.findall(r"\w+", text)
+WORD = re.compile(r"\w+")
+
+
+def _quoted_spans(text: str, criterion_text: str) -> list[tuple[int, int]]:
+    """Find the runs of `text` that quote most of `criterion_text`, longest first.
+
+    A run is a sequence of at least `NEAR_WHOLE` of the criterion's words, in its order,
+    separated by anything that is not a word (case ignored). The search indexes the
+    criterion's word sequences once, so its time grows linearly with the text.
+    """
+    words = [word.lower() for word in WORD.findall(criterion_text)]
     if len(words) < MIN_REDACTED_WORDS:
         return []
     shortest = max(MIN_REDACTED_WORDS, math.ceil(NEAR_WHOLE * len(words)))
-    return [  # longest runs first, so a whole quotation goes in one piece
-        re.compile(r"\W+".join(map(re.escape, words[start : start + span])), re.IGNORECASE)
-        for span in range(len(words), shortest - 1, -1)
-        for start in range(len(words) - span + 1)
-    ]
+    starts: dict[tuple[str, ...], list[int]] = {}
+    for start in range(len(words) - shortest + 1):
+        starts.setdefault(tuple(words[start : start + shortest]), []).append(start)
+    tokens = list(WORD.finditer(text))
+    lowered = [token.group().lower() for token in tokens]
+    spans, position = [], 0
+    while position + shortest <= len(tokens):
+        longest = 0
+        for start in starts.get(tuple(lowered[position : position + shortest]), []):
+            length = shortest
+            while (
+                position + length < len(tokens)
+                and start + length < len(words)
+                and lowered[position + length] == words[start + length]
+            ):
+                length += 1
+            longest = max(longest, length)
+        if longest:
+            spans.append((tokens[position].start(), tokens[position + longest - 1].end()))
+            position += longest
+        else:
+            position += 1
+    return spans
 
 
 def _id_patterns(criterion_id: str) -> list[re.Pattern[str]]:
@@ -61,8 +88,8 @@ def _id_patterns(criterion_id: str) -> list[re.Pattern[str]]:
 def redact_criteria(text: str, rubric: Sequence[CriterionBase]) -> str:
     """`text` with what it quotes of the rubric (texts, ids) replaced."""
     for criterion in rubric:
-        for pattern in _quoting_patterns(criterion.describe()):
-            text = pattern.sub(REDACTED, text)
+        for start, end in reversed(_quoted_spans(text, criterion.describe())):
+            text = text[:start] + REDACTED + text[end:]
         for pattern in _id_patterns(criterion.id):
             text = pattern.sub(REDACTED_ID, text)
     return text

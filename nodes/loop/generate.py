@@ -23,7 +23,8 @@ from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.steps import Steps, dual_node, invoke
 from critic_loop.state.context import Context
 from critic_loop.state.loop import WorkerView
-from critic_loop.state.records import Draft, WorkerFeedback
+from critic_loop.state.operator_settings import operator_settings
+from critic_loop.state.records import Draft, TokenUsage, WorkerFeedback
 
 
 def worker_request(state: WorkerView, context: Context) -> HumanMessage:
@@ -56,6 +57,15 @@ def worker_prompt(state: WorkerView, request: HumanMessage, context: Context) ->
     return [system, *compact_transcript(transcript, context.worker_history_rounds)]
 
 
+def draft_of(reply: BaseMessage, round_number: int, usage: TokenUsage) -> Draft:
+    """Keep the worker's reply as a draft: valid UTF-8, and no longer than the operator allows."""
+    text = reply.text.encode("utf-8", "replace").decode("utf-8")
+    limit = operator_settings().max_draft_chars
+    if len(text) <= limit:
+        return Draft(round=round_number, text=text, usage=usage)
+    return Draft(round=round_number, text=text[:limit], usage=usage, full_length=len(text))
+
+
 def generate_steps(state: WorkerView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Ask the worker for the next draft and append it (and the exchange) to the state."""
     context = context_of(runtime)
@@ -69,7 +79,7 @@ def generate_steps(state: WorkerView, runtime: Runtime[Context]) -> Steps[dict[s
         max_tokens=context.worker_max_tokens,
     )
     reply: BaseMessage = yield invoke(worker, prompt)
-    draft = Draft(round=len(state.drafts) + 1, text=reply.text, usage=usage_of(reply, prompt))
+    draft = draft_of(reply, len(state.drafts) + 1, usage_of(reply, prompt))
     runtime.stream_writer(draft_event(draft))
     return {"messages": [request, reply], "drafts": [draft.model_dump(mode="json")]}
 

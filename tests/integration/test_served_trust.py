@@ -151,3 +151,32 @@ async def test_an_allowed_run_still_works(dev_server, model_server):
     )
     assert result["outcome"] == "passed"
     assert Path(".").exists()
+
+
+async def test_oversized_input_is_refused_at_once(dev_server, model_server):
+    many = [{"id": f"c{i}", "text": "It is fine."} for i in range(10_000)]
+    message = await refusal(dev_server, model_server, input={"task": TASK, "rubric": many})
+    assert "the rubric has 10000 criteria; the most allowed is 100" in message
+    rubric = [c.model_dump() for c in RUBRIC]
+    message = await refusal(
+        dev_server, model_server, input={"task": "x" * 10_000_000, "rubric": rubric}
+    )
+    assert "the task is 10000000 characters; the most allowed is 100000" in message
+
+
+async def test_a_backtracking_pattern_fails_its_criterion_instead_of_hanging(
+    dev_server, model_server
+):
+    model_server.responder.worker[:] = ["a" * 40 + "!"]
+    client = get_client(url=dev_server.url)
+    rubric = [{"id": "shape", "kind": "regex", "pattern": "(a|a)+$"}]
+    result = await client.runs.wait(
+        None,
+        "critic_loop",
+        input={"task": TASK, "rubric": rubric},
+        context={**CONTEXT, "max_iterations": 1},
+    )
+    [verdict] = result["critiques"][0]["verdict"]["results"]
+    assert verdict["passed"] is False
+    assert "took longer than 1 s" in verdict["evidence"]
+    assert result["outcome"] == "exhausted"

@@ -8,6 +8,8 @@ import re
 from typing import Any
 
 from jsonschema import validators
+from referencing import Registry
+from referencing.exceptions import Unresolvable
 
 from critic_loop.state.rubric import MatchesJsonSchema
 from critic_loop.state.verdict import CheckResult
@@ -51,12 +53,20 @@ def check_json_schema(criterion: MatchesJsonSchema, draft: str) -> CheckResult:
     document, failure = _parse_json(draft)
     if failure:
         return failure
-    validator = validators.validator_for(criterion.json_schema)(criterion.json_schema)
+    schema = criterion.json_schema
+    # an empty registry: a $ref is resolved within the schema, never fetched
+    validator = validators.validator_for(schema)(schema, registry=Registry())
     try:
         errors = sorted(validator.iter_errors(document), key=lambda error: list(error.path))
     except RecursionError:
         return CheckResult(
             passed=False, evidence="The JSON is nested too deeply to check.", hint="Flatten it."
+        )
+    except Unresolvable as error:
+        return CheckResult(
+            passed=False,
+            terminal=True,
+            evidence=f"The schema cannot be applied: its $ref {error} does not resolve.",
         )
     if not errors:
         return CheckResult(passed=True, evidence="The JSON matches the schema.")

@@ -4,14 +4,37 @@ from __future__ import annotations
 
 import re
 
+import regex
+
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import CharCount, Contains, Headings, Regex, WordCount
 from critic_loop.state.verdict import CheckResult
 
 WORD = re.compile(r"\w+(?:['’-]\w+)*")
 """A word: letters or digits, with inner apostrophes or hyphens ("don't", "well-known")."""
 
-HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
-"""A Markdown ATX heading line and its title."""
+
+def heading_titles(text: str) -> list[str]:
+    """Return the titles of the Markdown ATX headings in `text` ("## Usage ##" -> "Usage").
+
+    Line by line and without backtracking, so its time is linear in the text.
+    """
+    titles = []
+    for line in text.splitlines():
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) > 3:
+            continue
+        hashes = len(stripped) - len(stripped.lstrip("#"))
+        rest = stripped[hashes:]
+        if not 1 <= hashes <= 6 or not rest[:1].isspace():
+            continue
+        title = rest.strip()
+        closing = title.rstrip("#")
+        if closing != title and (not closing or closing[-1].isspace()):
+            title = closing.strip()
+        if title:
+            titles.append(title)
+    return titles
 
 
 def count_words(text: str) -> int:
@@ -42,16 +65,30 @@ def check_char_count(criterion: CharCount, draft: str) -> CheckResult:
     return _within(len(draft), criterion.min, criterion.max, "characters")
 
 
-def _snippet(draft: str, match: re.Match[str]) -> str:
+def _snippet(draft: str, match: regex.Match[str]) -> str:
     start, end = max(0, match.start() - 30), min(len(draft), match.end() + 30)
     return draft[start:end].replace("\n", " ")
 
 
 def check_regex(criterion: Regex, draft: str) -> CheckResult:
-    """Check that the pattern occurs (or, with must_match false, that it does not)."""
-    flags = re.MULTILINE | (re.IGNORECASE if criterion.ignore_case else 0)
-    match = re.search(criterion.pattern, draft, flags)
+    """Check that the pattern occurs (or, with must_match false, that it does not).
+
+    The match runs with the operator's time limit (`CRITIC_LOOP_REGEX_TIMEOUT_SECONDS`): a
+    pattern that backtracks past it fails the criterion, with evidence saying so.
+    """
     pattern = f"/{criterion.pattern}/"
+    limit = operator_settings().regex_timeout_seconds
+    try:
+        match = regex.search(criterion.pattern, draft, criterion.flags, timeout=limit)
+    except TimeoutError:
+        return CheckResult(
+            passed=False,
+            evidence=(
+                f"Matching {pattern} against the draft took longer than {limit:g} s "
+                "(the pattern backtracks too much on this text), so it could not be decided."
+            ),
+            hint="Rewrite the text this pattern is about more plainly.",
+        )
     if criterion.must_match:
         if match:
             return CheckResult(
@@ -91,7 +128,7 @@ def _normal(title: str) -> str:
 
 def check_headings(criterion: Headings, draft: str) -> CheckResult:
     """Check that every heading appears as a Markdown heading."""
-    present = {_normal(title) for title in HEADING.findall(draft)}
+    present = {_normal(title) for title in heading_titles(draft)}
     missing = [heading for heading in criterion.headings if _normal(heading) not in present]
     if missing:
         listed = ", ".join(repr(heading) for heading in missing)

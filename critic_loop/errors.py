@@ -39,5 +39,9 @@ class MissingDependency(LookupError):
     """A criterion needs an optional package that is not installed."""
 
 
+class UnsafeCheckpoint(ValueError):
+    """A stored checkpoint names a type outside the allowlist (tampered, or foreign)."""
+
+
 class TrustViolation(ValueError):
     """A client asked for something only the operator may choose (a server, a file, code)."""

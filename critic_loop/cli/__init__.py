@@ -30,6 +30,8 @@ from critic_loop.errors import (
     ModelSetupError,
     RunInterrupted,
     ThreadFinished,
+    TrustViolation,
+    UnsafeCheckpoint,
     UsageProblem,
 )
 from critic_loop.model_choice import DiscoveryFailed
@@ -93,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(str(error))
     except ValidationError as error:
         _say(f"invalid input or settings:\n{error}")
-    except (UsageProblem, ThreadFinished) as error:
+    except (UsageProblem, ThreadFinished, TrustViolation, UnsafeCheckpoint) as error:
         _say(str(error))
     except RunInterrupted as error:
         _say(str(error))

@@ -8,12 +8,17 @@
 Then, while the scope holds more than `Context.max_rules`, the weakest rule (lowest
 smoothed pass rate of the runs that consulted it, then least recently changed) is retired.
 Store failures are recorded in `memory_errors`.
+
+All of it happens while holding the scope's lock (see `scope_locks`), against the rules
+as they are then: a run distilling at the same time cannot add the same rule twice or
+undo another's change. Operations on rules that another run removed are refused.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from uuid import uuid4
 
@@ -23,6 +28,7 @@ from pydantic import ValidationError
 
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, search_rules
 from critic_loop.nodes.memory.rule_text import find_duplicate, refusal
+from critic_loop.nodes.memory.scope_locks import locked
 from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
@@ -156,6 +162,15 @@ def _stored_rules(items: list[Any]) -> dict[str, Rule]:
     return rules
 
 
+def _consolidate(work: Consolidation, max_rules: int) -> Steps[None]:
+    """Read the scope's rules afresh, apply the proposed operations, retire the weakest."""
+    work.rules = _stored_rules((yield search_rules(work.store, work.report.scope)))
+    for operation in work.state.proposed or []:
+        apply = {"add": work.add, "update": work.update, "delete": work.delete}
+        yield from apply[operation.action](operation)
+    yield from work.retire_weakest(max_rules)
+
+
 def consolidate_rules_steps(
     state: DistillState, runtime: Runtime[Context]
 ) -> Steps[dict[str, Any]]:
@@ -178,11 +193,7 @@ def consolidate_rules_steps(
         known_criteria={criterion.id for criterion in state.rubric},
     )
     try:
-        work.rules = _stored_rules((yield search_rules(store, context.memory_scope)))
-        for operation in state.proposed:
-            apply = {"add": work.add, "update": work.update, "delete": work.delete}
-            yield from apply[operation.action](operation)
-        yield from work.retire_weakest(context.max_rules)
+        yield locked(store, context.memory_scope, partial(_consolidate, work, context.max_rules))
     except Exception as error:
         logger.warning("writing rules failed: %s", error, exc_info=True)
         return {

@@ -4,21 +4,33 @@ Usage statistics are what let a rule earn its place: `consulted`, how many of th
 `passed`, and in how many rounds. Only completed runs count (passed, stalled, exhausted);
 a verifier error says nothing about the worker. A store failure is recorded in
 `memory_errors` and does not touch the run's outcome.
+
+Counting is exact under concurrency and retries: the scope's lock is held for the
+read-modify-write (see `scope_locks`), and a marker item per run, written in the same
+batch as the counts, makes a retried step count nothing twice.
 """
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, Field
 
-from critic_loop.nodes.memory.rule_store import get_rule, put_rule
+from critic_loop.nodes.memory.rule_store import (
+    get_item,
+    get_rule,
+    usage_marker_namespace,
+    write_all,
+)
+from critic_loop.nodes.memory.scope_locks import locked
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.records import COMPLETED_OUTCOMES, Critique, Outcome
-from critic_loop.state.rules import RecalledRule, Rule
+from critic_loop.state.rules import RecalledRule, Rule, rules_namespace
 
 logger = logging.getLogger(__name__)
 
@@ -31,27 +43,54 @@ class UsageView(BaseModel):
     critiques: list[Critique] = Field(default_factory=list)
 
 
+def _count_run(
+    store: BaseStore,
+    scope: str,
+    rules: list[RecalledRule],
+    run: str | None,
+    passed: bool,
+    rounds: int,
+) -> Steps[None]:
+    """Add one run to the usage of `rules` (all of `scope`), once per run, in one write."""
+    marker = usage_marker_namespace(scope)
+    if run is not None and (yield get_item(store, marker, run)) is not None:
+        return  # this run was counted before a crash or retry
+    writes = []
+    for recalled in rules:
+        item = yield get_rule(store, scope, recalled.id)
+        if item is None:  # retired since it was recalled
+            continue
+        rule = Rule.model_validate(item.value)
+        usage = rule.usage.model_copy(
+            update={
+                "consulted": rule.usage.consulted + 1,
+                "passed": rule.usage.passed + passed,
+                "rounds_when_passed": rule.usage.rounds_when_passed + (rounds if passed else 0),
+            }
+        )
+        value = rule.model_copy(update={"usage": usage}).model_dump(mode="json")
+        writes.append(PutOp(rules_namespace(scope), recalled.id, value))
+    if run is not None:
+        writes.append(PutOp(marker, run, {"passed": passed, "rounds": rounds}, index=False))
+    yield write_all(store, writes)
+
+
 def record_rule_usage_steps(state: UsageView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Add this run to the usage statistics of every rule it consulted."""
+    """Add this run to the usage statistics of every rule it consulted (once per run)."""
     store = runtime.store
     if store is None or not state.recalled_rules or state.outcome not in COMPLETED_OUTCOMES:
         return {}
     passed = state.outcome == "passed"
+    run = runtime.execution_info.thread_id if runtime.execution_info else None
+    scopes = sorted({rule.scope for rule in state.recalled_rules})
     try:
-        for recalled in state.recalled_rules:
-            item = yield get_rule(store, recalled.scope, recalled.id)
-            if item is None:  # retired since it was recalled
-                continue
-            rule = Rule.model_validate(item.value)
-            usage = rule.usage.model_copy(
-                update={
-                    "consulted": rule.usage.consulted + 1,
-                    "passed": rule.usage.passed + passed,
-                    "rounds_when_passed": rule.usage.rounds_when_passed
-                    + (len(state.critiques) if passed else 0),
-                }
+        for scope in scopes:
+            rules = [rule for rule in state.recalled_rules if rule.scope == scope]
+            yield locked(
+                store,
+                scope,
+                partial(_count_run, store, scope, rules, run, passed, len(state.critiques)),
             )
-            yield put_rule(store, recalled.id, rule.model_copy(update={"usage": usage}))
     except Exception as error:
         logger.warning("recording rule usage failed: %s", error, exc_info=True)
         return {"memory_errors": [f"usage: {type(error).__name__}: {error}"]}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from langgraph.store.base import BaseStore, Item, SearchItem
+from langgraph.store.base import BaseStore, Item, PutOp, SearchItem
 from pydantic import ValidationError
 
 from critic_loop.nodes.steps import Call, call
@@ -31,10 +31,25 @@ def get_rule(store: BaseStore, scope: str, rule_id: str) -> Call[Item | None]:
     return call(store.get, store.aget, rules_namespace(scope), rule_id)
 
 
+def get_item(store: BaseStore, namespace: tuple[str, ...], key: str) -> Call[Item | None]:
+    """Read any item."""
+    return call(store.get, store.aget, namespace, key)
+
+
 def put_rule(store: BaseStore, rule_id: str, rule: Rule) -> Call[None]:
     """Write one rule (its text is what the store's index embeds)."""
     value: dict[str, Any] = rule.model_dump(mode="json")
     return call(store.put, store.aput, rules_namespace(rule.scope), rule_id, value)
+
+
+def usage_marker_namespace(scope: str) -> tuple[str, ...]:
+    """Return the namespace that records which runs were already counted in `scope`."""
+    return (*rules_namespace(scope)[:-2], "usage_recorded", scope)
+
+
+def write_all(store: BaseStore, writes: list[PutOp]) -> Call[list[Any]]:
+    """Write several items in one batch (one transaction where the store has them)."""
+    return call(store.batch, store.abatch, writes)
 
 
 def delete_rule(store: BaseStore, scope: str, rule_id: str) -> Call[None]:

@@ -56,3 +56,10 @@ def test_every_setting_is_in_the_readme_table() -> None:
     readme = (ROOT / "README.md").read_text()
     documented = set(re.findall(r"^\| `(\w+)` \|", readme, flags=re.MULTILINE))
     assert set(Context.model_fields) <= documented
+
+
+def test_the_server_loads_checkpoints_strictly() -> None:
+    config = json.loads((ROOT / "langgraph.json").read_text())
+    assert config["env"]["LANGGRAPH_STRICT_MSGPACK"] == "true"
+    assert config["checkpointer"]["serde"]["pickle_fallback"] is False
+    assert "ENV LANGGRAPH_STRICT_MSGPACK=true" in config["dockerfile_lines"]

@@ -13,18 +13,21 @@ Setting `CRITIC_LOOP_DATABASE_URL` to a `postgresql://` URL switches both to Pos
 
 `open_persistence` is for synchronous code, `aopen_persistence` (async savers and stores)
 for async code such as `graph.ainvoke`.
+
+Both are safe to share: SQLite connections use one SQLite build, write-ahead logging and
+a busy timeout (`persistence.sqlite`); memory writes hold a lock per scope across
+processes (a file lock, or a PostgreSQL advisory lock); and checkpoints load only an
+allowlist of types (`persistence.serde`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore, IndexConfig
@@ -34,6 +37,10 @@ from critic_loop.nodes.memory.lexical_embeddings import (
     rule_index,
     sqlite_rule_index,
 )
+from critic_loop.nodes.memory.scope_locks import register_scope_lock
+from critic_loop.persistence import sqlite
+from critic_loop.persistence.postgres import AdvisoryScopeLock, postgres_classes
+from critic_loop.persistence.serde import StrictSerializer
 
 DATA_DIR_VARIABLE = "CRITIC_LOOP_DATA_DIR"
 """Environment variable naming the data directory (default: ./.critic_loop)."""
@@ -72,44 +79,15 @@ def is_postgres(target: str) -> bool:
     return target.startswith(("postgresql://", "postgres://"))
 
 
-def _vector_sqlite() -> ModuleType | None:
-    """Return a sqlite3 module that can load the sqlite-vec extension, if there is one."""
-    try:
-        from pysqlite3 import dbapi2  # type: ignore[import-untyped]
-    except ImportError:
-        return None
-    connection = dbapi2.connect(":memory:")
-    try:
-        connection.enable_load_extension(True)
-    except AttributeError:
-        return None
-    finally:
-        connection.close()
-    module: ModuleType = dbapi2
-    return module
-
-
-def _postgres_modules() -> tuple[Any, Any, Any, Any]:
-    try:
-        from langgraph.checkpoint.postgres import PostgresSaver
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-        from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
-    except ImportError as error:
-        raise RuntimeError(
-            "a postgresql:// database needs the PostgreSQL extras: "
-            "pip install 'critic-loop[postgres]'"
-        ) from error
-    return PostgresSaver, PostgresStore, AsyncPostgresSaver, AsyncPostgresStore
-
-
 def _postgres_index() -> IndexConfig | None:
     return rule_index() if os.environ.get(EMBEDDINGS_VARIABLE) else None
 
 
-def _sqlite_path(target: str) -> Path:
-    path = Path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
+def _opened(
+    saver: BaseCheckpointSaver[str], store: BaseStore, location: str, indexed: bool
+) -> Persistence:
+    saver.serde = StrictSerializer()
+    return Persistence(saver, store, location, indexed)
 
 
 @contextmanager
@@ -117,7 +95,7 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
     """Open the checkpointer and store for synchronous code (see the module docstring)."""
     target = database_target(database)
     if is_postgres(target):
-        saver_class, store_class, _, _ = _postgres_modules()
+        saver_class, store_class, _, _ = postgres_classes()
         index = _postgres_index()
         with (
             saver_class.from_conn_string(target) as saver,
@@ -125,23 +103,30 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
         ):
             saver.setup()
             store.setup()
-            yield Persistence(saver, store, _redacted(target), indexed=index is not None)
+            register_scope_lock(store, AdvisoryScopeLock(target))
+            yield _opened(saver, store, _redacted(target), indexed=index is not None)
         return
 
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.store.sqlite import SqliteStore
 
-    path = _sqlite_path(target)
-    vector = _vector_sqlite()
-    connect: Callable[..., Any] = vector.connect if vector else sqlite3.connect
-    saver_connection = sqlite3.connect(path, check_same_thread=False)
-    store_connection = connect(path, check_same_thread=False, isolation_level=None)
+    path = Path(target)
+    sqlite.prepare(path)
+    saver_connection = sqlite.connect(path)
+    store_connection = sqlite.connect(path, isolation_level=None)
     try:
         saver = SqliteSaver(saver_connection)
-        saver.setup()
-        store = SqliteStore(store_connection, index=sqlite_rule_index() if vector else None)
+        try:
+            saver.setup()
+        except Exception as error:
+            if not sqlite.already_migrated(error):
+                raise
+            saver.is_setup = True
+        index = sqlite_rule_index() if sqlite.can_index() else None
+        store = SqliteStore(store_connection, index=index)
         store.setup()
-        yield Persistence(saver, store, str(path), indexed=vector is not None)
+        register_scope_lock(store, sqlite.FileScopeLock(path))
+        yield _opened(saver, store, str(path), indexed=index is not None)
     finally:
         store_connection.close()
         saver_connection.close()
@@ -152,7 +137,7 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
     """Open async checkpointer and store for async code (see the module docstring)."""
     target = database_target(database)
     if is_postgres(target):
-        _, _, saver_class, store_class = _postgres_modules()
+        _, _, saver_class, store_class = postgres_classes()
         index = _postgres_index()
         async with (
             saver_class.from_conn_string(target) as saver,
@@ -160,30 +145,35 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
         ):
             await saver.setup()
             await store.setup()
-            yield Persistence(saver, store, _redacted(target), indexed=index is not None)
+            register_scope_lock(store, AdvisoryScopeLock(target))
+            yield _opened(saver, store, _redacted(target), indexed=index is not None)
         return
 
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langgraph.store.sqlite.aio import AsyncSqliteStore
 
-    path = _sqlite_path(target)
-    vector = _vector_sqlite()
-    saver_connection = await aiosqlite.connect(path)
-    if vector is not None:
-        store_connection = aiosqlite.Connection(
-            lambda: vector.connect(path, check_same_thread=False, isolation_level=None),
-            iter_chunk_size=64,
-        )
-        await store_connection
-    else:
-        store_connection = await aiosqlite.connect(path, isolation_level=None)
+    path = Path(target)
+    await asyncio.to_thread(sqlite.prepare, path)
+    saver_connection = aiosqlite.Connection(lambda: sqlite.connect(path), iter_chunk_size=64)
+    store_connection = aiosqlite.Connection(
+        lambda: sqlite.connect(path, isolation_level=None), iter_chunk_size=64
+    )
+    await saver_connection
+    await store_connection
     try:
         saver = AsyncSqliteSaver(saver_connection)
-        await saver.setup()
-        store = AsyncSqliteStore(store_connection, index=sqlite_rule_index() if vector else None)
+        try:
+            await saver.setup()
+        except Exception as error:
+            if not sqlite.already_migrated(error):
+                raise
+            saver.is_setup = True
+        index = sqlite_rule_index() if sqlite.can_index() else None
+        store = AsyncSqliteStore(store_connection, index=index)
         await store.setup()
-        yield Persistence(saver, store, str(path), indexed=vector is not None)
+        register_scope_lock(store, sqlite.FileScopeLock(path))
+        yield _opened(saver, store, str(path), indexed=index is not None)
     finally:
         await store_connection.close()
         await saver_connection.close()

@@ -1,0 +1,98 @@
+"""Checkpoints are data: loading one never constructs a type outside an explicit allowlist.
+
+LangGraph serializes checkpoints with msgpack, whose extension records name a Python
+type (module, name, arguments) to construct on load. A row tampered with in the database
+could name `os.system`. `StrictSerializer` loads only LangGraph's own safe types, the
+LangChain message types and this project's state models, and refuses the whole
+checkpoint with `UnsafeCheckpoint` if it names anything else, or if it is a pickle (which
+can run anything). The loop's channels hold plain JSON and messages, so nothing else is
+ever needed.
+
+The LangGraph server has its own serializer: langgraph.json turns on its strict mode
+(`LANGGRAPH_STRICT_MSGPACK`) and turns off its pickle fallback.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import importlib
+import inspect
+from typing import Any
+
+from langgraph.checkpoint.serde.event_hooks import SerdeEvent, register_serde_event_listener
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from pydantic import BaseModel
+
+from critic_loop.errors import UnsafeCheckpoint
+
+STATE_MODULES = (
+    "critic_loop.state.context",
+    "critic_loop.state.distill",
+    "critic_loop.state.loop",
+    "critic_loop.state.records",
+    "critic_loop.state.rubric",
+    "critic_loop.state.rules",
+    "critic_loop.state.verdict",
+)
+"""Modules whose pydantic models may appear in a checkpoint (a Python caller's input)."""
+
+LOADABLE_KINDS = frozenset({"msgpack", "null", "bytes", "bytearray"})
+"""Serialized kinds a checkpoint may hold; "pickle" and others are refused."""
+
+
+@functools.cache
+def project_types() -> tuple[tuple[str, str], ...]:
+    """Return (module, name) of every pydantic model in the state modules."""
+    found = []
+    for module_name in STATE_MODULES:
+        module = importlib.import_module(module_name)
+        for name, value in vars(module).items():
+            model = inspect.isclass(value) and issubclass(value, BaseModel)
+            if model and value.__module__ == module_name:
+                found.append((module_name, name))
+    return tuple(sorted(found))
+
+
+_blocked: contextvars.ContextVar[list[SerdeEvent] | None] = contextvars.ContextVar(
+    "critic_loop_blocked_types", default=None
+)
+
+
+def _collect(event: SerdeEvent) -> None:
+    sink = _blocked.get()
+    if sink is not None and event["kind"] in ("msgpack_blocked", "msgpack_method_blocked"):
+        sink.append(event)
+
+
+register_serde_event_listener(_collect)
+
+
+class StrictSerializer(JsonPlusSerializer):
+    """LangGraph's serializer, strict: unknown types and pickles refuse the checkpoint."""
+
+    def __init__(self) -> None:
+        """Allow LangGraph's safe types and this project's state models only."""
+        super().__init__(pickle_fallback=False, allowed_msgpack_modules=project_types())
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        """Load a stored value, or raise `UnsafeCheckpoint` if it names a forbidden type."""
+        kind = data[0]
+        if kind not in LOADABLE_KINDS:
+            raise UnsafeCheckpoint(f"refusing a stored checkpoint value of kind {kind!r}")
+        sink: list[SerdeEvent] = []
+        token = _blocked.set(sink)
+        try:
+            value = super().loads_typed(data)
+        finally:
+            _blocked.reset(token)
+        if sink:
+            names = sorted(
+                {".".join(filter(None, (e["module"], e["name"], e.get("method")))) for e in sink}
+            )
+            raise UnsafeCheckpoint(
+                "refusing a stored checkpoint that names types outside the allowlist: "
+                + ", ".join(names)
+                + " (was the database tampered with?)"
+            )
+        return value

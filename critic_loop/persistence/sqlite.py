@@ -1,0 +1,135 @@
+"""The embedded SQLite database: one SQLite build per file, WAL, and a lock per memory scope.
+
+The checkpointer and the store share one file, so they must share one SQLite library:
+two builds (the standard library's and pysqlite3's) writing one file in one process
+corrupt it. Where `pysqlite3` can load extensions (needed for the store's vector index)
+both use it; elsewhere both use the standard library. Connections use write-ahead
+logging and wait for each other (a busy timeout) instead of failing, so many runs, in
+one process or many, can share the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import functools
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from critic_loop.nodes.memory.scope_locks import process_lock_for
+
+BUSY_TIMEOUT_SECONDS = 60.0
+"""How long a connection waits for another writer before giving up."""
+
+POLL_SECONDS = 0.005
+MAX_POLL_SECONDS = 0.1
+"""How often async code retries a file lock another process holds (backing off)."""
+
+PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL")
+"""Set on every connection: readers never block the writer, commits stay durable in WAL."""
+
+
+@functools.cache
+def sqlite_module() -> ModuleType:
+    """Return the SQLite library every connection uses: pysqlite3 if it can load extensions."""
+    try:
+        from pysqlite3 import dbapi2  # type: ignore[import-untyped]
+    except ImportError:
+        return sqlite3
+    probe = dbapi2.connect(":memory:")
+    try:
+        probe.enable_load_extension(True)
+    except AttributeError:
+        return sqlite3
+    finally:
+        probe.close()
+    module: ModuleType = dbapi2
+    return module
+
+
+def can_index() -> bool:
+    """Tell whether the store can have a vector index (its library loads sqlite-vec)."""
+    return sqlite_module() is not sqlite3
+
+
+def connect(path: Path, **options: Any) -> Any:
+    """Open a connection to `path` with the shared library, WAL and a busy timeout."""
+    connection = sqlite_module().connect(
+        path, check_same_thread=False, timeout=BUSY_TIMEOUT_SECONDS, **options
+    )
+    for pragma in PRAGMAS:
+        connection.execute(pragma)
+    return connection
+
+
+def prepare(path: Path) -> None:
+    """Create the database's folder, and switch the file to WAL once (it is persistent)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connect(path, isolation_level=None).close()
+
+
+def already_migrated(error: Exception) -> bool:
+    """Tell whether a saver's setup failed only because its migration was applied before.
+
+    LangGraph's SQLite savers add a column on setup and ignore "duplicate column name",
+    but only as the standard library's `OperationalError`; pysqlite3 raises its own.
+    The tables exist by then, so the saver is set up.
+    """
+    return "duplicate column name" in str(error)
+
+
+class FileScopeLock:
+    """A memory scope held across processes: `flock` on a file per scope beside the database.
+
+    Threads and tasks of this process first queue on an in-process lock shared by every
+    connection to the database; the one at the front then takes the file lock, which
+    other processes also take. Async code polls for the file lock instead of parking a
+    worker thread on it: a thread pool full of waiters could starve the holder (the
+    store embeds rule texts in worker threads).
+    """
+
+    def __init__(self, database: Path) -> None:
+        """Keep the lock files in `<database>.locks/`."""
+        self.directory = database.resolve().with_name(database.name + ".locks")
+        self._in_process = process_lock_for(str(database.resolve()))
+
+    def _path(self, scope: str) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        return self.directory / f"{scope}.lock"
+
+    @contextlib.contextmanager
+    def _file_lock(self, scope: str) -> Iterator[Any]:
+        with self._path(scope).open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield handle
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def hold(self, scope: str) -> Iterator[None]:
+        """Hold `scope` against every thread and process using this database."""
+        with self._in_process.hold(scope), self._file_lock(scope):
+            yield
+
+    @contextlib.asynccontextmanager
+    async def ahold(self, scope: str) -> AsyncIterator[None]:
+        """Hold `scope` without blocking the event loop."""
+        async with self._in_process.ahold(scope):
+            with self._path(scope).open("a") as handle:
+                delay = POLL_SECONDS
+                while True:
+                    try:
+                        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        await asyncio.sleep(delay)
+                        delay = min(delay * 2, MAX_POLL_SECONDS)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)

@@ -9,10 +9,10 @@ tests, and pytest runs there in a child process:
 - where the system allows (`unshare`, Linux): in new PID, mount and network namespaces,
   so it cannot see other processes (nor read their environment through /proc), has no
   network, and every process it starts dies with it;
-- with its output captured, secret-looking values of the parent's environment scrubbed
-  from it; failing test names and the tail of their assertion output become the evidence
-  and the hint. A test counts only if it ran and passed: skipped or expected-to-fail tests
-  do not.
+- with its output read in bounded chunks (a bounded head and tail are kept, whatever it
+  prints), secret-looking values of the parent's environment scrubbed from it; failing
+  test names and the tail of their assertion output become the evidence and the hint. A
+  test counts only if it ran and passed: skipped or expected-to-fail tests do not.
 
 This contains accidents (endless loops, memory blow-ups, crashes, stray processes), not a
 determined attacker: for untrusted code, run critic-loop itself in a container or VM.
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import contextlib
 import functools
 import importlib.util
 import os
@@ -41,12 +40,16 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
+from critic_loop.nodes.verifiers.checks.bounded_run import Finished, arun, read_bounded, run
 from critic_loop.nodes.verifiers.checks.structured import extract_code
 from critic_loop.state.rubric import TestSuite
 from critic_loop.state.verdict import CheckResult
 
 OUTPUT_TAIL = 1500
 """How much of the end of pytest's output the evidence keeps."""
+
+MAX_REPORT_BYTES = 8 * 1024 * 1024
+"""A bigger JUnit report is not read (the drafted code can write to it)."""
 
 SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
 """Environment variables whose values must never appear in evidence or hints."""
@@ -199,10 +202,11 @@ class _Case:
 
 def _failed_cases(report: Path) -> tuple[int, list[_Case]] | None:
     """Count the test cases and list the ones that did not pass (failed, errored, skipped)."""
-    if not report.exists():
+    content = read_bounded(report, MAX_REPORT_BYTES)
+    if content is None:
         return None
     try:
-        root = ElementTree.parse(report).getroot()
+        root = ElementTree.fromstring(content)
     except ElementTree.ParseError:
         return None
     total, failed = 0, []
@@ -276,9 +280,10 @@ def _clean_up(prepared: Prepared) -> None:
     shutil.rmtree(prepared.report.parent, ignore_errors=True)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)
+def _finish(criterion: TestSuite, prepared: Prepared, finished: Finished) -> CheckResult:
+    if finished.returncode is None:
+        return _timed_out(criterion, finished.output)
+    return interpret(prepared, finished.returncode, finished.output)
 
 
 def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
@@ -288,25 +293,13 @@ def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
         return _broken_tests(problem)
     prepared = prepare(criterion, draft)
     try:
-        process = subprocess.Popen(
+        finished = run(
             prepared.command,
-            cwd=prepared.directory,
+            cwd=str(prepared.directory),
             env=prepared.environment,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
+            timeout=criterion.timeout_seconds,
         )
-        try:
-            output, _ = process.communicate(timeout=criterion.timeout_seconds)
-        except subprocess.TimeoutExpired:
-            _kill_group(process.pid)
-            try:  # a process that escaped the group may still hold the pipe open
-                output, _ = process.communicate(timeout=2)
-            except subprocess.TimeoutExpired:
-                output = b""
-            return _timed_out(criterion, output.decode(errors="replace"))
-        return interpret(prepared, process.returncode, output.decode(errors="replace"))
+        return _finish(criterion, prepared, finished)
     finally:
         _clean_up(prepared)
 
@@ -318,22 +311,12 @@ async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
         return _broken_tests(problem)
     prepared = await asyncio.to_thread(prepare, criterion, draft)
     try:
-        process = await asyncio.create_subprocess_exec(
-            *prepared.command,
-            cwd=prepared.directory,
+        finished = await arun(
+            prepared.command,
+            cwd=str(prepared.directory),
             env=prepared.environment,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            stdin=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
+            timeout=criterion.timeout_seconds,
         )
-        try:
-            output, _ = await asyncio.wait_for(process.communicate(), criterion.timeout_seconds)
-        except TimeoutError:
-            _kill_group(process.pid)
-            await process.wait()
-            return _timed_out(criterion, "")
-        text = output.decode(errors="replace")
-        return await asyncio.to_thread(interpret, prepared, process.returncode or 0, text)
+        return await asyncio.to_thread(_finish, criterion, prepared, finished)
     finally:
         await asyncio.to_thread(_clean_up, prepared)

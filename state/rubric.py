@@ -345,8 +345,10 @@ class TestSuite(CriterionBase):
     """Pytest tests pass against the drafted code, run in a sandboxed subprocess.
 
     The draft (its first ```python block if it has one) is saved as `<module>.py` in a
-    fresh temporary directory beside the tests, and pytest runs there with a wall-clock
-    timeout, memory and CPU limits, and an environment without the parent's secrets.
+    fresh temporary directory beside the tests, and pytest runs there in a sandbox (an
+    unprivileged user, a private filesystem view, no network, where the system allows),
+    with a wall-clock timeout, limits on memory, CPU, processes, file size, open files and
+    the working directory's size, and an environment without the parent's secrets.
     """
 
     __test__ = False  # not a pytest test class
@@ -362,7 +364,36 @@ class TestSuite(CriterionBase):
     timeout_seconds: float = Field(
         default=60.0, gt=0, le=MAX_TEST_SECONDS, description="Wall-clock limit for the run."
     )
-    memory_mb: int = Field(default=1024, ge=64, le=65536, description="Memory limit.")
+    memory_mb: int = Field(
+        default=1024,
+        ge=64,
+        le=65536,
+        description="Memory limit: the address space of each process of the run, in MiB.",
+    )
+    max_processes: int = Field(
+        default=64,
+        ge=4,
+        le=4096,
+        description=(
+            "Most processes (threads included) the run may have at once. The kernel counts "
+            "them for the sandbox's unprivileged user; enforced only where the sandbox has one."
+        ),
+    )
+    max_file_mb: int = Field(
+        default=64, ge=1, le=65536, description="Largest file the code may write, in MiB."
+    )
+    max_open_files: int = Field(
+        default=256, ge=32, le=65536, description="Most files each process may hold open."
+    )
+    work_dir_mb: int = Field(
+        default=256,
+        ge=8,
+        le=65536,
+        description=(
+            "Size of the working directory, in MiB: the only place the code may write, a "
+            "memory-backed tmpfs (bounded only where bubblewrap provides the sandbox)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> TestSuite:

@@ -1,46 +1,46 @@
-"""Run a pytest suite against drafted code in a sandboxed subprocess.
+"""Run a pytest suite against drafted code in a sandbox.
 
-The draft's code is written as `<module>.py` in a fresh temporary directory next to the
-tests, and pytest runs there in a child process:
+The draft's code is saved as `<module>.py` beside the tests in a fresh temporary directory,
+and pytest runs on them in a child process inside the sandbox of `checks.sandbox`: where
+the system allows (bubblewrap, Linux), as an unprivileged user that sees only a private,
+size-limited working directory and a read-only Python installation, with no network and
+no view of other processes. Always:
 
-- with a wall-clock timeout (the whole process group is killed when it runs out),
-- with memory (address space) and CPU-time limits where the platform supports them,
-- with a minimal environment: no API keys or other secrets of the parent process,
-- where the system allows (`unshare`, Linux): in new PID, mount and network namespaces,
-  so it cannot see other processes (nor read their environment through /proc), has no
-  network, and every process it starts dies with it;
-- with its output captured, secret-looking values of the parent's environment scrubbed
-  from it; failing test names and the tail of their assertion output become the evidence
-  and the hint. A test counts only if it ran and passed: skipped or expected-to-fail tests
-  do not.
+- with a wall-clock timeout (every process of the run is killed when it runs out),
+- with limits on memory (address space), CPU time, processes, file size and open files,
+- with a clean environment: none of the parent's variables (API keys, database URLs),
+- with its output read in bounded chunks (a bounded head and tail are kept), secret-looking
+  values of the parent's environment scrubbed from it as a second line of defence; failing
+  test names and the tail of their assertion output become the evidence and the hint. A
+  test counts only if it ran and passed: skipped or expected-to-fail tests do not.
 
-This contains accidents (endless loops, memory blow-ups, crashes, stray processes), not a
-determined attacker: for untrusted code, run critic-loop itself in a container or VM.
+The drafted code runs in the pytest process, so it can make its tests pass by tampering
+with pytest: the sandbox protects the machine and its secrets, not the verdict.
 
 A timeout, a crash or a collection error is a failing criterion, never a crash of the loop.
 A test file that no draft could satisfy (it does not compile, imports a module that is not
 installed, or defines no tests) is a terminal failure: the run ends as infeasible instead
-of spending its remaining rounds.
+of spending its remaining rounds. Where the sandbox is incomplete, a warning says once what
+is missing; with CRITIC_LOOP_REQUIRE_ISOLATION=1 both functions raise
+`IsolationUnavailable` instead, before running anything.
 """
 
 from __future__ import annotations
 
 import ast
 import asyncio
-import contextlib
-import functools
 import importlib.util
 import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
+from critic_loop.nodes.verifiers.checks import sandbox
+from critic_loop.nodes.verifiers.checks.bounded_run import Finished, arun, read_bounded, run
 from critic_loop.nodes.verifiers.checks.structured import extract_code
 from critic_loop.state.rubric import TestSuite
 from critic_loop.state.verdict import CheckResult
@@ -48,32 +48,11 @@ from critic_loop.state.verdict import CheckResult
 OUTPUT_TAIL = 1500
 """How much of the end of pytest's output the evidence keeps."""
 
+MAX_REPORT_BYTES = 8 * 1024 * 1024
+"""A bigger JUnit report is not read (the drafted code can write to it)."""
+
 SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
 """Environment variables whose values must never appear in evidence or hints."""
-
-NAMESPACES = ["--fork", "--pid", "--mount-proc", "--net", "--kill-child"]
-"""unshare options: own process tree and /proc, no network, all processes die together."""
-
-
-@functools.cache
-def isolation_prefix() -> tuple[str, ...]:
-    """Return the `unshare` command that isolates a test run, or () where none works."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return ()
-    candidates = [[unshare, *NAMESPACES]]
-    if os.geteuid() != 0:
-        candidates = [[unshare, "--user", "--map-root-user", *NAMESPACES]]
-    for candidate in candidates:
-        try:
-            probe = subprocess.run(
-                [*candidate, "true"], capture_output=True, timeout=10, stdin=subprocess.DEVNULL
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if probe.returncode == 0:
-            return tuple(candidate)
-    return ()
 
 
 def scrub_secrets(text: str) -> str:
@@ -84,27 +63,12 @@ def scrub_secrets(text: str) -> str:
     return text
 
 
-# Applies the resource limits, then becomes pytest (no preexec_fn: it is unsafe in threads).
-LAUNCHER = """
-import os, resource, sys
-memory, cpu = int(sys.argv[1]), int(sys.argv[2])
-for limit, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu)):
-    try:
-        resource.setrlimit(limit, (value, value))
-    except (ValueError, OSError):
-        pass
-os.execv(sys.executable, [sys.executable, "-m", "pytest", *sys.argv[3:]])
-"""
-
-
 @dataclass(frozen=True)
 class Prepared:
-    """A temporary directory holding the drafted module and the tests, and the command."""
+    """A temporary directory holding the drafted module and the tests, and the report file."""
 
     directory: Path
     report: Path
-    command: list[str]
-    environment: dict[str, str]
 
 
 def _tests_source(criterion: TestSuite) -> str:
@@ -150,40 +114,50 @@ def prepare(criterion: TestSuite, draft: str) -> Prepared:
     directory = Path(tempfile.mkdtemp(prefix="critic-loop-tests-"))
     # the report lives outside the draft's directory, under a name it cannot guess
     report = Path(tempfile.mkdtemp(prefix="critic-loop-report-")) / f"{os.urandom(8).hex()}.xml"
+    report.touch()
     (directory / f"{criterion.module}.py").write_text(extract_code(draft))
     (directory / f"test_{criterion.module}.py").write_text(_tests_source(criterion))
     (directory / "pytest.ini").write_text("[pytest]\n")
-    command = [
-        *isolation_prefix(),
-        sys.executable,
-        "-c",
-        LAUNCHER,
-        str(criterion.memory_mb * 1024 * 1024),
-        str(int(criterion.timeout_seconds) + 1),
-        "-q",
-        "--no-header",
-        "-rfE",
-        "--tb=short",
-        "-p",
-        "no:cacheprovider",
-        "--rootdir",
-        str(directory),
-        "-c",
-        str(directory / "pytest.ini"),
-        f"--junitxml={report}",
-        f"test_{criterion.module}.py",
-    ]
-    environment = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": str(directory),
-        "TMPDIR": str(directory),
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": str(directory),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # plain pytest, whatever is installed
-    }
-    return Prepared(directory, report, command, environment)
+    return Prepared(directory, report)
+
+
+def limits(criterion: TestSuite) -> sandbox.Limits:
+    """Return the resource limits the criterion sets for its run."""
+    mib = 1024 * 1024
+    return sandbox.Limits(
+        memory_bytes=criterion.memory_mb * mib,
+        cpu_seconds=int(criterion.timeout_seconds) + 1,
+        processes=criterion.max_processes,
+        file_bytes=criterion.max_file_mb * mib,
+        open_files=criterion.max_open_files,
+        disk_bytes=criterion.work_dir_mb * mib,
+    )
+
+
+def command(
+    isolation: sandbox.Isolation, criterion: TestSuite, prepared: Prepared
+) -> sandbox.Command:
+    """Build the sandboxed pytest run of the prepared directory."""
+
+    def arguments(directory: Path, report: str) -> list[str]:
+        return [
+            "-q",
+            "--no-header",
+            "-rfE",
+            "--tb=short",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(directory),
+            "-c",
+            str(directory / "pytest.ini"),
+            f"--junitxml={report}",
+            f"test_{criterion.module}.py",
+        ]
+
+    return sandbox.build(
+        isolation, prepared.directory, prepared.report, limits(criterion), arguments
+    )
 
 
 def _tail(output: str) -> str:
@@ -199,10 +173,11 @@ class _Case:
 
 def _failed_cases(report: Path) -> tuple[int, list[_Case]] | None:
     """Count the test cases and list the ones that did not pass (failed, errored, skipped)."""
-    if not report.exists():
+    content = read_bounded(report, MAX_REPORT_BYTES)
+    if content is None:
         return None
     try:
-        root = ElementTree.parse(report).getroot()
+        root = ElementTree.fromstring(content)
     except ElementTree.ParseError:
         return None
     total, failed = 0, []
@@ -276,64 +251,61 @@ def _clean_up(prepared: Prepared) -> None:
     shutil.rmtree(prepared.report.parent, ignore_errors=True)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)
+def _finish(
+    criterion: TestSuite, prepared: Prepared, ready: sandbox.Command, finished: Finished
+) -> CheckResult:
+    if finished.returncode is None:
+        return _timed_out(criterion, finished.output)
+    return interpret(prepared, ready.returncode(finished.returncode), finished.output)
 
 
 def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
-    """Run the tests against the draft (blocking)."""
+    """Run the tests against the draft (blocking).
+
+    Raises:
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+    """
+    isolation = sandbox.ensure_isolation()
     problem = test_file_problem(criterion)
     if problem is not None:
         return _broken_tests(problem)
     prepared = prepare(criterion, draft)
     try:
-        process = subprocess.Popen(
-            prepared.command,
-            cwd=prepared.directory,
-            env=prepared.environment,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            output, _ = process.communicate(timeout=criterion.timeout_seconds)
-        except subprocess.TimeoutExpired:
-            _kill_group(process.pid)
-            try:  # a process that escaped the group may still hold the pipe open
-                output, _ = process.communicate(timeout=2)
-            except subprocess.TimeoutExpired:
-                output = b""
-            return _timed_out(criterion, output.decode(errors="replace"))
-        return interpret(prepared, process.returncode, output.decode(errors="replace"))
+        ready = command(isolation, criterion, prepared)
+        with ready:
+            finished = run(
+                ready.argv,
+                cwd=ready.cwd,
+                env=ready.environment,
+                pass_fds=ready.fds,
+                timeout=criterion.timeout_seconds,
+            )
+        return _finish(criterion, prepared, ready, finished)
     finally:
         _clean_up(prepared)
 
 
 async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
-    """Run the tests against the draft without blocking the event loop."""
+    """Run the tests against the draft without blocking the event loop.
+
+    Raises:
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+    """
+    isolation = await asyncio.to_thread(sandbox.ensure_isolation)
     problem = await asyncio.to_thread(test_file_problem, criterion)
     if problem is not None:
         return _broken_tests(problem)
     prepared = await asyncio.to_thread(prepare, criterion, draft)
     try:
-        process = await asyncio.create_subprocess_exec(
-            *prepared.command,
-            cwd=prepared.directory,
-            env=prepared.environment,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            stdin=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            output, _ = await asyncio.wait_for(process.communicate(), criterion.timeout_seconds)
-        except TimeoutError:
-            _kill_group(process.pid)
-            await process.wait()
-            return _timed_out(criterion, "")
-        text = output.decode(errors="replace")
-        return await asyncio.to_thread(interpret, prepared, process.returncode or 0, text)
+        ready = await asyncio.to_thread(command, isolation, criterion, prepared)
+        with ready:
+            finished = await arun(
+                ready.argv,
+                cwd=ready.cwd,
+                env=ready.environment,
+                pass_fds=ready.fds,
+                timeout=criterion.timeout_seconds,
+            )
+        return await asyncio.to_thread(_finish, criterion, prepared, ready, finished)
     finally:
         await asyncio.to_thread(_clean_up, prepared)

@@ -1,0 +1,446 @@
+"""The sandbox that runs pytest on drafted (untrusted, possibly hostile) code.
+
+Layers, where the system allows them (`isolation()` probes once per process):
+
+- bubblewrap (`bwrap`): new PID, network, IPC, UTS, cgroup and mount namespaces. The code
+  sees only what is bound read-only (/usr and the /bin, /lib* links, the dynamic loader's
+  files in /etc, the Python installation and the virtualenv running critic-loop, never the
+  rest of a checkout), its own /proc, a minimal /dev, and two size-limited tmpfs: /tmp,
+  holding the working directory, and /dev/shm. Those are the only writable places. The
+  checkout, home directories, /etc's secrets and other processes are invisible; there is
+  no network; every process dies with the sandbox.
+- An unprivileged user. Started by root, the launcher becomes uid/gid 65534 (nobody) with
+  no supplementary groups, in a user namespace of its own that allows no further user
+  namespaces, before any drafted code runs. Started by anyone else, bwrap's unprivileged
+  user namespace (nested ones disabled) runs the code as the caller's own uid.
+- Resource limits, set by the launcher: address space, CPU time, file size, open files,
+  no core files, and processes. RLIMIT_NPROC counts the processes of the kernel's user (and
+  since Linux 5.14 of the user namespace); it holds for no process of root, which is why
+  the run must really be another user, and the run's own user namespace makes the count
+  this run's alone. The tmpfs sizes bound what the code can write in total.
+- A clean environment: a minimal PATH, LANG, HOME, TMPDIR and PYTHON* settings, nothing
+  of the parent's.
+
+Where bwrap is missing or refused, a warning says once what is missing, and runs fall back
+to `unshare` namespaces where those work, and to the resource limits. With
+CRITIC_LOOP_REQUIRE_ISOLATION=1, `ensure_isolation()` raises `IsolationUnavailable`
+instead, before anything runs. `bounded_run` runs the command built here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+logger = logging.getLogger(__name__)
+
+REQUIRE_VARIABLE = "CRITIC_LOOP_REQUIRE_ISOLATION"
+"""Set to 1 to make a missing isolation layer an error instead of a warning."""
+
+SANDBOX_UID = 65534
+"""The unprivileged user (and group) a sandbox started by root runs as: nobody."""
+
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Bound read-only (or recreated as the same symbolic links) where they exist."""
+
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
+"""What of /etc the sandbox sees: the dynamic loader's configuration, and no secrets."""
+
+UNSHARE_NAMESPACES = ("--fork", "--pid", "--mount-proc", "--net", "--kill-child")
+"""The `unshare` fallback: own process tree and /proc, no network, all die together."""
+
+# Runs inside the sandbox before any drafted code: drops to an unprivileged user when
+# started as root, sets the limits, then becomes pytest. Started with `python -I`, so no
+# file of the working directory can be imported before it ran.
+LAUNCHER = """
+import ctypes, os, resource, sys
+
+uid, own_namespace, limits, arguments = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+if uid >= 0:
+    def write(path, text):
+        with open(path, "w") as file:
+            file.write(text)
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    if own_namespace == "1":
+        libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE, so it may write its own uid_map
+        if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER
+            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER)")
+        write("/proc/self/setgroups", "deny")
+        write("/proc/self/uid_map", f"{uid} {uid} 1")
+        write("/proc/self/gid_map", f"{uid} {uid} 1")
+        write("/proc/sys/user/max_user_namespaces", "0")
+names = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE")
+for name, value in zip(names, map(int, limits.split(","))):
+    limit = getattr(resource, name, None)
+    if limit is None or value < 0:
+        continue
+    hard = resource.getrlimit(limit)[1]
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    try:
+        resource.setrlimit(limit, (value, value))
+    except (ValueError, OSError):
+        pass
+os.execv(sys.executable, [sys.executable, "-m", "pytest", *arguments])
+"""
+
+
+class IsolationUnavailable(RuntimeError):
+    """Isolation is required (CRITIC_LOOP_REQUIRE_ISOLATION=1) but this system lacks it."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandboxed run: per process, but for `processes` and `disk`."""
+
+    memory_bytes: int
+    cpu_seconds: int
+    processes: int
+    file_bytes: int
+    open_files: int
+    disk_bytes: int
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What this system can do to isolate a run: the probe's findings."""
+
+    mode: Literal["bwrap", "unshare", "none"]
+    bwrap: str = ""
+    unshare: tuple[str, ...] = ()
+    as_user: int = -1
+    """The uid the launcher switches to (-1: it stays the caller's user)."""
+    own_namespace: bool = False
+    """Whether the launcher makes a user namespace of its own (after switching user)."""
+    process_limit: bool = False
+    """Whether RLIMIT_NPROC limits this run's processes (and is set at all)."""
+    missing: tuple[str, ...] = ()
+    """What a complete sandbox has and this one lacks, in words."""
+    reason: str = ""
+    """Why bubblewrap is not used, if it is not."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether every layer is in place."""
+        return not self.missing
+
+
+def _kernel_counts_processes_per_namespace() -> bool:
+    """Whether RLIMIT_NPROC is counted per user namespace (Linux 5.14 and later)."""
+    try:
+        major, minor = (int(part) for part in platform.release().split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (5, 14)
+
+
+def _python_roots() -> list[Path]:
+    """List the Python installation and virtualenv to show, where SYSTEM_PATHS miss them."""
+    roots: list[Path] = []
+    for prefix in {sys.base_prefix, sys.prefix, sys.base_exec_prefix, sys.exec_prefix}:
+        path = Path(prefix)
+        covered = any(path.is_relative_to(system) for system in SYSTEM_PATHS)
+        if not covered and not any(path.is_relative_to(root) for root in roots):
+            roots = [root for root in roots if not root.is_relative_to(path)] + [path]
+    return sorted(roots)
+
+
+def _view(inner: Path, disk_bytes: int) -> list[str]:
+    """List bwrap's options for the filesystem: read-only system and Python, private tmpfs."""
+    options: list[str] = []
+    for name in SYSTEM_PATHS:
+        path = Path(name)
+        if path.is_symlink():
+            options += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            options += ["--ro-bind", name, name]
+    options += ["--perms", "0755", "--dir", "/etc"]
+    for name in ETC_FILES:
+        options += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    options += ["--proc", "/proc", "--dev", "/dev"]
+    for writable in ("/tmp", "/dev/shm"):
+        options += ["--perms", "1777", "--size", str(disk_bytes), "--tmpfs", writable]
+    # parent directories are made 0755: bwrap would copy the host's (such as /root's 0700)
+    created = {Path("/"), Path("/tmp")}
+    for root in _python_roots():
+        for parent in reversed(root.parents):
+            if parent not in created:
+                created.add(parent)
+                options += ["--perms", "0755", "--dir", str(parent)]
+        options += ["--ro-bind", str(root), str(root)]
+    options += ["--perms", "0777", "--dir", str(inner), "--chdir", str(inner)]
+    return options
+
+
+def _bwrap_command(bwrap: str, as_user: int, inner: Path, disk_bytes: int) -> list[str]:
+    if as_user >= 0:  # root: the launcher switches user; bwrap makes no user namespace
+        namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        namespaces += ["--unshare-cgroup-try", "--cap-add", "CAP_SETUID"]
+        namespaces += ["--cap-add", "CAP_SETGID"]
+    else:
+        namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
+    return [
+        bwrap,
+        *namespaces,
+        "--die-with-parent",
+        "--hostname",
+        "sandbox",
+        *_view(inner, disk_bytes),
+    ]
+
+
+@dataclass
+class Command:
+    """One sandboxed pytest run, ready to start: argv, environment and inherited files."""
+
+    argv: list[str]
+    environment: dict[str, str]
+    cwd: str
+    fds: list[int] = field(default_factory=list)
+    """Open files the child inherits; the parent closes them after the run (`close`)."""
+    signal_offset: bool = False
+    """Whether exit status 128 + N means killed by signal N (bwrap reports deaths so)."""
+
+    def returncode(self, status: int) -> int:
+        """Translate the exit status as subprocess gives it: -N when killed by signal N."""
+        if self.signal_offset and 128 < status < 128 + 65:
+            return 128 - status
+        return status
+
+    def close(self) -> None:
+        """Close the parent's copies of the inherited files."""
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fds = []
+
+    def __enter__(self) -> Command:
+        """Use the command; its files are closed on leaving."""
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        """Close the parent's copies of the inherited files."""
+        self.close()
+
+
+def _environment(inner: Path) -> dict[str, str]:
+    return {
+        "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(inner),
+        "TMPDIR": str(inner),
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(inner),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # plain pytest, whatever is installed
+    }
+
+
+def build(
+    isolation: Isolation,
+    directory: Path,
+    report: Path,
+    limits: Limits,
+    arguments: Callable[[Path, str], list[str]],
+) -> Command:
+    """Prepare the run of pytest on `directory`'s files, its JUnit report going to `report`.
+
+    `arguments(directory, report)` gives pytest's arguments, with the paths the sandboxed
+    process sees. With bwrap the files are copied into the sandbox's own working directory
+    (read-only) and the report is written through an inherited file descriptor, so no path
+    of the host is visible inside.
+    """
+    numbers = [
+        limits.memory_bytes,
+        limits.cpu_seconds,
+        limits.processes if isolation.process_limit else -1,
+        limits.file_bytes,
+        limits.open_files,
+        0,  # no core files
+    ]
+    launcher = [sys.executable, "-I", "-c", LAUNCHER, str(isolation.as_user)]
+    launcher += ["1" if isolation.own_namespace else "0", ",".join(map(str, numbers))]
+    if isolation.mode != "bwrap":
+        argv = [*isolation.unshare, *launcher, *arguments(directory, str(report))]
+        return Command(argv, _environment(directory), str(directory))
+    inner = Path("/tmp") / directory.name
+    command = Command([], _environment(inner), "/", signal_offset=True)
+    try:
+        outer = _bwrap_command(isolation.bwrap, isolation.as_user, inner, limits.disk_bytes)
+        for path in sorted(directory.iterdir()):
+            fd = os.open(path, os.O_RDONLY)
+            command.fds.append(fd)
+            outer += ["--perms", "0444", "--ro-bind-data", str(fd), str(inner / path.name)]
+        if isolation.as_user >= 0:
+            os.chown(report, isolation.as_user, isolation.as_user)
+        fd = os.open(report, os.O_WRONLY)
+        command.fds.append(fd)
+        command.argv = [*outer, *launcher, *arguments(inner, f"/proc/self/fd/{fd}")]
+    except BaseException:
+        command.close()
+        raise
+    return command
+
+
+PROBE_LIMITS = Limits(
+    memory_bytes=1024**3,
+    cpu_seconds=30,
+    processes=64,
+    file_bytes=1024**2,
+    open_files=256,
+    disk_bytes=1024**2,
+)
+"""The limits of the probing run."""
+
+
+def _attempt(command: Command) -> str | None:
+    """Run a probing command: None when it works, else why it does not."""
+    try:
+        completed = subprocess.run(
+            command.argv,
+            cwd=command.cwd,
+            env=command.environment,
+            pass_fds=command.fds,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return str(error)
+    finally:
+        command.close()
+    if completed.returncode == 0:
+        return None
+    lines = completed.stderr.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else f"exit status {completed.returncode}"
+
+
+def _bwrap_candidates(bwrap: str) -> list[Isolation]:
+    """List the bwrap set-ups worth trying here, most complete first."""
+    if os.geteuid() == 0:
+        shared = "a user namespace of its own for the run (its processes count against the "
+        shared += "limit with every other process of uid 65534, and it may make namespaces)"
+        return [
+            Isolation("bwrap", bwrap, as_user=SANDBOX_UID, own_namespace=True, process_limit=True),
+            Isolation("bwrap", bwrap, as_user=SANDBOX_UID, process_limit=True, missing=(shared,)),
+        ]
+    if _kernel_counts_processes_per_namespace():
+        return [Isolation("bwrap", bwrap, process_limit=True)]
+    old = "a process limit (before Linux 5.14 it would count all of the user's processes)"
+    return [Isolation("bwrap", bwrap, missing=(old,))]
+
+
+def _probe_bwrap(bwrap: str) -> tuple[Isolation | None, str]:
+    """Find the first bwrap set-up that runs pytest here, or say why none does."""
+    reason = ""
+    with tempfile.TemporaryDirectory(prefix="critic-loop-probe-") as scratch:
+        directory = Path(scratch) / "critic-loop-tests-probe"
+        directory.mkdir()
+        (directory / "probe.py").write_text("")
+        report = Path(scratch) / "report.xml"
+        report.touch()
+        for candidate in _bwrap_candidates(bwrap):
+            command = build(
+                candidate, directory, report, PROBE_LIMITS, lambda _d, _r: ["--version"]
+            )
+            failure = _attempt(command)
+            if failure is None:
+                return candidate, ""
+            reason = reason or failure
+    return None, reason
+
+
+def _probe_unshare(unshare: str) -> tuple[str, ...]:
+    """Return the `unshare` command that isolates a run, or () where none works."""
+    prefix = [unshare, *UNSHARE_NAMESPACES]
+    if os.geteuid() != 0:
+        prefix = [unshare, "--user", "--map-root-user", *UNSHARE_NAMESPACES]
+    command = Command([*prefix, "true"], {"PATH": os.defpath}, "/")
+    return tuple(prefix) if _attempt(command) is None else ()
+
+
+def probe(bwrap: str | None, unshare: str | None) -> Isolation:
+    """Find out how far runs can be isolated, given the bwrap and unshare found (or None)."""
+    reason = "bubblewrap (bwrap) is not installed"
+    if bwrap is not None:
+        found, failure = _probe_bwrap(bwrap)
+        if found is not None:
+            return found
+        reason = f"bubblewrap does not work here ({failure})"
+    root = os.geteuid() == 0
+    prefix = _probe_unshare(unshare) if unshare is not None else ()
+    missing = [
+        "a private view of the filesystem (the code reads and writes what the user can, "
+        "such as the checkout and the home directory)",
+        "a size bound on the working directory",
+    ]
+    if root:
+        missing.append("an unprivileged user (the code runs as root)")
+    process_limit = bool(prefix) and not root and _kernel_counts_processes_per_namespace()
+    if not process_limit:
+        missing.append("a process limit")
+    if not prefix:
+        missing.append("PID and network namespaces (the code sees other processes and the network)")
+    mode: Literal["unshare", "none"] = "unshare" if prefix else "none"
+    return Isolation(
+        mode, unshare=prefix, process_limit=process_limit, missing=tuple(missing), reason=reason
+    )
+
+
+@functools.cache
+def isolation() -> Isolation:
+    """Probe (once per process) how far this system can isolate a test run."""
+    return probe(shutil.which("bwrap"), shutil.which("unshare"))
+
+
+_warned: set[Isolation] = set()
+
+
+def ensure_isolation() -> Isolation:
+    """Return the isolation to use; warn once about what is missing, or raise if required.
+
+    Raises:
+        IsolationUnavailable: a layer is missing and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+    """
+    found = isolation()
+    if found.complete:
+        return found
+    lacking = "; ".join(found.missing)
+    cause = f"{found.reason}, so it lacks" if found.reason else "it lacks"
+    if os.environ.get(REQUIRE_VARIABLE) == "1":
+        raise IsolationUnavailable(
+            f"{REQUIRE_VARIABLE}=1 but the test sandbox cannot isolate drafted code here: "
+            f"{cause} {lacking}. Install bubblewrap (Debian: apt-get install bubblewrap) "
+            f"where user namespaces are allowed, or unset {REQUIRE_VARIABLE}."
+        )
+    if found not in _warned:
+        _warned.add(found)
+        remaining = {
+            "bwrap": "the rest of bubblewrap's isolation and the resource limits",
+            "unshare": "PID and network namespaces (unshare) and the resource limits",
+            "none": "the resource limits only",
+        }[found.mode]
+        logger.warning(
+            "The sandbox for drafted code is incomplete: %s %s. Drafted code runs with %s. "
+            "Install bubblewrap (Debian: apt-get install bubblewrap) for full isolation, "
+            "or run critic-loop in a container or VM.",
+            cause,
+            lacking,
+            remaining,
+        )
+    return found

@@ -23,6 +23,20 @@ class UsageProblem(ValueError):
     """The command line was given something it cannot run."""
 
 
+class Terminated(BaseException):
+    """The process was asked to stop (SIGTERM); raised like KeyboardInterrupt is for SIGINT."""
+
+
+class RunStopped(Exception):
+    """A person or the system stopped a run mid-way; every finished step is saved."""
+
+    def __init__(self, thread_id: str, signal_name: str) -> None:
+        """Keep the thread to resume and which signal stopped it."""
+        self.thread_id = thread_id
+        self.signal_name = signal_name
+        super().__init__(f"stopped by {signal_name} in thread {thread_id}")
+
+
 class RunInterrupted(RuntimeError):
     """A model or the network failed mid-run; every finished step is saved."""
 

@@ -74,17 +74,21 @@ def thread_config(thread_id: str | None = None) -> RunnableConfig:
 def start_from(snapshot: StateSnapshot, thread_id: str, fresh: dict[str, Any]) -> Any:
     """Return what to invoke a thread in `snapshot` with: `fresh` input, or None to resume.
 
+    A thread is finished only when it holds an outcome and has no step left (its memory
+    steps done). A thread that was stopped anywhere else resumes, even one whose last
+    step's writes were saved without its checkpoint (it shows no next step).
+
     Raises:
         ThreadFinished: the thread's run already ended.
     """
-    if snapshot.next:
-        return None
-    if snapshot.values:
+    if not snapshot.values:
+        return fresh
+    if snapshot.values.get("outcome") is not None and not snapshot.next:
         raise ThreadFinished(
-            f"thread {thread_id} already finished ({snapshot.values.get('outcome')}); "
+            f"thread {thread_id} already finished ({snapshot.values['outcome']}); "
             "use a new thread id, or fork_loop to continue it from an earlier round"
         )
-    return fresh
+    return None
 
 
 def start_input(graph: LoopGraph, config: RunnableConfig, fresh: dict[str, Any]) -> Any:

@@ -150,13 +150,41 @@ class Context(BaseSettings):
         le=200_000,
         description="Cap on a judge's or the distiller's answer in tokens.",
     )
+    request_timeout: float = Field(
+        default=600.0,
+        gt=0,
+        le=3600,
+        description=(
+            "Seconds a model request may take before it fails (a slow local model may "
+            "need minutes; a server that never answers ends the run here, resumable)."
+        ),
+    )
+    max_retries: int = Field(
+        default=2,
+        ge=0,
+        le=10,
+        description=(
+            "Times the model client repeats a request that failed on rate limits (429, "
+            "waiting as Retry-After says), server errors (5xx), timeouts or connection errors."
+        ),
+    )
+    worker_attempts: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description=(
+            "Worker calls allowed per round when the model server's reply is malformed "
+            "(cut off, not JSON)."
+        ),
+    )
     critic_attempts: int = Field(
         default=3,
         ge=1,
         le=10,
         description=(
-            "Critic calls allowed per draft when its answer is unparsable or invalid; "
-            "after the last one the run ends as 'verifier_error'."
+            "Critic calls allowed per draft when its answer is unparsable or invalid (or "
+            "the server's reply malformed); after the last one the run ends as "
+            "'verifier_error'."
         ),
     )
     worker_history_rounds: int = Field(

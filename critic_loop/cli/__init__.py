@@ -16,10 +16,15 @@ Nothing heavy is imported until a command runs, so `--help` answers at once.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import shlex
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
+from types import FrameType
 
 import click
 from pydantic import ValidationError
@@ -29,6 +34,8 @@ from critic_loop.errors import (
     MissingApiKey,
     ModelSetupError,
     RunInterrupted,
+    RunStopped,
+    Terminated,
     ThreadFinished,
     TrustViolation,
     UnsafeCheckpoint,
@@ -83,12 +90,53 @@ def _invoke(arguments: list[str]) -> int:
     return int(status or 0)
 
 
+SIGNAL_STATUS = {"SIGINT": 130, "SIGTERM": 143}
+"""Exit statuses of a run stopped by a signal (128 + the signal's number)."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_stops_the_run() -> Iterator[None]:
+    """Turn SIGTERM into `Terminated` while the command runs (in the main thread only)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def resume_command(arguments: Sequence[str], thread_id: str) -> str:
+    """Return the command that resumes the run `arguments` started in `thread_id`."""
+    given = list(arguments)
+    if "--thread-id" not in given and not any(a.startswith("--thread-id=") for a in given):
+        given += ["--thread-id", thread_id]
+    return shlex.join(["critic-loop", *given])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _invoke(arguments)
+        with _sigterm_stops_the_run():
+            return _invoke(arguments)
+    except RunStopped as stopped:
+        _say(
+            f"{stopped}; every finished step is saved. Resume with: "
+            f"{resume_command(arguments, stopped.thread_id)}"
+        )
+        return SIGNAL_STATUS[stopped.signal_name]
+    except (KeyboardInterrupt, Terminated) as stopped:
+        name = "SIGINT" if isinstance(stopped, KeyboardInterrupt) else "SIGTERM"
+        _say(f"stopped by {name} before the run started")
+        return SIGNAL_STATUS[name]
     except MissingApiKey as error:
         _say(f"{error}\n{WAYS_FORWARD}")
     except (ModelSetupError, DiscoveryFailed, LookupError, FileNotFoundError) as error:
@@ -101,3 +149,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(str(error))
         return 3
     return 2
+
+
+def entry() -> None:
+    """Run the command line as the `critic-loop` program.
+
+    A run stopped by a signal exits at once: a model call still in flight in a worker
+    thread is abandoned (its step was not saved, and reruns on resume).
+    """
+    status = main()
+    if status in SIGNAL_STATUS.values():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -12,7 +13,7 @@ import click
 
 from critic_loop.cli.context_options import chosen_settings, context_options
 from critic_loop.cli.display import show_event, show_json, show_result
-from critic_loop.errors import RunInterrupted, UsageProblem
+from critic_loop.errors import RunInterrupted, RunStopped, Terminated, UsageProblem
 from critic_loop.state.context import Context
 
 logger = logging.getLogger("critic_loop.cli")
@@ -21,6 +22,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "product_descriptio
 """The demo's task and rubric."""
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 def run_options(command: F) -> F:
@@ -71,6 +73,30 @@ def _context(parameters: dict[str, Any]) -> Context:
     return Context(**{**choose_models_from_environment(chosen), **chosen})
 
 
+def in_background(work: Callable[[], T]) -> T:
+    """Run `work` in a daemon thread and wait for it, leaving the main thread to signals.
+
+    Ctrl-C (or SIGTERM) then stops the wait at once, instead of waiting for a model call
+    in flight to finish; the abandoned step was not saved and runs again on resume.
+    """
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as error:  # handed to the waiting thread
+            failure.append(error)
+
+    worker = threading.Thread(target=run, name="critic-loop-run", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.2)
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
 def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
     """Run (or resume) the loop on `data` with the command's settings; return the exit status."""
     import httpx
@@ -103,9 +129,15 @@ def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
                 f"up to {context.max_iterations} rounds; data in {persistence.location}"
             )
         try:
-            state = drive_loop(graph, start, config, context, None if as_json else show_event)
+            state = in_background(
+                lambda: drive_loop(graph, start, config, context, None if as_json else show_event)
+            )
         except LoopDidNotPass as failure:
             state = failure.state
+        except KeyboardInterrupt:
+            raise RunStopped(thread_id, "SIGINT") from None
+        except Terminated:
+            raise RunStopped(thread_id, "SIGTERM") from None
         except Exception as error:
             if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
                 logger.exception("the run failed unexpectedly")

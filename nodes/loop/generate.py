@@ -9,13 +9,16 @@ by accident.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import draft_event
 from critic_loop.nodes.loop.compaction import compact_transcript
+from critic_loop.nodes.models.faults import MALFORMED_REPLIES
 from critic_loop.nodes.models.loading import load_chat_model
 from critic_loop.nodes.models.usage import usage_of
 from critic_loop.nodes.prompts import render_prompt
@@ -25,6 +28,8 @@ from critic_loop.state.context import Context
 from critic_loop.state.loop import WorkerView
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Draft, TokenUsage, WorkerFeedback
+
+logger = logging.getLogger(__name__)
 
 
 def worker_request(state: WorkerView, context: Context) -> HumanMessage:
@@ -66,6 +71,26 @@ def draft_of(reply: BaseMessage, round_number: int, usage: TokenUsage) -> Draft:
     return Draft(round=round_number, text=text[:limit], usage=usage, full_length=len(text))
 
 
+def ask_worker(
+    worker: BaseChatModel, prompt: list[BaseMessage], attempts: int
+) -> Steps[BaseMessage]:
+    """Call the worker, again if the server's reply is malformed (up to `attempts` calls).
+
+    Raises:
+        Exception: the last malformed reply's error, or any other failure at once.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            reply: BaseMessage = yield invoke(worker, prompt)
+        except MALFORMED_REPLIES as malformed:
+            if attempt == attempts:
+                raise
+            logger.warning("the worker's reply was malformed (%s); asking again", malformed)
+            continue
+        return reply
+    raise AssertionError("unreachable: attempts is at least 1")
+
+
 def generate_steps(state: WorkerView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Ask the worker for the next draft and append it (and the exchange) to the state."""
     context = context_of(runtime)
@@ -77,8 +102,10 @@ def generate_steps(state: WorkerView, runtime: Runtime[Context]) -> Steps[dict[s
         temperature=context.temperature,
         base_url=context.base_url,
         max_tokens=context.worker_max_tokens,
+        timeout=context.request_timeout,
+        max_retries=context.max_retries,
     )
-    reply: BaseMessage = yield invoke(worker, prompt)
+    reply = yield from ask_worker(worker, prompt, context.worker_attempts)
     draft = draft_of(reply, len(state.drafts) + 1, usage_of(reply, prompt))
     runtime.stream_writer(draft_event(draft))
     return {"messages": [request, reply], "drafts": [draft.model_dump(mode="json")]}

@@ -55,8 +55,13 @@ def load_chat_model(
     temperature: float,
     base_url: str | None = None,
     max_tokens: int | None = None,
+    timeout: float | None = None,
+    max_retries: int | None = None,
 ) -> BaseChatModel:
     """Create the chat model for `spec` ("provider:model") for the given role.
+
+    `timeout` (seconds per request) and `max_retries` (repeats of requests that failed on
+    rate limits, server errors or the network) go to the provider's client.
 
     Raises:
         ModelSetupError: the provider is unknown or its package is missing, or the API key
@@ -67,6 +72,10 @@ def load_chat_model(
     if factory is not None:
         return factory(model, temperature=temperature, base_url=base_url, max_tokens=max_tokens)
     kwargs: dict[str, Any] = {"temperature": temperature}
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    if max_retries is not None:
+        kwargs["max_retries"] = max_retries
     server = openai_base_url(base_url) if provider == "openai" else None
     if max_tokens is not None:
         if server:  # local servers know max_tokens, not OpenAI's newer max_completion_tokens

@@ -21,6 +21,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
+from critic_loop.nodes.models.faults import MALFORMED_REPLIES
 from critic_loop.nodes.models.loading import (
     load_chat_model,
     openai_base_url,
@@ -34,10 +35,11 @@ from critic_loop.state.context import Context, StructuredOutputMethod
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.schema import InvalidAnswer
 
-ANSWER_FAILURES = (
+ANSWER_FAILURES: tuple[type[Exception], ...] = (
     openai.LengthFinishReasonError,
     openai.ContentFilterFinishReasonError,
     OutputParserException,
+    *MALFORMED_REPLIES,
 )
 """Errors that mean the model answered, but not usably: counted as invalid answers."""
 
@@ -81,6 +83,8 @@ def structured_model(
         temperature=context.critic_temperature,
         base_url=context.base_url,
         max_tokens=context.critic_max_tokens,
+        timeout=context.request_timeout,
+        max_retries=context.max_retries,
     )
     provider, _ = split_model_spec(spec)
     server = openai_base_url(context.base_url) if provider == "openai" else None

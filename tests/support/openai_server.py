@@ -34,6 +34,24 @@ class Structured:
 
 
 @dataclass(frozen=True)
+class Raw:
+    """Answer a structured request with these exact characters (say, JSON cut off mid-way).
+
+    Sent as the tool call's arguments when the request asks for a tool, else as content.
+    """
+
+    text: str
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class BrokenBody:
+    """Answer with HTTP 200 and this body as it is: a response cut off, or not JSON at all."""
+
+    body: bytes
+
+
+@dataclass(frozen=True)
 class Failure:
     """Answer with an HTTP error in OpenAI's error format."""
 
@@ -41,6 +59,7 @@ class Failure:
     message: str
     code: str | None = None
     param: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 LLAMA_CPP_PYTHON_REFUSAL = Failure(
@@ -57,7 +76,7 @@ LLAMA_CPP_SERVER_REFUSAL = Failure(
 )
 """How llama.cpp's llama-server (before it learned json_schema) answers the same request."""
 
-Answer = Text | Structured | Failure
+Answer = Text | Structured | Raw | BrokenBody | Failure
 Responder = Callable[[dict[str, Any]], Answer]
 
 
@@ -203,11 +222,11 @@ def _approximate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def _render(answer: Text | Structured, request: dict[str, Any]) -> dict[str, Any]:
+def _render(answer: Text | Structured | Raw, request: dict[str, Any]) -> dict[str, Any]:
     """The assistant message for `answer`, as the request's output method expects it."""
     if isinstance(answer, Text):
         return {"role": "assistant", "content": answer.content}
-    arguments = json.dumps(answer.value)
+    arguments = answer.text if isinstance(answer, Raw) else json.dumps(answer.value)
     tools = request.get("tools") or []
     if tools:
         name = tools[0]["function"]["name"]
@@ -231,7 +250,9 @@ def _usage(request: dict[str, Any], message: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def _finish(message: dict[str, Any], answer: Text | Structured) -> str:
+def _finish(message: dict[str, Any], answer: Text | Structured | Raw) -> str:
+    if isinstance(answer, Text | Raw) and answer.finish_reason != "stop":
+        return answer.finish_reason
     if isinstance(answer, Text):
         return answer.finish_reason
     return "tool_calls" if message.get("tool_calls") else "stop"
@@ -276,6 +297,15 @@ def _chunks(
         yield {**base, "choices": [], "usage": _usage(request, message)}
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that does not print clients hanging up (timeouts do that)."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 class ScriptedOpenAIServer:
     """Serve `/v1/chat/completions` from `responder` on 127.0.0.1 (a free port)."""
 
@@ -283,7 +313,7 @@ class ScriptedOpenAIServer:
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -327,9 +357,16 @@ class ScriptedOpenAIServer:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 pass
 
-            def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+            def _send_json(
+                self,
+                status: int,
+                payload: dict[str, Any],
+                headers: tuple[tuple[str, str], ...] = (),
+            ) -> None:
                 body = json.dumps(payload).encode()
                 self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -348,6 +385,13 @@ class ScriptedOpenAIServer:
                     self._send_json(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 answer = server._answer(request)
+                if isinstance(answer, BrokenBody):
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(answer.body)))
+                    self.end_headers()
+                    self.wfile.write(answer.body)
+                    return
                 if isinstance(answer, Failure):
                     kind = (
                         "internal_server_error" if answer.status >= 500 else "invalid_request_error"
@@ -358,7 +402,7 @@ class ScriptedOpenAIServer:
                         "code": answer.code,
                         "param": answer.param,
                     }
-                    self._send_json(answer.status, {"error": error})
+                    self._send_json(answer.status, {"error": error}, answer.headers)
                     return
                 message = _render(answer, request)
                 finish = _finish(message, answer)

@@ -180,3 +180,42 @@ async def test_a_backtracking_pattern_fails_its_criterion_instead_of_hanging(
     assert verdict["passed"] is False
     assert "took longer than 1 s" in verdict["evidence"]
     assert result["outcome"] == "exhausted"
+
+
+async def test_a_clients_test_code_is_contained(dev_server, model_server, tmp_path):
+    """Inline tests are client code: they run in the sandbox like drafted code."""
+    marker = tmp_path / "marker"
+    marker.parent.chmod(0o777)  # even a directory anyone may write to stays out of reach
+    hostile = f'''
+import os, pathlib
+
+def test_reach_out():
+    found = []
+    for path in ("/etc/shadow", "{Path.home()}/.bashrc", "/proc/1/environ"):
+        try:
+            found.append(pathlib.Path(path).read_text()[:50])
+        except OSError as error:
+            found.append(type(error).__name__)
+    try:
+        pathlib.Path("{marker}").write_text("escaped")
+    except OSError as error:
+        found.append(type(error).__name__)
+    print(sorted(os.environ.items()), found)
+    assert False, str(found) + str(dict(os.environ))
+'''
+    model_server.responder.worker[:] = ["```python\nx = 1\n```"]
+    client = get_client(url=dev_server.url)
+    result = await client.runs.wait(
+        None,
+        "critic_loop",
+        input={"task": TASK, "rubric": [{"id": "t", "kind": "tests", "tests": hostile}]},
+        context={**CONTEXT, "max_iterations": 1},
+    )
+    [verdict] = result["critiques"][0]["verdict"]["results"]
+    assert verdict["passed"] is False
+    assert "1 of 1 tests failed: test_reach_out" in verdict["evidence"]  # it did run
+    assert not marker.exists()
+    everything = str(result)
+    assert "sk-operator-secret-123" not in everything
+    assert "sk-operator-secret-123"[::-1] not in everything
+    assert "root:" not in everything  # /etc/shadow's first line

@@ -27,10 +27,12 @@ from pydantic import TypeAdapter
 from critic_loop.errors import ThreadFinished
 from critic_loop.graphs.app import LoopGraph, build_graph
 from critic_loop.nodes.loop.check_input import preflight
+from critic_loop.nodes.loop.progress import rounds_done
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopInput, LoopState
+from critic_loop.state.records import Critique
 from critic_loop.state.rubric import AnyCriterion, CriterionBase, dump_rubric
 
 EventHandler = Callable[[dict[str, Any]], None]
@@ -106,7 +108,8 @@ def round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> Run
         LookupError: the thread has no such round.
     """
     for snapshot in graph.get_state_history(thread_config(thread_id)):
-        if snapshot.next == ("route",) and len(snapshot.values["critiques"]) == round_number:
+        critiques = [Critique.model_validate(c) for c in snapshot.values.get("critiques", [])]
+        if snapshot.next == ("route",) and rounds_done(critiques) == round_number:
             return snapshot.config
     raise LookupError(f"thread {thread_id} has no graded round {round_number}")
 

@@ -1,8 +1,8 @@
 r"""The app graph: recall rules, draft, critique, revise until done, finalize, learn.
 
-    START -> check_input -> recall -> generate -> critique -> route --> generate
-                                                                  \--> finalize
-    finalize -> record_rule_usage -> distill (subgraph) -> END
+    START -> check_input -> recall =(Send x candidates)=> generate -> critique -> route
+    route =(Send: revise the best draft, or a fresh sample)=> generate
+    route --> finalize -> record_rule_usage -> distill (subgraph) -> END
 
 The refinement loop is generate -> critique -> route; route is a step of its own (see
 nodes/route.py) so that resumed and forked threads route by their own settings. Memory
@@ -23,16 +23,20 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
+from langgraph.types import Send
 
 from critic_loop.graphs.distill import build_distill_graph
 from critic_loop.nodes.loop.check_input import check_input
 from critic_loop.nodes.loop.critique import critique
 from critic_loop.nodes.loop.finalize import finalize
 from critic_loop.nodes.loop.generate import generate
+from critic_loop.nodes.loop.plan import first_turns
 from critic_loop.nodes.loop.route import route
 from critic_loop.nodes.memory.recall import recall
 from critic_loop.nodes.memory.record_usage import record_rule_usage
+from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT, Context
 from critic_loop.state.loop import LoopInput, LoopState
 
@@ -41,6 +45,14 @@ LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 
 RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16
 """Graph steps allowed per run: three per round at the largest cap, plus the fixed nodes."""
+
+
+def first_round(state: LoopState) -> list[Send]:
+    """Send the worker round 1's turns: one per candidate, side by side."""
+    context = context_of(get_runtime())
+    return [
+        Send("generate", turn) for turn in first_turns(state.task, state.recalled_rules, context)
+    ]
 
 
 def build_graph(
@@ -63,7 +75,7 @@ def build_graph(
     builder.add_node("distill", build_distill_graph())
     builder.add_edge(START, "check_input")
     builder.add_edge("check_input", "recall")
-    builder.add_edge("recall", "generate")
+    builder.add_conditional_edges("recall", first_round, ["generate"])
     builder.add_edge("generate", "critique")
     builder.add_edge("critique", "route")
     builder.add_edge("record_rule_usage", "distill")

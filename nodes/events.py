@@ -24,6 +24,8 @@ def draft_event(draft: Draft) -> dict[str, Any]:
     return {
         "event": "draft",
         "round": draft.round,
+        "candidate": draft.candidate,
+        "origin": draft.origin,
         "characters": len(draft.text),
         "output_tokens": draft.usage.output_tokens,
     }
@@ -35,6 +37,8 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
     return {
         "event": "verdict",
         "round": critique.round,
+        "candidate": critique.candidate,
+        "repeat_of": critique.duplicate_of.round if critique.duplicate_of else None,
         "passed": verdict.passed if verdict else False,
         "score": verdict.score if verdict else None,
         "musts_passed": verdict.musts_passed if verdict else None,

@@ -87,7 +87,13 @@ class Context(BaseSettings):
         ),
     )
     temperature: float = Field(
-        default=0.7, ge=0.0, le=2.0, description="Sampling temperature of the worker."
+        default=0.0,
+        ge=0.0,
+        le=2.0,
+        description=(
+            "Sampling temperature of the worker's first draft and its revisions (its best "
+            "guess; fresh samples use sample_temperature)."
+        ),
     )
     critic_temperature: float = Field(
         default=0.0, ge=0.0, le=2.0, description="Sampling temperature of the critic."
@@ -112,8 +118,37 @@ class Context(BaseSettings):
         ge=2,
         le=MAX_ITERATIONS_LIMIT,
         description=(
-            "Stop as 'stalled' when this many rounds in a row fail the same criteria, or "
-            "when this many rounds bring no score gain over the best before them."
+            "Revising has stalled when this many rounds in a row fail the same criteria, "
+            "or bring no score gain over the best before them (counted since the last "
+            "fresh sample); a repeated draft stalls at once. See on_stall."
+        ),
+    )
+    on_stall: Literal["stop", "resample"] = Field(
+        default="resample",
+        description=(
+            "When revising stalls (the same criteria keep failing, the score stops rising, "
+            "or a draft repeats an earlier one): resample draws a fresh draft from the task "
+            "at sample_temperature and revising goes on from the best draft so far; stop "
+            "ends the run as 'stalled'. The round cap bounds both."
+        ),
+    )
+    candidates: int = Field(
+        default=1,
+        ge=1,
+        le=8,
+        description=(
+            "How many first drafts to write side by side in round 1; the loop continues "
+            "from the best. Checks grade every candidate, the LLM judge only those the "
+            "checks leave in contention."
+        ),
+    )
+    sample_temperature: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=2.0,
+        description=(
+            "The worker's temperature for fresh samples and for candidates after the "
+            "first (the first candidate uses `temperature`), so they differ."
         ),
     )
     on_exhausted: Literal["best", "raise"] = Field(

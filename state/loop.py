@@ -4,10 +4,12 @@ The history is append-only: `drafts`, `critiques`, `feedback` and the worker's `
 only ever grow, and the round number is derived from them (there is no counter that could
 disagree with the history it counts).
 
-Objective/rubric separation is structural. `WorkerView`, the generate node's input
-schema, has no rubric field and no critiques: the worker reads its task, its own
-transcript and the feedback addressed to it. `CriticView`, the critique node's input
-schema, has no task and no messages: the critic reads the rubric and the drafts.
+Objective/rubric separation is structural. `WorkerTurn`, the generate node's input, has
+no rubric field and no critiques: it carries the task, the recalled rules, the drafts
+being revised and the feedback addressed to the worker, chosen for it by the route. It
+reaches the worker as a LangGraph `Send`, so the worker reads nothing else of the state.
+`CriticView`, the critique node's input schema, has no task and no messages: the critic
+reads the rubric, the drafts and its own earlier critiques.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict, Field
 
-from critic_loop.state.records import Critique, Draft, OpenItem, Outcome, WorkerFeedback
+from critic_loop.state.records import (
+    Critique,
+    Draft,
+    DraftOrigin,
+    DraftRef,
+    OpenItem,
+    Outcome,
+    WorkerFeedback,
+)
 from critic_loop.state.rubric import Rubric, Task
 from critic_loop.state.rules import MemoryReport, RecalledRule
 
@@ -88,24 +98,65 @@ class LoopState(BaseModel):
 
     @property
     def rounds(self) -> int:
-        """The number of completed rounds (drafts that have been judged)."""
-        return len(self.critiques)
+        """The number of completed rounds (rounds whose drafts have been judged)."""
+        return max((critique.round for critique in self.critiques), default=0)
 
 
-class WorkerView(BaseModel):
-    """The generate node's input: the task and the worker's own history, never the rubric."""
+class RevisionStep(BaseModel):
+    """A draft the worker wrote, and the feedback it got on it."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    round: int = Field(ge=1, description="The draft's round.")
+    candidate: int = Field(default=1, ge=1, description="The draft's candidate in its round.")
+    text: str = Field(description="The draft, as the worker wrote it.")
+    feedback: WorkerFeedback = Field(description="What the worker was told about it.")
+
+
+class WorkerTurn(BaseModel):
+    """What the worker is given for one draft (the generate node's input, sent by the route).
+
+    It never holds the rubric, a verdict or a criterion's text: only the task, lessons,
+    the worker's own drafts and the feedback addressed to it.
+    """
 
     task: Task
-    recalled_rules: list[RecalledRule] = Field(default_factory=list)
-    messages: list[AnyMessage] = Field(default_factory=list)
-    drafts: list[Draft] = Field(default_factory=list)
-    feedback: list[WorkerFeedback] = Field(default_factory=list)
+    round: int = Field(ge=1, description="The round this draft is for.")
+    candidate: int = Field(default=1, ge=1, description="Which of the round's candidates.")
+    mode: DraftOrigin = Field(description="A first attempt, a revision, or a fresh try.")
+    rules: list[str] = Field(default_factory=list, description="Lessons recalled from memory.")
+    history: list[RevisionStep] = Field(
+        default_factory=list,
+        description=(
+            "For a revision: the drafts it builds on, oldest first; the last is the one to "
+            "revise. Bounded by `Context.worker_history_rounds`."
+        ),
+    )
+    warning: str = Field(
+        default="",
+        description=(
+            "For a revision that returns to an earlier, better draft: what went wrong in "
+            "the worse one since."
+        ),
+    )
+    earlier_failures: str = Field(
+        default="",
+        description="For a fresh sample: what earlier attempts failed (never their text).",
+    )
+    temperature: float = Field(ge=0.0, le=2.0, description="The worker's sampling temperature.")
+
+    @property
+    def revises(self) -> DraftRef | None:
+        """The draft this turn revises, if it is a revision."""
+        if self.mode != "revision" or not self.history:
+            return None
+        return DraftRef(round=self.history[-1].round, candidate=self.history[-1].candidate)
 
 
 class CriticView(BaseModel):
-    """The critique node's input: the rubric and the drafts, never the worker's conversation."""
+    """The critique node's input: the rubric, the drafts and the critiques so far.
+
+    Never the task or the worker's conversation.
+    """
 
     rubric: Rubric
     drafts: list[Draft] = Field(default_factory=list)
+    critiques: list[Critique] = Field(default_factory=list)

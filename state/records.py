@@ -52,12 +52,35 @@ class TokenUsage(BaseModel):
         )
 
 
+DraftOrigin = Literal["first", "revision", "resample"]
+"""How a draft came about: a first attempt, a revision of an earlier draft, or a fresh
+sample drawn after revising stalled."""
+
+
+class DraftRef(BaseModel):
+    """Which draft: its round and, when a round drafts several candidates, which one."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    round: int = Field(ge=1, description="The draft's round.")
+    candidate: int = Field(default=1, ge=1, description="The draft's candidate in its round.")
+
+
 class Draft(BaseModel):
     """One artifact the worker produced."""
 
     model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round that produced this draft, from 1.")
+    candidate: int = Field(
+        default=1,
+        ge=1,
+        description="Which of its round's candidates it is (round 1 may have many).",
+    )
+    origin: DraftOrigin = Field(default="first", description="How the draft came about.")
+    revises: DraftRef | None = Field(
+        default=None, description="The draft this one revises (none for first and fresh drafts)."
+    )
     text: str = Field(
         description=(
             "The artifact as the worker returned it (invalid characters replaced; cut at "
@@ -73,6 +96,11 @@ class Draft(BaseModel):
         ),
     )
 
+    @property
+    def ref(self) -> DraftRef:
+        """Which draft this is."""
+        return DraftRef(round=self.round, candidate=self.candidate)
+
 
 class Critique(BaseModel):
     """The critic's judgement of one draft, or the reason no judgement could be made."""
@@ -80,6 +108,14 @@ class Critique(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round of the draft this critique grades.")
+    candidate: int = Field(default=1, ge=1, description="The candidate it grades.")
+    duplicate_of: DraftRef | None = Field(
+        default=None,
+        description=(
+            "Set when the draft repeats an earlier one word for word (whitespace aside): "
+            "that draft's verdict is reused instead of grading again. A stall signal."
+        ),
+    )
     verdict: Verdict | None = Field(
         default=None, description="The checked verdict; null when the verifier failed."
     )
@@ -93,6 +129,11 @@ class Critique(BaseModel):
     )
     usage: TokenUsage = Field(default_factory=TokenUsage, description="Critic tokens spent.")
 
+    @property
+    def ref(self) -> DraftRef:
+        """Which draft this critique grades."""
+        return DraftRef(round=self.round, candidate=self.candidate)
+
 
 class WorkerFeedback(BaseModel):
     """What crosses from the critic to the worker after a failed round.
@@ -104,10 +145,16 @@ class WorkerFeedback(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round of the draft this feedback is about.")
+    candidate: int = Field(default=1, ge=1, description="The candidate it is about.")
     summary: str = Field(default="", description="The critic's overall note to the worker.")
     hints: list[str] = Field(
         default_factory=list, description="The smallest useful changes, one per failing check."
     )
+
+    @property
+    def ref(self) -> DraftRef:
+        """Which draft this feedback is about."""
+        return DraftRef(round=self.round, candidate=self.candidate)
 
 
 class OpenItem(BaseModel):

@@ -10,7 +10,7 @@ rubric, in rubric order, whoever graded it. The model's own overall flag is neve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -98,6 +98,10 @@ class CriterionResult(BaseModel):
     weight: float = Field(default=1.0, description="The criterion's weight.")
     votes: dict[str, bool] | None = Field(
         default=None, description="Each panel judge's vote, when a judge panel graded it."
+    )
+    source: Literal["check", "judge"] = Field(
+        default="judge",
+        description="Who decided it: a deterministic check, or the LLM judge (or panel).",
     )
 
 

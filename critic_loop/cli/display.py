@@ -19,19 +19,27 @@ def _label(criterion: dict[str, Any]) -> str:
     return f"{criterion['id']} ({criterion['severity']}{weight}{terminal})"
 
 
+def round_label(event: dict[str, Any]) -> str:
+    """Name the round (and the candidate, after the first) an event is about."""
+    candidate = event.get("candidate", 1)
+    return f"round {event['round']}" + (f" (candidate {candidate})" if candidate > 1 else "")
+
+
 def verdict_line(event: dict[str, Any]) -> str:
     """Summarize one round's verdict event in a line."""
     if event["error"]:
-        return f"round {event['round']}: the critic failed: {event['error']}"
+        return f"{round_label(event)}: the critic failed: {event['error']}"
     criteria = event["criteria"]
     passed = sum(item["passed"] for item in criteria)
     failing = [_label(i) for i in criteria if not i["passed"] and not i["skipped"]]
     waiting = [i["id"] for i in criteria if i["skipped"]]
-    line = f"round {event['round']}: {passed}/{len(criteria)} criteria passed"
+    line = f"{round_label(event)}: {passed}/{len(criteria)} criteria passed"
     line += f", must {event['musts_passed']}/{event['musts_total']}"
     line += f", weighted score {event['score']:.2f}"
     line += f"; failing: {', '.join(failing)}" if failing else ""
-    line += f"; not graded until the checks pass: {', '.join(waiting)}" if waiting else ""
+    line += f"; not graded this round: {', '.join(waiting)}" if waiting else ""
+    if event.get("repeat_of"):
+        line += f" (the draft of round {event['repeat_of']} again, not graded twice)"
     return line
 
 
@@ -44,7 +52,8 @@ def show_event(event: dict[str, Any]) -> None:
         for rule in rules:
             click.echo(f"  - {rule}")
     elif kind == "draft":
-        click.echo(f"round {event['round']}: draft of {event['characters']} characters")
+        fresh = "fresh draft" if event.get("origin") == "resample" else "draft"
+        click.echo(f"{round_label(event)}: {fresh} of {event['characters']} characters")
     elif kind == "verdict":
         click.echo(verdict_line(event))
 

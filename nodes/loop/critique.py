@@ -1,15 +1,20 @@
-"""The critic: deterministic checks first, then the LLM judge, merged into one verdict.
+"""The critic: deterministic checks first, then the LLM judge, merged into one verdict each.
 
-Its input schema is `CriticView`: the rubric and the drafts, never the task or the
-worker's conversation. For the newest draft:
+Its input schema is `CriticView`: the rubric, the drafts and the critiques so far, never
+the task or the worker's conversation. It grades every draft of the newest round (round 1
+may hold several candidates):
 
-1. every deterministic criterion (word counts, patterns, JSON, Python functions, test
-   suites, ...) is checked by code, in rubric order;
-2. the LLM judge (one critic model, or a panel) grades only the `llm` criteria, and is
-   skipped when there are none, or (by default) when the failed checks already rule out a
-   pass this round (a must check failed, or too much weight is lost): its criteria are
-   then marked as not graded this round;
-3. the results merge into one verdict, one result per criterion in rubric order.
+1. a draft that repeats an earlier one word for word (whitespace aside) is not graded
+   again: it gets that draft's verdict, marked as a repeat (a stall signal);
+2. every deterministic criterion (word counts, patterns, JSON, Python functions, test
+   suites, ...) is checked by code, in rubric order, on every other draft;
+3. the LLM judge (one critic model, or a panel) grades only the `llm` criteria, and only
+   for the candidates the checks leave in contention (the best on the checks), so N
+   candidates do not cost N judge calls when the checks decide. It is skipped when there
+   are no `llm` criteria, or (by default) when the failed checks already rule out a pass
+   (a must check failed, or too much weight is lost); its criteria are then marked as
+   not graded this round;
+4. the results merge into one verdict per draft, one result per criterion in rubric order.
 
 A judge whose answers stay invalid after `Context.critic_attempts` calls ends the run as
 `verifier_error`, never as a pass.
@@ -18,6 +23,7 @@ A judge whose answers stay invalid after `Context.critic_attempts` calls ends th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -25,13 +31,13 @@ from langgraph.runtime import Runtime
 from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
 from critic_loop.nodes.runtime import context_of
-from critic_loop.nodes.steps import Steps, dual_node
-from critic_loop.nodes.trust import trust_of
+from critic_loop.nodes.steps import Steps, dual_node, gather, subroutine
+from critic_loop.nodes.trust import Trust, trust_of
 from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge import judge_steps
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
-from critic_loop.state.records import Critique, Draft
+from critic_loop.state.records import Critique, Draft, DraftRef, TokenUsage
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
@@ -86,74 +92,197 @@ def checks_rule_out_a_pass(
     return not hopeful.passed
 
 
-def not_graded(criterion: CriterionBase) -> CriterionResult:
+def not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
     """Mark an `llm` criterion as not graded this round (the judge was skipped)."""
-    return CriterionResult(
-        criterion_id=criterion.id,
-        passed=False,
-        skipped=True,
-        evidence="Not graded this round: the failed checks already rule out a pass.",
+    evidence = f"Not graded this round: {why}"
+    return CriterionResult(criterion_id=criterion.id, passed=False, skipped=True, evidence=evidence)
+
+
+def normalized(text: str) -> str:
+    """Return `text` with runs of whitespace made one space (how repeats are recognized)."""
+    return " ".join(text.split())
+
+
+def repeat_of(draft: Draft, earlier: Sequence[tuple[Draft, Critique]]) -> Critique | None:
+    """Return the critique of an earlier graded draft that `draft` repeats, if any."""
+    text = normalized(draft.text)
+    return next(
+        (c for d, c in earlier if c.verdict is not None and normalized(d.text) == text), None
     )
 
 
-def _recorded(
-    critique: Critique, rubric: Sequence[CriterionBase], runtime: Runtime[Context]
-) -> dict[str, Any]:
-    runtime.stream_writer(verdict_event(critique))
-    update: dict[str, Any] = {"critiques": [critique.model_dump(mode="json")]}
-    verdict = critique.verdict
-    if verdict is not None and not verdict.passed:
-        note = worker_feedback(critique.round, verdict, rubric)
-        update["feedback"] = [note.model_dump(mode="json")]
-    return update
+def as_repeat(original: Critique, draft: Draft) -> Critique:
+    """Return `original`'s verdict as the critique of `draft`, which repeats its draft."""
+    return original.model_copy(
+        update={
+            "round": draft.round,
+            "candidate": draft.candidate,
+            "duplicate_of": original.ref,
+            "attempts": 0,
+            "rejected": [],
+            "usage": TokenUsage(),
+        }
+    )
 
 
-def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Grade the newest draft and append the critique (and the worker's feedback)."""
-    context = context_of(runtime)
-    trust = trust_of(runtime)
-    rubric: Sequence[CriterionBase] = state.rubric
-    draft = state.drafts[-1]
-    threshold = context.pass_threshold
-    unusable = unusable_draft_verdict(draft, rubric, threshold)
-    if unusable is not None:
-        return _recorded(Critique(round=draft.round, verdict=unusable, attempts=0), rubric, runtime)
-
+def check_results(
+    rubric: Sequence[CriterionBase], draft: Draft, trust: Trust
+) -> Steps[dict[str, CriterionResult]]:
+    """Run every deterministic criterion on `draft`, in rubric order."""
     results: dict[str, CriterionResult] = {}
     for criterion in rubric:
         if criterion.deterministic:
             outcome: CheckResult = yield check_call(criterion, draft.text, trust)
             evidence = outcome.evidence.strip() or "The check gave no evidence."
             results[criterion.id] = CriterionResult(
-                criterion_id=criterion.id, **{**outcome.model_dump(), "evidence": evidence}
+                criterion_id=criterion.id,
+                **{**outcome.model_dump(), "evidence": evidence},
+                source="check",
             )
+    return results
 
-    critique = Critique(round=draft.round, attempts=0)
-    feedback = ""
+
+def check_strength(
+    rubric: Sequence[CriterionBase], checked: dict[str, CriterionResult]
+) -> tuple[int, float]:
+    """Rank a draft by its checks alone: must checks passed, then their weighted share."""
+    weights = {criterion.id: criterion for criterion in rubric}
+    musts = sum(r.passed for cid, r in checked.items() if weights[cid].severity == "must")
+    total = sum(weights[cid].weight for cid in checked) or 1.0
+    return musts, sum(weights[cid].weight for cid, r in checked.items() if r.passed) / total
+
+
+def _recorded(
+    critique: Critique, rubric: Sequence[CriterionBase], runtime: Runtime[Context]
+) -> dict[str, Any]:
+    runtime.stream_writer(verdict_event(critique))
+    update: dict[str, Any] = {"critiques": [critique.model_dump(mode="json")], "feedback": []}
+    verdict = critique.verdict
+    if verdict is not None and not verdict.passed:
+        note = worker_feedback(critique.round, critique.candidate, verdict, rubric)
+        update["feedback"] = [note.model_dump(mode="json")]
+    return update
+
+
+def _merged(updates: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "critiques": [c for update in updates for c in update["critiques"]],
+        "feedback": [f for update in updates for f in update["feedback"]],
+    }
+
+
+def _judged(
+    draft: Draft,
+    rubric: Sequence[CriterionBase],
+    checked: dict[str, CriterionResult],
+    context: Context,
+) -> Steps[Critique]:
+    """Have the judge grade the `llm` criteria of `draft`, and merge with its checks."""
     judged = [criterion for criterion in rubric if not criterion.deterministic]
-    hopeless = checks_rule_out_a_pass(rubric, results, threshold)
-    if judged and hopeless and context.skip_judge_on_failed_check:
-        results.update({criterion.id: not_graded(criterion) for criterion in judged})
-    elif judged:
-        judgement = yield from judge_steps(judged, draft.text, context)
-        critique = Critique(
-            round=draft.round,
-            attempts=judgement.calls,
-            rejected=judgement.rejected,
-            usage=judgement.usage,
-            error=judgement.error,
-        )
-        if judgement.error is not None:
-            return _recorded(critique, rubric, runtime)
-        results.update({result.criterion_id: result for result in judgement.results})
-        feedback = judgement.feedback
-
+    judgement = yield from judge_steps(judged, draft.text, context)
+    critique = Critique(
+        round=draft.round,
+        candidate=draft.candidate,
+        attempts=judgement.calls,
+        rejected=judgement.rejected,
+        usage=judgement.usage,
+        error=judgement.error,
+    )
+    if judgement.error is not None:
+        return critique
+    results = {**checked, **{result.criterion_id: result for result in judgement.results}}
     verdict = Verdict(
         results=[weighed(results[criterion.id], criterion) for criterion in rubric],
-        feedback=feedback,
-        pass_threshold=threshold,
+        feedback=judgement.feedback,
+        pass_threshold=context.pass_threshold,
     )
-    return _recorded(critique.model_copy(update={"verdict": verdict}), rubric, runtime)
+    return critique.model_copy(update={"verdict": verdict})
+
+
+def _without_judge(
+    draft: Draft,
+    rubric: Sequence[CriterionBase],
+    checked: dict[str, CriterionResult],
+    context: Context,
+    why: str,
+) -> Critique:
+    results = {
+        **checked,
+        **{c.id: not_graded(c, why) for c in rubric if not c.deterministic},
+    }
+    verdict = Verdict(
+        results=[weighed(results[criterion.id], criterion) for criterion in rubric],
+        pass_threshold=context.pass_threshold,
+    )
+    return Critique(round=draft.round, candidate=draft.candidate, attempts=0, verdict=verdict)
+
+
+HOPELESS = "the failed checks already rule out a pass."
+BEHIND = "another candidate did better on the checks."
+
+
+def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
+    """Grade every draft of the newest round and append the critiques (and feedback)."""
+    context = context_of(runtime)
+    trust = trust_of(runtime)
+    rubric: Sequence[CriterionBase] = state.rubric
+    threshold = context.pass_threshold
+    graded = {critique.ref for critique in state.critiques}
+    history = [(d, c) for c in state.critiques for d in state.drafts if d.ref == c.ref]
+    pending = sorted(
+        (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
+    )
+    done: list[Critique] = []
+    checked: dict[DraftRef, dict[str, CriterionResult]] = {}
+    same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
+    first_with: dict[str, DraftRef] = {}
+    for draft in pending:
+        unusable = unusable_draft_verdict(draft, rubric, threshold)
+        if unusable is not None:
+            done.append(
+                Critique(round=draft.round, candidate=draft.candidate, verdict=unusable, attempts=0)
+            )
+            continue
+        repeated = repeat_of(draft, history)
+        if repeated is not None:
+            done.append(as_repeat(repeated, draft))
+            continue
+        text = normalized(draft.text)
+        if text in first_with:
+            same_as[draft.ref] = first_with[text]
+            continue
+        first_with[text] = draft.ref
+        checked[draft.ref] = yield from check_results(rubric, draft, trust)
+
+    drafts = {draft.ref: draft for draft in pending}
+    has_llm = any(not criterion.deterministic for criterion in rubric)
+    leading = max((check_strength(rubric, r) for r in checked.values()), default=(0, 0.0))
+    to_judge = []
+    for ref, results in checked.items():
+        if not has_llm:
+            done.append(_without_judge(drafts[ref], rubric, results, context, HOPELESS))
+        elif check_strength(rubric, results) < leading:
+            done.append(_without_judge(drafts[ref], rubric, results, context, BEHIND))
+        elif context.skip_judge_on_failed_check and checks_rule_out_a_pass(
+            rubric, results, threshold
+        ):
+            done.append(_without_judge(drafts[ref], rubric, results, context, HOPELESS))
+        else:
+            to_judge.append(ref)
+    if len(to_judge) == 1:
+        ref = to_judge[0]
+        done.append((yield from _judged(drafts[ref], rubric, checked[ref], context)))
+    elif to_judge:
+        done += yield gather(
+            [
+                subroutine(partial(_judged, drafts[ref], rubric, checked[ref], context))
+                for ref in to_judge
+            ]
+        )
+    by_ref = {critique.ref: critique for critique in done}
+    done += [as_repeat(by_ref[first], drafts[ref]) for ref, first in same_as.items()]
+    done.sort(key=lambda critique: (critique.round, critique.candidate))
+    return _merged([_recorded(critique, rubric, runtime) for critique in done])
 
 
 critique = dual_node(critique_steps)

@@ -96,7 +96,7 @@ def redact_criteria(text: str, rubric: Sequence[CriterionBase]) -> str:
 
 
 def worker_feedback(
-    round_number: int, verdict: Verdict, rubric: Sequence[CriterionBase]
+    round_number: int, candidate: int, verdict: Verdict, rubric: Sequence[CriterionBase]
 ) -> WorkerFeedback:
     """Build the worker's feedback on a failing verdict: the note and one hint per failure."""
     hints = [
@@ -105,6 +105,7 @@ def worker_feedback(
     ]
     return WorkerFeedback(
         round=round_number,
+        candidate=candidate,
         summary=_bounded(redact_criteria(verdict.feedback, rubric)),
         hints=[hint for hint in hints if hint],
     )

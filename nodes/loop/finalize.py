@@ -8,26 +8,13 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from critic_loop.nodes.loop.route import decide_outcome
+from critic_loop.nodes.loop.progress import best_critique, draft_of
+from critic_loop.nodes.loop.route import GoOn, decide, send_next_turn
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, Draft, OpenItem
+from critic_loop.state.records import Critique, OpenItem
 from critic_loop.state.rubric import CriterionBase
-
-
-def strength(critique: Critique) -> tuple[int, float, int]:
-    """Rank a graded draft: most must criteria passed, then weighted score, then latest."""
-    verdict = critique.verdict
-    if verdict is None:
-        return -1, -1.0, critique.round
-    return verdict.musts_passed, verdict.score, critique.round
-
-
-def best_critique(critiques: Sequence[Critique]) -> Critique | None:
-    """Return the critique of the best draft (see `strength`), if any draft was graded."""
-    graded = [critique for critique in critiques if critique.verdict is not None]
-    return max(graded, key=strength) if graded else None
 
 
 def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> list[OpenItem]:
@@ -54,23 +41,22 @@ def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> li
     ]
 
 
-def _draft_of(drafts: Sequence[Draft], round_number: int) -> Draft:
-    return next(draft for draft in drafts if draft.round == round_number)
-
-
 def finalize(
     state: LoopState, runtime: Runtime[Context]
 ) -> Command[Literal["record_rule_usage", "generate"]]:
     """Set `outcome`, `outcome_reason`, `final`, `final_round` and `open_items`.
 
-    A thread paused or crashed just before finalize, and resumed with settings that allow
-    more rounds (a larger `max_iterations`, say), goes back to revising instead.
+    `final` is the best draft of the whole run (see `progress.best_critique`), so it is
+    never worse than any draft seen. A thread paused or crashed just before finalize, and
+    resumed with settings that allow more rounds (a larger `max_iterations`, say), goes
+    back to the worker instead.
     """
-    decision = decide_outcome(state.critiques, context_of(runtime))
-    if decision is None:
-        return Command(goto="generate")
+    context = context_of(runtime)
+    decision = decide(state.critiques, state.drafts, context)
+    if isinstance(decision, GoOn):
+        return Command(goto=send_next_turn(state, context, decision))
     chosen = best_critique(state.critiques)
-    draft = _draft_of(state.drafts, chosen.round) if chosen else state.drafts[-1]
+    draft = draft_of(state.drafts, chosen.ref) if chosen else state.drafts[-1]
     update = {
         "outcome": decision.outcome,
         "outcome_reason": decision.reason,

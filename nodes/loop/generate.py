@@ -1,10 +1,14 @@
-"""The worker: drafts the artifact on round 1, revises its previous draft after that.
+"""The worker: drafts the artifact, revises the best draft so far, or starts afresh.
 
-Its first prompt carries the rules recalled from memory, if any, before the task.
+Its input is a `WorkerTurn`, chosen by the route (or, for round 1, by the fan-out after
+recall) and sent to it with LangGraph's `Send`: the task, the recalled rules, and for a
+revision its own earlier drafts with the feedback addressed to it. It has no rubric field
+and no verdicts, so criteria cannot reach the worker even by accident.
 
-Its input schema is `WorkerView`: the task, its own transcript, its drafts and the
-feedback addressed to it. It has no rubric field, so criteria cannot reach the worker even
-by accident.
+The prompt is the task (with the rules) as the person's turn, then each draft being
+revised as the worker's own turn followed by the feedback on it; at most
+`Context.worker_history_rounds` drafts appear in full, so its size does not grow with the
+number of rounds.
 """
 
 from __future__ import annotations
@@ -13,11 +17,10 @@ import logging
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import draft_event
-from critic_loop.nodes.loop.compaction import compact_transcript
 from critic_loop.nodes.models.faults import MALFORMED_REPLIES
 from critic_loop.nodes.models.loading import load_chat_model
 from critic_loop.nodes.models.usage import usage_of
@@ -25,50 +28,60 @@ from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.steps import Steps, dual_node, invoke
 from critic_loop.state.context import Context
-from critic_loop.state.loop import WorkerView
+from critic_loop.state.loop import WorkerTurn
 from critic_loop.state.operator_settings import operator_settings
-from critic_loop.state.records import Draft, TokenUsage, WorkerFeedback
+from critic_loop.state.records import Draft, TokenUsage
 
 logger = logging.getLogger(__name__)
 
 
-def worker_request(state: WorkerView, context: Context) -> HumanMessage:
-    """Build the next message to the worker: the task, or else a revision instruction."""
-    if not state.drafts:
-        rules = [rule.text for rule in state.recalled_rules]
-        return HumanMessage(
-            render_prompt("worker_task.jinja", context.prompts_dir, task=state.task, rules=rules)
+def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
+    """Build the worker's prompt for `turn` (see the module docstring)."""
+    directory = context.prompts_dir
+    messages: list[BaseMessage] = [
+        SystemMessage(render_prompt("worker_system.jinja", directory)),
+        HumanMessage(
+            render_prompt(
+                "worker_task.jinja",
+                directory,
+                task=turn.task,
+                rules=turn.rules,
+                earlier_failures=turn.earlier_failures,
+            )
+        ),
+    ]
+    for position, step in enumerate(turn.history, start=1):
+        latest = position == len(turn.history)
+        messages.append(AIMessage(step.text))
+        messages.append(
+            HumanMessage(
+                render_prompt(
+                    "worker_revision.jinja",
+                    directory,
+                    round=step.round,
+                    summary=step.feedback.summary,
+                    hints=step.feedback.hints,
+                    warning=turn.warning if latest else "",
+                )
+            )
         )
-    previous = state.drafts[-1].round
-    note = next(
-        (item for item in reversed(state.feedback) if item.round == previous),
-        WorkerFeedback(round=previous),
-    )
-    return HumanMessage(
-        render_prompt(
-            "worker_revision.jinja",
-            context.prompts_dir,
-            round=previous,
-            summary=note.summary,
-            hints=note.hints,
-        )
-    )
+    return messages
 
 
-def worker_prompt(state: WorkerView, request: HumanMessage, context: Context) -> list[BaseMessage]:
-    """Build the full, compacted prompt for the worker's next turn."""
-    system = SystemMessage(render_prompt("worker_system.jinja", context.prompts_dir))
-    transcript = [*state.messages, request]
-    return [system, *compact_transcript(transcript, context.worker_history_rounds)]
-
-
-def draft_of(reply: BaseMessage, round_number: int, usage: TokenUsage) -> Draft:
+def draft_of(reply: BaseMessage, turn: WorkerTurn, usage: TokenUsage) -> Draft:
     """Keep the worker's reply as a draft: valid UTF-8, and no longer than the operator allows."""
     text = reply.text.encode("utf-8", "replace").decode("utf-8")
     limit = operator_settings().max_draft_chars
-    if len(text) <= limit:
-        return Draft(round=round_number, text=text, usage=usage)
-    return Draft(round=round_number, text=text[:limit], usage=usage, full_length=len(text))
+    full_length = len(text) if len(text) > limit else None
+    return Draft(
+        round=turn.round,
+        candidate=turn.candidate,
+        origin=turn.mode,
+        revises=turn.revises,
+        text=text[:limit],
+        usage=usage,
+        full_length=full_length,
+    )
 
 
 def ask_worker(
@@ -91,24 +104,23 @@ def ask_worker(
     raise AssertionError("unreachable: attempts is at least 1")
 
 
-def generate_steps(state: WorkerView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Ask the worker for the next draft and append it (and the exchange) to the state."""
+def generate_steps(turn: WorkerTurn, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
+    """Ask the worker for the draft `turn` describes and append it (and the exchange)."""
     context = context_of(runtime)
-    request = worker_request(state, context)
-    prompt = worker_prompt(state, request, context)
+    prompt = worker_prompt(turn, context)
     worker = load_chat_model(
         context.worker_model,
         role="worker",
-        temperature=context.temperature,
+        temperature=turn.temperature,
         base_url=context.base_url,
         max_tokens=context.worker_max_tokens,
         timeout=context.request_timeout,
         max_retries=context.max_retries,
     )
     reply = yield from ask_worker(worker, prompt, context.worker_attempts)
-    draft = draft_of(reply, len(state.drafts) + 1, usage_of(reply, prompt))
+    draft = draft_of(reply, turn, usage_of(reply, prompt))
     runtime.stream_writer(draft_event(draft))
-    return {"messages": [request, reply], "drafts": [draft.model_dump(mode="json")]}
+    return {"messages": [prompt[-1], reply], "drafts": [draft.model_dump(mode="json")]}
 
 
 generate = dual_node(generate_steps)

@@ -1,14 +1,16 @@
-"""Decide, from the history alone, whether the loop goes on and how it ends.
+"""Decide, from the history alone, whether the loop goes on, how, and how it ends.
 
-`decide_outcome` and `route` are pure functions of the critiques and the context: the
-number of rounds is the number of critiques, so there is no counter to drift from the
-history. `finalize` calls `decide_outcome` again rather than trusting a stored flag.
+`decide` is a pure function of the drafts, the critiques and the context: the number of
+rounds is read from the critiques, so there is no counter to drift from the history.
+`finalize` calls it again rather than trusting a stored flag.
 
 `route` is a node that returns `Command(goto=...)` rather than a conditional edge. An
 edge's decision is taken when the critique step ends and is frozen into that checkpoint;
 as a step of its own, the decision is taken with the context of the run that executes it.
 That is what makes time travel right: a thread forked after round N with a larger (or
 smaller) `max_iterations`, or resumed with other settings, routes by the new settings.
+When the loop goes on, the route also chooses the worker's next turn (revise the best
+draft so far, or draw a fresh one) and sends it to the worker with LangGraph's `Send`.
 """
 
 from __future__ import annotations
@@ -17,30 +19,22 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from langgraph.runtime import Runtime
-from langgraph.types import Command
+from langgraph.types import Command, Send
 
+from critic_loop.nodes.loop.plan import next_turn
+from critic_loop.nodes.loop.progress import (
+    attainable,
+    best_of_round,
+    confirmed_terminal,
+    latest_round,
+    rounds_done,
+    stall_reason,
+)
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, Outcome
-from critic_loop.state.verdict import Verdict, first_line
-
-
-def repeated_failures(verdicts: Sequence[Verdict], window: int) -> bool:
-    """Tell whether the last `window` verdicts all failed exactly the same criteria."""
-    if len(verdicts) < window:
-        return False
-    recent = verdicts[-window:]
-    failing = recent[-1].failing_ids
-    return bool(failing) and all(verdict.failing_ids == failing for verdict in recent)
-
-
-def no_score_gain(verdicts: Sequence[Verdict], window: int) -> bool:
-    """Tell whether the last `window` verdicts scored no higher than the best before them."""
-    if len(verdicts) <= window:
-        return False
-    best_before = max(verdict.score for verdict in verdicts[:-window])
-    return max(verdict.score for verdict in verdicts[-window:]) <= best_before
+from critic_loop.state.records import Critique, Draft, Outcome
+from critic_loop.state.verdict import first_line
 
 
 class Decision(NamedTuple):
@@ -50,47 +44,68 @@ class Decision(NamedTuple):
     reason: str
 
 
-def decide_outcome(critiques: Sequence[Critique], context: Context) -> Decision | None:
-    """Return how the run ends after these critiques, or None to keep revising."""
-    if not critiques:
-        return None
-    latest = critiques[-1].verdict
-    if latest is None:
-        return Decision("verifier_error", critiques[-1].error or "the verifier failed")
+class GoOn(NamedTuple):
+    """The loop goes on: revise the best draft so far, or draw a fresh one (and why)."""
+
+    action: Literal["revision", "resample"]
+    reason: str = ""
+
+
+def decide(
+    critiques: Sequence[Critique], drafts: Sequence[Draft], context: Context
+) -> Decision | GoOn:
+    """Return how the run ends after this history, or how it goes on."""
+    latest = latest_round(critiques)
+    if not latest:
+        return GoOn("revision")
+    failed = next((critique for critique in latest if critique.verdict is None), None)
+    if failed is not None:
+        return Decision("verifier_error", failed.error or "the verifier failed")
+    best = best_of_round(critiques)
+    assert best is not None and best.verdict is not None
     threshold = context.pass_threshold
-    if latest.passes(threshold):
+    if best.verdict.passes(threshold):
         return Decision(
             "passed",
-            f"every must criterion passed and the weighted score {latest.score:.2f} "
+            f"every must criterion passed and the weighted score {best.verdict.score:.2f} "
             f"reached {threshold:.2f}",
         )
-    if not latest.attainable(threshold):
+    lost = confirmed_terminal(critiques)
+    if lost and not attainable(best.verdict, set(lost), threshold):
         return Decision(
             "infeasible",
             "; ".join(
-                f"{result.criterion_id} cannot be met: {first_line(result.evidence)}"
-                for result in latest.terminal
+                f"{cid} cannot be met: {first_line(evidence)}" for cid, evidence in lost.items()
             ),
         )
-    if len(critiques) >= context.max_iterations:
-        return Decision(
-            "exhausted", f"{len(critiques)} round(s) reached max_iterations without a pass"
-        )
-    verdicts = [critique.verdict for critique in critiques if critique.verdict is not None]
-    window = context.stall_rounds
-    if repeated_failures(verdicts, window):
-        failing = ", ".join(sorted(latest.failing_ids))
-        return Decision("stalled", f"the same criteria failed {window} rounds in a row: {failing}")
-    if no_score_gain(verdicts, window):
-        best = max(verdict.score for verdict in verdicts[:-window])
-        return Decision(
-            "stalled", f"no score gain in {window} rounds over the best so far ({best:.2f})"
-        )
-    return None
+    rounds = rounds_done(critiques)
+    if rounds >= context.max_iterations:
+        return Decision("exhausted", f"{rounds} round(s) reached max_iterations without a pass")
+    stalled = stall_reason(critiques, drafts, context.stall_rounds)
+    if stalled is None:
+        return GoOn("revision")
+    if context.on_stall == "stop":
+        return Decision("stalled", stalled)
+    return GoOn("resample", stalled)
+
+
+def decide_outcome(
+    critiques: Sequence[Critique], context: Context, drafts: Sequence[Draft] = ()
+) -> Decision | None:
+    """Return how the run ends after this history, or None if it goes on."""
+    decision = decide(critiques, drafts, context)
+    return decision if isinstance(decision, Decision) else None
+
+
+def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send:
+    """Return the worker's next turn, to send to the generate node."""
+    return Send("generate", next_turn(state, context, how.action))
 
 
 def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
-    """Choose the next node after critique: generate (revise again) or finalize."""
-    if decide_outcome(state.critiques, context_of(runtime)) is None:
-        return Command(goto="generate")
-    return Command(goto="finalize")
+    """Choose the next step after critique: the worker's next turn, or finalize."""
+    context = context_of(runtime)
+    decision = decide(state.critiques, state.drafts, context)
+    if isinstance(decision, Decision):
+        return Command(goto="finalize")
+    return Command(goto=send_next_turn(state, context, decision))

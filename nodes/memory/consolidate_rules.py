@@ -26,6 +26,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 
+from critic_loop.nodes.loop.progress import rounds_done
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, search_rules
 from critic_loop.nodes.memory.rule_text import find_duplicate, refusal
 from critic_loop.nodes.memory.scope_locks import locked
@@ -186,7 +187,7 @@ def consolidate_rules_steps(
         store=store,
         state=state,
         provenance=RuleProvenance(
-            thread_id=thread_id, outcome=state.outcome, rounds=len(state.critiques)
+            thread_id=thread_id, outcome=state.outcome, rounds=rounds_done(state.critiques)
         ),
         rules={},
         report=MemoryReport(scope=context.memory_scope),

@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, Field
 
+from critic_loop.nodes.loop.progress import rounds_done
 from critic_loop.nodes.memory.rule_store import (
     get_item,
     get_rule,
@@ -89,7 +90,7 @@ def record_rule_usage_steps(state: UsageView, runtime: Runtime[Context]) -> Step
             yield locked(
                 store,
                 scope,
-                partial(_count_run, store, scope, rules, run, passed, len(state.critiques)),
+                partial(_count_run, store, scope, rules, run, passed, rounds_done(state.critiques)),
             )
     except Exception as error:
         logger.warning("recording rule usage failed: %s", error, exc_info=True)

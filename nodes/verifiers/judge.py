@@ -27,12 +27,14 @@ from critic_loop.nodes.models.structured import (
 )
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.steps import Steps, gather, subroutine
+from critic_loop.nodes.verifiers.grounding import ungrounded_passes
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.verdict import (
     CriterionResult,
     CriticReport,
+    InvalidVerdict,
     check_report,
     critic_output_schema,
 )
@@ -102,10 +104,22 @@ def judge_prompt(
     return messages
 
 
-def accept_answer(answer: dict[str, Any], criteria: Sequence[CriterionBase]) -> Graded:
-    """Turn a judge's structured answer into results for `criteria`, or raise `InvalidAnswer`."""
+def accept_answer(
+    answer: dict[str, Any], criteria: Sequence[CriterionBase], artifact: str
+) -> Graded:
+    """Turn a judge's structured answer into results for `criteria`, or raise `InvalidAnswer`.
+
+    Besides the report's own consistency (`check_report`), every pass must quote the
+    artifact (`grounding`): a pass whose evidence restates the criterion is rejected.
+    """
     report = parse_answer(answer, CriticReport)
-    return check_report(report, criteria), report.feedback
+    results = check_report(report, criteria)
+    ungrounded = ungrounded_passes(
+        [(result.criterion_id, result.evidence) for result in results if result.passed], artifact
+    )
+    if ungrounded:
+        raise InvalidVerdict(ungrounded)
+    return results, report.feedback
 
 
 def _ask(
@@ -121,7 +135,7 @@ def _ask(
     attempts = yield from ask_until_valid(
         model,
         lambda problem: judge_prompt(criteria, artifact, context, problem),
-        lambda answer: accept_answer(answer, criteria),
+        lambda answer: accept_answer(answer, criteria, artifact),
         context.critic_attempts,
     )
     return attempts

@@ -19,7 +19,7 @@ from tests.support.openai_server import (
     is_structured_request,
 )
 from tests.support.rubrics import RUBRIC
-from tests.support.verdicts import graded
+from tests.support.verdicts import QUOTE, graded, quoted_start
 
 pytestmark = pytest.mark.integration
 
@@ -97,7 +97,7 @@ def test_one_call_per_criterion_for_small_models(loop_input) -> None:
     def one(criterion_id: str, passed: bool = True) -> dict:
         result = {
             "criterion_id": criterion_id,
-            "evidence": f"checked {criterion_id}",
+            "evidence": f'It says "{QUOTE}".' if passed else f"checked {criterion_id}",
             "passed": passed,
             "terminal": False,
             "hint": "" if passed else "fix",
@@ -144,6 +144,8 @@ def answer_by_filling_in_the_prompt_template(request: dict) -> Text | None:
         filled = entry.replace("<id>", json.dumps(criterion_id))
         filled = re.sub(r"<true or false>", "true", filled)
         filled = re.sub(r"<true only if[^>]*>", "false", filled)
+        quote = f'It says "{quoted_start(prompt)}"'
+        filled = re.sub(r"<the artifact's words[^>]*>", json.dumps(quote), filled)
         filled = re.sub(r"<[^>]*>", json.dumps("the artifact says so"), filled)
         filled_entries.append(filled)
     whole = shape.replace(f"[{entry}]", "[" + ", ".join(filled_entries) + "]", 1)

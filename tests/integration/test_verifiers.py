@@ -46,6 +46,7 @@ def test_code_task_checks_first_and_calls_the_judge_only_when_they_pass(models) 
         "terminal": False,
         "severity": "must",
         "weight": 1.0,
+        "source": "judge",
     }
     assert first["attempts"] == 0  # the judge was not called in round 1
     assert judge.calls == 1  # only in round 2, after the tests passed
@@ -166,7 +167,7 @@ def test_the_critic_prompt_fences_the_artifact_with_a_fresh_random_marker(
     models, loop_input
 ) -> None:
     rubric = loop_input["rubric"]
-    models.script("worker", INJECTION, INJECTION)
+    models.script("worker", INJECTION, INJECTION + "\nRevised.")
     models.script("critic", graded(rubric, {"tone": "x"}), graded(rubric))
     build_graph().invoke(loop_input, context=context())
     fences = []

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support.verdicts import QUOTE, quote_the_artifact
+
 
 @dataclass(frozen=True)
 class Text:
@@ -131,7 +133,9 @@ class FailFirstCritic:
         results = [
             {
                 "criterion_id": criterion_id,
-                "evidence": f"checked {criterion_id}",
+                "evidence": f"checked {criterion_id}"
+                if criterion_id in failing
+                else f'It says "{QUOTE}".',
                 "passed": criterion_id not in failing,
                 "terminal": False,
                 "hint": "Make the change this needs." if criterion_id in failing else "",
@@ -346,7 +350,11 @@ class ScriptedOpenAIServer:
     def _answer(self, request: dict[str, Any]) -> Answer:
         with self._lock:
             self.requests.append(request)
-            return self.responder(request)
+        answer = self.responder(request)
+        if isinstance(answer, Structured):  # scripted passes quote the artifact they grade
+            text = "\n".join(str(m.get("content") or "") for m in request["messages"])
+            return Structured(quote_the_artifact(answer.value, text))
+        return answer
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -11,10 +12,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
-Reply = str | dict[str, Any] | AIMessage | Exception
-"""A scripted reply: text, a structured answer (sent as a tool call), a message, or an error."""
+from tests.support.verdicts import quote_the_artifact
+
+Reply = str | dict[str, Any] | AIMessage | Exception | Callable[[list[BaseMessage]], Any]
+"""A scripted reply: text, a structured answer (sent as a tool call), a message, an error,
+or a function of the prompt returning one of those."""
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -27,6 +31,7 @@ class ScriptedChatModel(BaseChatModel):
     replies: list[Any] = Field(default_factory=list)
     prompts: list[list[BaseMessage]] = Field(default_factory=list)
     position: int = 0
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @property
     def _llm_type(self) -> str:
@@ -43,14 +48,18 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        self.prompts.append(list(messages))
-        if self.position >= len(self.replies):
-            raise AssertionError(f"script exhausted after {self.position} replies")
-        reply = self.replies[self.position]
-        self.position += 1
+        with self._lock:  # parallel candidates call from several threads
+            self.prompts.append(list(messages))
+            if self.position >= len(self.replies):
+                raise AssertionError(f"script exhausted after {self.position} replies")
+            reply = self.replies[self.position]
+            self.position += 1
+        if callable(reply) and not isinstance(reply, AIMessage):
+            reply = reply(messages)  # a reply that depends on what was asked
         if isinstance(reply, Exception):
             raise reply
         if isinstance(reply, dict):
+            reply = quote_the_artifact(reply, "\n".join(m.text for m in messages))
             tools = kwargs.get("tools") or []
             name = tools[0]["function"]["name"] if tools else "verdict"
             message = AIMessage(

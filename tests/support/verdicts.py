@@ -1,11 +1,38 @@
-"""Build critic answers (verdict JSON) for scripted critics."""
+"""Build critic answers (verdict JSON) for scripted critics.
+
+A pass must quote the artifact it grades (the judge's grounding rule), but a script is
+written before the draft exists: passing results carry `QUOTE`, which the scripted
+models replace with the start of the artifact they were sent (`quote_the_artifact`).
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from critic_loop.state.rubric import Criterion
+
+QUOTE = "<<quote of the artifact>>"
+"""Stands for a quotation of the graded artifact in a scripted answer."""
+
+ARTIFACT = re.compile(r"<<<ARTIFACT (\w+)>>>\n(.*?)\n<<<END ARTIFACT \1>>>", re.DOTALL)
+
+
+def quoted_start(prompt_text: str) -> str:
+    """The first words of the artifact fenced in a judge prompt (to quote as evidence)."""
+    found = ARTIFACT.search(prompt_text)
+    artifact = found.group(2).strip() if found else ""
+    first = next((line.strip() for line in artifact.splitlines() if line.strip()), "")
+    return first[:60].replace('"', "'")
+
+
+def quote_the_artifact(answer: Any, prompt_text: str) -> Any:
+    """Return `answer` with every `QUOTE` replaced by a quotation of the prompt's artifact."""
+    if QUOTE not in json.dumps(answer):
+        return answer
+    return json.loads(json.dumps(answer).replace(QUOTE, quoted_start(prompt_text)))
 
 
 def graded(
@@ -26,7 +53,8 @@ def graded(
     results = [
         {
             "criterion_id": criterion_id,
-            "evidence": terminal.get(criterion_id) or f"evidence for {criterion_id}",
+            "evidence": terminal.get(criterion_id)
+            or (f"evidence for {criterion_id}" if criterion_id in fails else f'It says "{QUOTE}".'),
             "passed": criterion_id not in fails,
             "terminal": criterion_id in terminal,
             "hint": fails.get(criterion_id, ""),

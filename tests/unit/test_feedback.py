@@ -20,7 +20,7 @@ def test_feedback_has_hints_for_failures_only_without_ids() -> None:
         {"example": "Add a phone-book example.", "tone": ""},
         feedback="Criterion: The answer includes one concrete worked example.",
     )
-    note = worker_feedback(2, Verdict.model_validate(answer), RUBRIC)
+    note = worker_feedback(2, 1, Verdict.model_validate(answer), RUBRIC)
     assert note.round == 2
     assert note.hints == ["Add a phone-book example.", "evidence for tone"]
     assert note.summary == f"Criterion: {REDACTED}."

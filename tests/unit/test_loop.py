@@ -77,7 +77,7 @@ def test_best_draft_ties_go_to_the_latest(models, context, loop_input) -> None:
 def test_stalled_when_the_same_criteria_keep_failing(models, context, loop_input) -> None:
     models.script("worker", "draft 1", "draft 2", "draft 3")
     models.script("critic", *[graded(RUBRIC, {"tone": "simpler words"})] * 3)
-    out = run(loop_input, context, max_iterations=10, stall_rounds=3)
+    out = run(loop_input, context, max_iterations=10, stall_rounds=3, on_stall="stop")
     assert out["outcome"] == "stalled"
     assert out["final"] == "draft 3"
     assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
@@ -94,7 +94,7 @@ def test_stalled_when_the_score_stops_improving(models, context, loop_input) -> 
         graded(RUBRIC, {"example": "c"}),
         graded(RUBRIC, {"tone": "d"}),
     )
-    out = run(loop_input, context, max_iterations=10, stall_rounds=3)
+    out = run(loop_input, context, max_iterations=10, stall_rounds=3, on_stall="stop")
     assert out["outcome"] == "stalled"
     assert len(out["drafts"]) == len(out["critiques"]) == 4
     assert out["final"] == "draft 4"
@@ -197,7 +197,7 @@ def test_async_invocation_gives_the_same_result(models, context, loop_input) -> 
     ("script", "overrides", "error"),
     [
         ([graded(RUBRIC, {"tone": "x"})] * 2, {"max_iterations": 2}, LoopExhausted),
-        ([graded(RUBRIC, {"tone": "x"})] * 2, {"stall_rounds": 2}, LoopStalled),
+        ([graded(RUBRIC, {"tone": "x"})] * 2, {"stall_rounds": 2, "on_stall": "stop"}, LoopStalled),
         (["garbage"], {"critic_attempts": 1}, VerifierFailed),
     ],
 )

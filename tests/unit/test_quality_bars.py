@@ -87,25 +87,49 @@ def test_best_so_far_prefers_more_must_passes_over_a_higher_score(models) -> Non
     assert sorted(item["criterion_id"] for item in out["open_items"]) == ["plain", "short"]
 
 
-def test_a_terminal_result_ends_the_run_as_infeasible_at_once(models) -> None:
+def test_a_judges_terminal_call_ends_the_run_once_a_second_round_confirms_it(models) -> None:
+    never = {"accurate": "The table the task refers to was never given."}
     models.script("worker", "draft 1", "draft 2", "draft 3", "draft 4")
     models.script(
         "critic",
         graded(RUBRIC, {"plain": "Explain 'YoY'."}),
-        graded(RUBRIC, terminal={"accurate": "The table the task refers to was never given."}),
+        graded(RUBRIC, terminal=never),
+        graded(RUBRIC, terminal=never),
     )
     out = run(models, max_iterations=5)
     assert out["outcome"] == "infeasible"
     assert out["outcome_reason"] == (
         "accurate cannot be met: The table the task refers to was never given."
     )
-    assert models["worker"].calls == 2 and models["critic"].calls == 2  # rounds 3-5 not run
+    assert models["worker"].calls == 3 and models["critic"].calls == 3  # rounds 4-5 not run
     assert out["final"] == "draft 1"  # the best draft: every must passed
     [item] = out["open_items"]
     assert item["criterion_id"] == "plain"
     with pytest.raises(LoopInfeasible) as raised:
         result_of(out, {"on_exhausted": "raise"})
     assert "never given" in str(raised.value)
+
+
+def test_one_terminal_call_from_a_single_judge_does_not_end_the_run(models) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script(
+        "critic",
+        graded(RUBRIC, terminal={"accurate": "Wrongly thought impossible."}),
+        graded(RUBRIC),
+    )
+    out = run(models, max_iterations=5)
+    assert out["outcome"] == "passed"
+    assert out["final"] == "draft 2"
+
+
+def test_a_panel_majority_confirms_a_terminal_call_at_once(models) -> None:
+    never = {"accurate": "The table the task refers to was never given."}
+    models.script("worker", "draft 1", "draft 2")
+    for judge in ("j1", "j2", "j3"):
+        models.script(judge, graded(RUBRIC, terminal=never))
+    out = run(models, max_iterations=5, critic_models=["scripted:j1", "scripted:j2", "scripted:j3"])
+    assert out["outcome"] == "infeasible"
+    assert models["worker"].calls == 1
 
 
 def test_a_terminal_should_criterion_does_not_end_a_run_that_can_still_pass(models) -> None:
@@ -123,10 +147,12 @@ def test_a_terminal_should_criterion_does_not_end_a_run_that_can_still_pass(mode
 
 
 def test_a_terminal_should_criterion_that_sinks_the_threshold_is_infeasible(models) -> None:
-    models.script("worker", "draft 1")
-    models.script("critic", graded(RUBRIC, terminal={"short": "The facts need two paragraphs."}))
+    models.script("worker", "draft 1", "draft 2")
+    terminal = graded(RUBRIC, terminal={"short": "The facts need two paragraphs."})
+    models.script("critic", terminal, terminal)
     out = run(models, pass_threshold=1.0, max_iterations=3)
     assert out["outcome"] == "infeasible"
+    assert models["worker"].calls == 2
 
 
 def test_the_critic_cannot_mark_a_passed_criterion_terminal(models) -> None:
@@ -219,7 +245,7 @@ def test_terminal_on_the_last_allowed_round_is_infeasible_not_exhausted(models) 
     models.script("worker", "draft 1", "draft 2")
     models.script(
         "critic",
-        graded(RUBRIC, {"plain": "x"}),
+        graded(RUBRIC, {"plain": "x"}, terminal={"cited": "No source exists for these figures."}),
         graded(RUBRIC, terminal={"cited": "No source exists for these figures."}),
     )
     out = run(models, max_iterations=2)

@@ -2,9 +2,10 @@
 
 import pytest
 from langgraph.runtime import Runtime
+from langgraph.types import Send
 
-from critic_loop.nodes.loop.route import decide_outcome as decide
-from critic_loop.nodes.loop.route import no_score_gain, repeated_failures, route
+from critic_loop.nodes.loop.progress import no_score_gain, repeated_failures
+from critic_loop.nodes.loop.route import Decision, GoOn, decide, route
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique
@@ -22,12 +23,12 @@ def history(*failing_sets: tuple[str, ...]) -> list[Critique]:
     return [critique(i + 1, *failing) for i, failing in enumerate(failing_sets)]
 
 
-CONTEXT = Context(max_iterations=10, stall_rounds=3)
+CONTEXT = Context(max_iterations=10, stall_rounds=3, on_stall="stop")
 
 
 def decide_outcome(critiques, context):
-    decision = decide(critiques, context)
-    return None if decision is None else decision.outcome
+    decision = decide(critiques, [], context)
+    return decision.outcome if isinstance(decision, Decision) else None
 
 
 def test_no_critique_yet_means_keep_going() -> None:
@@ -104,16 +105,23 @@ def test_score_gain_within_the_window_is_progress() -> None:
     [([critique(1, "tone")], "generate"), ([critique(1)], "finalize")],
 )
 def test_route_maps_the_decision_to_a_node(critiques, expected) -> None:
-    state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques)
+    drafts = [{"round": 1, "text": "draft"}]
+    state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques, drafts=drafts)
     runtime = Runtime(context=CONTEXT)
-    assert route(state, runtime).goto == expected  # type: ignore[arg-type]
+    goto = route(state, runtime).goto
+    assert (goto.node if isinstance(goto, Send) else goto) == expected
 
 
 def test_every_ending_comes_with_a_reason() -> None:
     ctx = Context(max_iterations=2, stall_rounds=3)
-    exhausted = decide(history(("tone", "length"), ("tone",)), ctx)
+    exhausted = decide(history(("tone", "length"), ("tone",)), [], ctx)
     assert exhausted == ("exhausted", "2 round(s) reached max_iterations without a pass")
-    stalled = decide(history(("tone",), ("tone",), ("tone",)), CONTEXT)
+    stalled = decide(history(("tone",), ("tone",), ("tone",)), [], CONTEXT)
     assert stalled == ("stalled", "the same criteria failed 3 rounds in a row: tone")
-    passed = decide(history(()), CONTEXT)
-    assert passed is not None and passed.reason.startswith("every must criterion passed")
+    passed = decide(history(()), [], CONTEXT)
+    assert isinstance(passed, Decision) and passed.reason.startswith("every must criterion passed")
+
+
+def test_a_stall_resamples_by_default() -> None:
+    stalled = decide(history(("tone",), ("tone",), ("tone",)), [], Context(max_iterations=10))
+    assert stalled == GoOn("resample", "the same criteria failed 3 rounds in a row: tone")

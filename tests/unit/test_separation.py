@@ -4,7 +4,7 @@ worker's conversation."""
 from langchain_core.messages import HumanMessage
 
 from critic_loop.graphs.app import build_graph
-from critic_loop.state.loop import CriticView, WorkerView
+from critic_loop.state.loop import CriticView, RevisionStep, WorkerTurn
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
@@ -29,9 +29,10 @@ def run_three_rounds(models, context, loop_input, *, echo_criteria: bool) -> dic
 def test_worker_node_input_schema_has_no_rubric() -> None:
     graph = build_graph()
     schema = graph.builder.nodes["generate"].input_schema
-    assert schema is WorkerView
-    assert "rubric" not in WorkerView.model_fields
-    assert "critiques" not in WorkerView.model_fields  # verdicts stay on the critic's side
+    assert schema is WorkerTurn
+    fields = {*WorkerTurn.model_fields, *RevisionStep.model_fields}
+    assert "rubric" not in fields
+    assert not {"critiques", "verdict", "results"} & fields  # verdicts stay on the critic's side
 
 
 def test_critic_node_input_schema_has_no_worker_conversation() -> None:

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from critic_loop.nodes.verifiers.checks import sandbox
 from critic_loop.nodes.verifiers.checks.bounded_run import Finished, arun, read_bounded, run
+from critic_loop.nodes.verifiers.checks.failure_notes import describe_failure
 from critic_loop.nodes.verifiers.checks.structured import extract_code
 from critic_loop.state.rubric import TestSuite
 from critic_loop.state.verdict import CheckResult
@@ -187,10 +188,13 @@ def _failed_cases(report: Path) -> tuple[int, list[_Case]] | None:
         problem = next((element for element in found if element is not None), None)
         if problem is None:
             continue
-        lines = (problem.get("message") or problem.text or "").strip().splitlines()
-        message = scrub_secrets(lines[0]) if lines else ""
         if problem.tag == "skipped":
-            message = "skipped" + (f": {message}" if message else "")
+            lines = (problem.get("message") or "").strip().splitlines()
+            message = "skipped" + (f": {scrub_secrets(lines[0])}" if lines else "")
+        else:
+            message = scrub_secrets(
+                describe_failure(problem.get("message") or "", problem.text or "")
+            )
         failed.append(_Case(case.get("name", "?"), message))
     return total, failed
 
@@ -226,7 +230,7 @@ def interpret(prepared: Prepared, returncode: int, output: str) -> CheckResult:
         return CheckResult(
             passed=False,
             evidence=f"{len(failed)} of {total} tests failed: {names}.\n{_tail(output)}",
-            hint=f"Make these tests pass: {hints}"[:600],
+            hint=f"Fix these: {hints}"[:600],
         )
     return CheckResult(
         passed=False,

@@ -1,0 +1,129 @@
+"""Choose the worker's next turn: first drafts, a revision of the best draft, or a fresh one.
+
+The worker only ever sees a `WorkerTurn`: the task, the recalled rules, and (to revise)
+its own drafts with the feedback addressed to it. This module reads the whole state to
+build one, and is the only place that decides what the worker sees:
+
+- round 1: `Context.candidates` first drafts, the first at `temperature`, the others at
+  `sample_temperature` so they differ;
+- a revision always starts from the best draft so far, never from a worse one; when the
+  latest draft scored lower, the turn carries a warning saying what went wrong in it;
+- a fresh sample (after revising stalled) gets the task, the rules and one line on what
+  earlier attempts failed, never their text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from critic_loop.nodes.loop.progress import (
+    best_critique,
+    best_of_round,
+    draft_of,
+    rounds_done,
+)
+from critic_loop.state.context import Context
+from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
+from critic_loop.state.records import Draft, DraftRef, WorkerFeedback
+from critic_loop.state.rubric import Task
+from critic_loop.state.rules import RecalledRule
+
+MAX_SUMMARY_CHARACTERS = 300
+"""The one-line summary of earlier failures a fresh sample gets is at most this long."""
+
+
+def first_turns(task: Task, rules: Sequence[RecalledRule], context: Context) -> list[WorkerTurn]:
+    """Return round 1's turns: one per candidate."""
+    return [
+        WorkerTurn(
+            task=task,
+            round=1,
+            candidate=number,
+            mode="first",
+            rules=[rule.text for rule in rules],
+            temperature=context.temperature if number == 1 else context.sample_temperature,
+        )
+        for number in range(1, context.candidates + 1)
+    ]
+
+
+def feedback_on(feedback: Sequence[WorkerFeedback], ref: DraftRef) -> WorkerFeedback:
+    """Return the feedback the worker got on draft `ref` (empty if it passed)."""
+    found = next((note for note in reversed(feedback) if note.ref == ref), None)
+    return found or WorkerFeedback(round=ref.round, candidate=ref.candidate)
+
+
+def revision_chain(
+    drafts: Sequence[Draft], feedback: Sequence[WorkerFeedback], base: DraftRef, keep: int
+) -> list[RevisionStep]:
+    """Return the last `keep` drafts of the line of revisions ending at `base`, oldest first."""
+    chain: list[RevisionStep] = []
+    ref: DraftRef | None = base
+    while ref is not None and len(chain) < keep:
+        draft = draft_of(drafts, ref)
+        chain.append(
+            RevisionStep(
+                round=draft.round,
+                candidate=draft.candidate,
+                text=draft.text,
+                feedback=feedback_on(feedback, ref),
+            )
+        )
+        ref = draft.revises
+    return chain[::-1]
+
+
+def _notes(note: WorkerFeedback) -> list[str]:
+    return [part for part in (note.summary, *note.hints) if part]
+
+
+def regression_warning(state: LoopState, base: DraftRef) -> str:
+    """Say what went wrong in the latest draft when it is worse than `base`, the best."""
+    latest = best_of_round(state.critiques)
+    if latest is None or latest.ref == base:
+        return ""
+    notes = _notes(feedback_on(state.feedback, latest.ref))
+    told = " ".join(notes) if notes else "it passed fewer checks."
+    return (
+        f"Your latest version (round {latest.round}) did worse than the version below, "
+        f"so revise this one instead. What went wrong in round {latest.round}: {told}"
+    )
+
+
+def failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -> str:
+    """One line on what earlier attempts failed: the feedback on the best draft so far."""
+    if best is None:
+        return ""
+    notes = list(dict.fromkeys(_notes(feedback_on(feedback, best))))
+    line = " ".join(notes)
+    if len(line) > MAX_SUMMARY_CHARACTERS:
+        line = line[: MAX_SUMMARY_CHARACTERS - 3] + "..."
+    return line
+
+
+def next_turn(
+    state: LoopState, context: Context, action: Literal["revision", "resample"]
+) -> WorkerTurn:
+    """Return the worker's turn for the next round: revise the best draft, or start fresh."""
+    best = best_critique(state.critiques)
+    base = best.ref if best is not None else state.drafts[-1].ref
+    common = {
+        "task": state.task,
+        "round": rounds_done(state.critiques) + 1,
+        "rules": [rule.text for rule in state.recalled_rules],
+    }
+    if action == "resample":
+        return WorkerTurn(
+            **common,
+            mode="resample",
+            earlier_failures=failure_summary(state.feedback, base),
+            temperature=context.sample_temperature,
+        )
+    return WorkerTurn(
+        **common,
+        mode="revision",
+        history=revision_chain(state.drafts, state.feedback, base, context.worker_history_rounds),
+        warning=regression_warning(state, base),
+        temperature=context.temperature,
+    )

@@ -1,0 +1,144 @@
+"""How the loop is doing, read from its history: rounds, the best draft, stalls, terminal items.
+
+Everything here is a pure function of the drafts and critiques (and the context's
+settings), so the route, the worker's next turn and finalize all agree, and a resumed or
+forked thread reads the same story from its checkpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from critic_loop.state.records import Critique, Draft, DraftRef
+from critic_loop.state.verdict import SCORE_TOLERANCE, Verdict
+
+Strength = tuple[int, float]
+"""How good a graded draft is: must criteria passed, then weighted score."""
+
+
+def rounds_done(critiques: Sequence[Critique]) -> int:
+    """Return the number of rounds graded so far (a round may hold several candidates)."""
+    return max((critique.round for critique in critiques), default=0)
+
+
+def latest_round(critiques: Sequence[Critique]) -> list[Critique]:
+    """Return the critiques of the latest graded round, in candidate order."""
+    last = rounds_done(critiques)
+    return sorted((c for c in critiques if c.round == last), key=lambda c: c.candidate)
+
+
+def strength(critique: Critique) -> Strength:
+    """Rank a graded draft: most must criteria passed, then highest weighted score."""
+    verdict = critique.verdict
+    if verdict is None:
+        return -1, -1.0
+    return verdict.musts_passed, verdict.score
+
+
+def best_critique(critiques: Sequence[Critique]) -> Critique | None:
+    """Return the critique of the best draft so far, if any draft was graded.
+
+    Ties go to the latest round, and within a round to the first candidate.
+    """
+    graded = [critique for critique in critiques if critique.verdict is not None]
+    if not graded:
+        return None
+    return max(graded, key=lambda c: (strength(c), c.round, -c.candidate))
+
+
+def best_of_round(critiques: Sequence[Critique]) -> Critique | None:
+    """Return the best critique of the latest round (ties to the first candidate)."""
+    return best_critique(latest_round(critiques))
+
+
+def draft_of(drafts: Sequence[Draft], ref: DraftRef) -> Draft:
+    """Return the draft `ref` names."""
+    return next(draft for draft in drafts if draft.ref == ref)
+
+
+def fresh_start(drafts: Sequence[Draft]) -> int:
+    """Return the round of the latest fresh sample (1 if there was none)."""
+    return max((d.round for d in drafts if d.origin == "resample"), default=1)
+
+
+def per_round_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Verdict]:
+    """Return the best verdict of each graded round from `since` on, oldest first."""
+    verdicts = []
+    for number in range(since, rounds_done(critiques) + 1):
+        best = best_critique([c for c in critiques if c.round == number])
+        if best is not None and best.verdict is not None:
+            verdicts.append(best.verdict)
+    return verdicts
+
+
+def repeated_failures(verdicts: Sequence[Verdict], window: int) -> bool:
+    """Tell whether the last `window` verdicts all failed exactly the same criteria."""
+    if len(verdicts) < window:
+        return False
+    recent = verdicts[-window:]
+    failing = recent[-1].failing_ids
+    return bool(failing) and all(verdict.failing_ids == failing for verdict in recent)
+
+
+def no_score_gain(verdicts: Sequence[Verdict], window: int) -> bool:
+    """Tell whether the last `window` verdicts scored no higher than the best before them."""
+    if len(verdicts) <= window:
+        return False
+    best_before = max(verdict.score for verdict in verdicts[:-window])
+    return max(verdict.score for verdict in verdicts[-window:]) <= best_before + SCORE_TOLERANCE
+
+
+def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window: int) -> str | None:
+    """Say why revising has stalled, or None if it has not.
+
+    A draft that repeats an earlier one stalls at once. Otherwise revising has stalled
+    when the last `window` rounds since the latest fresh sample failed the same criteria,
+    or brought no score gain over the best before them.
+    """
+    latest = latest_round(critiques)
+    repeats = [c for c in latest if c.duplicate_of is not None]
+    if latest and len(repeats) == len(latest):
+        earlier = repeats[0].duplicate_of
+        assert earlier is not None
+        return f"round {latest[0].round} repeated the draft of round {earlier.round} word for word"
+    verdicts = per_round_verdicts(critiques, since=fresh_start(drafts))
+    if repeated_failures(verdicts, window):
+        failing = ", ".join(sorted(verdicts[-1].failing_ids))
+        return f"the same criteria failed {window} rounds in a row: {failing}"
+    if no_score_gain(verdicts, window):
+        best = max(verdict.score for verdict in verdicts[:-window])
+        return f"no score gain in {window} rounds over the best so far ({best:.2f})"
+    return None
+
+
+def confirmed_terminal(critiques: Sequence[Critique]) -> dict[str, str]:
+    """Return the criteria that can never pass (id -> evidence), as far as it is confirmed.
+
+    A deterministic check's terminal failure counts at once, and so does a judge panel's
+    majority. A single LLM judge can be wrong about that, so its terminal call counts only
+    once it was made in two rounds.
+    """
+    confirmed: dict[str, str] = {}
+    judged_rounds: dict[str, set[int]] = {}
+    for critique in critiques:
+        if critique.verdict is None:
+            continue
+        for result in critique.verdict.terminal:
+            panel = result.votes is not None and len(result.votes) > 1
+            if result.source == "check" or panel:
+                confirmed.setdefault(result.criterion_id, result.evidence)
+                continue
+            judged_rounds.setdefault(result.criterion_id, set()).add(critique.round)
+            if len(judged_rounds[result.criterion_id]) >= 2:
+                confirmed.setdefault(result.criterion_id, result.evidence)
+    return confirmed
+
+
+def attainable(verdict: Verdict, lost: set[str], threshold: float) -> bool:
+    """Tell whether some revision could still pass when the criteria `lost` never can."""
+    results = verdict.results
+    if any(r.severity == "must" for r in results if r.criterion_id in lost):
+        return False
+    total = sum(r.weight for r in results)
+    reachable = total - sum(r.weight for r in results if r.criterion_id in lost)
+    return (reachable / total if total else 0.0) >= threshold - SCORE_TOLERANCE

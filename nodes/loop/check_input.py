@@ -19,7 +19,7 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 
 from critic_loop.errors import MissingDependency
-from critic_loop.nodes.models.loading import load_chat_model
+from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.prompts import load_prompts
 from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.trust import OPERATOR, Trust, check_rubric, trust_of
@@ -44,11 +44,10 @@ def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = 
     recorded in `memory_errors` when the run completes. In a served run (`trust`), the
     rubric may name only the code and files the operator allowed.
     """
-    models = [(context.worker_model, "worker", context.temperature)]
+    worker_model(context, context.temperature)  # the very model round 1 will use
     if any(not criterion.deterministic for criterion in rubric):
-        models += [(judge.spec, "critic", context.critic_temperature) for judge in panel(context)]
-    for spec, role, temperature in dict.fromkeys(models):
-        load_chat_model(spec, role=role, temperature=temperature, base_url=context.base_url)
+        for spec in dict.fromkeys(judge.spec for judge in panel(context)):
+            grading_model(spec, "critic", context)
     check_rubric(rubric, trust)
     for criterion in rubric:
         if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:

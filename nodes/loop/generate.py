@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import draft_event
 from critic_loop.nodes.models.faults import MALFORMED_REPLIES
-from critic_loop.nodes.models.loading import load_chat_model
+from critic_loop.nodes.models.loading import worker_model
 from critic_loop.nodes.models.usage import usage_of
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.runtime import context_of
@@ -108,15 +108,7 @@ def generate_steps(turn: WorkerTurn, runtime: Runtime[Context]) -> Steps[dict[st
     """Ask the worker for the draft `turn` describes and append it (and the exchange)."""
     context = context_of(runtime)
     prompt = worker_prompt(turn, context)
-    worker = load_chat_model(
-        context.worker_model,
-        role="worker",
-        temperature=turn.temperature,
-        base_url=context.base_url,
-        max_tokens=context.worker_max_tokens,
-        timeout=context.request_timeout,
-        max_retries=context.max_retries,
-    )
+    worker = worker_model(context, turn.temperature)
     reply = yield from ask_worker(worker, prompt, context.worker_attempts)
     draft = draft_of(reply, turn, usage_of(reply, prompt))
     runtime.stream_writer(draft_event(draft))

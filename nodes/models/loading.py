@@ -9,16 +9,16 @@ registered under a name of their own with `critic_loop.providers`.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
 from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import Runnable
 
 from critic_loop.errors import MissingApiKey, ModelSetupError
 from critic_loop.providers import registered_provider
-from critic_loop.state.context import StructuredOutputMethod
+from critic_loop.state.context import Context
 
 API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),
@@ -58,10 +58,12 @@ def load_chat_model(
     timeout: float | None = None,
     max_retries: int | None = None,
 ) -> BaseChatModel:
-    """Create the chat model for `spec` ("provider:model") for the given role.
+    """Return the chat model for `spec` ("provider:model") for the given role.
 
     `timeout` (seconds per request) and `max_retries` (repeats of requests that failed on
-    rate limits, server errors or the network) go to the provider's client.
+    rate limits, server errors or the network) go to the provider's client. Built-in
+    providers' models are created once per settings and reused; a registered provider's
+    factory is called every time (cache inside it if it is costly).
 
     Raises:
         ModelSetupError: the provider is unknown or its package is missing, or the API key
@@ -89,8 +91,7 @@ def load_chat_model(
     else:
         _require_api_key(spec, provider, role)
     try:
-        created: BaseChatModel = init_chat_model(model, model_provider=provider, **kwargs)
-        return created
+        return _created(provider, model, _frozen(kwargs), _credentials(provider))
     except ImportError as error:
         raise ModelSetupError(
             f"The {role} model {spec!r} needs a package that is not installed: {error}"
@@ -103,6 +104,37 @@ def load_chat_model(
             "provider LangChain's init_chat_model knows (openai, google_genai, anthropic, "
             "...) or register one with register_chat_model_provider."
         ) from error
+
+
+def _frozen(value: Any) -> Any:
+    """Make keyword arguments hashable (dicts become sorted tuples), to key the cache."""
+    if isinstance(value, dict):
+        return tuple(sorted((key, _frozen(item)) for key, item in value.items()))
+    return value
+
+
+def _thawed(value: Any) -> Any:
+    if isinstance(value, tuple) and all(isinstance(i, tuple) and len(i) == 2 for i in value):
+        return {key: _thawed(item) for key, item in value}
+    return value
+
+
+def _credentials(provider: str) -> tuple[str | None, ...]:
+    """Return the key variables a provider's client reads (a changed key, a new client)."""
+    return tuple(os.environ.get(name) for name in API_KEY_VARIABLES.get(provider, ()))
+
+
+@functools.lru_cache(maxsize=64)
+def _created(
+    provider: str, model: str, frozen: tuple[Any, ...], credentials: tuple[str | None, ...]
+) -> BaseChatModel:
+    """Create a chat model once per provider, model, settings and credentials, then reuse it.
+
+    Chat models hold no per-call state, and building one (its HTTP client, its settings)
+    costs more than a fast model's answer.
+    """
+    created: BaseChatModel = init_chat_model(model, model_provider=provider, **_thawed(frozen))
+    return created
 
 
 def _require_api_key(spec: str, provider: str, role: str) -> None:
@@ -119,22 +151,27 @@ def _require_api_key(spec: str, provider: str, role: str) -> None:
     raise MissingApiKey(message)
 
 
-def with_json_output(
-    model: BaseChatModel,
-    spec: str,
-    schema: dict[str, Any],
-    method: StructuredOutputMethod,
-) -> Runnable[Any, dict[str, Any]]:
-    """Bind `model` to answer in `schema`, returning LangChain's raw/parsed/error triple.
-
-    The result maps "raw" to the model's message, "parsed" to the parsed object (or None)
-    and "parsing_error" to the exception when the answer could not be parsed.
-    """
-    provider, _ = split_model_spec(spec)
-    options: dict[str, Any] = {"method": method, "include_raw": True}
-    if method != "json_mode" and provider in STRICT_SCHEMA_PROVIDERS:
-        options["strict"] = True
-    structured: Runnable[Any, dict[str, Any]] = model.with_structured_output(  # type: ignore[assignment]
-        schema, **options
+def worker_model(context: Context, temperature: float) -> BaseChatModel:
+    """Return the worker's chat model at `temperature`, with the context's other settings."""
+    return load_chat_model(
+        context.worker_model,
+        role="worker",
+        temperature=temperature,
+        base_url=context.base_url,
+        max_tokens=context.worker_max_tokens,
+        timeout=context.request_timeout,
+        max_retries=context.max_retries,
     )
-    return structured
+
+
+def grading_model(spec: str, role: str, context: Context) -> BaseChatModel:
+    """Return a grading model (judge or distiller): the critic's settings for `spec`."""
+    return load_chat_model(
+        spec,
+        role=role,
+        temperature=context.critic_temperature,
+        base_url=context.base_url,
+        max_tokens=context.critic_max_tokens,
+        timeout=context.request_timeout,
+        max_retries=context.max_retries,
+    )

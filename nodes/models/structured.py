@@ -10,6 +10,8 @@ model answering badly: the call is repeated with the next method (`nodes.output_
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -18,15 +20,15 @@ import openai
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableSequence
 from pydantic import BaseModel, ValidationError
 
 from critic_loop.nodes.models.faults import MALFORMED_REPLIES
 from critic_loop.nodes.models.loading import (
-    load_chat_model,
+    STRICT_SCHEMA_PROVIDERS,
+    grading_model,
     openai_base_url,
     split_model_spec,
-    with_json_output,
 )
 from critic_loop.nodes.models.output_methods import ServerKey, fall_back, is_refusal, method_for
 from critic_loop.nodes.models.usage import usage_of
@@ -45,6 +47,60 @@ ANSWER_FAILURES: tuple[type[Exception], ...] = (
 
 
 @dataclass(frozen=True)
+class JsonOutput:
+    """A chat model bound to answer in a JSON schema, and the parser that reads its answer.
+
+    LangChain's `with_structured_output(include_raw=True)` runs the model and the parser
+    through a parallel runnable (a thread pool per call under `invoke`); the same pieces
+    are called here one after the other. `parser` is None when a provider's binding cannot
+    be taken apart, and `ask` then returns LangChain's raw/parsed/error triple itself.
+    """
+
+    ask: Runnable[Any, Any]
+    parser: Runnable[Any, Any] | None
+
+    def read(self, reply: Any) -> dict[str, Any]:
+        """Return the raw/parsed/parsing_error triple for the model's `reply`."""
+        if self.parser is None:
+            triple: dict[str, Any] = reply
+            return triple
+        try:
+            return {"raw": reply, "parsed": self.parser.invoke(reply), "parsing_error": None}
+        except Exception as failure:  # an unreadable answer is an invalid one
+            return {"raw": reply, "parsed": None, "parsing_error": failure}
+
+
+_outputs: dict[tuple[int, str, str], tuple[BaseChatModel, JsonOutput]] = {}
+_outputs_lock = threading.Lock()
+
+
+def json_output(
+    model: BaseChatModel, spec: str, schema: dict[str, Any], method: StructuredOutputMethod
+) -> JsonOutput:
+    """Bind `model` to answer in `schema` by `method`, once per model, schema and method."""
+    key = (id(model), json.dumps(schema, sort_keys=True), method)
+    with _outputs_lock:
+        if key in _outputs and _outputs[key][0] is model:
+            return _outputs[key][1]
+    provider, _ = split_model_spec(spec)
+    options: dict[str, Any] = {"method": method}
+    if method != "json_mode" and provider in STRICT_SCHEMA_PROVIDERS:
+        options["strict"] = True
+    plain = model.with_structured_output(schema, **options)
+    if isinstance(plain, RunnableSequence):  # the bound model, then what reads its answer
+        first, *rest = plain.steps
+        parser = rest[0] if len(rest) == 1 else RunnableSequence(*rest)
+        output = JsonOutput(ask=first, parser=parser)
+    else:
+        output = JsonOutput(
+            ask=model.with_structured_output(schema, include_raw=True, **options), parser=None
+        )
+    with _outputs_lock:
+        _outputs[key] = (model, output)
+    return output
+
+
+@dataclass(frozen=True)
 class StructuredModel:
     """A chat model asked to answer in a JSON schema, by a method its server accepts."""
 
@@ -59,9 +115,9 @@ class StructuredModel:
         """The model and server the method choice is remembered for."""
         return self.spec, self.server
 
-    def bound(self, method: StructuredOutputMethod) -> Runnable[Any, dict[str, Any]]:
+    def output(self, method: StructuredOutputMethod) -> JsonOutput:
         """Return the model bound to answer in the schema by `method`."""
-        return with_json_output(self.chat_model, self.spec, self.schema, method)
+        return json_output(self.chat_model, self.spec, self.schema, method)
 
 
 def structured_model(
@@ -77,15 +133,7 @@ def structured_model(
     Grading models share the critic's settings: `critic_temperature`, `critic_max_tokens`
     and the context's `base_url`.
     """
-    chat_model = load_chat_model(
-        spec,
-        role=role,
-        temperature=context.critic_temperature,
-        base_url=context.base_url,
-        max_tokens=context.critic_max_tokens,
-        timeout=context.request_timeout,
-        max_retries=context.max_retries,
-    )
+    chat_model = grading_model(spec, role, context)
     provider, _ = split_model_spec(spec)
     server = openai_base_url(context.base_url) if provider == "openai" else None
     return StructuredModel(chat_model, spec, schema, method, server)
@@ -96,7 +144,8 @@ def ask_once(model: StructuredModel, prompt: list[BaseMessage]) -> Steps[dict[st
     method = method_for(model.key, model.preferred)
     while True:
         try:
-            answer: dict[str, Any] = yield invoke(model.bound(method), prompt)
+            output = model.output(method)
+            reply = yield invoke(output.ask, prompt)
         except ANSWER_FAILURES as failure:
             return {"raw": None, "parsed": None, "parsing_error": failure}
         except Exception as error:
@@ -105,7 +154,7 @@ def ask_once(model: StructuredModel, prompt: list[BaseMessage]) -> Steps[dict[st
                 raise
             method = replacement
             continue
-        return answer
+        return output.read(reply)
 
 
 T = TypeVar("T")

@@ -1,0 +1,99 @@
+"""The mechanisms that keep a round's overhead small, pinned without timing anything.
+
+Over real HTTP to the scripted model server: chat models and their structured-output
+bindings are built once per role and settings and reused; a single judge starts no
+thread; the worker's prompt holds one full draft however many rounds went by.
+"""
+
+import threading
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.models import loading
+from critic_loop.nodes.steps import run_steps
+from critic_loop.nodes.verifiers.judge import judge_steps
+from critic_loop.state.context import Context
+from critic_loop.state.rubric import Criterion
+from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+from tests.support.rubrics import RUBRIC, TASK
+from tests.support.verdicts import graded
+
+pytestmark = pytest.mark.integration
+
+ROUNDS = 10
+
+
+def context(server: ScriptedOpenAIServer, **settings: object) -> Context:
+    defaults = {"worker_model": "openai:w", "critic_model": "openai:c", "base_url": server.base_url}
+    return Context(**{**defaults, "memory": False, **settings})
+
+
+@pytest.fixture
+def constructions(monkeypatch) -> list[str]:
+    """Record every chat model LangChain builds (after forgetting those built before)."""
+    built: list[str] = []
+    original = loading.init_chat_model
+
+    def counting(model: str, **kwargs: object):
+        built.append(model)
+        return original(model, **kwargs)
+
+    loading._created.cache_clear()
+    monkeypatch.setattr(loading, "init_chat_model", counting)
+    yield built
+    loading._created.cache_clear()
+
+
+def test_one_model_per_role_and_setting_across_ten_rounds(constructions) -> None:
+    script = RoleScript(
+        worker=[f"draft {n}" for n in range(1, ROUNDS + 1)],
+        critic=[graded(RUBRIC, {"tone": f"hint {n}"}) for n in range(ROUNDS - 1)]
+        + [graded(RUBRIC)],
+    )
+    with ScriptedOpenAIServer(script) as server:
+        out = build_graph().invoke(
+            {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
+            context=context(server, max_iterations=ROUNDS, stall_rounds=ROUNDS),
+        )
+    assert out["outcome"] == "passed" and len(out["drafts"]) == ROUNDS
+    assert sorted(constructions) == ["c", "w"]
+
+
+def test_a_single_judge_starts_no_thread(monkeypatch) -> None:
+    started: list[threading.Thread] = []
+    original = threading.Thread.start
+
+    def counting(self: threading.Thread) -> None:
+        started.append(self)
+        original(self)
+
+    criteria = [Criterion(id="clear", text="It is clear.")]
+    with ScriptedOpenAIServer(RoleScript(critic=[graded(criteria)] * 2)) as server:
+        settings = context(server)
+        run_steps(judge_steps(criteria, "A draft.", settings))  # warm: the client's pool
+        monkeypatch.setattr(threading.Thread, "start", counting)
+        judgement = run_steps(judge_steps(criteria, "A draft.", settings))
+    assert judgement.error is None
+    assert started == []
+
+
+def test_the_round_ten_prompt_holds_exactly_one_full_draft() -> None:
+    long_draft = "word " * 300
+    script = RoleScript(
+        worker=[f"draft {n}: {long_draft}" for n in range(1, ROUNDS + 1)],
+        critic=[graded(RUBRIC, {"tone": f"hint {n}"}) for n in range(ROUNDS)],
+    )
+    with ScriptedOpenAIServer(script) as server:
+        build_graph().invoke(
+            {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
+            context=context(server, max_iterations=ROUNDS, stall_rounds=ROUNDS),
+        )
+        prompts = [r["messages"] for r in server.plain_requests()]
+    round_ten = prompts[-1]
+    drafts_in_it = [m for m in round_ten if m["role"] == "assistant"]
+    assert len(drafts_in_it) == 1
+    assert drafts_in_it[0]["content"].startswith("draft 9:")
+    assert len(str(round_ten)) <= 1.1 * len(str(prompts[1]))
+    assert not [m for m in round_ten if isinstance(m, AIMessage)]

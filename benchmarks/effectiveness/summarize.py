@@ -1,0 +1,33 @@
+"""`python -m benchmarks.effectiveness.summarize REPORT`: print a saved report's tables."""
+
+# ruff: noqa: T201 - a command line: its job is to print
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchmarks.effectiveness.report import ReportError, load, rows_of
+from benchmarks.effectiveness.summary import format_report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table and per-task matrix of a report; return the exit status."""
+    parse = argparse.ArgumentParser(
+        prog="python -m benchmarks.effectiveness.summarize",
+        description="Re-print the tables of a saved effectiveness report.",
+    )
+    parse.add_argument("report", type=Path, help="a report written by the benchmark")
+    args = parse.parse_args(argv)
+    try:
+        data = load(args.report)
+    except ReportError as error:
+        print(f"summarize: {error}", file=sys.stderr)
+        return 2
+    print(format_report(data["settings"], rows_of(data)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

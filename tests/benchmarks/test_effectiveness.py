@@ -1,0 +1,305 @@
+"""The effectiveness benchmark, end to end, against the scripted OpenAI-compatible server.
+
+The scripted worker answers each task with drafts chosen per round, so every figure of the
+report and the printed table is known in advance:
+
+- chunk_pad: a naive first draft fails the visible examples, the revision is correct. One
+  shot fails; the loop solves it in 2 rounds (a win for the loop).
+- second_largest_distinct: a naive draft passes the visible examples but fails hidden
+  tests. The loop passes it in round 1, the hidden grader does not: unsolved for both.
+- solar_coop_slogan: the first draft passes the rubric. Solved by both in 1 round.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.effectiveness import cli, summarize
+from benchmarks.effectiveness.configs import (
+    CONFIGS,
+    ConfigError,
+    resolve,
+    shared_settings,
+)
+from benchmarks.effectiveness.grading import check_task
+from benchmarks.effectiveness.report import Report, Row
+from benchmarks.effectiveness.runner import MAX_CONSECUTIVE_ERRORS, Pair, RunAborted, run_benchmark
+from benchmarks.effectiveness.taskset import QUICK_IDS, TASKS_DIR, load_tasks
+from critic_loop.state.context import Context
+from tests.support.openai_server import (
+    Answer,
+    Failure,
+    ScriptedOpenAIServer,
+    Text,
+    is_structured_request,
+)
+
+IDS = ["chunk_pad", "second_largest_distinct", "solar_coop_slogan"]
+NAIVE = json.loads((TASKS_DIR / "naive_solutions.json").read_text())
+TASKS = {task.id: task for kind in ("coding", "writing") for task in load_tasks(kind)}
+REVISION = re.compile(r"That version \(round (\d+)\) did not pass review")
+
+
+def code(source: str) -> str:
+    return f"```python\n{source}```"
+
+
+DRAFTS = {
+    "`chunk_pad(": [code(NAIVE["chunk_pad"]), code(TASKS["chunk_pad"].reference)],
+    "`second_largest_distinct(": [code(NAIVE["second_largest_distinct"])],
+    "community solar energy co-op": [TASKS["solar_coop_slogan"].reference],
+}
+
+
+@dataclass
+class ScriptedWorker:
+    """Answers each task's worker requests with its drafts, by round; counts tokens billed."""
+
+    fail: set[str] = field(default_factory=set)
+    """Markers of tasks whose requests are refused (HTTP 400)."""
+    calls: list[tuple[str, int]] = field(default_factory=list)
+    tokens: int = 0
+
+    def __call__(self, request: dict[str, Any]) -> Answer:
+        assert not is_structured_request(request), "no critic model call was expected"
+        text = "\n".join(str(message.get("content") or "") for message in request["messages"])
+        marker = next(marker for marker in DRAFTS if marker in text)
+        revision = REVISION.findall(text)
+        index = int(revision[-1]) if revision else 0
+        self.calls.append((marker, index))
+        if marker in self.fail:
+            return Failure(400, "refused by the test")
+        drafts = DRAFTS[marker]
+        reply = drafts[min(index, len(drafts) - 1)]
+        # the scripted server bills ~len/4 tokens for the prompt and for the reply
+        self.tokens += max(1, len(json.dumps(request["messages"])) // 4)
+        self.tokens += max(1, len(reply) // 4)
+        return Text(reply)
+
+
+@pytest.fixture
+def worker() -> ScriptedWorker:
+    return ScriptedWorker()
+
+
+@pytest.fixture
+def server(worker: ScriptedWorker) -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer(worker) as running:
+        yield running
+
+
+def run(server: ScriptedOpenAIServer, *options: str) -> int:
+    return cli.main(["--base-url", server.base_url, "--model", "openai:scripted", *options])
+
+
+def table_rows(output: str) -> dict[str, list[str]]:
+    """The per-configuration lines of the printed table, split into cells."""
+    lines = output.split("\n\n")[1].splitlines()[1:]
+    return {line.split()[0]: line.split()[1:] for line in lines}
+
+
+def test_the_report_and_the_table_count_what_happened(
+    server: ScriptedOpenAIServer,
+    worker: ScriptedWorker,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "report.json"
+    status = run(
+        server,
+        "--ids",
+        ",".join(IDS),
+        "--configs",
+        "single_shot,default",
+        "--rounds",
+        "3",
+        "--out",
+        str(out),
+    )
+    printed = capsys.readouterr().out
+    assert status == 0
+
+    report = json.loads(out.read_text())
+    settings = report["settings"]
+    assert settings["model"] == "openai:scripted"
+    assert settings["base_url"] == server.base_url
+    assert settings["rounds"] == 3
+    assert settings["configs"] == ["single_shot", "default"]
+    assert settings["task_ids"] == IDS
+    assert settings["critic_loop_version"] and settings["started"]
+    assert settings["contexts"]["single_shot"]["max_iterations"] == 1
+    assert settings["contexts"]["default"]["max_iterations"] == 3
+    assert settings["contexts"]["default"]["memory"] is False
+
+    rows = {(row["task"], row["config"]): row for row in report["rows"]}
+    # interleaved: every configuration of a task before the next task
+    assert list(rows) == [(task, config) for task in IDS for config in ("single_shot", "default")]
+    expected = {  # solved, outcome, rounds, worker calls
+        ("chunk_pad", "single_shot"): (False, "exhausted", 1, 1),
+        ("chunk_pad", "default"): (True, "passed", 2, 2),
+        ("second_largest_distinct", "single_shot"): (False, "passed", 1, 1),
+        ("second_largest_distinct", "default"): (False, "passed", 1, 1),
+        ("solar_coop_slogan", "single_shot"): (True, "passed", 1, 1),
+        ("solar_coop_slogan", "default"): (True, "passed", 1, 1),
+    }
+    for pair, (solved, outcome, rounds, worker_calls) in expected.items():
+        row = rows[pair]
+        assert (row["solved"], row["outcome"], row["rounds"], row["worker_calls"]) == (
+            solved,
+            outcome,
+            rounds,
+            worker_calls,
+        ), pair
+        assert row["critic_calls"] == 0  # deterministic rubrics need no critic model
+        assert row["model_calls"] == worker_calls
+        assert row["error"] is None
+        assert row["tokens"] == row["input_tokens"] + row["output_tokens"] > 0
+    assert rows[("second_largest_distinct", "default")]["failing"] == ["tests"]
+    assert "2 of 10 tests failed" in rows[("second_largest_distinct", "default")]["grade_evidence"]
+    assert rows[("chunk_pad", "default")]["final"] == DRAFTS["`chunk_pad("][1]
+    assert sum(row["tokens"] for row in report["rows"]) == worker.tokens
+    assert len(server.plain_requests()) == 7 and not server.structured_requests()
+
+    table = table_rows(printed)
+    assert table["single_shot"][:7] == [
+        "1/3",
+        "33.3",
+        "-",
+        "-",
+        "1.00",
+        "1.00",
+        mean_tokens(rows, "single_shot"),
+    ]
+    assert table["default"][:7] == [
+        "2/3",
+        "66.7",
+        "+33.3",
+        "1/0",
+        "1.33",
+        "1.33",
+        mean_tokens(rows, "default"),
+    ]
+    assert table["single_shot"][-1] == table["default"][-1] == "0"  # errors
+    assert re.search(r"^coding \(2\)\s+0/2 0%\s+1/2 50%$", printed, re.MULTILINE)
+    assert re.search(r"^writing \(1\)\s+1/1 100%\s+1/1 100%$", printed, re.MULTILINE)
+    assert re.search(r"^chunk_pad\s+coding\s+-1\s+\+2$", printed, re.MULTILINE)
+    assert re.search(r"^second_largest_distinct\s+coding\s+-1\s+-1$", printed, re.MULTILINE)
+
+    # the summarize entry prints the same tables from the saved report
+    assert summarize.main([str(out)]) == 0
+    assert capsys.readouterr().out.strip() in printed
+
+
+def mean_tokens(rows: dict[tuple[str, str], dict[str, Any]], config: str) -> str:
+    mine = [row["tokens"] for (_, name), row in rows.items() if name == config]
+    return f"{sum(mine) / len(mine):.0f}"
+
+
+def test_errors_are_recorded_and_resume_runs_only_what_is_missing(
+    server: ScriptedOpenAIServer,
+    worker: ScriptedWorker,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "report.json"
+    worker.fail = {"community solar energy co-op"}
+    assert run(server, "--ids", ",".join(IDS), "--configs", "single_shot", "--out", str(out)) == 0
+    first = json.loads(out.read_text())
+    errors = [row for row in first["rows"] if row["error"]]
+    assert [(row["task"], row["solved"]) for row in errors] == [("solar_coop_slogan", False)]
+    assert "400" in errors[0]["error"] or "refused" in errors[0]["error"]
+    assert len(first["rows"]) == 3  # the run went on after the error
+    assert table_rows(capsys.readouterr().out)["single_shot"][-1] == "1"
+
+    # an existing report is never overwritten by accident
+    assert run(server, "--ids", ",".join(IDS), "--configs", "single_shot", "--out", str(out)) == 2
+    assert "--resume" in capsys.readouterr().err
+
+    worker.fail = set()
+    worker.calls.clear()
+    status = run(
+        server, "--ids", ",".join(IDS), "--configs", "single_shot,default", "--resume", str(out)
+    )
+    assert status == 0
+    # done pairs are skipped; the errored pair and the new configuration run
+    assert sorted(worker.calls) == sorted(
+        [
+            ("`chunk_pad(", 0),
+            ("`chunk_pad(", 1),
+            ("`second_largest_distinct(", 0),
+            ("community solar energy co-op", 0),
+            ("community solar energy co-op", 0),
+        ]
+    )
+    report = json.loads(out.read_text())
+    assert len(report["rows"]) == 6 and not any(row["error"] for row in report["rows"])
+    assert report["settings"]["configs"] == ["single_shot", "default"]
+    assert len(report["settings"]["runs"]) == 2
+
+    # resuming with other settings is refused: it would mix two experiments
+    assert (
+        run(
+            server,
+            "--ids",
+            "chunk_pad",
+            "--configs",
+            "default",
+            "--rounds",
+            "2",
+            "--resume",
+            str(out),
+        )
+        == 2
+    )
+    assert "rounds" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_a_configuration_needing_a_missing_field_is_refused_by_name(name: str) -> None:
+    shared = shared_settings("openai:scripted", "http://127.0.0.1:9/v1", 2)
+    missing = [key for key in CONFIGS[name] if key not in Context.model_fields]
+    if not missing:  # the installed critic_loop has every field it needs
+        assert [c.name for c in resolve([name], shared)] == [name]
+        return
+    with pytest.raises(ConfigError) as raised:
+        resolve([name], shared)
+    assert all(repr(key) in str(raised.value) for key in missing)
+
+
+def test_an_unknown_field_stops_the_command_before_any_call(
+    server: ScriptedOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(ConfigError, match="'no_such_field'"):
+        resolve(["loop"], shared_settings("openai:x", None, 2), {"loop": {"no_such_field": 1}})
+    out = tmp_path / "report.json"
+    assert run(server, "--quick", "--set", "no_such_field=1", "--out", str(out)) == 2
+    assert "'no_such_field'" in capsys.readouterr().err
+    assert not out.exists() and not server.requests
+
+
+def test_a_run_stops_when_pairs_keep_failing(tmp_path: Path) -> None:
+    tasks = [TASKS[task_id] for task_id in IDS] * 3
+    configurations = resolve(["single_shot"], shared_settings("openai:x", None, 2))
+    report = Report.create(tmp_path / "report.json", {"configs": ["single_shot"]})
+
+    def failing(pair: Pair) -> Row:
+        return Row(task=f"{pair.task.id}-{len(report.rows)}", kind="coding", config="x", error="E")
+
+    with pytest.raises(RunAborted, match="--resume"):
+        run_benchmark(tasks, configurations, report, run=failing)
+    assert len(json.loads(report.path.read_text())["rows"]) == MAX_CONSECUTIVE_ERRORS
+
+
+def test_every_task_loads_and_critic_loop_accepts_its_criteria() -> None:
+    coding, writing = load_tasks("coding"), load_tasks("writing")
+    assert (len(coding), len(writing)) == (49, 14)
+    for task in [*coding, *writing]:
+        check_task(task)
+    assert set(QUICK_IDS) <= set(TASKS)

@@ -1,0 +1,1 @@
+"""Benchmarks for critic-loop (not part of the installed package)."""

@@ -140,7 +140,7 @@ def _finite(value: Any) -> Any:
     return value
 
 
-DIAGNOSTIC_SCENARIOS = ("profile", "suspects", "threads")
+DIAGNOSTIC_SCENARIOS = ("decomposition", "suspects", "threads", "what if", "profile")
 """Scenarios whose figures explain the others: printed in a table of their own."""
 
 

@@ -2,9 +2,9 @@
 
 A profiler slows small Python calls far more than I/O, so its shares can mislead. Here
 each suspect's work is reproduced on its own and timed over many calls (median of
-batches), then multiplied by how often a critic-loop round does it, and set beside the
-measured overhead per round (critic-loop in memory minus the plain loop, interleaved in
-the same process). Absolute milliseconds here serve only that comparison.
+batches), then multiplied by how often a critic-loop round does it; the profile scenario
+sets it beside the measured overhead per round (critic-loop in memory minus the plain
+loop). Absolute milliseconds here serve only that comparison.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.performance.scenarios.overhead import per_round
-from benchmarks.performance.systems import MODEL, CriticLoopMemory, PlainLoop, critic_context
-from benchmarks.performance.timing import interleaved, median, timed
+from benchmarks.performance.systems import MODEL, CriticLoopMemory, critic_context
+from benchmarks.performance.timing import median, timed
 
 
 def per_call(action: Callable[[], object], calls: int = 200, batches: int = 5) -> float:
@@ -126,19 +125,3 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
         for name, where, action, rate in rows
         for seconds in [per_call(action, calls=50 if "state" in name else 200)]
     ]
-
-
-def measured_overhead(base_url: str, rounds: int, repeats: int) -> dict[str, Any]:
-    """Time critic-loop in memory against the plain loop, interleaved: ms per round each."""
-    samples = interleaved(
-        {
-            "plain loop": per_round(PlainLoop(base_url), rounds),
-            "critic-loop in memory": per_round(CriticLoopMemory(base_url), rounds),
-        },
-        repeats,
-    )
-    overheads = [
-        1000 * (ours - plain)
-        for ours, plain in zip(samples["critic-loop in memory"], samples["plain loop"], strict=True)
-    ]
-    return {"seconds_per_round": samples, "overhead_ms_per_round": median(overheads)}

@@ -1,4 +1,7 @@
-"""Where critic-loop's overhead goes: a profile of every thread, named suspects, thread starts.
+"""Where critic-loop's overhead goes: its decomposition, the suspects, threads, a profile.
+
+The decomposition (`decompose.py`) and the suspects timed alone (`micro.py`) are measured
+without a profiler, against the overhead per round measured beside the plain loop.
 
 `cProfile` sees only the thread that enables it, and critic-loop's critic call runs in a
 pool thread (LangChain's parallel runnable behind `with_structured_output(include_raw=True)`),
@@ -31,6 +34,7 @@ from typing import Any
 
 from benchmarks.performance.report import Figure
 from benchmarks.performance.scenarios import micro
+from benchmarks.performance.scenarios.decompose import decompose
 from benchmarks.performance.server import ServerProcess
 from benchmarks.performance.settings import Settings
 from benchmarks.performance.systems import (
@@ -312,16 +316,37 @@ def where_the_time_goes(settings: Settings, workdir: Path, details: dict[str, An
                 )
             }
         unprofiled = micro.suspects(server.base_url, settings.thread_rounds)
-        overhead = micro.measured_overhead(
-            server.base_url, settings.overhead_rounds, max(3, settings.overhead_repeats // 2)
-        )
+        split = decompose(server.base_url, settings.overhead_rounds, settings.overhead_repeats)
+    ours = split["medians_ms_per_round"]["critic-loop in memory"]
+    theirs = split["medians_ms_per_round"]["plain loop"]
+    overhead_ms = ours["total"] - theirs["total"]
     details["profile"] = profiles
     details["thread_starts"] = {name: dict(counter) for name, counter in threads.items()}
-    details["suspects_unprofiled"] = {"suspects": unprofiled, **overhead}
+    details["decomposition"] = split
+    details["suspects_unprofiled"] = unprofiled
     return [
-        *_profile_figures(profiles, rounds),
-        *_suspect_figures(unprofiled, overhead["overhead_ms_per_round"]),
+        *_decomposition_figures(ours, theirs, overhead_ms),
+        *_suspect_figures(unprofiled, overhead_ms),
         *_thread_figures(threads, settings.thread_rounds),
+        *_profile_figures(profiles, rounds),
+    ]
+
+
+def _decomposition_figures(
+    ours: dict[str, float], theirs: dict[str, float], overhead_ms: float
+) -> list[Figure]:
+    baseline = f"overhead/round {overhead_ms:.2f} ms"
+    return [
+        Figure(
+            "decomposition",
+            key,
+            100 * (value - theirs.get(key, 0.0)) / overhead_ms,
+            "%",
+            baseline,
+            notes=[f"critic-loop {value:.2f} ms/round, plain loop {theirs.get(key, 0.0):.2f}"],
+        )
+        for key, value in ours.items()
+        if key != "total"
     ]
 
 

@@ -129,6 +129,21 @@ class PlainLoop:
             history = [reply, revision_request(round_number, verdict)]
         return rounds
 
+    async def arun(self, loop_id: str, rounds: int) -> int:
+        """Async twin of `run` (`ainvoke`), for many loops in one event loop."""
+        task = [SystemMessage(WORKER_SYSTEM), HumanMessage(loop_task(loop_id, rounds))]
+        history: list[BaseMessage] = []
+        for round_number in range(1, rounds + 1):
+            reply = await self.worker.ainvoke([*task, *history])
+            answer = await self.critic.ainvoke(critic_prompt(reply.text))
+            verdict = answer["parsed"]
+            if verdict is None:
+                raise RuntimeError(f"the critic's answer did not parse: {answer}")
+            if verdict["passed"]:
+                return round_number
+            history = [reply, revision_request(round_number, verdict)]
+        return rounds
+
 
 class ReflectionLoop:
     """langgraph-reflection: a main graph (the worker) and a critique graph (the critic)."""

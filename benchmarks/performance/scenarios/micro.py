@@ -48,6 +48,7 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
     from langchain_core.runnables import RunnableLambda
     from langchain_core.runnables.config import get_executor_for_config
 
+    from critic_loop.graphs.app import build_graph
     from critic_loop.nodes.models.loading import load_chat_model, with_json_output
     from critic_loop.state.context import Context
     from critic_loop.state.loop import CriticView, LoopState, WorkerView
@@ -108,6 +109,13 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
             1.0 / rounds,
         ),
         (
+            "graph compiled per run_loop / arun_loop call (build_graph)",
+            "critic_loop/run.py:_graph and _agraph build the graph on every call, even when "
+            "the caller passes the checkpointer and store; once per run",
+            build_graph,
+            1.0 / rounds,
+        ),
+        (
             "RunnableLambda.invoke of a trivial body (no callbacks attached)",
             "nodes/steps.py:dual_node wraps generate, critique and recall in RunnableLambda",
             lambda: trivial.invoke(1),
@@ -123,5 +131,7 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
             "ms_per_round": 1000 * seconds * rate,
         }
         for name, where, action, rate in rows
-        for seconds in [per_call(action, calls=50 if "state" in name else 200)]
+        for seconds in [
+            per_call(action, calls=20 if "graph" in name else 50 if "state" in name else 200)
+        ]
     ]

@@ -116,6 +116,10 @@ SUSPECTS = (
             ("langgraph/checkpoint/sqlite/__init__.py", "put_writes"),
         ),
     ),
+    Suspect(
+        "graph compiled per run (run.py _graph/_agraph -> build_graph)",
+        (("graphs/app.py", "build_graph"),),
+    ),
     Suspect("prompt rendering (render_prompt)", (("nodes/prompts/__init__.py", "render_prompt"),)),
     Suspect(
         "openai request body transform (openai._utils._transform.transform)",

@@ -161,6 +161,17 @@ def recall_once(store: BaseStore, scope: str, task: str, context: Any) -> tuple[
     return seconds, len(update["recalled_rules"])
 
 
+def profiled_recall(
+    store: BaseStore, scope: str, task: str, context: Any, times: int = 5
+) -> dict[str, Any]:
+    """Profile `times` recalls; return the top functions by own and cumulative time."""
+    from benchmarks.performance.scenarios.profile import every_thread_profiled, merged, tops
+
+    with every_thread_profiled() as profiles:
+        wall = sum(recall_once(store, scope, task, context)[0] for _ in range(times))
+    return tops(merged(profiles), wall, count=10)
+
+
 def rules_in_worker_prompt(store: BaseStore, scope: str, recall_k: int) -> int:
     """Run one critic-loop round with recall on; count the rules in the worker's prompt."""
     from langgraph.checkpoint.memory import InMemorySaver
@@ -228,6 +239,9 @@ def recall_at_size(settings: Settings, workdir: Path, details: dict[str, Any]) -
             if sample < settings.recall_call_samples:
                 prompt = [HumanMessage(loop_task("call", 1))]
                 calls.append(timed(lambda prompt=prompt: model.invoke(prompt)))  # type: ignore[misc]
+        profiles = {
+            name: profiled_recall(store, scope, TASKS[0], context) for name, store in stores.items()
+        }
         in_prompt = {
             name: rules_in_worker_prompt(store, scope, settings.recall_k)
             for name, store in stores.items()
@@ -239,6 +253,7 @@ def recall_at_size(settings: Settings, workdir: Path, details: dict[str, Any]) -
         "fill_seconds": fill_seconds,
         "rules_given": given,
         "rules_in_worker_prompt": in_prompt,
+        "profile": profiles,
     }
     if "SQLite, no index" in stores and count > SCAN_LIMIT:
         notes["SQLite, no index"] = [

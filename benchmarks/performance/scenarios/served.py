@@ -3,7 +3,9 @@
 The dev server (tests.support.dev_server, on a free port) serves this project's
 langgraph.json; its model calls go to the benchmark's scripted server with
 `latency_seconds` per call. One run alone is timed first (its latency is the baseline),
-then `served_runs` runs are started at once with `runs.wait`, each on its own thread.
+then `served_runs` runs are started at once with `runs.wait`, each on its own thread, then
+one alone again. One run in this process (`graph.ainvoke` in memory) is timed beside each
+lone served run, to show what the server adds to a run's latency.
 """
 
 from __future__ import annotations
@@ -46,16 +48,38 @@ async def _one_run(client: Any, rounds: int) -> float:
     return seconds
 
 
-async def _measure(settings: Settings, url: str) -> dict[str, Any]:
+async def _in_process(base_url: str, rounds: int) -> float:
+    """Run one loop in this process (`ainvoke`, in memory) against the same model server."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from critic_loop import build_graph
+    from critic_loop.run import loop_input, thread_config
+
+    graph = build_graph(checkpointer=InMemorySaver())
+    start = time.perf_counter()
+    values = await graph.ainvoke(
+        loop_input(loop_task(uuid.uuid4().hex[:12], rounds), RUBRIC),
+        thread_config(),
+        context=critic_context(base_url, rounds),
+    )
+    seconds = time.perf_counter() - start
+    if len(values["critiques"]) != rounds:
+        raise RuntimeError(f"the in-process run made {len(values['critiques'])} rounds")
+    return seconds
+
+
+async def _measure(settings: Settings, url: str, base_url: str) -> dict[str, Any]:
     from langgraph_sdk import get_client
 
     client = get_client(url=url, timeout=600)
     rounds = settings.served_rounds
-    singles = []
+    singles, in_process = [], []
     for _ in range(settings.warmup):
         await _one_run(client, rounds)
+        await _in_process(base_url, rounds)
     for _ in range(settings.served_single_repeats):
         singles.append(await _one_run(client, rounds))
+        in_process.append(await _in_process(base_url, rounds))
     start = time.perf_counter()
     outcomes = await asyncio.gather(
         *(_one_run(client, rounds) for _ in range(settings.served_runs)), return_exceptions=True
@@ -63,9 +87,16 @@ async def _measure(settings: Settings, url: str) -> dict[str, Any]:
     wall = time.perf_counter() - start
     for _ in range(settings.served_single_repeats):
         singles.append(await _one_run(client, rounds))
+        in_process.append(await _in_process(base_url, rounds))
     errors = [repr(outcome)[:300] for outcome in outcomes if isinstance(outcome, BaseException)]
     run_seconds = [outcome for outcome in outcomes if isinstance(outcome, float)]
-    return {"single": singles, "wall": wall, "runs": run_seconds, "errors": errors}
+    return {
+        "single": singles,
+        "in_process": in_process,
+        "wall": wall,
+        "runs": run_seconds,
+        "errors": errors,
+    }
 
 
 def through_the_server(settings: Settings, workdir: Any, details: dict[str, Any]) -> list[Figure]:
@@ -79,7 +110,7 @@ def through_the_server(settings: Settings, workdir: Any, details: dict[str, Any]
             }
         ) as dev_server,
     ):
-        measured = asyncio.run(_measure(settings, dev_server.url))
+        measured = asyncio.run(_measure(settings, dev_server.url, model_server.base_url))
     details["served"] = measured
     total = settings.served_runs
     completed = len(measured["runs"])
@@ -93,6 +124,7 @@ def through_the_server(settings: Settings, workdir: Any, details: dict[str, Any]
     if measured["errors"]:
         notes.append(f"first error: {measured['errors'][0]}")
     samples = {"one run alone": measured["single"], "run latency under load": measured["runs"]}
+    in_process = median(measured["in_process"])
     return [
         Figure(
             "served",
@@ -120,5 +152,14 @@ def through_the_server(settings: Settings, workdir: Any, details: dict[str, Any]
             "x",
             "1 / one run's latency",
             notes=[f"{total} would be perfect concurrency; 1 means no concurrency at all"],
+        ),
+        Figure(
+            "served",
+            "one run through the server / one run in process",
+            single / in_process,
+            "x",
+            f"graph.ainvoke in memory, same rounds: {in_process:.2f} s",
+            samples={"served": measured["single"], "in process": measured["in_process"]},
+            notes=["what langgraph dev and the SDK add to one run's latency"],
         ),
     ]

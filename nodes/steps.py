@@ -3,9 +3,9 @@
 A node that does I/O is written as a generator of `Call`s: it yields each call it needs
 (a model request, a store read) and is sent the result back. `run_steps` makes the calls
 with the synchronous methods, `arun_steps` awaits the asynchronous ones, and `dual_node`
-gives LangGraph both, as LangChain's `RunnableLambda(func, afunc=...)`. So `graph.invoke`
-never meets an async-only node, and `graph.ainvoke` (which the dev server uses) never
-blocks its event loop on sync I/O.
+gives LangGraph both, as a LangChain `Runnable` with `invoke` and `ainvoke`. So
+`graph.invoke` never meets an async-only node, and `graph.ainvoke` (which the dev server
+uses) never blocks its event loop on sync I/O.
 
 The node reads its `Runtime` with LangGraph's `get_runtime()`, and its input schema is the
 annotation of its logic's first parameter (`node.InputType`), so the graph builder states
@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, get_type_hints
 
-from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.runtime import get_runtime
 
 T = TypeVar("T")
@@ -95,21 +95,39 @@ def gather(calls: Sequence[Call[T]]) -> Call[list[T]]:
     return Call(lambda: [call.sync() for call in calls], together)
 
 
-def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> RunnableLambda[Any, R]:
-    """Make a LangGraph node with a sync and an async body from one `logic(state, runtime)`.
+class StepsNode(Runnable[Any, R]):
+    """A LangGraph node with a sync and an async body, made from one `logic(state, runtime)`.
 
-    The node's `InputType` is the annotation of `logic`'s first parameter.
+    It calls the logic directly: LangGraph already traces the node as a run of its own,
+    so a second callback run per call (what `RunnableLambda` adds) would only cost time.
     """
 
-    def sync_body(state: Any) -> R:
-        return run_steps(logic(state, get_runtime()))
+    def __init__(self, logic: Callable[[Any, Any], Steps[R]]) -> None:
+        """Wrap `logic`; its first parameter's annotation is the node's input schema."""
+        self.logic = logic
+        self.name = getattr(logic, "__name__", "node").removesuffix("_steps")
+        first = next(iter(inspect.signature(logic).parameters))
+        self._input_type: type[Any] = get_type_hints(logic)[first]
 
-    async def async_body(state: Any) -> R:
-        return await arun_steps(logic(state, get_runtime()))
+    @property
+    def InputType(self) -> type[Any]:  # noqa: N802 (LangChain's name)
+        """The node's input schema: the annotation of its logic's first parameter."""
+        return self._input_type
 
-    first = next(iter(inspect.signature(logic).parameters))
-    schema = get_type_hints(logic)[first]
-    for body in (sync_body, async_body):
-        body.__annotations__ = {**body.__annotations__, "state": schema}
-    name = getattr(logic, "__name__", "node").removesuffix("_steps")
-    return RunnableLambda(sync_body, afunc=async_body, name=name)
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> R:  # noqa: A002
+        """Run the logic with synchronous calls."""
+        return run_steps(self.logic(input, get_runtime()))
+
+    async def ainvoke(
+        self,
+        input: Any,  # noqa: A002
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> R:
+        """Run the logic with asynchronous calls."""
+        return await arun_steps(self.logic(input, get_runtime()))
+
+
+def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> StepsNode[R]:
+    """Make a LangGraph node with a sync and an async body from one `logic(state, runtime)`."""
+    return StepsNode(logic)

@@ -1,15 +1,15 @@
 """The refinement loop's state, its input, and the narrow views each node reads.
 
-The history is append-only: `drafts`, `critiques`, `feedback` and the worker's `messages`
-only ever grow, and the round number is derived from them (there is no counter that could
-disagree with the history it counts).
+The history is append-only: `drafts`, `critiques` and `feedback` only ever grow, and the
+round number is derived from them (there is no counter that could disagree with the
+history it counts). The worker's prompts are not stored: each is rebuilt from that history.
 
 Objective/rubric separation is structural. `WorkerTurn`, the generate node's input, has
 no rubric field and no critiques: it carries the task, the recalled rules, the drafts
 being revised and the feedback addressed to the worker, chosen for it by the route. It
 reaches the worker as a LangGraph `Send`, so the worker reads nothing else of the state.
-`CriticView`, the critique node's input schema, has no task and no messages: the critic
-reads the rubric, the drafts and its own earlier critiques.
+`CriticView`, the critique node's input schema, has no task and no worker prompts: the
+critic reads the rubric, the drafts and its own earlier critiques.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from __future__ import annotations
 import operator
 from typing import Annotated
 
-from langchain_core.messages import AnyMessage
-from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict, Field
 
 from critic_loop.state.records import (
@@ -50,10 +48,6 @@ class LoopState(BaseModel):
 
     task: Task
     rubric: Rubric
-    messages: Annotated[list[AnyMessage], add_messages] = Field(
-        default_factory=list,
-        description="The worker's conversation: its prompts and its replies, in order.",
-    )
     drafts: Annotated[list[Draft], operator.add] = Field(
         default_factory=list, description="Every draft, oldest first. Never cleared."
     )

@@ -9,6 +9,7 @@ rubric, in rubric order, whoever graded it. The model's own overall flag is neve
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -238,12 +239,13 @@ def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> lis
     return [CriterionResult(**graded[criterion.id].model_dump()) for criterion in criteria]
 
 
+@functools.cache
 def critic_output_schema() -> dict[str, Any]:
     """Return the JSON schema the critic's output is pinned to.
 
     The schema is self-contained (no `$ref`), every object lists all its properties as
     required and forbids others, so both OpenAI strict structured outputs and Gemini
-    response schemas accept it.
+    response schemas accept it. It is built once; callers must not change it.
     """
     return portable_schema(
         CriticReport, "The grade of an artifact against every criterion of a rubric."

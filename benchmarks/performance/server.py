@@ -94,7 +94,7 @@ class LoopResponder:
         results = [
             {
                 "criterion_id": criterion_id,
-                "evidence": f"The draft's opening sentence decides {criterion_id}.",
+                "evidence": f'For {criterion_id}: it says "{FULL_DRAFT[:40]}".',
                 "passed": criterion_id not in failing,
                 "terminal": False,
                 "hint": HINT if criterion_id in failing else "",

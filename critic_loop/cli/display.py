@@ -79,5 +79,5 @@ def show_result(state: LoopState, thread_id: str) -> None:
 
 
 def show_json(state: LoopState) -> None:
-    """Print the final state as JSON (without the worker's messages)."""
-    click.echo(state.model_dump_json(indent=2, exclude={"messages"}))
+    """Print the final state as JSON."""
+    click.echo(state.model_dump_json(indent=2))

@@ -125,6 +125,8 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = SqliteStore(store_connection, index=index)
         store.setup()
+        if index is not None:
+            sqlite.reembed_stale_vectors(path, index)
         register_scope_lock(store, sqlite.FileScopeLock(path))
         yield _opened(saver, store, str(path), indexed=index is not None)
     finally:
@@ -172,6 +174,8 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = AsyncSqliteStore(store_connection, index=index)
         await store.setup()
+        if index is not None:
+            await asyncio.to_thread(sqlite.reembed_stale_vectors, path, index)
         register_scope_lock(store, sqlite.FileScopeLock(path))
         yield _opened(saver, store, str(path), indexed=index is not None)
     finally:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import fcntl
 import functools
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -21,6 +22,8 @@ from types import ModuleType
 from typing import Any
 
 from critic_loop.nodes.memory.scope_locks import process_lock_for
+
+logger = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_SECONDS = 60.0
 """How long a connection waits for another writer before giving up."""
@@ -70,6 +73,40 @@ def prepare(path: Path) -> None:
     """Create the database's folder, and switch the file to WAL once (it is persistent)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     connect(path, isolation_level=None).close()
+
+
+def reembed_stale_vectors(path: Path, index: Any) -> int:
+    """Re-embed stored items whose vectors were made with another dimension; return how many.
+
+    A store indexed before its embedding's dimensions changed holds vectors that its
+    searches can no longer compare. Their items are written again, which embeds them anew.
+    """
+    from langgraph.store.sqlite import SqliteStore
+
+    connection = connect(path, isolation_level=None)
+    try:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+        if "store_vectors" not in tables:
+            return 0
+        stale = connection.execute(
+            "SELECT DISTINCT prefix, key FROM store_vectors WHERE length(embedding) != ?",
+            (4 * int(index["dims"]),),
+        ).fetchall()
+        if not stale:
+            return 0
+        logger.warning("re-embedding %d stored item(s) made with other dimensions", len(stale))
+        connection.execute(
+            "DELETE FROM store_vectors WHERE length(embedding) != ?", (4 * int(index["dims"]),)
+        )
+        store = SqliteStore(connection, index=index)
+        for prefix, key in stale:
+            namespace = tuple(prefix.split("."))
+            item = store.get(namespace, key)
+            if item is not None:
+                store.put(namespace, key, item.value)
+        return len(stale)
+    finally:
+        connection.close()
 
 
 def already_migrated(error: Exception) -> bool:

@@ -105,14 +105,14 @@ def ask_worker(
 
 
 def generate_steps(turn: WorkerTurn, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Ask the worker for the draft `turn` describes and append it (and the exchange)."""
+    """Ask the worker for the draft `turn` describes and append it to the drafts."""
     context = context_of(runtime)
     prompt = worker_prompt(turn, context)
     worker = worker_model(context, turn.temperature)
     reply = yield from ask_worker(worker, prompt, context.worker_attempts)
     draft = draft_of(reply, turn, usage_of(reply, prompt))
     runtime.stream_writer(draft_event(draft))
-    return {"messages": [prompt[-1], reply], "drafts": [draft.model_dump(mode="json")]}
+    return {"drafts": [draft.model_dump(mode="json")]}
 
 
 generate = dual_node(generate_steps)

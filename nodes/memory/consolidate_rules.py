@@ -27,7 +27,8 @@ from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 
 from critic_loop.nodes.loop.progress import rounds_done
-from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, search_rules
+from critic_loop.nodes.memory.ranking import ranked, ranking_put, read_scope
+from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
 from critic_loop.nodes.memory.rule_text import find_duplicate, refusal
 from critic_loop.nodes.memory.scope_locks import locked
 from critic_loop.nodes.runtime import context_of
@@ -165,11 +166,13 @@ def _stored_rules(items: list[Any]) -> dict[str, Rule]:
 
 def _consolidate(work: Consolidation, max_rules: int) -> Steps[None]:
     """Read the scope's rules afresh, apply the proposed operations, retire the weakest."""
-    work.rules = _stored_rules((yield search_rules(work.store, work.report.scope)))
+    work.rules = _stored_rules((yield from read_scope(work.store, work.report.scope)))
     for operation in work.state.proposed or []:
         apply = {"add": work.add, "update": work.update, "delete": work.delete}
         yield from apply[operation.action](operation)
     yield from work.retire_weakest(max_rules)
+    values = ((rule_id, rule.model_dump(mode="json")) for rule_id, rule in work.rules.items())
+    yield write_all(work.store, [ranking_put(work.report.scope, ranked(values))])
 
 
 def consolidate_rules_steps(

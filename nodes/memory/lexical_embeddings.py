@@ -22,8 +22,13 @@ from langgraph.store.sqlite.base import SqliteIndexConfig
 
 from critic_loop.nodes.memory.words import content_words
 
-DIMENSIONS = 384
-"""Length of the vectors `embed_texts` returns."""
+DIMENSIONS = 128
+"""Length of the vectors `embed_texts` returns.
+
+Short rules hash into 128 dimensions with few collisions, and a store's similarity search
+compares every rule of a scope: fewer dimensions keep recall from thousands of rules within
+a small share of one model call.
+"""
 
 EMBEDDINGS_VARIABLE = "CRITIC_LOOP_EMBEDDINGS"
 """Environment variable choosing the index's embeddings: "lexical" or "provider:model"."""

@@ -9,6 +9,7 @@ Failures (no store, model or store errors, unusable answers) are recorded in
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -17,7 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from critic_loop.nodes.memory.rule_store import by_strength, search_rules
+from critic_loop.nodes.memory.ranking import strongest_rules
 from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.runtime import context_of
@@ -37,6 +38,7 @@ RULES_SHOWN = 20
 """The most existing rules the distiller sees (the strongest); duplicates are caught anyway."""
 
 
+@functools.cache
 def distiller_output_schema() -> dict[str, Any]:
     """Return the JSON schema the distiller's answer is pinned to."""
     return portable_schema(DistillerReport, "Changes to a list of rules learned from a run.")
@@ -112,7 +114,7 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         report = MemoryReport(scope=context.memory_scope, skipped=reason)
         return {"memory_report": report.model_dump(mode="json")}
     try:
-        items = by_strength((yield search_rules(store, context.memory_scope)))
+        items = yield from strongest_rules(store, context.memory_scope, RULES_SHOWN)
         existing = {
             item.key: item.value["text"]
             for item in items[:RULES_SHOWN]

@@ -2,7 +2,8 @@
 
 At most `Context.recall_k` rules are recalled: the most similar to the task when the store
 has a vector index (its search results then carry similarity scores), otherwise the most
-useful (then most recently changed). They go to the
+useful (then most recently changed), read from the scope's ranking (`ranking`) rather
+than by reading every rule. They go to the
 worker only; the critic's view has no field for them, so its judgement stays independent
 of the worker's lessons. A store that cannot be read does not stop the run: the failure is
 recorded in `memory_errors` and the worker starts without rules.
@@ -18,7 +19,8 @@ from langgraph.store.base import SearchItem
 from pydantic import BaseModel, ValidationError
 
 from critic_loop.nodes.events import recall_event
-from critic_loop.nodes.memory.rule_store import by_strength, search_rules
+from critic_loop.nodes.memory.ranking import strongest_rules
+from critic_loop.nodes.memory.rule_store import search_rules
 from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
@@ -53,10 +55,8 @@ def recall_steps(state: RecallView, runtime: Runtime[Context]) -> Steps[dict[str
     try:
         items = yield search_rules(store, scope, query=state.task, limit=context.recall_k)
         indexed = any(item.score is not None for item in items)
-        if not indexed and len(items) >= context.recall_k:  # maybe more: rank them all
-            items = yield search_rules(store, scope)
-        if not indexed:
-            items = by_strength(items)
+        if not indexed and len(items) >= context.recall_k:  # maybe more: take the strongest
+            items = yield from strongest_rules(store, scope, context.recall_k)
     except Exception as error:
         logger.warning("recall failed in scope %s: %s", scope, error, exc_info=True)
         return {"recalled_rules": [], "memory_errors": [f"recall: {type(error).__name__}: {error}"]}

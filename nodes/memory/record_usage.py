@@ -21,6 +21,12 @@ from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, Field
 
 from critic_loop.nodes.loop.progress import rounds_done
+from critic_loop.nodes.memory.ranking import (
+    entries_of,
+    ranking_put,
+    read_ranking,
+    with_updated,
+)
 from critic_loop.nodes.memory.rule_store import (
     get_item,
     get_rule,
@@ -57,6 +63,7 @@ def _count_run(
     if run is not None and (yield get_item(store, marker, run)) is not None:
         return  # this run was counted before a crash or retry
     writes = []
+    changed: dict[str, dict[str, Any]] = {}
     for recalled in rules:
         item = yield get_rule(store, scope, recalled.id)
         if item is None:  # retired since it was recalled
@@ -71,6 +78,10 @@ def _count_run(
         )
         value = rule.model_copy(update={"usage": usage}).model_dump(mode="json")
         writes.append(PutOp(rules_namespace(scope), recalled.id, value))
+        changed[recalled.id] = value
+    entries = entries_of((yield read_ranking(store, scope)))
+    if entries is not None:  # else recall ranks the scope afresh when it needs to
+        writes.append(ranking_put(scope, with_updated(entries, changed)))
     if run is not None:
         writes.append(PutOp(marker, run, {"passed": passed, "rounds": rounds}, index=False))
     yield write_all(store, writes)

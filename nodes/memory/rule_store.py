@@ -6,23 +6,18 @@ methods under `invoke` and its async ones under `ainvoke` (the dev server).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.store.base import BaseStore, Item, PutOp, SearchItem
-from pydantic import ValidationError
 
 from critic_loop.nodes.steps import Call, call
 from critic_loop.state.rules import Rule, rules_namespace
 
-SCAN_LIMIT = 1000
-"""The most rules read from a scope at once (scopes are bounded by `Context.max_rules`)."""
-
 
 def search_rules(
-    store: BaseStore, scope: str, *, query: str | None = None, limit: int = SCAN_LIMIT
+    store: BaseStore, scope: str, *, query: str | None, limit: int
 ) -> Call[list[SearchItem]]:
-    """Search the rules of `scope`, by similarity to `query` when the store has an index."""
+    """Search `limit` rules of `scope`, by similarity to `query` when the store has an index."""
     return call(store.search, store.asearch, rules_namespace(scope), query=query, limit=limit)
 
 
@@ -55,16 +50,3 @@ def write_all(store: BaseStore, writes: list[PutOp]) -> Call[list[Any]]:
 def delete_rule(store: BaseStore, scope: str, rule_id: str) -> Call[None]:
     """Remove one rule."""
     return call(store.delete, store.adelete, rules_namespace(scope), rule_id)
-
-
-def by_strength(items: list[Item] | list[SearchItem]) -> list[Item]:
-    """Order stored rules strongest first: most useful, then most recently changed."""
-
-    def strength(item: Item) -> tuple[float, datetime]:
-        try:
-            rule = Rule.model_validate(item.value)
-        except ValidationError:  # malformed values sort last; readers skip them
-            return -1.0, datetime.min.replace(tzinfo=UTC)
-        return rule.usage.usefulness, rule.updated_at
-
-    return sorted(items, key=strength, reverse=True)

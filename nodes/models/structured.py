@@ -10,7 +10,6 @@ model answering badly: the call is repeated with the next method (`nodes.output_
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -70,18 +69,27 @@ class JsonOutput:
             return {"raw": reply, "parsed": None, "parsing_error": failure}
 
 
-_outputs: dict[tuple[int, str, str], tuple[BaseChatModel, JsonOutput]] = {}
+MAX_BINDINGS = 256
+"""The most structured-output bindings kept (more only with models built per call)."""
+
+_outputs: dict[tuple[int, int, str], tuple[BaseChatModel, dict[str, Any], JsonOutput]] = {}
 _outputs_lock = threading.Lock()
 
 
 def json_output(
     model: BaseChatModel, spec: str, schema: dict[str, Any], method: StructuredOutputMethod
 ) -> JsonOutput:
-    """Bind `model` to answer in `schema` by `method`, once per model, schema and method."""
-    key = (id(model), json.dumps(schema, sort_keys=True), method)
+    """Bind `model` to answer in `schema` by `method`, once per model, schema and method.
+
+    Models and schemas are built once and kept (see `load_chat_model`,
+    `critic_output_schema`), so they are keyed by identity; the entry holds both, so an
+    identity is never reused while it is cached.
+    """
+    key = (id(model), id(schema), method)
     with _outputs_lock:
-        if key in _outputs and _outputs[key][0] is model:
-            return _outputs[key][1]
+        cached = _outputs.get(key)
+        if cached is not None and cached[0] is model and cached[1] is schema:
+            return cached[2]
     provider, _ = split_model_spec(spec)
     options: dict[str, Any] = {"method": method}
     if method != "json_mode" and provider in STRICT_SCHEMA_PROVIDERS:
@@ -96,7 +104,9 @@ def json_output(
             ask=model.with_structured_output(schema, include_raw=True, **options), parser=None
         )
     with _outputs_lock:
-        _outputs[key] = (model, output)
+        if len(_outputs) >= MAX_BINDINGS:  # models a registered factory makes anew each time
+            _outputs.clear()
+        _outputs[key] = (model, schema, output)
     return output
 
 

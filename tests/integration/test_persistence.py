@@ -55,3 +55,20 @@ def test_async_persistence_reads_what_sync_wrote(tmp_path) -> None:
             return item.value if item else {}
 
     assert asyncio.run(read())["text"] == RULE["text"]
+
+
+def test_vectors_made_with_other_dimensions_are_embedded_again(tmp_path, monkeypatch) -> None:
+    from critic_loop.nodes.memory import lexical_embeddings
+
+    path = tmp_path / "db.sqlite"
+    monkeypatch.setattr(lexical_embeddings, "DIMENSIONS", 384)  # an index from before
+    with open_persistence(path) as persistence:
+        if not persistence.indexed:
+            pytest.skip("this Python cannot load SQLite extensions (no pysqlite3)")
+        persistence.store.put(rules_namespace("sql"), "r1", RULE)
+    monkeypatch.setattr(lexical_embeddings, "DIMENSIONS", 128)
+    with open_persistence(path) as persistence:
+        [found] = persistence.store.search(rules_namespace("sql"), query=RULE["text"], limit=1)
+    assert found.key == "r1" and found.score == pytest.approx(1.0, abs=1e-4)
+    sizes = sqlite3.connect(path).execute("SELECT DISTINCT length(embedding) FROM store_vectors")
+    assert [size for (size,) in sizes] == [4 * 128]

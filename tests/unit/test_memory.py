@@ -4,13 +4,14 @@ from collections.abc import Iterator
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, SearchOp
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
 from critic_loop.graphs.app import build_graph
 from critic_loop.graphs.distill import build_distill_graph
 from critic_loop.nodes.memory.lexical_embeddings import rule_index
+from critic_loop.nodes.memory.ranking import RANKING_KEY, ranking_namespace
 from critic_loop.state.context import Context
 from critic_loop.state.rules import Rule, rules_namespace
 from tests.support.rubrics import RUBRIC, TASK
@@ -249,6 +250,8 @@ def test_recall_without_index_prefers_useful_then_recent_rules(models) -> None:
         ids["Old but useful."],
         {**useful.value, "usage": {"consulted": 3, "passed": 3}},
     )
+    # a rule changed outside critic-loop: drop the scope's ranking so recall ranks afresh
+    store.delete(ranking_namespace("sql"), RANKING_KEY)
     models.script("worker", "draft")
     models.script("critic", graded(RUBRIC))
     models.script("distill", operations())
@@ -379,3 +382,52 @@ def test_a_verifier_error_run_leaves_usage_untouched(models, loop_input) -> None
     assert out["outcome"] == "verifier_error"
     assert [r["id"] for r in out["recalled_rules"]] == [rule_id]  # it was consulted...
     assert rules_in(store, "sql")[rule_id].usage.consulted == 0  # ...but says nothing
+
+
+class SearchCountingStore(InMemoryStore):
+    """An in-memory store that records the searches made of it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.searched: list[tuple[tuple[str, ...], int]] = []
+
+    def batch(self, ops):
+        ops = list(ops)
+        self.searched += [(op.namespace_prefix, op.limit) for op in ops if isinstance(op, SearchOp)]
+        return super().batch(ops)
+
+
+def test_recall_reads_the_ranking_not_the_scope(models) -> None:
+    store = SearchCountingStore()
+    models.script("distill", operations(*(add(f"Rule number {n} helps.") for n in range(1, 9))))
+    distill(store, context=memory_context("sql", max_rules=20))
+    [ranking] = store.search(ranking_namespace("sql"))
+    assert len(ranking.value["rules"]) == 8  # consolidation ranked every rule
+    store.searched.clear()
+    searched = store.searched
+    models.script("worker", "draft")
+    models.script("critic", graded(RUBRIC))
+    models.script("distill", operations())
+    out = run(
+        store,
+        {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
+        memory_context("sql", recall_k=3),
+    )
+    assert len(out["recalled_rules"]) == 3
+    recall_reads = [limit for namespace, limit in searched if namespace == rules_namespace("sql")]
+    # recall: one search of recall_k rules, then the ranking item and a batch of reads;
+    # the only full read is consolidation's, after the run
+    assert recall_reads == [3, 1000]
+
+
+def test_usage_recording_keeps_the_ranking_current(models) -> None:
+    store = InMemoryStore()
+    models.script("distill", operations(add("Check the word count before answering.")))
+    distill(store)
+    models.script("worker", "draft")
+    models.script("critic", graded(RUBRIC))
+    models.script("distill", operations())
+    run(store, {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}, memory_context("sql"))
+    [ranking] = store.search(ranking_namespace("sql"))
+    [(rule_id, usefulness, _)] = ranking.value["rules"]
+    assert usefulness == (1 + 1) / (1 + 2)  # passed 1 of 1 consultation

@@ -29,5 +29,4 @@ def test_worker_prompt_does_not_grow_with_rounds(models, loop_input) -> None:
     assert "draft 11:" in latest[2].text
     assert not any("draft 1:" in m.text for m in latest)
     # the full history is still kept in state
-    assert len(out["messages"]) == 2 * rounds
     assert len(out["drafts"]) == rounds

@@ -29,7 +29,6 @@ from benchmarks.performance.server import LatencyServer, LoopResponder, ServerPr
 from benchmarks.performance.settings import Settings
 from benchmarks.performance.systems import MODEL, critic_context
 from benchmarks.performance.timing import median, percentile, timed
-from critic_loop.nodes.memory.rule_store import SCAN_LIMIT
 from critic_loop.state.rules import Rule, RuleProvenance, RuleUsage, rules_namespace
 from tests.support.rubrics import RUBRIC
 
@@ -255,11 +254,6 @@ def recall_at_size(settings: Settings, workdir: Path, details: dict[str, Any]) -
         "rules_in_worker_prompt": in_prompt,
         "profile": profiles,
     }
-    if "SQLite, no index" in stores and count > SCAN_LIMIT:
-        notes["SQLite, no index"] = [
-            f"without an index recall ranks only the first {SCAN_LIMIT} of {count} rules "
-            "(rule_store.SCAN_LIMIT)"
-        ]
     figures = []
     baseline = f"one {settings.recall_call_seconds * 1000:.0f} ms model call"
     for name in ("SQLite, no index", "SQLite, vector index", "PostgreSQL"):

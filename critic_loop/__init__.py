@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         unregister_chat_model_provider,
     )
     from critic_loop.results import (
+        LoopCancelled,
         LoopDidNotPass,
         LoopExhausted,
         LoopInfeasible,
@@ -49,6 +50,7 @@ _HOMES = {
     "critic_loop.graphs.app": ["build_graph"],
     "critic_loop.providers": ["register_chat_model_provider", "unregister_chat_model_provider"],
     "critic_loop.results": [
+        "LoopCancelled",
         "LoopDidNotPass",
         "LoopExhausted",
         "LoopInfeasible",
@@ -84,6 +86,7 @@ __all__ = [
     "Context",
     "Criterion",
     "Headings",
+    "LoopCancelled",
     "LoopDidNotPass",
     "LoopExhausted",
     "LoopInfeasible",

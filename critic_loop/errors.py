@@ -59,3 +59,16 @@ class UnsafeCheckpoint(ValueError):
 
 class TrustViolation(ValueError):
     """A client asked for something only the operator may choose (a server, a file, code)."""
+
+
+class ReviewPending(RuntimeError):
+    """A run paused for a person's review and no reviewer was given to answer it."""
+
+    def __init__(self, thread_id: str, request: dict[str, object]) -> None:
+        """Keep the thread to resume and what the person is asked."""
+        self.thread_id = thread_id
+        self.request = request
+        super().__init__(
+            f"thread {thread_id} waits for a review ({request.get('review')}); resume it "
+            "with Command(resume={...}) or pass reviewer= to run_loop"
+        )

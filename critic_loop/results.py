@@ -12,7 +12,7 @@ from typing import Any
 
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import OpenItem
+from critic_loop.state.records import SUCCESSFUL_OUTCOMES, OpenItem
 
 
 class LoopDidNotPass(RuntimeError):
@@ -50,7 +50,12 @@ class LoopInfeasible(LoopDidNotPass):
     """A criterion no revision can meet made a pass impossible."""
 
 
+class LoopCancelled(LoopDidNotPass):
+    """A person reviewing the run stopped it."""
+
+
 _EXCEPTIONS: dict[str, type[LoopDidNotPass]] = {
+    "cancelled": LoopCancelled,
     "exhausted": LoopExhausted,
     "stalled": LoopStalled,
     "verifier_error": VerifierFailed,
@@ -71,6 +76,6 @@ def result_of(
     state = values if isinstance(values, LoopState) else LoopState.model_validate(dict(values))
     if state.outcome is None:
         raise RuntimeError("the run has not finished: it has no outcome yet")
-    if state.outcome != "passed" and as_context(context).on_exhausted == "raise":
+    if state.outcome not in SUCCESSFUL_OUTCOMES and as_context(context).on_exhausted == "raise":
         raise _EXCEPTIONS.get(state.outcome, LoopDidNotPass)(state)
     return state

@@ -21,10 +21,10 @@ from uuid import uuid4
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
-from langgraph.types import StateSnapshot
+from langgraph.types import Command, StateSnapshot
 from pydantic import TypeAdapter
 
-from critic_loop.errors import ThreadFinished
+from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, build_graph
 from critic_loop.nodes.loop.check_input import preflight
 from critic_loop.nodes.loop.progress import rounds_done
@@ -140,21 +140,49 @@ async def _agraph(
         yield build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
 
 
+Reviewer = Callable[[dict[str, Any]], dict[str, Any]]
+"""Answers a review request (see `critic_loop.nodes.loop.review`) with a person's decision."""
+
+
+def review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
+    """Return the review request a paused thread waits on, if it waits on one."""
+    for task in snapshot.tasks:
+        for pending in task.interrupts:
+            request: dict[str, Any] = pending.value
+            return request
+    return None
+
+
 def drive_loop(
     graph: LoopGraph,
     start: Any,
     config: RunnableConfig,
     context: Context,
     on_event: EventHandler | None,
+    reviewer: Reviewer | None = None,
 ) -> LoopState:
-    """Stream the thread from `start` (input, or None to resume) and return its result."""
-    for event in graph.stream(
-        start, config, context=context, stream_mode="custom", durability="sync"
-    ):
-        if on_event is not None:
-            on_event(event)
-    head = thread_config(config["configurable"]["thread_id"])  # not the branch point
-    return result_of(graph.get_state(head).values, context)
+    """Stream the thread from `start` (input, or None to resume) and return its result.
+
+    When the run pauses for review, `reviewer` answers and the run goes on.
+
+    Raises:
+        ReviewPending: the run paused for review and there is no reviewer.
+    """
+    thread_id = config["configurable"]["thread_id"]
+    head = thread_config(thread_id)  # not the branch point
+    while True:
+        for event in graph.stream(
+            start, config, context=context, stream_mode="custom", durability="sync"
+        ):
+            if on_event is not None:
+                on_event(event)
+        snapshot = graph.get_state(head)
+        request = review_request(snapshot)
+        if request is None:
+            return result_of(snapshot.values, context)
+        if reviewer is None:
+            raise ReviewPending(thread_id, request)
+        start, config = Command(resume=reviewer(request)), head
 
 
 def run_loop(
@@ -167,22 +195,26 @@ def run_loop(
     store: BaseStore | None = None,
     database: str | Path | None = None,
     on_event: EventHandler | None = None,
+    reviewer: Reviewer | None = None,
 ) -> LoopState:
     """Run the loop to its end (or resume the unfinished run of `thread_id`).
 
     Without `checkpointer` and `store`, the run is kept in `database` (a SQLite path or a
-    `postgresql://` URL), else in the embedded default.
+    `postgresql://` URL), else in the embedded default. With `Context.review` set,
+    `reviewer` answers each review request (a function of the request returning the
+    person's decision, see `critic_loop.nodes.loop.review`).
 
     Raises:
         LoopExhausted, LoopStalled, VerifierFailed: the run did not pass and the context
             has `on_exhausted="raise"`.
         ThreadFinished: `thread_id` names a run that already ended.
+        ReviewPending: the run paused for review and no `reviewer` was given.
     """
     resolved = as_context(context)
     config = thread_config(thread_id)
     with _graph(checkpointer, store, database) as graph:
         start = start_input(graph, config, loop_input(task, rubric))
-        return drive_loop(graph, start, config, resolved, on_event)
+        return drive_loop(graph, start, config, resolved, on_event, reviewer)
 
 
 def fork_loop(
@@ -215,6 +247,7 @@ async def arun_loop(
     store: BaseStore | None = None,
     database: str | Path | None = None,
     on_event: EventHandler | None = None,
+    reviewer: Reviewer | None = None,
 ) -> LoopState:
     """Async twin of `run_loop` (async checkpointer and store)."""
     resolved = as_context(context)
@@ -222,9 +255,16 @@ async def arun_loop(
     async with _agraph(checkpointer, store, database) as graph:
         thread_id = config["configurable"]["thread_id"]
         start = start_from(await graph.aget_state(config), thread_id, loop_input(task, rubric))
-        async for event in graph.astream(
-            start, config, context=resolved, stream_mode="custom", durability="sync"
-        ):
-            if on_event is not None:
-                on_event(event)
-        return result_of((await graph.aget_state(config)).values, resolved)
+        while True:
+            async for event in graph.astream(
+                start, config, context=resolved, stream_mode="custom", durability="sync"
+            ):
+                if on_event is not None:
+                    on_event(event)
+            snapshot = await graph.aget_state(config)
+            request = review_request(snapshot)
+            if request is None:
+                return result_of(snapshot.values, resolved)
+            if reviewer is None:
+                raise ReviewPending(thread_id, request)
+            start = Command(resume=reviewer(request))

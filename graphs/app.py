@@ -18,7 +18,7 @@ graphs that bring their own persistence and supplies its own.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -38,7 +38,7 @@ from critic_loop.nodes.memory.recall import recall
 from critic_loop.nodes.memory.record_usage import record_rule_usage
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT, Context
-from critic_loop.state.loop import LoopInput, LoopState
+from critic_loop.state.loop import LoopInput, LoopOutput, LoopState
 
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
@@ -58,9 +58,21 @@ def first_round(state: LoopState) -> list[Send]:
 def build_graph(
     checkpointer: BaseCheckpointSaver[str] | None = None,
     store: BaseStore | None = None,
+    *,
+    output: Literal["state", "result"] = "state",
 ) -> LoopGraph:
-    """Compile the app graph, optionally with a checkpointer and a store (for memory)."""
-    builder = StateGraph(LoopState, context_schema=Context, input_schema=LoopInput)
+    """Compile the app graph, optionally with a checkpointer and a store (for memory).
+
+    `output="state"` makes `invoke` return the whole state (every draft and critique);
+    `"result"` returns only `LoopOutput` (how it ended and the answer), as the served graph
+    does so that runs, Studio and MCP return the result.
+    """
+    builder = StateGraph(
+        LoopState,
+        context_schema=Context,
+        input_schema=LoopInput,
+        output_schema=LoopOutput if output == "result" else LoopState,
+    )
     # plain functions declare their input schema and destinations in their signatures;
     # sync+async nodes (RunnableLambda) carry it as InputType, from their logic's signature
     builder.add_node("check_input", check_input)
@@ -84,5 +96,8 @@ def build_graph(
     return compiled.with_config(recursion_limit=RECURSION_LIMIT)
 
 
-graph = build_graph()
-"""The app graph without persistence, for `langgraph.json` and the LangGraph server."""
+graph = build_graph(output="result")
+"""The app graph without persistence, for `langgraph.json` and the LangGraph server.
+
+Its runs return `LoopOutput`; the thread's state holds the whole history.
+"""

@@ -151,6 +151,15 @@ class Context(BaseSettings):
             "first (the first candidate uses `temperature`), so they differ."
         ),
     )
+    review: Literal["never", "on_stall", "on_exhausted", "every_round"] = Field(
+        default="never",
+        description=(
+            "When a person reviews the run (it pauses with LangGraph's interrupt; needs a "
+            "checkpointer): never; when revising stalls; when the round cap is reached; "
+            "or after every round. The person accepts, rejects with feedback, overrides a "
+            "criterion, or stops the run."
+        ),
+    )
     on_exhausted: Literal["best", "raise"] = Field(
         default="best",
         description=(

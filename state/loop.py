@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from critic_loop.state.records import (
     Critique,
@@ -26,19 +26,49 @@ from critic_loop.state.records import (
     DraftRef,
     OpenItem,
     Outcome,
+    Review,
     WorkerFeedback,
 )
 from critic_loop.state.rubric import Rubric, Task
 from critic_loop.state.rules import MemoryReport, RecalledRule
 
+EXAMPLE_INPUT: dict[str, JsonValue] = {
+    "task": "Write a two-sentence product description for a 750 ml insulated bottle that "
+    "keeps drinks cold for 24 hours.",
+    "rubric": [
+        {"id": "length", "kind": "word_count", "max": 60},
+        {"id": "cold", "text": "It says the bottle keeps drinks cold for 24 hours."},
+        {"id": "cta", "text": "Its last sentence invites the reader to buy it."},
+    ],
+}
+"""An input that shows every part: a task, a deterministic check and two judged criteria."""
+
 
 class LoopInput(BaseModel):
-    """What a caller gives the loop."""
+    """What a caller gives the loop: the task for the worker, the rubric for the critic."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE_INPUT]})
 
     task: Task
     rubric: Rubric
+
+
+class LoopOutput(BaseModel):
+    """What a served run returns: how it ended, and its answer.
+
+    The whole history stays in the thread's state.
+    """
+
+    outcome: Outcome | None = Field(default=None, description="How the run ended.")
+    outcome_reason: str | None = Field(default=None, description="Why, in words.")
+    final: str | None = Field(
+        default=None, description="The passing (or accepted) draft, else the best one."
+    )
+    final_round: int | None = Field(default=None, description="The round of `final`.")
+    open_items: list[OpenItem] = Field(
+        default_factory=list, description="What `final` still fails, with hints."
+    )
+    thread_id: str | None = Field(default=None, description="The thread holding the history.")
 
 
 class LoopState(BaseModel):
@@ -57,6 +87,10 @@ class LoopState(BaseModel):
     feedback: Annotated[list[WorkerFeedback], operator.add] = Field(
         default_factory=list,
         description="What the worker was told after each failed round. Never cleared.",
+    )
+    reviews: Annotated[list[Review], operator.add] = Field(
+        default_factory=list,
+        description="What people reviewing the run decided, in order. Never cleared.",
     )
     recalled_rules: list[RecalledRule] = Field(
         default_factory=list,
@@ -81,6 +115,9 @@ class LoopState(BaseModel):
             "The criteria `final` still fails: empty when every criterion passed; a passing "
             "draft may still miss should criteria."
         ),
+    )
+    thread_id: str | None = Field(
+        default=None, description="The thread the run belongs to (set when it ends)."
     )
     memory_report: MemoryReport | None = Field(
         default=None, description="What distillation did to the scope's rules after the run."

@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from critic_loop.state.verdict import Verdict
 
-Outcome = Literal["passed", "stalled", "exhausted", "verifier_error", "infeasible"]
+Outcome = Literal[
+    "passed", "stalled", "exhausted", "verifier_error", "infeasible", "accepted", "cancelled"
+]
 """How a run ended.
 
 - passed: every must criterion passed and the weighted score reached the bar.
@@ -21,9 +23,14 @@ Outcome = Literal["passed", "stalled", "exhausted", "verifier_error", "infeasibl
 - exhausted: the iteration cap was reached without a pass.
 - verifier_error: the critic's output could not be accepted after its retries.
 - infeasible: a criterion no revision can meet made a pass impossible.
+- accepted: a person reviewing the run accepted a draft the critic had not passed.
+- cancelled: a person reviewing the run stopped it.
 """
 
-COMPLETED_OUTCOMES: frozenset[Outcome] = frozenset({"passed", "stalled", "exhausted"})
+SUCCESSFUL_OUTCOMES: frozenset[Outcome] = frozenset({"passed", "accepted"})
+"""Outcomes whose `final` draft is the run's answer: the critic's pass, or a person's."""
+
+COMPLETED_OUTCOMES: frozenset[Outcome] = frozenset({"passed", "stalled", "exhausted", "accepted"})
 """Outcomes of runs that completed their work and so teach something about the worker.
 
 A verifier error says nothing about the worker, and an infeasible rubric nothing it
@@ -155,6 +162,26 @@ class WorkerFeedback(BaseModel):
     def ref(self) -> DraftRef:
         """Which draft this feedback is about."""
         return DraftRef(round=self.round, candidate=self.candidate)
+
+
+ReviewAction = Literal["accept", "reject", "override", "stop"]
+"""What a person reviewing a run can do: accept the draft, reject it with feedback for the
+worker, override one criterion's result, or stop the run."""
+
+
+class Review(BaseModel):
+    """A person's decision on a draft, when the run asked for review (`Context.review`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    at_round: int = Field(ge=1, description="The round after which the run asked.")
+    draft: DraftRef = Field(description="The draft reviewed: the best so far.")
+    asked_because: str = Field(description="Why the run asked for review.")
+    action: ReviewAction = Field(description="What the person decided.")
+    feedback: str = Field(default="", description="For reject: what the worker should change.")
+    criterion_id: str | None = Field(default=None, description="For override: the criterion.")
+    passed: bool | None = Field(default=None, description="For override: its result now.")
+    note: str = Field(default="", description="For override: why (kept as its evidence).")
 
 
 class OpenItem(BaseModel):

@@ -13,8 +13,10 @@ import click
 
 from critic_loop.cli.context_options import chosen_settings, context_options
 from critic_loop.cli.display import show_event, show_json, show_result
+from critic_loop.cli.review_prompt import ask_at_terminal
 from critic_loop.errors import RunInterrupted, RunStopped, Terminated, UsageProblem
 from critic_loop.state.context import Context
+from critic_loop.state.records import SUCCESSFUL_OUTCOMES
 
 logger = logging.getLogger("critic_loop.cli")
 
@@ -129,8 +131,10 @@ def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
                 f"up to {context.max_iterations} rounds; data in {persistence.location}"
             )
         try:
+            reviewer = ask_at_terminal if context.review != "never" else None
+            events = None if as_json else show_event
             state = in_background(
-                lambda: drive_loop(graph, start, config, context, None if as_json else show_event)
+                lambda: drive_loop(graph, start, config, context, events, reviewer)
             )
         except LoopDidNotPass as failure:
             state = failure.state
@@ -146,7 +150,7 @@ def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
         show_json(state)
     else:
         show_result(state, thread_id)
-    return 0 if state.outcome == "passed" else 1
+    return 0 if state.outcome in SUCCESSFUL_OUTCOMES else 1
 
 
 @click.command()

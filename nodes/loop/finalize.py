@@ -8,7 +8,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from critic_loop.nodes.loop.progress import best_critique, draft_of
+from critic_loop.nodes.loop.progress import best_critique, draft_of, with_overrides
 from critic_loop.nodes.loop.route import GoOn, decide, send_next_turn
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import Context
@@ -52,10 +52,10 @@ def finalize(
     back to the worker instead.
     """
     context = context_of(runtime)
-    decision = decide(state.critiques, state.drafts, context)
+    decision = decide(state.critiques, state.drafts, context, state.reviews)
     if isinstance(decision, GoOn):
         return Command(goto=send_next_turn(state, context, decision))
-    chosen = best_critique(state.critiques)
+    chosen = best_critique(with_overrides(state.critiques, state.reviews))
     draft = draft_of(state.drafts, chosen.ref) if chosen else state.drafts[-1]
     update = {
         "outcome": decision.outcome,
@@ -63,5 +63,6 @@ def finalize(
         "final": draft.text,
         "final_round": draft.round,
         "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],
+        "thread_id": runtime.execution_info.thread_id if runtime.execution_info else None,
     }
     return Command(goto="record_rule_usage", update=update)

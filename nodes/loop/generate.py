@@ -16,13 +16,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import draft_event
 from critic_loop.nodes.models.faults import MALFORMED_REPLIES
-from critic_loop.nodes.models.loading import worker_model
+from critic_loop.nodes.models.loading import role_tags, worker_model
 from critic_loop.nodes.models.usage import usage_of
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.runtime import context_of
@@ -85,7 +85,7 @@ def draft_of(reply: BaseMessage, turn: WorkerTurn, usage: TokenUsage) -> Draft:
 
 
 def ask_worker(
-    worker: BaseChatModel, prompt: list[BaseMessage], attempts: int
+    worker: Runnable[Any, BaseMessage], prompt: list[BaseMessage], attempts: int
 ) -> Steps[BaseMessage]:
     """Call the worker, again if the server's reply is malformed (up to `attempts` calls).
 
@@ -108,7 +108,7 @@ def generate_steps(turn: WorkerTurn, runtime: Runtime[Context]) -> Steps[dict[st
     """Ask the worker for the draft `turn` describes and append it to the drafts."""
     context = context_of(runtime)
     prompt = worker_prompt(turn, context)
-    worker = worker_model(context, turn.temperature)
+    worker = worker_model(context, turn.temperature).with_config(tags=role_tags("worker"))
     reply = yield from ask_worker(worker, prompt, context.worker_attempts)
     draft = draft_of(reply, turn, usage_of(reply, prompt))
     runtime.stream_writer(draft_event(draft))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from critic_loop.state.records import Critique, Draft, DraftRef
+from critic_loop.state.records import Critique, Draft, DraftRef, Review
 from critic_loop.state.verdict import SCORE_TOLERANCE, Verdict
 
 Strength = tuple[int, float]
@@ -142,3 +142,39 @@ def attainable(verdict: Verdict, lost: set[str], threshold: float) -> bool:
     total = sum(r.weight for r in results)
     reachable = total - sum(r.weight for r in results if r.criterion_id in lost)
     return (reachable / total if total else 0.0) >= threshold - SCORE_TOLERANCE
+
+
+def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> list[Critique]:
+    """Return the critiques with every person's override of a criterion's result applied."""
+    overrides = [r for r in reviews if r.action == "override" and r.criterion_id is not None]
+    if not overrides:
+        return list(critiques)
+    changed = []
+    for critique in critiques:
+        mine = [r for r in overrides if r.draft == critique.ref]
+        if critique.verdict is None or not mine:
+            changed.append(critique)
+            continue
+        results = list(critique.verdict.results)
+        for review in mine:
+            results = [
+                result.model_copy(
+                    update={
+                        "passed": bool(review.passed),
+                        "skipped": False,
+                        "terminal": False,
+                        "evidence": f"Overridden by a person: {review.note or 'no reason given'}",
+                    }
+                )
+                if result.criterion_id == review.criterion_id
+                else result
+                for result in results
+            ]
+        verdict = critique.verdict.model_copy(update={"results": results})
+        changed.append(critique.model_copy(update={"verdict": verdict}))
+    return changed
+
+
+def extra_rounds(reviews: Sequence[Review], cap: int) -> int:
+    """Return the rounds beyond the cap that people granted by rejecting a draft at it."""
+    return sum(1 for review in reviews if review.action == "reject" and review.at_round >= cap)

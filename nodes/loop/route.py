@@ -21,19 +21,22 @@ from typing import Literal, NamedTuple
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from critic_loop.nodes.loop.plan import next_turn
+from critic_loop.nodes.loop.plan import feedback_on, next_turn
 from critic_loop.nodes.loop.progress import (
     attainable,
     best_of_round,
     confirmed_terminal,
+    extra_rounds,
     latest_round,
     rounds_done,
     stall_reason,
+    with_overrides,
 )
+from critic_loop.nodes.loop.review import ask_person, review_reason
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, Draft, Outcome
+from critic_loop.state.records import Critique, Draft, Outcome, Review, WorkerFeedback
 from critic_loop.state.verdict import first_line
 
 
@@ -52,12 +55,20 @@ class GoOn(NamedTuple):
 
 
 def decide(
-    critiques: Sequence[Critique], drafts: Sequence[Draft], context: Context
+    critiques: Sequence[Critique],
+    drafts: Sequence[Draft],
+    context: Context,
+    reviews: Sequence[Review] = (),
 ) -> Decision | GoOn:
-    """Return how the run ends after this history, or how it goes on."""
+    """Return how the run ends after this history (and people's reviews), or how it goes on."""
+    critiques = with_overrides(critiques, reviews)
     latest = latest_round(critiques)
     if not latest:
         return GoOn("revision")
+    rounds = rounds_done(critiques)
+    decided = next((r for r in reviews if r.at_round == rounds and r.action != "override"), None)
+    if decided is not None:
+        return _by_a_person(decided)
     failed = next((critique for critique in latest if critique.verdict is None), None)
     if failed is not None:
         return Decision("verifier_error", failed.error or "the verifier failed")
@@ -78,8 +89,7 @@ def decide(
                 f"{cid} cannot be met: {first_line(evidence)}" for cid, evidence in lost.items()
             ),
         )
-    rounds = rounds_done(critiques)
-    if rounds >= context.max_iterations:
+    if rounds >= context.max_iterations + extra_rounds(reviews, context.max_iterations):
         return Decision("exhausted", f"{rounds} round(s) reached max_iterations without a pass")
     stalled = stall_reason(critiques, drafts, context.stall_rounds)
     if stalled is None:
@@ -87,6 +97,32 @@ def decide(
     if context.on_stall == "stop":
         return Decision("stalled", stalled)
     return GoOn("resample", stalled)
+
+
+def _by_a_person(review: Review) -> Decision | GoOn:
+    where = f"round {review.draft.round}"
+    if review.action == "accept":
+        return Decision(
+            "accepted", f"a person accepted the draft of {where} ({review.asked_because})"
+        )
+    if review.action == "stop":
+        return Decision("cancelled", f"a person stopped the run ({review.asked_because})")
+    return GoOn("revision", f"a person asked for changes to the draft of {where}")
+
+
+def feedback_after(state: LoopState, review: Review) -> list[WorkerFeedback]:
+    """Return the feedback a person's rejection gives the worker (their words first)."""
+    if review.action != "reject":
+        return []
+    critic = feedback_on(state.feedback, review.draft)
+    return [
+        WorkerFeedback(
+            round=review.draft.round,
+            candidate=review.draft.candidate,
+            summary=review.feedback,
+            hints=critic.hints,
+        )
+    ]
 
 
 def decide_outcome(
@@ -103,9 +139,31 @@ def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send:
 
 
 def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
-    """Choose the next step after critique: the worker's next turn, or finalize."""
+    """Choose the next step after critique: the worker's next turn, or finalize.
+
+    With `Context.review` set, a person may be asked first (see `review`).
+    """
     context = context_of(runtime)
-    decision = decide(state.critiques, state.drafts, context)
+    decision = decide(state.critiques, state.drafts, context, state.reviews)
+    stalled = (isinstance(decision, GoOn) and decision.action == "resample") or (
+        isinstance(decision, Decision) and decision.outcome == "stalled"
+    )
+    exhausted = isinstance(decision, Decision) and decision.outcome == "exhausted"
+    reason = review_reason(state, context, stalled, exhausted)
+    review = ask_person(state, reason) if reason is not None else None
+    if review is None:
+        if isinstance(decision, Decision):
+            return Command(goto="finalize")
+        return Command(goto=send_next_turn(state, context, decision))
+    told = feedback_after(state, review)
+    state = state.model_copy(
+        update={"reviews": [*state.reviews, review], "feedback": [*state.feedback, *told]}
+    )
+    writes = {
+        "reviews": [review.model_dump(mode="json")],
+        "feedback": [note.model_dump(mode="json") for note in told],
+    }
+    decision = decide(state.critiques, state.drafts, context, state.reviews)
     if isinstance(decision, Decision):
-        return Command(goto="finalize")
-    return Command(goto=send_next_turn(state, context, decision))
+        return Command(goto="finalize", update=writes)
+    return Command(goto=send_next_turn(state, context, decision), update=writes)

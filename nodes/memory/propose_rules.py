@@ -122,7 +122,7 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         }
         distiller = structured_model(
             context.distiller_model,
-            role="distill",
+            role="distiller",
             schema=distiller_output_schema(),
             method=context.distill_output_method,
             context=context,

@@ -175,3 +175,12 @@ def grading_model(spec: str, role: str, context: Context) -> BaseChatModel:
         timeout=context.request_timeout,
         max_retries=context.max_retries,
     )
+
+
+def role_tags(role: str) -> list[str]:
+    """Return the LangChain tags of a role's model calls ("critic_loop", "critic_loop:<role>").
+
+    Chat UIs filter the `messages` stream by them, to show the worker's drafts without
+    the critic's and the distiller's structured answers, or the other way round.
+    """
+    return ["critic_loop", f"critic_loop:{role}"]

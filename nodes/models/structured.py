@@ -27,6 +27,7 @@ from critic_loop.nodes.models.loading import (
     STRICT_SCHEMA_PROVIDERS,
     grading_model,
     openai_base_url,
+    role_tags,
     split_model_spec,
 )
 from critic_loop.nodes.models.output_methods import ServerKey, fall_back, is_refusal, method_for
@@ -72,12 +73,16 @@ class JsonOutput:
 MAX_BINDINGS = 256
 """The most structured-output bindings kept (more only with models built per call)."""
 
-_outputs: dict[tuple[int, int, str], tuple[BaseChatModel, dict[str, Any], JsonOutput]] = {}
+_outputs: dict[tuple[int, int, str, str], tuple[BaseChatModel, dict[str, Any], JsonOutput]] = {}
 _outputs_lock = threading.Lock()
 
 
 def json_output(
-    model: BaseChatModel, spec: str, schema: dict[str, Any], method: StructuredOutputMethod
+    model: BaseChatModel,
+    spec: str,
+    schema: dict[str, Any],
+    method: StructuredOutputMethod,
+    role: str,
 ) -> JsonOutput:
     """Bind `model` to answer in `schema` by `method`, once per model, schema and method.
 
@@ -85,7 +90,7 @@ def json_output(
     `critic_output_schema`), so they are keyed by identity; the entry holds both, so an
     identity is never reused while it is cached.
     """
-    key = (id(model), id(schema), method)
+    key = (id(model), id(schema), method, role)
     with _outputs_lock:
         cached = _outputs.get(key)
         if cached is not None and cached[0] is model and cached[1] is schema:
@@ -98,11 +103,10 @@ def json_output(
     if isinstance(plain, RunnableSequence):  # the bound model, then what reads its answer
         first, *rest = plain.steps
         parser = rest[0] if len(rest) == 1 else RunnableSequence(*rest)
-        output = JsonOutput(ask=first, parser=parser)
+        output = JsonOutput(ask=first.with_config(tags=role_tags(role)), parser=parser)
     else:
-        output = JsonOutput(
-            ask=model.with_structured_output(schema, include_raw=True, **options), parser=None
-        )
+        triple = model.with_structured_output(schema, include_raw=True, **options)
+        output = JsonOutput(ask=triple.with_config(tags=role_tags(role)), parser=None)
     with _outputs_lock:
         if len(_outputs) >= MAX_BINDINGS:  # models a registered factory makes anew each time
             _outputs.clear()
@@ -119,6 +123,7 @@ class StructuredModel:
     schema: dict[str, Any]
     preferred: StructuredOutputMethod
     server: str | None
+    role: str
 
     @property
     def key(self) -> ServerKey:
@@ -127,7 +132,7 @@ class StructuredModel:
 
     def output(self, method: StructuredOutputMethod) -> JsonOutput:
         """Return the model bound to answer in the schema by `method`."""
-        return json_output(self.chat_model, self.spec, self.schema, method)
+        return json_output(self.chat_model, self.spec, self.schema, method, self.role)
 
 
 def structured_model(
@@ -146,7 +151,7 @@ def structured_model(
     chat_model = grading_model(spec, role, context)
     provider, _ = split_model_spec(spec)
     server = openai_base_url(context.base_url) if provider == "openai" else None
-    return StructuredModel(chat_model, spec, schema, method, server)
+    return StructuredModel(chat_model, spec, schema, method, server, role)
 
 
 def ask_once(model: StructuredModel, prompt: list[BaseMessage]) -> Steps[dict[str, Any]]:

@@ -246,3 +246,30 @@ def test_every_setting_is_a_flag_and_reaches_the_run(tmp_path, run_cli) -> None:
     assert result["memory_report"]["skipped"] == "distillation is turned off for this run"
     assert result["memory_report"]["scope"] == "elsewhere"
     assert len(server.requests) == 2  # worker and judge; no distiller
+
+
+def test_review_at_the_terminal_reject_then_accept(tmp_path, run_cli, monkeypatch) -> None:
+    import io
+
+    criteria = [{"id": "c", "text": "x y z"}]
+    script = RoleScript(
+        worker=["draft one", "draft two"], critic=[graded(criteria), graded(criteria)]
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO("reject\nSay it in one sentence.\naccept\n"))
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "run",
+            "--task",
+            TASK,
+            "--criterion",
+            "c=x y z",
+            "--review",
+            "every_round",
+            "--no-memory",
+            *model_args(server),
+        )
+    assert done.returncode == 0, done.stderr
+    assert "review: round 1 was graded; the best draft is round 1" in done.stderr
+    assert "Say it in one sentence." in json.dumps(server.plain_requests()[1]["messages"])
+    assert "outcome: accepted after 2 round(s)" in done.stdout
+    assert done.stdout.rstrip().endswith("draft two")

@@ -92,11 +92,17 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
         "severity": "must",
         "weight": 1.0,
     }
-    assert values is not None and values["outcome"] == "passed"
-    assert values["final"] == "draft two"
-    assert values["memory_errors"] == []
-
+    # a served run returns the result; the thread's state keeps the history
+    assert values == {
+        "outcome": "passed",
+        "outcome_reason": values["outcome_reason"],
+        "final": "draft two",
+        "final_round": 2,
+        "open_items": [],
+        "thread_id": thread["thread_id"],
+    }
     state = await client.threads.get_state(thread["thread_id"])
+    assert state["values"]["memory_errors"] == []
     assert [d["text"] for d in state["values"]["drafts"]] == ["draft one", "draft two"]
     assert len(state["values"]["critiques"]) == 2
     history = await client.threads.get_history(thread["thread_id"], limit=50)
@@ -115,8 +121,9 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
     model_server.responder.worker[:] = ["draft"]
     model_server.responder.critic[:] = [graded(RUBRIC), {"operations": []}]
     second = await client.threads.create()
-    _, values = await stream_run(client, second["thread_id"], scope, dev_server)
-    assert [rule["text"] for rule in values["recalled_rules"]] == [RULE]
+    await stream_run(client, second["thread_id"], scope, dev_server)
+    state = await client.threads.get_state(second["thread_id"])
+    assert [rule["text"] for rule in state["values"]["recalled_rules"]] == [RULE]
     worker_requests = model_server.plain_requests()
     assert RULE in str(worker_requests[-1]["messages"])
 
@@ -183,6 +190,8 @@ async def test_mixed_rubric_round_trips_and_its_checks_run_under_the_server(
         context={**context("mixed"), "max_iterations": 1, "memory": False},
     )
     assert "__error__" not in result, result
+    assert result["outcome"] == "exhausted"
+    result = (await client.threads.get_state(thread["thread_id"]))["values"]
     assert result["rubric"] == MIXED  # exactly as sent
     verdict = {r["criterion_id"]: r for r in result["critiques"][0]["verdict"]["results"]}
     assert verdict["tests"]["passed"] is True  # pytest ran in a subprocess under the server
@@ -194,3 +203,27 @@ async def test_mixed_rubric_round_trips_and_its_checks_run_under_the_server(
     assert (verdict["tone"]["severity"], verdict["tone"]["weight"]) == ("should", 0.5)
     assert (verdict["length"]["severity"], verdict["length"]["weight"]) == ("must", 2)
     assert result["outcome"] == "exhausted"
+
+
+async def test_a_person_reviews_through_the_sdk(dev_server, model_server) -> None:
+    model_server.responder.worker[:] = ["first version", "second version"]
+    model_server.responder.critic[:] = [graded(RUBRIC, {"tone": "Simpler."}), graded(RUBRIC)]
+    client = get_client(url=dev_server.url)
+    thread = await client.threads.create()
+    settings = {**context("review"), "memory": False, "review": "every_round"}
+    await client.runs.wait(thread["thread_id"], "critic_loop", input=INPUT, context=settings)
+    state = await client.threads.get_state(thread["thread_id"])
+    [request] = [i["value"] for task in state["tasks"] for i in task["interrupts"]]
+    assert request["review"] == "round 1 was graded" and request["draft"] == "first version"
+    feedback = {"action": "reject", "feedback": "Start with an everyday example."}
+    await client.runs.wait(
+        thread["thread_id"], "critic_loop", command={"resume": feedback}, context=settings
+    )
+    assert "Start with an everyday example." in str(model_server.plain_requests()[-1]["messages"])
+    result = await client.runs.wait(
+        thread["thread_id"],
+        "critic_loop",
+        command={"resume": {"action": "accept"}},
+        context=settings,
+    )
+    assert result["outcome"] == "accepted" and result["final"] == "second version"

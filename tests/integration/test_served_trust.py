@@ -48,6 +48,15 @@ def dev_server(model_server):
         yield server
 
 
+async def run_in_a_thread(client, run_input: dict, **settings: object) -> dict:
+    """Run to the end in a new thread; return the thread's whole state."""
+    thread = await client.threads.create()
+    await client.runs.wait(
+        thread["thread_id"], "critic_loop", input=run_input, context={**CONTEXT, **settings}
+    )
+    return (await client.threads.get_state(thread["thread_id"]))["values"]
+
+
 async def refusal(dev_server, model_server, *, input=None, context=None) -> str:
     """Run and return the error message; the model server must not have been called."""
     before = len(model_server.requests)
@@ -170,12 +179,7 @@ async def test_a_backtracking_pattern_fails_its_criterion_instead_of_hanging(
     model_server.responder.worker[:] = ["a" * 40 + "!"]
     client = get_client(url=dev_server.url)
     rubric = [{"id": "shape", "kind": "regex", "pattern": "(a|a)+$"}]
-    result = await client.runs.wait(
-        None,
-        "critic_loop",
-        input={"task": TASK, "rubric": rubric},
-        context={**CONTEXT, "max_iterations": 1},
-    )
+    result = await run_in_a_thread(client, {"task": TASK, "rubric": rubric}, max_iterations=1)
     [verdict] = result["critiques"][0]["verdict"]["results"]
     assert verdict["passed"] is False
     assert "took longer than 1 s" in verdict["evidence"]
@@ -205,12 +209,8 @@ def test_reach_out():
 '''
     model_server.responder.worker[:] = ["```python\nx = 1\n```"]
     client = get_client(url=dev_server.url)
-    result = await client.runs.wait(
-        None,
-        "critic_loop",
-        input={"task": TASK, "rubric": [{"id": "t", "kind": "tests", "tests": hostile}]},
-        context={**CONTEXT, "max_iterations": 1},
-    )
+    rubric = [{"id": "t", "kind": "tests", "tests": hostile}]
+    result = await run_in_a_thread(client, {"task": TASK, "rubric": rubric}, max_iterations=1)
     [verdict] = result["critiques"][0]["verdict"]["results"]
     assert verdict["passed"] is False
     assert "1 of 1 tests failed: test_reach_out" in verdict["evidence"]  # it did run

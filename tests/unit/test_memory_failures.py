@@ -131,5 +131,5 @@ def test_an_unusable_distiller_is_a_memory_error_not_a_refused_run(
     )
     assert out["outcome"] == "passed"
     [error] = out["memory_errors"]
-    assert error.startswith("distill: MissingApiKey: The distill model")
+    assert error.startswith("distill: MissingApiKey: The distiller model")
     assert "GOOGLE_API_KEY" in error

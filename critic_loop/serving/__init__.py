@@ -1,0 +1,1 @@
+"""What the LangGraph server mounts beside the graphs: the MCP endpoint, ready-made assistants."""

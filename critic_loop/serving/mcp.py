@@ -1,0 +1,183 @@
+"""critic-loop's tools for MCP clients, at the LangGraph server's `/mcp`.
+
+langgraph.json mounts this app (`http.app`) and turns the server's built-in MCP endpoint
+off (`http.disable_mcp`), because that one answers with a Python `repr` of the run's
+output, reports a failed run by its exception's class name only, offers no way to pass a
+run's context, and fails when two assistants share a name. This endpoint speaks the same
+protocol (JSON-RPC over HTTP POST, stateless) and:
+
+- lists one tool per assistant, named after it (assistants sharing a name get their id's
+  start appended), described by the assistant's (or its graph's) description, with the
+  graph's input schema plus an optional `context` object (the run's settings);
+- answers `tools/call` with the run's output as JSON text and as `structuredContent`;
+- reports a failed run with its error message (`isError`).
+
+Runs go through the server itself (`langgraph_sdk.get_client(url=None)`), with the
+caller's headers, so the server's authentication applies to MCP clients too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+PROTOCOL_VERSION = "2025-06-18"
+"""The MCP revision answered when a client asks for one this endpoint does not know."""
+
+KNOWN_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
+
+INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
+
+NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def _client() -> Any:
+    from langgraph_sdk import get_client
+
+    return get_client(url=None)
+
+
+def _headers(request: Request) -> dict[str, str]:
+    skip = {"content-length", "content-type", "accept", "host", "connection"}
+    return {key: value for key, value in request.headers.items() if key.lower() not in skip}
+
+
+def tool_name(name: str) -> str:
+    """Turn an assistant's name into an MCP tool name (letters, digits, _ . -)."""
+    return NAME_CHARACTERS.sub("", re.sub(r"\s+", "_", name.strip()))[:128] or "assistant"
+
+
+def tool_names(assistants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Name each assistant's tool; assistants sharing a name get their id's start added."""
+    plain = [tool_name(str(a.get("name") or a.get("graph_id") or "assistant")) for a in assistants]
+    named: dict[str, dict[str, Any]] = {}
+    for assistant, name in zip(assistants, plain, strict=True):
+        if plain.count(name) > 1:
+            name = f"{name}_{str(assistant['assistant_id'])[:8]}"
+        named[name] = assistant
+    return named
+
+
+async def _assistants(request: Request) -> dict[str, dict[str, Any]]:
+    found = await _client().assistants.search(limit=100, headers=_headers(request))
+    return tool_names(list(found))
+
+
+async def _tool(name: str, assistant: dict[str, Any], request: Request) -> dict[str, Any]:
+    schemas = await _client().assistants.get_schemas(
+        assistant["assistant_id"], headers=_headers(request)
+    )
+    schema = dict(schemas.get("input_schema") or {"type": "object", "properties": {}})
+    properties = dict(schema.get("properties") or {})
+    if schemas.get("context_schema"):
+        context = dict(schemas["context_schema"])
+        context["description"] = "Settings for this run (optional; see the server's README)."
+        properties["context"] = context
+    schema["properties"] = properties
+    description = assistant.get("description") or f"Runs the {assistant['graph_id']} graph."
+    return {
+        "name": name,
+        "title": assistant.get("name") or name,
+        "description": description,
+        "inputSchema": schema,
+    }
+
+
+def _result(payload: dict[str, Any], request_id: Any) -> JSONResponse:
+    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": payload})
+
+
+def _error(code: int, message: str, request_id: Any) -> JSONResponse:
+    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return JSONResponse(body)
+
+
+async def call_tool(params: dict[str, Any], request: Request) -> dict[str, Any] | str:
+    """Run the tool's assistant on the arguments; return the MCP result, or an error message."""
+    named = await _assistants(request)
+    assistant = named.get(str(params.get("name")))
+    if assistant is None:
+        return f"Unknown tool: {params.get('name')}"
+    arguments = dict(params.get("arguments") or {})
+    context = arguments.pop("context", None) or params.get("context")
+    output = await _client().runs.wait(
+        None,
+        assistant["assistant_id"],
+        input=arguments,
+        context=context,
+        raise_error=False,
+        headers=_headers(request),
+    )
+    if isinstance(output, dict) and "__error__" in output:
+        error = output["__error__"]
+        message = f"{error.get('error', 'Error')}: {error.get('message', '')}".strip(": ")
+        return {"content": [{"type": "text", "text": message}], "isError": True}
+    return {
+        "content": [{"type": "text", "text": json.dumps(output)}],
+        "structuredContent": output if isinstance(output, dict) else {"result": output},
+        "isError": False,
+    }
+
+
+def _version() -> str:
+    try:
+        return version("critic-loop")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+async def handle(request: Request) -> Response:
+    """Answer one JSON-RPC message (stateless streamable HTTP: replies are plain JSON)."""
+    try:
+        message = await request.json()
+    except ValueError:
+        return _error(INVALID_REQUEST, "the body is not JSON", None)
+    if not isinstance(message, dict) or "method" not in message:
+        return _error(INVALID_REQUEST, "not a JSON-RPC request", None)
+    method, request_id = message["method"], message.get("id")
+    params = message.get("params") or {}
+    if request_id is None:  # a notification: nothing to answer
+        return Response(status_code=202)
+    if method == "initialize":
+        asked = params.get("protocolVersion")
+        return _result(
+            {
+                "protocolVersion": asked if asked in KNOWN_VERSIONS else PROTOCOL_VERSION,
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "critic-loop", "version": _version()},
+            },
+            request_id,
+        )
+    if method == "ping":
+        return _result({}, request_id)
+    if method == "tools/list":
+        named = await _assistants(request)
+        tools = [await _tool(name, assistant, request) for name, assistant in named.items()]
+        return _result({"tools": tools}, request_id)
+    if method == "tools/call":
+        outcome = await call_tool(params, request)
+        if isinstance(outcome, str):
+            return _error(INVALID_PARAMS, outcome, request_id)
+        return _result(outcome, request_id)
+    return _error(METHOD_NOT_FOUND, f"method not found: {method}", request_id)
+
+
+async def not_streamed(request: Request) -> Response:
+    """Refuse the server-to-client stream: this endpoint is stateless."""
+    return Response(status_code=405, headers={"Allow": "POST"})
+
+
+app = Starlette(
+    routes=[
+        Route("/mcp", handle, methods=["POST"]),
+        Route("/mcp", not_streamed, methods=["GET", "DELETE"]),
+    ]
+)
+"""The app langgraph.json mounts (`http.app`)."""

@@ -1,0 +1,143 @@
+"""A person in the loop: pause the run, show the best draft and its verdict, take a decision.
+
+With `Context.review` set, the route asks a person (LangGraph's `interrupt`, so the run
+waits in its checkpoint for as long as it takes) before it acts:
+
+- `every_round`: after every round;
+- `on_stall`: when revising has stalled (before a fresh sample, or before ending stalled);
+- `on_exhausted`: when the round cap is reached.
+
+The person sees the best draft so far, its verdict per criterion and what it still
+fails, and answers with one of:
+
+- `{"action": "accept"}`: the run ends `accepted` with that draft;
+- `{"action": "reject", "feedback": "..."}`: the worker revises that draft with the
+  person's words as its feedback (at the round cap, this grants one more round);
+- `{"action": "override", "criterion_id": "...", "passed": true|false, "note": "..."}`:
+  that criterion's result is replaced, and the run decides again;
+- `{"action": "stop"}`: the run ends `cancelled`.
+
+An answer that cannot be used is asked again, saying what was wrong with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.types import interrupt
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from critic_loop.nodes.loop.progress import best_critique, rounds_done
+from critic_loop.state.context import Context
+from critic_loop.state.loop import LoopState
+from critic_loop.state.records import Critique, Review, ReviewAction
+
+ACTIONS = {
+    "accept": 'end the run with this draft: {"action": "accept"}',
+    "reject": 'have the worker revise it: {"action": "reject", "feedback": "what to change"}',
+    "override": (
+        'replace one criterion\'s result: {"action": "override", "criterion_id": "...", '
+        '"passed": true, "note": "why"}'
+    ),
+    "stop": 'stop the run: {"action": "stop"}',
+}
+"""The answers a person can give, as the review request explains them."""
+
+
+class ReviewAnswer(BaseModel):
+    """A person's answer to a review request."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: ReviewAction
+    feedback: str = Field(default="", max_length=4000)
+    criterion_id: str | None = None
+    passed: bool | None = None
+    note: str = Field(default="", max_length=2000)
+
+
+def review_reason(state: LoopState, context: Context, stalled: bool, exhausted: bool) -> str | None:
+    """Say why the run asks for review now, or None if it does not."""
+    latest = rounds_done(state.critiques)
+    if context.review == "never" or any(r.at_round == latest for r in state.reviews):
+        return None
+    if context.review == "every_round":
+        return f"round {latest} was graded"
+    if context.review == "on_stall" and stalled:
+        return "revising has stalled"
+    if context.review == "on_exhausted" and exhausted:
+        return f"the round cap ({context.max_iterations}) was reached"
+    return None
+
+
+def review_request(
+    state: LoopState, reviewed: Critique, reason: str, problem: str | None
+) -> dict[str, Any]:
+    """Describe the draft under review and the answers the person can give."""
+    draft = next(d for d in state.drafts if d.ref == reviewed.ref)
+    verdict = reviewed.verdict
+    return {
+        "review": reason,
+        "round": draft.round,
+        "candidate": draft.candidate,
+        "draft": draft.text,
+        "score": verdict.score if verdict else None,
+        "passed": verdict.passed if verdict else False,
+        "criteria": [
+            {
+                "id": r.criterion_id,
+                "passed": r.passed,
+                "evidence": r.evidence,
+                "hint": r.hint,
+            }
+            for r in (verdict.results if verdict else [])
+        ],
+        "actions": ACTIONS,
+        "problem": problem,
+    }
+
+
+def checked_answer(answer: Any, criterion_ids: Sequence[str]) -> ReviewAnswer:
+    """Read a person's answer, or raise ValueError saying what is wrong with it."""
+    try:
+        parsed = ReviewAnswer.model_validate(answer)
+    except ValidationError as error:
+        fields = ", ".join(".".join(map(str, e["loc"])) or "(answer)" for e in error.errors())
+        raise ValueError(f"the answer is not one of the actions (check: {fields})") from None
+    if parsed.action == "reject" and not parsed.feedback.strip():
+        raise ValueError("a reject needs feedback: say what the worker should change")
+    if parsed.action == "override" and (
+        parsed.criterion_id not in criterion_ids or parsed.passed is None
+    ):
+        raise ValueError(
+            "an override needs criterion_id (one of: "
+            + ", ".join(criterion_ids)
+            + ") and passed (true or false)"
+        )
+    return parsed
+
+
+def ask_person(state: LoopState, reason: str) -> Review | None:
+    """Pause the run for a person's decision on the best draft so far; return it as a Review.
+
+    Returns None when no draft has a verdict yet (there is nothing to review).
+    """
+    reviewed = best_critique(state.critiques)
+    if reviewed is None:
+        return None
+    ids = [criterion.id for criterion in state.rubric]
+    problem: str | None = None
+    while True:
+        answer = interrupt(review_request(state, reviewed, reason, problem))
+        try:
+            decided = checked_answer(answer, ids)
+        except ValueError as error:
+            problem = str(error)
+            continue
+        return Review(
+            at_round=rounds_done(state.critiques),
+            draft=reviewed.ref,
+            asked_because=reason,
+            **decided.model_dump(),
+        )

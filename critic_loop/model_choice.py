@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 import urllib.request
 from collections.abc import Mapping
 from typing import Any
@@ -36,16 +37,62 @@ class DiscoveryFailed(RuntimeError):
     """A local server was named but could not say which model it serves."""
 
 
-def served_model(base_url: str, timeout: float = 15.0) -> str | None:
+DISCOVERY_TIMEOUT = 30.0
+"""Seconds to wait for a server's `/models` answer: a busy local server is slow to reply."""
+
+DISCOVERY_ATTEMPTS = 3
+"""How many times to ask before giving up (waiting 1 s, then 2 s, between attempts)."""
+
+
+def _listed_model(base_url: str, timeout: float) -> str | None:
+    with urllib.request.urlopen(f"{base_url.rstrip('/')}/models", timeout=timeout) as reply:
+        listing = json.load(reply)
+    models = listing.get("data") if isinstance(listing, dict) else None
+    first = models[0] if isinstance(models, list) and models else None
+    return str(first["id"]) if isinstance(first, dict) and "id" in first else None
+
+
+def discover_model(
+    base_url: str, timeout: float = DISCOVERY_TIMEOUT, attempts: int = DISCOVERY_ATTEMPTS
+) -> str:
+    """Return the first model the OpenAI-compatible server at `base_url` lists.
+
+    A busy server gets `attempts` tries of `timeout` seconds each.
+
+    Raises:
+        DiscoveryFailed: the server never answered, or lists no model; the message names
+            the server, what went wrong and how to go on without it.
+    """
+    problem = "it lists no model"
+    for attempt in range(1, attempts + 1):
+        try:
+            model = _listed_model(base_url, timeout)
+        except (OSError, ValueError) as error:
+            reason = getattr(error, "reason", None) or error
+            problem = f"{type(error).__name__}: {reason}"
+            logger.debug(
+                "asking %s for its models failed (attempt %d): %s", base_url, attempt, problem
+            )
+            if attempt < attempts:
+                time.sleep(float(attempt))
+            continue
+        if model is not None:
+            return model
+        break
+    raise DiscoveryFailed(
+        f"asked {base_url.rstrip('/')}/models which model it serves ({attempts} tries, "
+        f"{timeout:g} s each) and got no answer: {problem}. Is the server up at that address? "
+        "Or name the model yourself with --model openai:<name>"
+    )
+
+
+def served_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str | None:
     """Return the first model an OpenAI-compatible server lists, or None if it cannot say."""
     try:
-        with urllib.request.urlopen(f"{base_url.rstrip('/')}/models", timeout=timeout) as reply:
-            listing = json.load(reply)
-    except (OSError, ValueError) as error:
-        logger.warning("could not list the models of %s: %s", base_url, error)
+        return discover_model(base_url, timeout)
+    except DiscoveryFailed as failure:
+        logger.warning("%s", failure)
         return None
-    models = listing.get("data") or []
-    return str(models[0]["id"]) if models and "id" in models[0] else None
 
 
 def choose_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
@@ -57,12 +104,7 @@ def choose_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict
     base_url = chosen.get("base_url") or environ.get("CRITIC_LOOP_BASE_URL")
     base_url = base_url or environ.get("OPENAI_BASE_URL")
     if base_url:
-        model = served_model(base_url)
-        if model is None:
-            raise DiscoveryFailed(
-                f"could not ask {base_url} which model it serves (is the server up?); "
-                "name one with --model openai:<name>"
-            )
+        model = discover_model(base_url)
         local = {key: value for key, value in LOCAL_SETTINGS.items() if key not in chosen}
         return {"worker_model": f"openai:{model}", "critic_model": f"openai:{model}", **local}
     if environ.get("OPENAI_API_KEY"):

@@ -26,12 +26,13 @@ from pydantic import TypeAdapter
 
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, build_graph
-from critic_loop.nodes.loop.check_input import preflight
+from critic_loop.nodes.loop.check_input import preflight, validated_input
 from critic_loop.nodes.loop.progress import rounds_done
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
-from critic_loop.state.loop import LoopInput, LoopState
+from critic_loop.state.input_errors import ItemLabel, default_label
+from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import AnyCriterion, CriterionBase, dump_rubric
 
@@ -53,17 +54,20 @@ def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
     return {"task": task, "rubric": dump_rubric(_CRITERIA.validate_python(list(rubric)))}
 
 
-def checked_input(data: Mapping[str, Any], context: Context) -> dict[str, Any]:
+def checked_input(
+    data: Mapping[str, Any], context: Context, label: ItemLabel = default_label
+) -> dict[str, Any]:
     """Validate a run's input and settings as its first step will, before any model call.
 
-    Returns the graph input as plain JSON-ready data.
+    Returns the graph input as plain JSON-ready data. `label` names rubric items in error
+    messages as their author wrote them.
 
     Raises:
-        pydantic.ValidationError: the task or rubric is unusable.
+        InvalidInput: the task or rubric is unusable (one line per problem).
         ModelSetupError: a model cannot be created (unknown provider, missing API key).
         LookupError, FileNotFoundError: a check's function, test file or prompts are missing.
     """
-    checked = LoopInput.model_validate(dict(data))
+    checked = validated_input(dict(data), label)
     preflight(context, checked.rubric)
     return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
 

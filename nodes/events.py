@@ -3,7 +3,8 @@
 Before the first round, a "recall" event says how many rules the worker was given. Each
 round emits a "draft" event when the worker has answered and a "verdict" event when the
 critic has graded, so Studio, `langgraph_sdk` clients and the command line can show
-progress without waiting for the end.
+progress without waiting for the end. When the loop has decided how the run ends, a
+"finished" event says so, before memory distillation (which can take a minute) begins.
 """
 
 from __future__ import annotations
@@ -57,4 +58,15 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
         ],
         "attempts": critique.attempts,
         "error": critique.error,
+    }
+
+
+def finished_event(outcome: str, reason: str, rounds: int, learning: bool) -> dict[str, Any]:
+    """Say how the loop ended after `rounds` rounds, and whether distillation follows."""
+    return {
+        "event": "finished",
+        "outcome": outcome,
+        "reason": reason,
+        "round": rounds,
+        "learning": learning,
     }

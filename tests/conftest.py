@@ -12,6 +12,9 @@ from critic_loop.state.context import Context
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.scripted_model import ScriptedChatModel
 
+pytest_plugins = ["tests.support.cli"]
+"""Fixtures shared across test folders (`run_cli`)."""
+
 
 class Models(dict[str, ScriptedChatModel]):
     """The scripted models a test registered, by name (worker, critic, ...)."""

@@ -9,7 +9,8 @@ and rules are kept in one SQLite file, or in PostgreSQL when `CRITIC_LOOP_DATABA
 (or `--db`) is a postgresql:// URL; giving the `--thread-id` of a run that was
 interrupted resumes it. Exit status: 0 when the critic passed the result, 1 when the run
 ended without a pass, 2 on bad input or setup, 3 when a model or the network failed
-mid-run (resume it with the same --thread-id).
+mid-run (resume it with the same --thread-id), 4 when critic-loop itself failed (a bug;
+`--debug` shows the traceback), 130/143 when stopped by SIGINT/SIGTERM.
 
 Nothing heavy is imported until a command runs, so `--help` answers at once.
 """
@@ -22,6 +23,7 @@ import os
 import shlex
 import signal
 import sys
+import traceback
 from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from types import FrameType
@@ -30,6 +32,7 @@ import click
 from pydantic import ValidationError
 
 from critic_loop.cli.run_commands import demo, run
+from critic_loop.cli.verbosity import Verbosity, choose, current
 from critic_loop.errors import (
     MissingApiKey,
     ModelSetupError,
@@ -42,6 +45,7 @@ from critic_loop.errors import (
     UsageProblem,
 )
 from critic_loop.model_choice import DiscoveryFailed
+from critic_loop.state.input_errors import InvalidInput
 
 WAYS_FORWARD = """
 critic-loop needs a model, and found no API key and no local server. Either:
@@ -64,8 +68,14 @@ def _version() -> str:
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(_version(), "--version", prog_name="critic-loop")
-def cli() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="Print only the final draft (and errors).")
+@click.option("-v", "--verbose", is_flag=True, help="Also print the library's log lines.")
+@click.option("--debug", is_flag=True, help="Print debug logs, and a traceback with every error.")
+def cli(quiet: bool, verbose: bool, debug: bool) -> None:
     """Group the commands (each one's help says what it does)."""
+    if quiet and (verbose or debug):
+        raise UsageProblem("--quiet cannot go with --verbose or --debug: choose one")
+    choose(Verbosity(quiet=quiet, verbose=verbose, debug=debug))
 
 
 cli.add_command(run)
@@ -74,6 +84,8 @@ cli.add_command(demo)
 
 def _say(message: str) -> None:
     click.echo(f"critic-loop: {message}", err=True)
+    if current().debug and sys.exc_info()[0] is not None:
+        click.echo(traceback.format_exc().rstrip(), err=True)
 
 
 def _invoke(arguments: list[str]) -> int:
@@ -123,6 +135,7 @@ def resume_command(arguments: Sequence[str], thread_id: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    choose(Verbosity())
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         with _sigterm_stops_the_run():
@@ -141,13 +154,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"{error}\n{WAYS_FORWARD}")
     except (ModelSetupError, DiscoveryFailed, LookupError, FileNotFoundError) as error:
         _say(str(error))
+    except InvalidInput as error:
+        _say("the input cannot be used:\n  " + "\n  ".join(error.problems))
     except ValidationError as error:
-        _say(f"invalid input or settings:\n{error}")
+        _say(f"invalid settings:\n{error}")
     except (UsageProblem, ThreadFinished, TrustViolation, UnsafeCheckpoint) as error:
         _say(str(error))
     except RunInterrupted as error:
         _say(str(error))
         return 3
+    except Exception as error:  # a bug in critic-loop or a library it uses
+        _say(
+            f"critic-loop itself failed ({type(error).__name__}: {error}); "
+            + ("please report it" if current().debug else "run again with --debug for details")
+        )
+        return 4
     return 2
 
 

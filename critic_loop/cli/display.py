@@ -56,6 +56,11 @@ def show_event(event: dict[str, Any]) -> None:
         click.echo(f"{round_label(event)}: {fresh} of {event['characters']} characters")
     elif kind == "verdict":
         click.echo(verdict_line(event))
+    elif kind == "finished" and event.get("learning"):
+        click.echo(
+            f"{event['outcome']} after {event['round']} round(s); distilling rules from this "
+            "run (one more model call)"
+        )
 
 
 def show_result(state: LoopState, thread_id: str) -> None:

@@ -14,8 +14,12 @@ import click
 from critic_loop.cli.context_options import chosen_settings, context_options
 from critic_loop.cli.display import show_event, show_json, show_result
 from critic_loop.cli.review_prompt import ask_at_terminal
+from critic_loop.cli.rubric_flags import written_rubric
+from critic_loop.cli.ticker import Ticker, next_step
+from critic_loop.cli.verbosity import current
 from critic_loop.errors import RunInterrupted, RunStopped, Terminated, UsageProblem
 from critic_loop.state.context import Context
+from critic_loop.state.input_errors import ItemLabel, default_label
 from critic_loop.state.records import SUCCESSFUL_OUTCOMES
 
 logger = logging.getLogger("critic_loop.cli")
@@ -57,13 +61,6 @@ def _read_json(path: Path) -> Any:
         raise UsageProblem(f"cannot read {path}: {error}") from error
 
 
-def _criterion(text: str) -> dict[str, str]:
-    identifier, separator, body = text.partition("=")
-    if not separator:
-        raise UsageProblem(f"--criterion {text!r} should look like ID=TEXT")
-    return {"id": identifier.strip(), "text": body.strip()}
-
-
 def _context(parameters: dict[str, Any]) -> Context:
     from critic_loop.model_choice import choose_models_from_environment
 
@@ -99,18 +96,56 @@ def in_background(work: Callable[[], T]) -> T:
     return outcome[0]
 
 
-def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
-    """Run (or resume) the loop on `data` with the command's settings; return the exit status."""
+def _drive_at_terminal(
+    graph: Any, start: Any, config: Any, context: Context, show_progress: bool
+) -> Any:
+    """Drive the loop, printing progress lines (and a live status line on a terminal)."""
+    from critic_loop.run import drive_loop
+
+    with Ticker(enabled=show_progress) as ticker:
+
+        def on_event(event: dict[str, Any]) -> None:
+            with ticker.paused():
+                show_event(event)
+            ticker.show(next_step(event))
+
+        def review(request: dict[str, Any]) -> dict[str, Any]:
+            ticker.show(None)
+            return ask_at_terminal(request)
+
+        ticker.show("starting: recall, then the worker drafts round 1" if start else "resuming")
+        reviewer = review if context.review != "never" else None
+        return drive_loop(
+            graph, start, config, context, on_event if show_progress else None, reviewer
+        )
+
+
+def execute(
+    data: dict[str, Any], parameters: dict[str, Any], label: ItemLabel = default_label
+) -> int:
+    """Run (or resume) the loop on `data` with the command's settings; return the exit status.
+
+    `label` names rubric items in error messages as the user wrote them.
+    """
     import httpx
     import openai
 
+    from critic_loop.nodes.loop.check_input import validated_input
     from critic_loop.persistence import open_persistence
     from critic_loop.results import LoopDidNotPass
-    from critic_loop.run import checked_input, drive_loop, start_input, thread_config
+    from critic_loop.run import checked_input, start_input, thread_config
 
+    if parameters.get("on_exhausted"):
+        raise UsageProblem(
+            "--on-exhausted is for the Python helpers; the command line exits 1 for every run "
+            "that did not pass"
+        )
+    validated_input(data, label)  # the input's own mistakes first, before asking any server
     context = _context(parameters)
-    loop_input = checked_input(data, context)
+    loop_input = checked_input(data, context, label)
     as_json = bool(parameters.get("as_json"))
+    quiet = current().quiet
+    show_progress = not (as_json or quiet)
     config = thread_config(parameters.get("thread_id"))
     thread_id = config["configurable"]["thread_id"]
     with open_persistence(parameters.get("db")) as persistence:
@@ -118,23 +153,21 @@ def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
 
         graph = build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
         start = start_input(graph, config, loop_input)
-        if start is None and not as_json:
+        if start is None and show_progress:
             kept = graph.get_state(config).values
             if (kept["task"], kept["rubric"]) != (loop_input["task"], loop_input["rubric"]):
                 click.echo(
                     "note: resuming with the thread's own task and rubric, not the ones given"
                 )
-        if not as_json:
+        if show_progress:
             click.echo(
                 f"critic-loop: {'resuming' if start is None else 'new'} thread {thread_id}; "
                 f"worker {context.worker_model}, critic {context.critic_model}, "
                 f"up to {context.max_iterations} rounds; data in {persistence.location}"
             )
         try:
-            reviewer = ask_at_terminal if context.review != "never" else None
-            events = None if as_json else show_event
             state = in_background(
-                lambda: drive_loop(graph, start, config, context, events, reviewer)
+                lambda: _drive_at_terminal(graph, start, config, context, show_progress)
             )
         except LoopDidNotPass as failure:
             state = failure.state
@@ -144,10 +177,12 @@ def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
             raise RunStopped(thread_id, "SIGTERM") from None
         except Exception as error:
             if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
-                logger.exception("the run failed unexpectedly")
+                logger.error("the run failed unexpectedly", exc_info=current().debug)
             raise RunInterrupted(thread_id, error) from error
     if as_json:
         show_json(state)
+    elif quiet:
+        click.echo(state.final)
     else:
         show_result(state, thread_id)
     return 0 if state.outcome in SUCCESSFUL_OUTCOMES else 1
@@ -170,7 +205,21 @@ def execute(data: dict[str, Any], parameters: dict[str, Any]) -> int:
     type=click.Path(path_type=Path, dir_okay=False),
     help='JSON file: [{"id": ..., "text": ...}, ...].',
 )
-@click.option("--criterion", multiple=True, metavar="ID=TEXT", help="A criterion; repeat for more.")
+@click.option(
+    "--criterion", multiple=True, metavar="ID=TEXT", help="A sentence the judge grades; repeatable."
+)
+@click.option(
+    "--check",
+    multiple=True,
+    metavar="ID=KIND[:NAME=VALUE,...]",
+    help="A deterministic check, e.g. length=word_count:max=120; repeatable.",
+)
+@click.option(
+    "--tests",
+    multiple=True,
+    metavar="[ID=]FILE",
+    help="A pytest file run against the drafted code; repeatable.",
+)
 @run_options
 def run(**parameters: Any) -> int:
     """Run a task against a rubric, round by round.
@@ -180,28 +229,38 @@ def run(**parameters: Any) -> int:
     (every finished step is saved: run again with the same --thread-id).
     """
     input_file = parameters["input_file"]
-    given = [
-        flag
-        for flag, key in (
-            ("--task", "task"),
-            ("--task-file", "task_file"),
-            ("--rubric", "rubric_file"),
-            ("--criterion", "criterion"),
-        )
-        if parameters.get(key)
-    ]
+    flags = ("--task", "--task-file", "--rubric", "--criterion", "--check", "--tests")
+    keys = ("task", "task_file", "rubric_file", "criterion", "check", "tests")
+    given = [flag for flag, key in zip(flags, keys, strict=True) if parameters.get(key)]
     if input_file and given:
         raise UsageProblem(f"--input holds the task and rubric: drop {', '.join(given)}")
     if parameters["task"] and parameters["task_file"]:
         raise UsageProblem("give the task once: --task or --task-file, not both")
     if input_file:
         data = _read_json(input_file)
-    else:
-        task_file = parameters["task_file"]
-        task = task_file.read_text() if task_file else parameters["task"]
-        rubric = _read_json(parameters["rubric_file"]) if parameters["rubric_file"] else []
-        data = {"task": task or "", "rubric": [*rubric, *map(_criterion, parameters["criterion"])]}
-    return execute(data, parameters)
+        rubric_items = data.get("rubric") if isinstance(data, dict) else None
+        written = written_rubric(rubric_items or [], str(input_file), {})
+        return execute(data, parameters, written.label)
+    task_file = parameters["task_file"]
+    task = task_file.read_text() if task_file else parameters["task"]
+    from_file = _read_json(parameters["rubric_file"]) if parameters["rubric_file"] else []
+    if not isinstance(from_file, list):
+        raise UsageProblem(f"{parameters['rubric_file']}: a rubric file holds a JSON list")
+    written = written_rubric(
+        from_file,
+        str(parameters["rubric_file"]),
+        {
+            "--criterion": parameters["criterion"],
+            "--check": parameters["check"],
+            "--tests": parameters["tests"],
+        },
+    )
+    if not written.criteria:
+        raise UsageProblem(
+            "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
+            "(or a --rubric file)"
+        )
+    return execute({"task": task or "", "rubric": written.criteria}, parameters, written.label)
 
 
 @click.command()

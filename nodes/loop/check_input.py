@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
+from pydantic import ValidationError
 
 from critic_loop.errors import MissingDependency
 from critic_loop.nodes.models.loading import grading_model, worker_model
@@ -25,6 +26,12 @@ from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.trust import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.state.context import Context
+from critic_loop.state.input_errors import (
+    InvalidInput,
+    ItemLabel,
+    default_label,
+    describe_input_errors,
+)
 from critic_loop.state.loop import LoopInput
 from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
 
@@ -58,16 +65,28 @@ def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = 
     load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
 
 
+def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
+    """Validate a run's task and rubric.
+
+    Raises:
+        InvalidInput: they are unusable; one line per problem, items named by `label`.
+    """
+    try:
+        return LoopInput.model_validate(data)
+    except ValidationError as error:
+        raise InvalidInput(describe_input_errors(error, data, label)) from error
+
+
 def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:
     """Validate the run before the first draft.
 
     Raises:
-        pydantic.ValidationError: the task or rubric is unusable.
+        InvalidInput: the task or rubric is unusable (one line per problem).
         ModelSetupError: a model cannot be created (unknown provider, missing API key).
         TrustViolation: a client named code or files the operator did not allow.
         LookupError: a Python check's function cannot be found.
         FileNotFoundError: a test file or the prompts directory does not exist.
     """
-    checked = LoopInput.model_validate(dict(state))
+    checked = validated_input(dict(state))
     preflight(context_of(runtime), checked.rubric, trust_of(runtime))
     return {"rubric": dump_rubric(checked.rubric)}

@@ -8,7 +8,8 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from critic_loop.nodes.loop.progress import best_critique, draft_of, with_overrides
+from critic_loop.nodes.events import finished_event
+from critic_loop.nodes.loop.progress import best_critique, draft_of, rounds_done, with_overrides
 from critic_loop.nodes.loop.route import GoOn, decide, send_next_turn
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import Context
@@ -65,4 +66,7 @@ def finalize(
         "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],
         "thread_id": runtime.execution_info.thread_id if runtime.execution_info else None,
     }
+    learning = context.memory and context.distill
+    rounds = rounds_done(state.critiques)
+    runtime.stream_writer(finished_event(decision.outcome, decision.reason, rounds, learning))
     return Command(goto="record_rule_usage", update=update)

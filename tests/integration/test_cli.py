@@ -4,56 +4,15 @@
 """
 
 import json
-import os
-from dataclasses import dataclass
 
 import pytest
 
-from critic_loop.cli import main
+from tests.support.cli import model_args
 from tests.support.openai_server import Failure, RoleScript, ScriptedOpenAIServer
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
-
-
-@dataclass
-class Done:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-@pytest.fixture
-def run_cli(tmp_path, monkeypatch, capsys):
-    """Run `critic-loop ARGS` in-process, in `tmp_path`, with no model settings inherited."""
-    monkeypatch.chdir(tmp_path)
-    for name in list(os.environ):
-        if name.startswith(("OPENAI_", "GOOGLE_", "GEMINI_", "CRITIC_LOOP_")):
-            monkeypatch.delenv(name)
-
-    def run(*args: str, env: dict[str, str] | None = None) -> Done:
-        for name, value in (env or {}).items():
-            monkeypatch.setenv(name, value)
-        capsys.readouterr()
-        code = main(list(args))
-        out = capsys.readouterr()
-        for name in env or {}:
-            monkeypatch.delenv(name)
-        return Done(code, out.out, out.err)
-
-    return run
-
-
-def model_args(server: ScriptedOpenAIServer) -> list[str]:
-    return [
-        "--base-url",
-        server.base_url,
-        "--worker-model",
-        "openai:stub-worker",
-        "--critic-model",
-        "openai:stub-critic",
-    ]
 
 
 def test_run_shows_each_round_and_the_final_draft(tmp_path, run_cli) -> None:
@@ -180,7 +139,7 @@ def test_a_model_failure_mid_run_exits_3_with_the_resume_hint(
 def test_a_server_that_cannot_name_its_model_is_a_setup_error(tmp_path, run_cli) -> None:
     done = run_cli("demo", env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert done.returncode == 2
-    assert "could not ask http://127.0.0.1:9/v1 which model it serves" in done.stderr
+    assert "asked http://127.0.0.1:9/v1/models which model it serves" in done.stderr
     assert "found no API key" not in done.stderr
 
 

@@ -83,6 +83,7 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
         ("verdict", 1),
         ("draft", 2),
         ("verdict", 2),
+        ("finished", 2),
     ]
     assert custom[2]["criteria"][1] == {
         "id": "example",

@@ -1,10 +1,13 @@
 """Bad input gets a clear error before any model is called."""
 
+import re
+
 import pytest
 from pydantic import ValidationError
 
 from critic_loop.errors import ModelSetupError
 from critic_loop.graphs.app import build_graph
+from critic_loop.state.input_errors import InvalidInput
 from tests.support.rubrics import RUBRIC, TASK
 
 RUBRIC_DATA = [c.model_dump() for c in RUBRIC]
@@ -27,17 +30,29 @@ def assert_no_model_called(models) -> None:
         ({"task": "", "rubric": RUBRIC_DATA}, "the task is empty"),
         ({"task": "  \n ", "rubric": RUBRIC_DATA}, "the task is empty"),
         ({"task": TASK, "rubric": []}, "the rubric is empty"),
-        ({"task": TASK}, "rubric"),
+        ({"task": TASK}, "rubric: 'rubric' is required"),
         (
             {"task": TASK, "rubric": [RUBRIC_DATA[0], {**RUBRIC_DATA[1], "id": "length"}]},
             "duplicate criterion id 'length'",
         ),
         ({"task": TASK, "rubric": [{"id": "a", "text": "   "}]}, "must not be blank"),
-        ({"task": TASK, "rubric": [{"id": "has space", "text": "x y"}]}, "pattern"),
+        (
+            {"task": TASK, "rubric": [{"id": "has space", "text": "x y"}]},
+            "rubric item 1 ('has space'): the id may use letters, digits and _ . : -",
+        ),
+        (
+            {"task": TASK, "rubric": [{"id": "t", "kind": "test"}]},
+            "rubric item 1 ('t'): kind 'test' is not a kind of criterion; use one of: llm,",
+        ),
+        (
+            {"task": TASK, "rubric": [{"id": "w", "kind": "word_count", "mx": 5}]},
+            "rubric item 1 ('w'): 'mx' is not a setting of a word_count criterion; "
+            "it takes: min, max",
+        ),
     ],
 )
 def test_bad_task_or_rubric_is_refused(scripted, context, loop_input, message) -> None:
-    with pytest.raises(ValidationError, match=message):
+    with pytest.raises(InvalidInput, match=re.escape(message)):
         build_graph().invoke(loop_input, context=context)
     assert_no_model_called(scripted)
 
@@ -81,7 +96,7 @@ def test_bad_input_loses_nothing_already_checkpointed(scripted, context, loop_in
 
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "bad"}}
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInput):
         graph.invoke({"task": "", "rubric": RUBRIC_DATA}, config, context=context)
     snapshot = graph.get_state(config)
     assert snapshot.values["rubric"] == RUBRIC_DATA  # the input is kept, nothing half-written

@@ -245,7 +245,10 @@ def test_each_round_streams_a_draft_and_a_verdict_event(models, context, loop_in
         ("verdict", 1),
         ("draft", 2),
         ("verdict", 2),
+        ("finished", 2),
     ]
+    assert events[-1]["outcome"] == "passed"
+    assert events[-1]["learning"] is context.memory
     first = events[1]
     assert first["passed"] is False
     assert first["score"] == pytest.approx(2 / 3)

@@ -8,7 +8,9 @@ from critic_loop.model_choice import GEMINI_MODELS, choose_models
 
 @pytest.fixture
 def served(monkeypatch):
-    monkeypatch.setattr(model_choice, "served_model", lambda base_url: f"model-at-{base_url[-4:]}")
+    monkeypatch.setattr(
+        model_choice, "discover_model", lambda base_url: f"model-at-{base_url[-4:]}"
+    )
 
 
 def test_a_local_server_wins_and_its_model_is_discovered(served) -> None:
@@ -46,7 +48,32 @@ def test_named_models_are_never_replaced(served) -> None:
 
 
 def test_an_unreachable_server_is_an_error_not_a_silent_fallback(monkeypatch) -> None:
-    assert model_choice.served_model("http://127.0.0.1:9/v1", timeout=0.5) is None
-    monkeypatch.setattr(model_choice, "served_model", lambda base_url: None)
-    with pytest.raises(model_choice.DiscoveryFailed, match="--model openai:<name>"):
+    monkeypatch.setattr(model_choice, "DISCOVERY_ATTEMPTS", 1)
+    monkeypatch.setattr(model_choice.discover_model, "__defaults__", (0.5, 1))
+    with pytest.raises(model_choice.DiscoveryFailed) as failure:
         choose_models({}, {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    message = str(failure.value)
+    assert "http://127.0.0.1:9/v1/models" in message
+    assert "refused" in message.lower()
+    assert "--model openai:<name>" in message
+    assert model_choice.served_model("http://127.0.0.1:9/v1", timeout=0.5) is None
+
+
+def test_a_busy_server_is_waited_for(monkeypatch) -> None:
+    """The first two answers are late; the third names the model."""
+    from tests.support.openai_server import ScriptedOpenAIServer
+
+    monkeypatch.setattr(model_choice.time, "sleep", lambda seconds: None)
+    with ScriptedOpenAIServer([]) as server:
+        calls = []
+        real = model_choice._listed_model
+
+        def slow_then_answer(base_url: str, timeout: float) -> str | None:
+            calls.append(timeout)
+            if len(calls) < 3:
+                raise TimeoutError("timed out")
+            return real(base_url, timeout)
+
+        monkeypatch.setattr(model_choice, "_listed_model", slow_then_answer)
+        assert model_choice.discover_model(server.base_url)
+    assert calls == [model_choice.DISCOVERY_TIMEOUT] * 3

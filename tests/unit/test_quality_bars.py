@@ -5,6 +5,7 @@ from pydantic import ValidationError
 
 from critic_loop import LoopInfeasible, result_of
 from critic_loop.graphs.app import build_graph
+from critic_loop.state.input_errors import InvalidInput
 from tests.support.contexts import scripted_context
 from tests.support.verdicts import graded
 
@@ -229,7 +230,7 @@ def test_a_terminal_test_suite_ends_the_run_as_infeasible(models) -> None:
 def test_contradictory_rubrics_are_refused_naming_both_criteria(models, rubric, message) -> None:
     models.script("worker")
     models.script("critic")
-    with pytest.raises(ValidationError) as raised:
+    with pytest.raises(InvalidInput) as raised:
         run(models, rubric=rubric)
     assert message in str(raised.value)
     assert models["worker"].calls == models["critic"].calls == 0

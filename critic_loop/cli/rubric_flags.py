@@ -1,0 +1,104 @@
+"""Criteria written on the command line, and how error messages name them.
+
+    --criterion ID=TEXT                   a sentence the LLM judge grades
+    --check ID=KIND[:NAME=VALUE,...]       a deterministic check, e.g.
+                                          --check length=word_count:max=120
+                                          --check no_todo=regex:pattern=TODO,must_match=false
+                                          --check facts=contains:phrases=24 hours|dishwasher
+    --tests [ID=]FILE                      a pytest file run against drafted code
+
+Values are read as JSON where they can be (numbers, true/false), else as text; `|`
+separates the items of list settings (`phrases`, `headings`). Every criterion written
+here is named in error messages by the flag that wrote it (`--check #2 (length)`), and
+those from a `--rubric` file by the file and item number.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from critic_loop.errors import UsageProblem
+
+LIST_SETTINGS = frozenset({"phrases", "headings"})
+"""Settings that take several values, separated by `|` on the command line."""
+
+
+@dataclass
+class WrittenRubric:
+    """Criteria from the command line, in order, and where each came from."""
+
+    criteria: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+    def add(self, criterion: dict[str, Any], source: str) -> None:
+        """Append a criterion, remembering how the user wrote it."""
+        self.criteria.append(criterion)
+        self.sources.append(source)
+
+    def label(self, index: int) -> str:
+        """Name rubric item `index` as the user wrote it."""
+        return self.sources[index] if index < len(self.sources) else f"rubric item {index + 1}"
+
+
+def _split(text: str, flag: str, shape: str) -> tuple[str, str]:
+    identifier, separator, rest = text.partition("=")
+    if not separator or not identifier.strip() or not rest.strip():
+        raise UsageProblem(f"{flag} {text!r} should look like {shape}")
+    return identifier.strip(), rest.strip()
+
+
+def criterion_flag(text: str) -> dict[str, Any]:
+    """Read `--criterion ID=TEXT`."""
+    identifier, body = _split(text, "--criterion", "ID=TEXT")
+    return {"id": identifier, "text": body}
+
+
+def _value(name: str, raw: str) -> Any:
+    if name in LIST_SETTINGS:
+        return [item.strip() for item in raw.split("|") if item.strip()]
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def check_flag(text: str) -> dict[str, Any]:
+    """Read `--check ID=KIND[:NAME=VALUE,...]`."""
+    identifier, spec = _split(text, "--check", "ID=KIND[:NAME=VALUE,...]")
+    kind, _, settings = spec.partition(":")
+    criterion: dict[str, Any] = {"id": identifier, "kind": kind.strip()}
+    for setting in filter(None, (part.strip() for part in settings.split(","))):
+        name, separator, raw = setting.partition("=")
+        if not separator:
+            raise UsageProblem(f"--check {text!r}: {setting!r} should look like NAME=VALUE")
+        criterion[name.strip()] = _value(name.strip(), raw.strip())
+    return criterion
+
+
+def tests_flag(text: str) -> dict[str, Any]:
+    """Read `--tests [ID=]FILE`."""
+    identifier, separator, path = text.partition("=")
+    if not separator:
+        identifier, path = "tests", text
+    if not Path(path).is_file():
+        raise UsageProblem(f"--tests {text!r}: no file {path!r}")
+    return {"id": identifier.strip() or "tests", "kind": "tests", "tests_file": path}
+
+
+def written_rubric(
+    from_file: Sequence[Any], file_name: str | None, flags: dict[str, Sequence[str]]
+) -> WrittenRubric:
+    """Collect a `--rubric` file's criteria, then each flag's, naming where each came from."""
+    written = WrittenRubric()
+    for position, item in enumerate(from_file, start=1):
+        written.add(item, f"{file_name}: item {position}")
+    readers = {"--criterion": criterion_flag, "--check": check_flag, "--tests": tests_flag}
+    for flag, reader in readers.items():
+        for position, text in enumerate(flags.get(flag, ()), start=1):
+            criterion = reader(text)
+            written.add(criterion, f"{flag} #{position}")
+    return written

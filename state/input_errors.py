@@ -1,0 +1,102 @@
+"""Say what is wrong with a run's input in the words its author used, one line per problem.
+
+Pydantic reports `rubric.0.llm.id: String should match pattern '^[A-Za-z0-9]...'`; a
+person needs `rubric item 1 ('my id'): the id may use letters, digits and _ . : -`.
+`describe_input_errors` turns a `LoopInput` validation error into such lines; callers
+name the items as their users wrote them (a file and item number, a `--criterion` flag).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, get_args
+
+from pydantic import BaseModel, ValidationError
+
+from critic_loop.state.rubric import AnyCriterion, CriterionBase
+
+
+def _kinds() -> dict[str, type[BaseModel]]:
+    union = get_args(AnyCriterion)[0]
+    classes = [get_args(member)[0] for member in get_args(union)]
+    return {get_args(cls.model_fields["kind"].annotation)[0]: cls for cls in classes}
+
+
+CRITERION_CLASSES = _kinds()
+"""Each kind of criterion, as a rubric names it, and the class that reads it."""
+
+KINDS = tuple(CRITERION_CLASSES)
+"""Every kind of criterion, as a rubric names it."""
+
+
+def settings_of(kind: str) -> list[str]:
+    """Name the settings a criterion of `kind` takes: its own first, then the common ones."""
+    fields = CRITERION_CLASSES[kind].model_fields
+    common = set(CriterionBase.model_fields)
+    own = [name for name in fields if name not in common and name != "kind"]
+    return own + [name for name in CriterionBase.model_fields if name in fields]
+
+
+ItemLabel = Callable[[int], str]
+"""Names rubric item `index` (from 0) as its author wrote it."""
+
+
+def default_label(index: int) -> str:
+    """Name rubric item `index` as "rubric item N" (from 1)."""
+    return f"rubric item {index + 1}"
+
+
+class InvalidInput(ValueError):
+    """A run's task or rubric cannot be used; the message says what to fix, one line each."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        """Keep each problem; the message lists them one per line."""
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def _message(error: dict[str, Any], field: str, criterion_kind: str | None) -> str:
+    kind = error["type"]
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if kind == "union_tag_invalid":
+        tag = (error.get("ctx") or {}).get("tag", "?")
+        return f"kind {tag!r} is not a kind of criterion; use one of: {', '.join(KINDS)}"
+    if kind == "extra_forbidden":
+        if criterion_kind in CRITERION_CLASSES:
+            names = ", ".join(settings_of(criterion_kind))
+            return f"{field!r} is not a setting of a {criterion_kind} criterion; it takes: {names}"
+        return f"{field!r} is not a setting of this kind of criterion"
+    if kind == "missing":
+        return f"{field or str(error['loc'][-1])!r} is required"
+    if kind == "string_pattern_mismatch" and field == "id":
+        return "the id may use letters, digits and _ . : - (starting with a letter or digit)"
+    return f"{field}: {message}" if field else message
+
+
+def _where(location: Sequence[Any], data: Any, label: ItemLabel) -> tuple[str, str, str | None]:
+    """Return (where the problem is, the field within it, the criterion's kind)."""
+    if not location or location[0] != "rubric" or len(location) < 2:
+        return (str(location[0]) if location else "input"), "", None
+    index = location[1]
+    if not isinstance(index, int):
+        return "rubric", "", None
+    where = label(index)
+    items = data.get("rubric") if isinstance(data, dict) else None
+    if isinstance(items, list) and index < len(items) and isinstance(items[index], dict):
+        criterion_id = items[index].get("id")
+        if isinstance(criterion_id, str) and criterion_id:
+            where += f" ({criterion_id!r})"
+    rest = [str(part) for part in location[2:] if str(part) not in KINDS]
+    kinds = [str(part) for part in location[2:3] if str(part) in KINDS]
+    return where, ".".join(rest), (kinds[0] if kinds else None)
+
+
+def describe_input_errors(
+    error: ValidationError, data: Any, label: ItemLabel = default_label
+) -> list[str]:
+    """Return one line per problem of `data` that `error` (from `LoopInput`) reports."""
+    lines = []
+    for problem in error.errors():
+        where, field, kind = _where(problem["loc"], data, label)
+        lines.append(f"{where}: {_message(dict(problem), field, kind)}")
+    return list(dict.fromkeys(lines))

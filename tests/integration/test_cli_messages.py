@@ -1,0 +1,188 @@
+"""Everyday mistakes at the command line: one line that names what the user wrote, exit 2.
+
+Each case is a mistake a new user makes, the words the message must contain, and the exit
+status. None of them may reach a model, print a pydantic dump, or print a traceback
+(tracebacks are for `--debug`).
+"""
+
+import io
+import json
+
+import pytest
+
+from critic_loop.cli import run_commands
+from critic_loop.cli.ticker import Ticker, next_step
+from tests.support.cli import model_args
+from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+
+pytestmark = pytest.mark.integration
+
+NOT_FOR_PEOPLE = ("Traceback", "errors.pydantic.dev", "_kind_of", "validation error for")
+
+MISTAKES = [
+    (
+        "empty rubric",
+        ["run", "--task", "Write a haiku."],
+        "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests",
+    ),
+    ("empty task", ["run", "--task", " ", "--criterion", "a=Short."], "task: the task is empty"),
+    (
+        "a kind typo in a rubric file",
+        ["run", "--task", "x", "--rubric", "rubric.json"],
+        "rubric.json: item 2 ('tests_pass'): kind 'test' is not a kind of criterion; "
+        "use one of: llm, word_count",
+    ),
+    (
+        "a setting typo on --check",
+        ["run", "--task", "x", "--check", "length=word_count:mx=120"],
+        "--check #1 ('length'): 'mx' is not a setting of a word_count criterion; "
+        "it takes: min, max",
+    ),
+    (
+        "an id with a space on --criterion",
+        ["run", "--task", "x", "--criterion", "a=Short.", "--criterion", "my id=Plain."],
+        "--criterion #2 ('my id'): the id may use letters, digits and _ . : -",
+    ),
+    (
+        "a --criterion without text",
+        ["run", "--task", "x", "--criterion", "tone"],
+        "--criterion 'tone' should look like ID=TEXT",
+    ),
+    (
+        "the same id twice",
+        ["run", "--task", "x", "--criterion", "a=One.", "--check", "a=word_count:max=5"],
+        "rubric: duplicate criterion id 'a'",
+    ),
+    (
+        "--input and --task together",
+        ["run", "--input", "rubric.json", "--task", "x"],
+        "--input holds the task and rubric: drop --task",
+    ),
+    (
+        "--on-exhausted on the command line",
+        ["run", "--task", "x", "--criterion", "a=Short.", "--on-exhausted", "raise"],
+        "--on-exhausted is for the Python helpers",
+    ),
+    (
+        "--tests naming no file",
+        ["run", "--task", "x", "--tests", "missing_test.py"],
+        "--tests 'missing_test.py': no file 'missing_test.py'",
+    ),
+    ("--quiet with --verbose", ["-q", "-v", "run", "--task", "x"], "--quiet cannot go with"),
+    (
+        "an unknown model provider",
+        ["run", "--task", "x", "--criterion", "a=Short.", "--model", "nosuch:model"],
+        "names an unknown provider 'nosuch'",
+    ),
+    (
+        "no API key and no local server",
+        ["run", "--task", "x", "--criterion", "a=Short."],
+        "found no API key and no local server",
+    ),
+    (
+        "a bad iteration cap",
+        ["run", "--task", "x", "--criterion", "a=Short.", "--max-iterations", "0"],
+        "Invalid value for '--max-iterations': 0 is not in the range 1<=x<=100",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"), [case[1:] for case in MISTAKES], ids=[case[0] for case in MISTAKES]
+)
+def test_a_mistake_gets_one_clear_message_and_exit_2(tmp_path, run_cli, arguments, message) -> None:
+    rubric = [{"id": "short", "text": "Short."}, {"id": "tests_pass", "kind": "test"}]
+    (tmp_path / "rubric.json").write_text(json.dumps(rubric))
+    done = run_cli(*arguments)
+    assert done.returncode == 2, done
+    assert message in done.stderr
+    assert not any(marker in done.stderr for marker in NOT_FOR_PEOPLE), done.stderr
+    assert done.stdout == ""
+
+
+def test_check_and_tests_flags_write_deterministic_criteria() -> None:
+    from critic_loop.cli.rubric_flags import check_flag, written_rubric
+
+    assert check_flag("length=word_count:max=120") == {
+        "id": "length",
+        "kind": "word_count",
+        "max": 120,
+    }
+    assert check_flag("facts=contains:phrases=24 hours|dishwasher") == {
+        "id": "facts",
+        "kind": "contains",
+        "phrases": ["24 hours", "dishwasher"],
+    }
+    assert check_flag("no_todo=regex:pattern=TODO,must_match=false")["must_match"] is False
+    written = written_rubric(
+        [{"id": "a", "text": "x"}], "r.json", {"--check": ["b=json"], "--criterion": ["c=y"]}
+    )
+    assert [written.label(i) for i in range(3)] == [
+        "r.json: item 1",
+        "--criterion #1",
+        "--check #1",
+    ]
+
+
+def test_a_check_only_rubric_runs_without_a_critic_and_quiet_prints_only_the_draft(
+    run_cli,
+) -> None:
+    script = RoleScript(worker=["one two three four five six", "one two three"])
+    with ScriptedOpenAIServer(script) as server:
+        done = run_cli(
+            "--quiet",
+            "run",
+            "--task",
+            "Say three words.",
+            "--check",
+            "length=word_count:max=4",
+            "--check",
+            "no_todo=regex:pattern=TODO,must_match=false",
+            "--no-memory",
+            *model_args(server),
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "one two three\n"
+    assert done.stderr == ""
+
+
+def test_debug_adds_the_traceback_and_a_bug_exits_4(run_cli, monkeypatch) -> None:
+    def broken(parameters):
+        raise RuntimeError("something inside broke")
+
+    monkeypatch.setattr(run_commands, "_context", broken)
+    arguments = ["run", "--task", "x", "--criterion", "a=Short."]
+    plain = run_cli(*arguments)
+    assert plain.returncode == 4
+    assert "critic-loop itself failed (RuntimeError: something inside broke)" in plain.stderr
+    assert "--debug" in plain.stderr and "Traceback" not in plain.stderr
+    debug = run_cli("--debug", *arguments)
+    assert debug.returncode == 4
+    assert "Traceback (most recent call last)" in debug.stderr
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_ticker_draws_on_a_terminal_only_and_erases_itself() -> None:
+    seconds = iter(range(0, 1000, 7))
+    terminal = FakeTerminal()
+    with Ticker(terminal, interval=3600, clock=lambda: next(seconds)) as ticker:
+        ticker.show(next_step({"event": "draft", "round": 2}))
+        with ticker.paused():
+            terminal.write("[a progress line]\n")
+        ticker.show(next_step({"event": "finished", "learning": True}))
+    drawn = terminal.getvalue()
+    assert "| the critic is grading round 2 (7 s)" in drawn
+    assert "distilling rules from this run" in drawn
+    erased = drawn.split("[a progress line]")[0]
+    assert erased.endswith("\r" + " " * len("| the critic is grading round 2 (7 s)") + "\r")
+    assert drawn.endswith("\r")  # the last status line was erased on exit
+
+    piped = io.StringIO()
+    with Ticker(piped, interval=0.01) as ticker:
+        ticker.show("the worker is drafting round 1")
+    assert piped.getvalue() == ""
+    assert next_step({"event": "finished", "learning": False}) is None

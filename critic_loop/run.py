@@ -12,6 +12,7 @@ that dies mid-run loses at most the step it was in.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -26,6 +27,7 @@ from pydantic import TypeAdapter
 
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, build_graph
+from critic_loop.model_choice import choose_models
 from critic_loop.nodes.loop.check_input import preflight, validated_input
 from critic_loop.nodes.loop.progress import rounds_done
 from critic_loop.persistence import aopen_persistence, open_persistence
@@ -189,6 +191,23 @@ def drive_loop(
         start, config = Command(resume=reviewer(request)), head
 
 
+def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
+    """Build the run's `Context`; models the caller left unset are what this machine has.
+
+    As on the command line: with `OPENAI_BASE_URL` (or `base_url`) naming a local
+    OpenAI-compatible server and no model chosen (by argument or `CRITIC_LOOP_*_MODEL`),
+    the model that server serves is used for every role, judged one criterion per call;
+    with only a Gemini key, Gemini. See `critic_loop.model_choice`.
+
+    Raises:
+        DiscoveryFailed: the named server could not say which model it serves.
+    """
+    resolved = as_context(value)
+    chosen = {name: getattr(resolved, name) for name in resolved.model_fields_set}
+    found = choose_models(chosen, os.environ)
+    return resolved.model_copy(update=found) if found else resolved
+
+
 def run_loop(
     task: str,
     rubric: RubricLike,
@@ -214,7 +233,7 @@ def run_loop(
         ThreadFinished: `thread_id` names a run that already ended.
         ReviewPending: the run paused for review and no `reviewer` was given.
     """
-    resolved = as_context(context)
+    resolved = context_for_run(context)
     config = thread_config(thread_id)
     with _graph(checkpointer, store, database) as graph:
         start = start_input(graph, config, loop_input(task, rubric))
@@ -235,7 +254,7 @@ def fork_loop(
 
     The thread gets a new branch; the original run's checkpoints stay as they were.
     """
-    resolved = as_context(context)
+    resolved = context_for_run(context)
     with _graph(checkpointer, store, database) as graph:
         branch_point = round_checkpoint(graph, thread_id, round_number)
         return drive_loop(graph, None, branch_point, resolved, on_event)
@@ -254,7 +273,7 @@ async def arun_loop(
     reviewer: Reviewer | None = None,
 ) -> LoopState:
     """Async twin of `run_loop` (async checkpointer and store)."""
-    resolved = as_context(context)
+    resolved = context_for_run(context)
     config = thread_config(thread_id)
     async with _agraph(checkpointer, store, database) as graph:
         thread_id = config["configurable"]["thread_id"]

@@ -31,6 +31,7 @@ from types import FrameType
 import click
 from pydantic import ValidationError
 
+from critic_loop.cli.assistants_command import assistants
 from critic_loop.cli.run_commands import demo, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
 from critic_loop.errors import (
@@ -80,6 +81,7 @@ def cli(quiet: bool, verbose: bool, debug: bool) -> None:
 
 cli.add_command(run)
 cli.add_command(demo)
+cli.add_command(assistants)
 
 
 def _say(message: str) -> None:

@@ -1,10 +1,10 @@
 """critic-loop's tools for MCP clients, at the LangGraph server's `/mcp`.
 
-langgraph.json mounts this app (`http.app`) and turns the server's built-in MCP endpoint
-off (`http.disable_mcp`), because that one answers with a Python `repr` of the run's
-output, reports a failed run by its exception's class name only, offers no way to pass a
-run's context, and fails when two assistants share a name. This endpoint speaks the same
-protocol (JSON-RPC over HTTP POST, stateless) and:
+langgraph.json mounts these routes (`http.app`, see `critic_loop.serving.app`) and turns
+the server's built-in MCP endpoint off (`http.disable_mcp`), because that one answers
+with a Python `repr` of the run's output, reports a failed run by its exception's class
+name only, offers no way to pass a run's context, and fails when two assistants share a
+name. This endpoint speaks the same protocol (JSON-RPC over HTTP POST, stateless) and:
 
 - lists one tool per assistant, named after it (assistants sharing a name get their id's
   start appended), described by the assistant's (or its graph's) description, with the
@@ -174,10 +174,13 @@ async def not_streamed(request: Request) -> Response:
     return Response(status_code=405, headers={"Allow": "POST"})
 
 
-app = Starlette(
-    routes=[
+def routes() -> list[Route]:
+    """Return the MCP endpoint's routes, for the app langgraph.json mounts."""
+    return [
         Route("/mcp", handle, methods=["POST"]),
         Route("/mcp", not_streamed, methods=["GET", "DELETE"]),
     ]
-)
-"""The app langgraph.json mounts (`http.app`)."""
+
+
+app = Starlette(routes=routes())
+"""The MCP endpoint alone (`critic_loop.serving.app` adds the assistant presets)."""

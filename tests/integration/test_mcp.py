@@ -93,3 +93,52 @@ async def test_two_assistants_with_one_name_are_two_tools(dev_server) -> None:
     listed = await with_session(dev_server, lambda session: session.list_tools())
     copies = [tool.name for tool in listed.tools if tool.name.startswith("critic-loop_copy")]
     assert len(copies) == 2 and len(set(copies)) == 2
+
+
+async def test_the_server_installs_the_preset_its_environment_can_run(dev_server) -> None:
+    """With only a local model server configured, the `local` preset appears, and only it."""
+    import asyncio
+
+    client = get_client(url=dev_server.url)
+    presets: list = []
+    for _ in range(60):
+        found = await client.assistants.search(graph_id="critic_loop", limit=100)
+        presets = {
+            a["metadata"]["critic_loop_preset"]: a
+            for a in found
+            if a["metadata"].get("critic_loop_preset")
+        }
+        if "local" in presets:
+            break
+        await asyncio.sleep(0.5)
+    assert "local" in presets, dev_server.log()
+    assert "openai" not in presets  # its key is a dummy for the local server
+    local = presets["local"]
+    assert local["name"] == "critic-loop (local model)"
+    assert local["context"]["worker_model"] == "openai:scripted"  # what the server lists
+    assert local["context"]["judge_granularity"] == "criterion"
+    assert "base_url" not in local["context"]  # where calls go stays the operator's setting
+    listed = await with_session(dev_server, lambda session: session.list_tools())
+    tool = {t.name: t for t in listed.tools}["critic-loop_local_model"]
+    assert "No API key needed" in tool.description
+
+
+def test_the_assistants_command_installs_presets_once(dev_server, run_cli) -> None:
+    import asyncio
+
+    env = {"GOOGLE_API_KEY": "not-used-until-a-run"}
+    first = run_cli("assistants", "--url", dev_server.url, "--presets", "gemini", env=env)
+    again = run_cli("assistants", "--url", dev_server.url, "--presets", "gemini", env=env)
+    assert first.returncode == again.returncode == 0, first.stderr
+    assert "critic-loop (Gemini)  (worker google_genai:gemini-2.5-flash" in first.stdout
+    assert first.stdout == again.stdout
+
+    async def gemini_presets() -> list:
+        found = await get_client(url=dev_server.url).assistants.search(
+            metadata={"critic_loop_preset": "gemini"}, limit=10
+        )
+        return list(found)
+
+    assert len(asyncio.run(gemini_presets())) == 1
+    typo = run_cli("assistants", "--url", dev_server.url, "--presets", "gemnii")
+    assert typo.returncode == 2 and "unknown assistant preset(s) gemnii" in typo.stderr

@@ -7,7 +7,7 @@ import pytest
 from critic_loop.graphs.app import build_graph
 from critic_loop.state.context import Context
 from critic_loop.state.verdict import critic_output_schema
-from tests.support.openai_server import RoleScript, ScriptedOpenAIServer, Text
+from tests.support.openai_server import FailFirstCritic, RoleScript, ScriptedOpenAIServer, Text
 from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
@@ -119,3 +119,23 @@ async def test_streaming_async_run_over_http(loop_input) -> None:
     assert any(request.get("stream") for request in server.requests)
     assert final is not None and final["outcome"] == "passed"
     assert any("hash map" in (token.text or "") for token in tokens)
+
+
+def test_from_python_a_local_server_alone_picks_the_model_it_serves(monkeypatch, tmp_path) -> None:
+    """`run_loop` with only OPENAI_BASE_URL set asks the server for its model, as the CLI does."""
+    from critic_loop.run import context_for_run, run_loop
+
+    with ScriptedOpenAIServer(FailFirstCritic(failures=1)) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "local")
+        state = run_loop(
+            "Explain hash maps.",
+            RUBRIC,
+            context={"memory": False},
+            database=tmp_path / "runs.sqlite",
+        )
+        assert state.outcome == "passed"
+        assert state.rounds == 2
+        assert {request["model"] for request in server.requests} == {"scripted"}
+        chosen = context_for_run({"worker_model": "openai:mine", "memory": False})
+    assert (chosen.worker_model, chosen.critic_model) == ("openai:mine", Context().critic_model)

@@ -1,0 +1,170 @@
+"""Ready-made assistants for LangGraph server: one per kind of model the operator has.
+
+A served graph's default assistant uses `Context`'s defaults (OpenAI's models), which
+fail on a server with no OpenAI key. These presets name the models for the usual setups:
+
+- `local`: the model a local OpenAI-compatible server serves (the server's own
+  `OPENAI_BASE_URL`, asked for its model), judged one criterion per call;
+- `openai`: OpenAI's models (`OPENAI_API_KEY`);
+- `gemini`: Gemini Flash drafts, Gemini Pro judges (`GOOGLE_API_KEY` or `GEMINI_API_KEY`).
+
+A preset never names a `base_url`: where model calls go stays the operator's setting (the
+server's environment), never an assistant's. `CRITIC_LOOP_ASSISTANTS` (the server's
+environment) chooses which presets are installed when the server starts: `auto` (the
+default: each preset whose key or server the environment has), a comma-separated list of
+names, or `none`. `critic-loop assistants --url URL` installs them on a running server.
+Installing is idempotent: each preset has a fixed assistant id per graph, updated in place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from critic_loop.model_choice import (
+    GEMINI_MODELS,
+    LOCAL_SETTINGS,
+    DiscoveryFailed,
+    discover_model,
+)
+
+logger = logging.getLogger(__name__)
+
+GRAPH_ID = "critic_loop"
+"""The graph the presets run (langgraph.json's name for the loop)."""
+
+PRESET_NAMESPACE = uuid.UUID("6f1c1b52-9a3e-4c4a-8d61-2f3c1f0a7e10")
+"""Namespace of the presets' fixed assistant ids."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A ready-made assistant: its name, what it is for, and the settings it runs with."""
+
+    name: str
+    title: str
+    description: str
+    needs: str
+    available: Callable[[Mapping[str, str]], bool]
+    settings: Callable[[Mapping[str, str]], dict[str, Any]]
+
+    def assistant_id(self, graph_id: str = GRAPH_ID) -> str:
+        """Return the preset's fixed assistant id for `graph_id`."""
+        return str(uuid.uuid5(PRESET_NAMESPACE, f"{graph_id}/{self.name}"))
+
+
+def _local_url(environ: Mapping[str, str]) -> str | None:
+    return environ.get("CRITIC_LOOP_BASE_URL") or environ.get("OPENAI_BASE_URL")
+
+
+def _local_settings(environ: Mapping[str, str]) -> dict[str, Any]:
+    url = _local_url(environ)
+    if url is None:
+        raise LookupError("the local preset needs OPENAI_BASE_URL in the server's environment")
+    model = f"openai:{discover_model(url)}"
+    return {"worker_model": model, "critic_model": model, **LOCAL_SETTINGS}
+
+
+PRESETS: dict[str, Preset] = {
+    preset.name: preset
+    for preset in (
+        Preset(
+            name="local",
+            title="critic-loop (local model)",
+            description=(
+                "Refine an artifact with the model of this server's local OpenAI-compatible "
+                "server (llama.cpp, Ollama, vLLM): it drafts and, one criterion per call, "
+                "judges. No API key needed."
+            ),
+            needs="OPENAI_BASE_URL (or CRITIC_LOOP_BASE_URL) naming a local server",
+            available=lambda environ: _local_url(environ) is not None,
+            settings=_local_settings,
+        ),
+        Preset(
+            name="openai",
+            title="critic-loop (OpenAI)",
+            description=(
+                "Refine an artifact with OpenAI's models: a small model drafts, a larger one "
+                "judges against the rubric."
+            ),
+            needs="OPENAI_API_KEY",
+            available=lambda environ: (
+                bool(environ.get("OPENAI_API_KEY")) and _local_url(environ) is None
+            ),
+            settings=lambda environ: {},
+        ),
+        Preset(
+            name="gemini",
+            title="critic-loop (Gemini)",
+            description=(
+                "Refine an artifact with Google's Gemini: Gemini Flash drafts, Gemini Pro "
+                "judges against the rubric."
+            ),
+            needs="GOOGLE_API_KEY or GEMINI_API_KEY",
+            available=lambda environ: bool(
+                environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY")
+            ),
+            settings=lambda environ: dict(GEMINI_MODELS),
+        ),
+    )
+}
+"""Every preset, by name."""
+
+
+def chosen_presets(choice: str, environ: Mapping[str, str]) -> list[Preset]:
+    """Return the presets `choice` names (`auto`, `none`, or a comma-separated list).
+
+    Raises:
+        ValueError: `choice` names a preset that does not exist.
+    """
+    choice = choice.strip().lower()
+    if choice == "none":
+        return []
+    if choice in ("", "auto"):
+        return [preset for preset in PRESETS.values() if preset.available(environ)]
+    names = [name.strip() for name in choice.split(",") if name.strip()]
+    unknown = [name for name in names if name not in PRESETS]
+    if unknown:
+        raise ValueError(
+            f"unknown assistant preset(s) {', '.join(unknown)}; "
+            f"choose from {', '.join(PRESETS)} (or auto, none)"
+        )
+    return [PRESETS[name] for name in names]
+
+
+async def install(
+    client: Any,
+    presets: Sequence[Preset],
+    environ: Mapping[str, str],
+    graph_id: str = GRAPH_ID,
+    headers: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Create or update each preset's assistant through `client` (a `langgraph_sdk` client).
+
+    Returns the assistants as the server holds them. A preset whose settings cannot be
+    worked out (a local server that does not answer) is skipped with a warning.
+    """
+    installed = []
+    for preset in presets:
+        try:
+            context = await asyncio.to_thread(preset.settings, environ)
+        except (LookupError, DiscoveryFailed) as error:
+            logger.warning("assistant preset %r skipped: %s", preset.name, error)
+            continue
+        fields: dict[str, Any] = {
+            "context": context,
+            "name": preset.title,
+            "description": preset.description,
+            "metadata": {"critic_loop_preset": preset.name},
+            "headers": headers,
+        }
+        assistant_id = preset.assistant_id(graph_id)
+        await client.assistants.create(
+            graph_id, assistant_id=assistant_id, if_exists="do_nothing", **fields
+        )
+        installed.append(await client.assistants.update(assistant_id, graph_id=graph_id, **fields))
+    return installed

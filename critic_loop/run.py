@@ -23,7 +23,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 from langgraph.types import Command, StateSnapshot
-from pydantic import TypeAdapter
 
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, build_graph
@@ -36,7 +35,7 @@ from critic_loop.state.context import Context, as_context
 from critic_loop.state.input_errors import ItemLabel, default_label
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique
-from critic_loop.state.rubric import AnyCriterion, CriterionBase, dump_rubric
+from critic_loop.state.rubric import CriterionBase, dump_rubric
 
 EventHandler = Callable[[dict[str, Any]], None]
 """Receives each progress event (`draft`, `verdict`) as the run streams it."""
@@ -45,15 +44,17 @@ EventHandler = Callable[[dict[str, Any]], None]
 RubricLike = Sequence[CriterionBase | Mapping[str, Any]]
 """Criteria as models or as plain dicts (a `python` check may hold a callable)."""
 
-_CRITERIA = TypeAdapter(list[AnyCriterion])
-
 
 def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
     """Build the graph input for `task` and `rubric` as plain JSON-ready data.
 
     Callables in `python` checks become references here, before anything is checkpointed.
+
+    Raises:
+        InvalidInput: the task or rubric is unusable (one line per problem).
     """
-    return {"task": task, "rubric": dump_rubric(_CRITERIA.validate_python(list(rubric)))}
+    checked = validated_input({"task": task, "rubric": list(rubric)})
+    return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
 
 
 def checked_input(

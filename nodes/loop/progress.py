@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from critic_loop.state.context import MAX_ITERATIONS_LIMIT
 from critic_loop.state.records import Critique, Draft, DraftRef, Review
 from critic_loop.state.verdict import SCORE_TOLERANCE, Verdict
 
@@ -176,5 +177,10 @@ def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> 
 
 
 def extra_rounds(reviews: Sequence[Review], cap: int) -> int:
-    """Return the rounds beyond the cap that people granted by rejecting a draft at it."""
-    return sum(1 for review in reviews if review.action == "reject" and review.at_round >= cap)
+    """Return the rounds beyond the cap that people granted by rejecting a draft at it.
+
+    However many rejections, a run never goes past `MAX_ITERATIONS_LIMIT` rounds: a
+    reviewer function that always rejects cannot keep a run going forever.
+    """
+    granted = sum(1 for review in reviews if review.action == "reject" and review.at_round >= cap)
+    return max(0, min(granted, MAX_ITERATIONS_LIMIT - cap))

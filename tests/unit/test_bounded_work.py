@@ -75,7 +75,9 @@ def test_an_evil_pattern_cannot_hang_the_contradiction_check() -> None:
     ]
     started = time.monotonic()
     LoopInput.model_validate({"task": TASK, "rubric": rubric})
-    assert time.monotonic() - started < 2
+    # unbounded, this match takes longer than the universe has existed; the regex time
+    # limit (1 s) ends it. The bound is loose so a loaded machine does not fail it.
+    assert time.monotonic() - started < 20
 
 
 @pytest.mark.parametrize(

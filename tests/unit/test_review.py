@@ -119,6 +119,26 @@ def test_reject_at_the_round_cap_grants_one_more_round(models) -> None:
     assert out["outcome"] == "passed" and out["final"] == "draft two"
 
 
+def test_rejections_never_take_a_run_past_the_hard_round_limit() -> None:
+    from critic_loop.nodes.loop.progress import extra_rounds
+    from critic_loop.state.context import MAX_ITERATIONS_LIMIT
+    from critic_loop.state.records import DraftRef, Review
+
+    def rejected_at(round_number: int) -> Review:
+        return Review(
+            at_round=round_number,
+            draft=DraftRef(round=round_number, candidate=1),
+            asked_because="the round cap was reached",
+            action="reject",
+            feedback="again",
+        )
+
+    cap = 98
+    reviews = [rejected_at(r) for r in range(cap, cap + 10)]
+    assert extra_rounds(reviews, cap) == MAX_ITERATIONS_LIMIT - cap
+    assert extra_rounds(reviews[:1], cap) == 1
+
+
 @pytest.mark.parametrize("review", ["never", "on_stall", "on_exhausted"])
 def test_a_run_that_passes_on_its_own_is_not_paused(models, review) -> None:
     models.script("worker", "draft")

@@ -29,6 +29,7 @@ from types import FrameType
 import click
 from pydantic import ValidationError
 
+from critic_loop.cli.history import runs, show, stats
 from critic_loop.cli.run_commands import demo, run
 from critic_loop.errors import (
     MissingApiKey,
@@ -70,6 +71,9 @@ def cli() -> None:
 
 cli.add_command(run)
 cli.add_command(demo)
+cli.add_command(runs)
+cli.add_command(show)
+cli.add_command(stats)
 
 
 def _say(message: str) -> None:

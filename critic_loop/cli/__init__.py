@@ -30,6 +30,7 @@ import click
 from pydantic import ValidationError
 
 from critic_loop.cli.history import runs, show, stats
+from critic_loop.cli.memory_commands import forget, rules
 from critic_loop.cli.run_commands import demo, run
 from critic_loop.errors import (
     MissingApiKey,
@@ -74,6 +75,8 @@ cli.add_command(demo)
 cli.add_command(runs)
 cli.add_command(show)
 cli.add_command(stats)
+cli.add_command(rules)
+cli.add_command(forget)
 
 
 def _say(message: str) -> None:

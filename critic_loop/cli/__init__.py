@@ -29,6 +29,7 @@ from types import FrameType
 import click
 from pydantic import ValidationError
 
+from critic_loop.cli.calibrate import calibrate
 from critic_loop.cli.history import runs, show, stats
 from critic_loop.cli.memory_commands import forget, rules
 from critic_loop.cli.run_commands import demo, run
@@ -77,6 +78,7 @@ cli.add_command(show)
 cli.add_command(stats)
 cli.add_command(rules)
 cli.add_command(forget)
+cli.add_command(calibrate)
 
 
 def _say(message: str) -> None:

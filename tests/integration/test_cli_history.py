@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,3 +221,40 @@ def test_stats_plot_without_matplotlib_names_the_extra(history, cli, monkeypatch
 def test_stats_plot_with_no_finished_runs_is_an_error(history, cli) -> None:
     done = cli("stats", "--db", history.db, "--scope", "nobody", "--plot", "runs.png")
     one_line_error(done, "nothing to plot: no finished runs in scope 'nobody'")
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------
+
+
+def test_runs_show_and_stats_on_postgresql(postgres_url, cli) -> None:
+    tag = f"-{uuid.uuid4().hex[:8]}"
+    threads = make_history(postgres_url, tag)
+    listed = {
+        run["thread_id"]: run
+        for run in cli("runs", "--db", postgres_url, "--limit", "0", "--json").json
+    }
+    assert {thread: listed[thread]["outcome"] for thread in threads} == {
+        f"t-pass{tag}": "passed",
+        f"t-exhausted{tag}": "exhausted",
+        f"t-candidates{tag}": "passed",
+        f"t-recall{tag}": "passed",
+        f"t-unfinished{tag}": None,
+    }
+    assert listed[f"t-pass{tag}"]["scope"] == f"main{tag}"
+    shown = cli("show", f"t-pass{tag}", "--db", postgres_url, "--diff")
+    assert shown.returncode == 0, shown.stderr
+    assert "-first try\n+second try" in shown.stdout
+    assert cli("show", f"t-pass{tag}", "--db", postgres_url, "--json").json["values"]["final"]
+    figures = cli("stats", "--db", postgres_url, "--scope", f"main{tag}", "--json").json
+    assert (figures["runs"], figures["unfinished"]) == (3, 1)  # pass, candidates, recall
+    assert figures["seconds_per_round"]["count"] == 4
+    one_line_error(cli("show", f"nope{tag}", "--db", postgres_url), f"'nope{tag}'")
+
+
+def test_the_postgresql_url_can_come_from_the_environment(postgres_url, cli, monkeypatch) -> None:
+    monkeypatch.setenv("CRITIC_LOOP_DATABASE_URL", postgres_url)
+    assert isinstance(cli("runs", "--json").json, list)
+    one_line_error(
+        cli("runs", "--db", "postgresql://nobody@127.0.0.1:9/none"),
+        "cannot open the PostgreSQL database",
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import sys
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -207,3 +208,20 @@ def test_forget_bad_input_is_a_one_line_error(rules_db, cli) -> None:
     one_line_error(cli("forget", "--all", "--scope", "nobody", "--yes", *db), "holds no rules")
     assert scope_state(rules_db, "alpha")[0] == set(TEXTS)
     assert not Path("nowhere.sqlite").exists()
+
+
+def test_rules_and_forget_on_postgresql(postgres_url, cli) -> None:
+    tag = f"-{uuid.uuid4().hex[:8]}"
+    make_history(postgres_url, tag)
+    db = ["--db", postgres_url]
+    [rule] = cli("rules", "--scope", f"main{tag}", "--json", *db).json
+    assert rule["text"] == RULE and rule["usage"]["consulted"] == 1
+    every = {r["scope"] for r in cli("rules", "--all-scopes", "--json", *db).json}
+    assert {f"main{tag}", f"other{tag}"} <= every
+    done = cli("forget", rule["id"][:8], "--scope", f"main{tag}", "--yes", *db)
+    assert done.returncode == 0, done.stderr
+    assert cli("rules", "--scope", f"main{tag}", "--json", *db).json == []
+    held, ranking, recalled = scope_state(postgres_url, f"main{tag}")
+    assert (held, ranking, recalled) == (set(), None, [])
+    emptied = cli("forget", "--all", "--scope", f"other{tag}", "--yes", *db)
+    assert emptied.stdout.splitlines()[-1] == f"deleted 1 rule(s) from scope 'other{tag}'"

@@ -44,7 +44,7 @@ def history_context(**overrides: Any) -> Context:
     return Context(**{**settings, **overrides})
 
 
-def make_history(db: str) -> list[str]:
+def make_history(db: str, tag: str = "") -> list[str]:
     """Write five runs into `db` (oldest first); return their thread ids.
 
     - t-pass: tone fails in round 1, passes in round 2; distills RULE into scope default;
@@ -52,14 +52,22 @@ def make_history(db: str) -> list[str]:
     - t-candidates: two candidates in round 1, the second passes; memory off;
     - t-recall: is given RULE from scope default and passes in round 1;
     - t-unfinished: the critic fails mid-run, so the run never ends.
+
+    A `tag` is appended to every thread id and scope name (a shared database).
     """
     models: dict[str, ScriptedChatModel] = {}
     register_chat_model_provider("history", lambda model, **settings: models[model])
+    main_scope, other_scope = ("default", "other") if not tag else (f"main{tag}", f"other{tag}")
 
     def script(worker: list[Any], critic: list[Any], distill: list[Any] | None = None) -> None:
         models["worker"] = ScriptedChatModel(replies=worker)
         models["critic"] = ScriptedChatModel(replies=critic)
         models["distill"] = ScriptedChatModel(replies=distill or [])
+
+    def run(thread: str, task: str = TASK, **settings: Any) -> None:
+        settings.setdefault("memory_scope", main_scope)
+        context = history_context(**settings)
+        run_loop(task, RUBRIC, context=context, database=db, thread_id=thread + tag)
 
     try:
         script(
@@ -67,35 +75,23 @@ def make_history(db: str) -> list[str]:
             [graded(RUBRIC, TONE), graded(RUBRIC)],
             [add_rule(RULE, "tone")],
         )
-        run_loop(TASK, RUBRIC, context=history_context(), database=db, thread_id="t-pass")
+        run("t-pass")
         script(
             ["draft one", "draft two"],
             [graded(RUBRIC, TONE), graded(RUBRIC, {"example": "Add an example."})],
             [add_rule(OTHER_RULE, "example")],
         )
-        run_loop(
-            "Explain what a queue is.",
-            RUBRIC,
-            context=history_context(memory_scope="other", max_iterations=2),
-            database=db,
-            thread_id="t-exhausted",
-        )
+        run("t-exhausted", "Explain what a queue is.", memory_scope=other_scope, max_iterations=2)
         script(["candidate A", "candidate B"], [graded(RUBRIC, TONE), graded(RUBRIC)])
-        run_loop(
-            TASK,
-            RUBRIC,
-            context=history_context(candidates=2, memory=False),
-            database=db,
-            thread_id="t-candidates",
-        )
+        run("t-candidates", candidates=2, memory=False)
         script(["right away"], [graded(RUBRIC)], [{"operations": []}])
-        run_loop(TASK, RUBRIC, context=history_context(), database=db, thread_id="t-recall")
+        run("t-recall")
         script(["never graded"], [])  # the critic has nothing to say: the run stops
         with pytest.raises(Exception, match="script exhausted"):
-            run_loop(TASK, RUBRIC, context=history_context(), database=db, thread_id="t-unfinished")
+            run("t-unfinished")
     finally:
         unregister_chat_model_provider("history")
-    return list(THREADS)
+    return [thread + tag for thread in THREADS]
 
 
 @dataclass

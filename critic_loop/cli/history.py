@@ -21,13 +21,15 @@ if TYPE_CHECKING:
     from critic_loop.cli.reading import Thread
     from critic_loop.state.records import Critique, Draft, WorkerFeedback
 
-TASK_WIDTH = 60
+TASK_WIDTH = 40
 """The most characters of a task `runs` shows."""
 
 
-def when(moment: datetime | None) -> str:
-    """Format a time for a table (UTC, to the second), or "-" when unknown."""
-    return moment.strftime("%Y-%m-%d %H:%M:%S") if moment is not None else "-"
+def when(moment: datetime | None, seconds: bool = True) -> str:
+    """Format a time (UTC, to the second or the minute), or "-" when unknown."""
+    if moment is None:
+        return "-"
+    return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -74,8 +76,8 @@ def runs_table(threads: Sequence[Thread]) -> list[str]:
             thread.thread_id,
             thread.outcome or "unfinished",
             str(thread.rounds),
-            when(thread.started_at),
-            when(thread.ended_at),
+            when(thread.started_at, seconds=False),
+            when(thread.ended_at, seconds=False),
             thread.scope or "-",
             cut(thread.task, TASK_WIDTH),
         )
@@ -418,10 +420,7 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
             f"time per round: mean {timing['mean']:.2f} s, median {timing['median']:.2f} s, "
             f"p90 {timing['p90']:.2f} s ({timing['count']} rounds timed)"
         )
-        lines.append(
-            "  wall clock between checkpoints: from the last one before a round's first draft "
-            "to the first holding its critique"
-        )
+        lines.append("  between checkpoints: from before a round's first draft to its critique")
     by_round = figures["score_by_round"]
     if by_round:
         scores = ", ".join(f"{row['round']}: {row['mean_best_score']:.2f}" for row in by_round)

@@ -32,6 +32,9 @@ import click
 from pydantic import ValidationError
 
 from critic_loop.cli.assistants_command import assistants
+from critic_loop.cli.calibrate import calibrate
+from critic_loop.cli.history import runs, show, stats
+from critic_loop.cli.memory_commands import forget, rules
 from critic_loop.cli.run_commands import demo, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
 from critic_loop.errors import (
@@ -81,6 +84,12 @@ def cli(quiet: bool, verbose: bool, debug: bool) -> None:
 
 cli.add_command(run)
 cli.add_command(demo)
+cli.add_command(runs)
+cli.add_command(show)
+cli.add_command(stats)
+cli.add_command(rules)
+cli.add_command(forget)
+cli.add_command(calibrate)
 cli.add_command(assistants)
 
 

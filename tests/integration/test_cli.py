@@ -232,3 +232,13 @@ def test_review_at_the_terminal_reject_then_accept(tmp_path, run_cli, monkeypatc
     assert "Say it in one sentence." in json.dumps(server.plain_requests()[1]["messages"])
     assert "outcome: accepted after 2 round(s)" in done.stdout
     assert done.stdout.rstrip().endswith("draft two")
+    thread = next(
+        line.split("thread ")[1].split(";")[0]
+        for line in done.stdout.splitlines()
+        if line.startswith("critic-loop: new thread")
+    )
+    shown = run_cli("show", thread)
+    assert shown.returncode == 0, shown.stderr
+    assert "review (round 1 was graded): reject the draft of round 1" in shown.stdout
+    assert "  the person said: Say it in one sentence." in shown.stdout
+    assert "review (round 2 was graded): accept the draft of round 2" in shown.stdout

@@ -1,0 +1,381 @@
+"""`critic-loop calibrate LABELS.jsonl`: how well does the critic agree with humans?
+
+The critic alone (no worker, no loop) grades human-labelled artifacts with the loop's own
+critique (`critic_loop.grading.grade`: checks first, then the judge), and the command
+reports agreement per criterion and overall (`critic_loop.cli.agreement`), then lists
+every disagreement.
+
+The labels file is JSON Lines, one object per line (blank lines are skipped):
+
+    {"rubric": [{"id": "clear", "text": "..."}, {"id": "short", "kind": "word_count", "max": 80}]}
+    {"id": "a1", "artifact": "text to grade", "labels": {"clear": true, "short": false}}
+    {"artifact": "...", "labels": {"clear": false}, "rubric": [...]}
+
+- a first line holding only `rubric` gives the rubric every artifact shares (`--rubric
+  FILE`, a JSON list of criteria or `{"rubric": [...]}`, can give it instead);
+- each other line is one artifact: `artifact` (the text), `labels` (criterion id ->
+  true when the humans passed it, false when they failed it; criteria left out are
+  graded but not compared), optionally `rubric` (its own, instead of the shared one) and
+  `id` (a name for the report; default: its line number).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from critic_loop.cli.context_options import chosen_settings, context_options
+from critic_loop.cli.sections import SectionedCommand, option
+from critic_loop.errors import UsageProblem
+
+if TYPE_CHECKING:
+    from critic_loop.state.context import Context
+    from critic_loop.state.rubric import CriterionBase
+
+ARTIFACT_KEYS = frozenset({"id", "artifact", "labels", "rubric"})
+"""The keys an artifact's line may have."""
+
+
+CALIBRATE_HELP = """Measure the critic against human labels.
+
+The critic alone grades each artifact of LABELS.jsonl (checks first, then the judge, as
+in round 1 of a run; the judge grades every criterion unless --skip-judge-on-failed-check
+is given) and the report compares it with the humans: for each labelled criterion and
+overall, the agreement, Cohen's kappa, the false-pass rate (the critic passed what the
+humans failed, over what they failed), the false-fail rate and the counts, then every
+disagreement with the critic's evidence.
+
+\b
+LABELS.jsonl holds one JSON object per line:
+  {"rubric": [...criteria...]}       an optional first line: the rubric all share
+  {"id": "a1", "artifact": "...", "labels": {"clear": true, "short": false}}
+  {"artifact": "...", "labels": {...}, "rubric": [...]}    a rubric of its own
+Labels are true when the humans passed the criterion; criteria without a label are
+graded but not compared.
+"""
+"""The help of `calibrate` (a backspace line keeps click from rewrapping the example)."""
+
+
+class ModelFailed(click.ClickException):
+    """A critic model or its server failed (after the client's retries)."""
+
+    exit_code = 3
+
+
+@dataclass
+class Example:
+    """One labelled artifact from the file."""
+
+    index: int
+    """Its position among the file's artifacts, from 1."""
+    line: int
+    name: str
+    artifact: str
+    rubric: list[CriterionBase]
+    labels: dict[str, bool]
+
+
+@dataclass
+class Graded:
+    """An example and what the critic decided on each criterion (None: no verdict)."""
+
+    example: Example
+    decisions: dict[str, Any] = field(default_factory=dict)
+    """Criterion id -> the critic's `CriterionResult`."""
+    error: str | None = None
+
+
+def _rubric(value: Any, where: str) -> list[CriterionBase]:
+    from pydantic import ValidationError
+
+    from critic_loop.grading import checked_rubric
+
+    if not isinstance(value, list):
+        raise UsageProblem(f"{where}: the rubric should be a JSON list of criteria")
+    try:
+        return checked_rubric(value)
+    except ValidationError as error:
+        first = error.errors()[0]
+        place = ".".join(str(part) for part in first["loc"])
+        raise UsageProblem(
+            f"{where}: invalid rubric: {first['msg']}" + (f" (at {place})" if place else "")
+        ) from None
+
+
+def read_rubric_file(path: Path) -> list[CriterionBase]:
+    """Read `--rubric FILE`: a JSON list of criteria, or an object with a `rubric` list."""
+    try:
+        data = json.loads(path.read_text())
+    except OSError as error:
+        raise UsageProblem(f"cannot read {path}: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise UsageProblem(f"{path}: not valid JSON: {error}") from None
+    if isinstance(data, Mapping) and "rubric" in data:
+        data = data["rubric"]
+    return _rubric(data, str(path))
+
+
+def _labels(value: Any, rubric: Sequence[CriterionBase], where: str) -> dict[str, bool]:
+    if not isinstance(value, Mapping) or not value:
+        raise UsageProblem(f"{where}: 'labels' should be an object of criterion id -> true/false")
+    known = {criterion.id for criterion in rubric}
+    labels = {}
+    for criterion_id, label in value.items():
+        if criterion_id not in known:
+            raise UsageProblem(f"{where}: label for unknown criterion {criterion_id!r}")
+        if not isinstance(label, bool):
+            raise UsageProblem(f"{where}: the label of {criterion_id!r} should be true or false")
+        labels[criterion_id] = label
+    return labels
+
+
+def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]:
+    """Read the labels file (see the module docstring); `shared` is a `--rubric` rubric.
+
+    Raises:
+        UsageProblem: the file is missing, or a line is malformed (naming the line).
+    """
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise UsageProblem(f"cannot read {path}: {error.strerror or error}") from None
+    examples: list[Example] = []
+    header = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise UsageProblem(
+                f"{where}: not valid JSON: {error.msg} (column {error.colno})"
+            ) from None
+        if not isinstance(data, Mapping):
+            raise UsageProblem(f"{where}: expected a JSON object")
+        if set(data) == {"rubric"}:
+            if examples or header:
+                raise UsageProblem(f"{where}: the shared rubric's line must come first, once")
+            if shared is not None:
+                raise UsageProblem(f"{where}: the rubric is given twice (here and by --rubric)")
+            shared, header = _rubric(data["rubric"], where), True
+            continue
+        unknown = sorted(set(data) - ARTIFACT_KEYS)
+        if unknown:
+            raise UsageProblem(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
+        artifact = data.get("artifact")
+        if not isinstance(artifact, str):
+            raise UsageProblem(f"{where}: 'artifact' should be the artifact's text, a string")
+        if "rubric" in data:
+            rubric = _rubric(data["rubric"], where)
+        elif shared is not None:
+            rubric = shared
+        else:
+            raise UsageProblem(
+                f"{where}: no rubric (give it on this line, on a first line of its own, "
+                "or with --rubric)"
+            )
+        name = data.get("id")
+        examples.append(
+            Example(
+                index=len(examples) + 1,
+                line=number,
+                name=str(name) if name is not None else f"line {number}",
+                artifact=artifact,
+                rubric=rubric,
+                labels=_labels(data.get("labels"), rubric, where),
+            )
+        )
+    if not examples:
+        raise UsageProblem(f"{path} holds no labelled artifact")
+    return examples
+
+
+def calibration_context(parameters: Mapping[str, Any]) -> Context:
+    """Build the critic's context from the flags (models as `run` would choose them).
+
+    Unless `--skip-judge-on-failed-check` is given, the judge grades every criterion.
+    """
+    from critic_loop.model_choice import choose_models_from_environment
+    from critic_loop.state.context import Context
+
+    chosen = chosen_settings(parameters)
+    if parameters.get("model"):
+        model = parameters["model"]
+        chosen = {"worker_model": model, "critic_model": model, **chosen}
+    chosen.setdefault("skip_judge_on_failed_check", False)
+    Context(**chosen)  # the user's own settings are checked before asking any server
+    return Context(**{**choose_models_from_environment(chosen), **chosen})
+
+
+def grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
+    """Have the critic grade every example (stopping at a model failure)."""
+    import httpx
+    import openai
+
+    from critic_loop.grading import GradingFailed, grade, ready_to_grade
+
+    checked: set[str] = set()
+    for example in examples:
+        key = json.dumps([c.model_dump(mode="json") for c in example.rubric], sort_keys=True)
+        if key not in checked:
+            ready_to_grade(example.rubric, context)
+            checked.add(key)
+    graded = []
+    for position, example in enumerate(examples, start=1):
+        if sys.stderr.isatty():
+            click.echo(f"grading {position}/{len(examples)}: {example.name}", err=True)
+        try:
+            verdict = grade(example.artifact, example.rubric, context)
+        except GradingFailed as failed:
+            graded.append(Graded(example, error=failed.error))
+            continue
+        except (openai.APIError, httpx.HTTPError, OSError) as error:
+            raise ModelFailed(
+                f"the critic failed on {example.name}: {type(error).__name__}: {error}"
+            ) from error
+        decisions = {result.criterion_id: result for result in verdict.results}
+        graded.append(Graded(example, decisions=decisions))
+    return graded
+
+
+def report(graded: Sequence[Graded], context: Context) -> dict[str, Any]:
+    """Compare the critic with the humans: figures per criterion and overall, disagreements."""
+    from critic_loop.cli.agreement import Agreement
+
+    pairs: dict[str, list[tuple[bool, bool]]] = {}
+    disagreements = []
+    not_graded = []
+    for item in graded:
+        if item.error is not None:
+            continue
+        for criterion_id, human in item.example.labels.items():
+            result = item.decisions[criterion_id]
+            if result.skipped:
+                not_graded.append({"artifact": item.example.name, "criterion": criterion_id})
+                continue
+            pairs.setdefault(criterion_id, []).append((human, result.passed))
+            if human != result.passed:
+                disagreements.append(
+                    {
+                        "index": item.example.index,
+                        "artifact": item.example.name,
+                        "line": item.example.line,
+                        "criterion": criterion_id,
+                        "human": "pass" if human else "fail",
+                        "critic": "pass" if result.passed else "fail",
+                        "source": result.source,
+                        "evidence": result.evidence,
+                        "hint": result.hint,
+                    }
+                )
+    return {
+        "artifacts": len(graded),
+        "critic": context.critic_models or [context.critic_model],
+        "critic_samples": context.critic_samples,
+        "criteria": {
+            criterion: Agreement.of(found).as_json() for criterion, found in sorted(pairs.items())
+        },
+        "overall": Agreement.of(pair for found in pairs.values() for pair in found).as_json(),
+        "disagreements": disagreements,
+        "not_graded": not_graded,
+        "errors": [
+            {
+                "index": item.example.index,
+                "artifact": item.example.name,
+                "line": item.example.line,
+                "error": item.error,
+            }
+            for item in graded
+            if item.error is not None
+        ],
+    }
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _rate(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+
+def report_lines(figures: Mapping[str, Any]) -> list[str]:
+    """Lay the calibration report out as plain text."""
+    critic = ", ".join(figures["critic"])
+    samples = f" x{figures['critic_samples']}" if figures["critic_samples"] > 1 else ""
+    lines = [f"critic {critic}{samples} on {figures['artifacts']} labelled artifact(s)"]
+    rows = [*figures["criteria"].items(), ("overall", figures["overall"])]
+    width = max(len("criterion"), *(len(name) for name, _ in rows))
+    lines.append(
+        f"{'criterion'.ljust(width)}  {'n':>4}  {'agree':>5}  {'kappa':>6}  "
+        f"{'false pass':<13}  {'false fail':<13}  human pass/fail  critic pass/fail"
+    )
+    for name, row in rows:
+        kappa = "-" if row["kappa"] is None else f"{row['kappa']:.2f}"
+        humans = f"{row['human_pass']}/{row['human_fail']}"
+        critic_says = f"{row['critic_pass']}/{row['critic_fail']}"
+        lines.append(
+            f"{name.ljust(width)}  {row['n']:>4}  {_percent(row['agreement']):>5}  {kappa:>6}  "
+            f"{_rate(row['false_pass'], row['human_fail']):<13}  "
+            f"{_rate(row['false_fail'], row['human_pass']):<13}  "
+            f"{humans:<15}  {critic_says}"
+        )
+    if figures["not_graded"]:
+        lines.append(f"not graded by the critic (skipped): {len(figures['not_graded'])}")
+    for error in figures["errors"]:
+        lines.append(f"no verdict on {error['artifact']}: {error['error']}")
+    disagreements = figures["disagreements"]
+    lines.append("")
+    lines.append(f"disagreements: {len(disagreements)}")
+    for item in disagreements:
+        evidence = next((x.strip() for x in item["evidence"].splitlines() if x.strip()), "-")
+        lines.append(
+            f"  #{item['index']} {item['artifact']} [{item['criterion']}]: human {item['human']}, "
+            f"critic {item['critic']} ({item['source']}): {evidence}"
+        )
+    return lines
+
+
+@click.command(
+    cls=SectionedCommand,
+    help=CALIBRATE_HELP,
+    other_section="Critic settings (every Context field)",
+)
+@click.argument("labels", type=click.Path(path_type=Path), metavar="LABELS.jsonl")
+@option(
+    "--rubric",
+    "rubric_file",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    section="Input",
+    help='The rubric every artifact shares: a JSON list of criteria, or {"rubric": [...]}.',
+)
+@option(
+    "--model",
+    section="Input",
+    help="One provider:model for the critic (as --critic-model).",
+)
+@option("--json", "as_json", is_flag=True, section="Output", help="Print the report as JSON.")
+@context_options
+def calibrate(**parameters: Any) -> None:
+    """Measure the critic against human labels (see CALIBRATE_HELP)."""
+    labels: Path = parameters["labels"]
+    rubric_file: Path | None = parameters["rubric_file"]
+    shared = read_rubric_file(rubric_file) if rubric_file is not None else None
+    examples = read_labels(labels, shared)
+    context = calibration_context(parameters)
+    figures = report(grade_all(examples, context), context)
+    if parameters["as_json"]:
+        from critic_loop.cli.history import echo_json
+
+        echo_json(figures)
+        return
+    for line in report_lines(figures):
+        click.echo(line)

@@ -1,0 +1,286 @@
+"""`critic-loop rules` and `critic-loop forget`: see and prune what memory has learned.
+
+Rules live in the store under ("critic_loop", "rules", scope), each with its usage
+statistics and provenance (`critic_loop.state.rules.Rule`). Recall reads a scope's ranking
+item (`critic_loop.nodes.memory.ranking`), so forgetting rules rewrites that item from
+the rules that remain (or deletes it with the last rule), in the same batch as the
+deletions and under the scope's lock, as consolidation does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from critic_loop.cli.sections import SectionedCommand, db_option, json_option, option
+from critic_loop.errors import UsageProblem
+
+if TYPE_CHECKING:
+    from langgraph.store.base import BaseStore, Item
+
+SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""What a memory scope may be called (as `Context.memory_scope`)."""
+
+SCOPE_HELP = "The memory scope [default: $CRITIC_LOOP_MEMORY_SCOPE, else default]."
+
+
+def chosen_scope(scope: str | None) -> str:
+    """Return the scope given, else the one runs use by default; refuse a malformed name."""
+    import os
+
+    scope = scope or os.environ.get("CRITIC_LOOP_MEMORY_SCOPE") or "default"
+    if not SCOPE_PATTERN.match(scope):
+        raise UsageProblem(
+            f"--scope {scope!r} is not a scope name (up to 64 letters, digits, '_' and '-')"
+        )
+    return scope
+
+
+def scopes_of(store: BaseStore) -> list[str]:
+    """Return every scope that holds rules, sorted."""
+    from critic_loop.state.rules import RULES_NAMESPACE_PREFIX
+
+    found: list[str] = []
+    page = 100
+    while True:
+        namespaces = store.list_namespaces(
+            prefix=RULES_NAMESPACE_PREFIX, max_depth=3, limit=page, offset=len(found)
+        )
+        found += [namespace[2] for namespace in namespaces if len(namespace) > 2]
+        if len(namespaces) < page:
+            return sorted(set(found))
+
+
+def rules_of(store: BaseStore, scope: str) -> list[Item]:
+    """Return every rule of `scope`, strongest first (the order recall ranks them in)."""
+    from critic_loop.nodes.memory.ranking import ranked, read_scope
+    from critic_loop.nodes.steps import run_steps
+
+    items = {item.key: item for item in run_steps(read_scope(store, scope))}
+    order = ranked((key, item.value) for key, item in items.items())
+    return [items[rule_id] for rule_id, _, _ in order]
+
+
+def rule_summary(item: Item) -> dict[str, Any]:
+    """Describe a stored rule: text, criteria, usage statistics, provenance and times."""
+    from pydantic import ValidationError
+
+    from critic_loop.state.rules import Rule
+
+    try:
+        rule = Rule.model_validate(item.value)
+    except ValidationError as error:
+        return {"id": item.key, "scope": item.namespace[-1], "unreadable": str(error)}
+    usage = rule.usage
+    return {
+        "id": item.key,
+        "scope": rule.scope,
+        "text": rule.text,
+        "criteria": rule.criteria,
+        "usage": {
+            "consulted": usage.consulted,
+            "passed": usage.passed,
+            "pass_rate": usage.passed / usage.consulted if usage.consulted else None,
+            "rounds_when_passed": usage.rounds_when_passed,
+            "mean_rounds_when_passed": (
+                usage.rounds_when_passed / usage.passed if usage.passed else None
+            ),
+            "usefulness": usage.usefulness,
+        },
+        "provenance": rule.provenance.model_dump(mode="json"),
+        "last_changed_by": (
+            rule.last_changed_by.model_dump(mode="json") if rule.last_changed_by else None
+        ),
+        "created_at": rule.created_at.isoformat(),
+        "updated_at": rule.updated_at.isoformat(),
+    }
+
+
+def _run(provenance: dict[str, Any]) -> str:
+    thread = provenance.get("thread_id") or "(unknown thread)"
+    return f"thread {thread} ({provenance['outcome']} in {provenance['rounds']} round(s))"
+
+
+def _time(text: str) -> str:
+    from datetime import datetime
+
+    from critic_loop.cli.history import when
+
+    return when(datetime.fromisoformat(text)) + " UTC"
+
+
+def rule_lines(summary: dict[str, Any]) -> list[str]:
+    """Lay a rule's summary out as plain text."""
+    if "unreadable" in summary:
+        return [summary["id"], f"  (unreadable: {summary['unreadable'].splitlines()[0]})"]
+    usage = summary["usage"]
+    used = f"consulted by {usage['consulted']} run(s)"
+    if usage["consulted"]:
+        used += f", {usage['passed']} passed ({100 * usage['pass_rate']:.0f}%)"
+    if usage["passed"]:
+        used += f", {usage['mean_rounds_when_passed']:.1f} round(s) on average when passed"
+    learned = f"learned from {_run(summary['provenance'])}"
+    if summary["last_changed_by"]:
+        learned += f"; last changed by {_run(summary['last_changed_by'])}"
+    return [
+        summary["id"],
+        f"  {summary['text']}",
+        f"  criteria: {', '.join(summary['criteria']) or '-'}",
+        f"  used: {used}",
+        f"  {learned}",
+        f"  created {_time(summary['created_at'])}, updated {_time(summary['updated_at'])}",
+    ]
+
+
+@click.command(cls=SectionedCommand)
+@option("--scope", section="What", help=SCOPE_HELP)
+@option("--all-scopes", is_flag=True, section="What", help="List the rules of every scope.")
+@db_option
+@json_option("the rules")
+def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) -> None:
+    """List the rules memory keeps for a scope, strongest first.
+
+    Each rule with the criteria it helps with, its usage statistics (runs that consulted
+    it, how many passed, the pass rate, mean rounds when passed), the run it was learned
+    from (thread and outcome), and when it was created and last updated. The id is what
+    `critic-loop forget` takes.
+    """
+    from critic_loop.cli.reading import open_database
+
+    if scope and all_scopes:
+        raise UsageProblem("give --scope or --all-scopes, not both")
+    with open_database(db) as persistence:
+        store = persistence.store
+        scopes = scopes_of(store) if all_scopes else [chosen_scope(scope)]
+        listed = {name: [rule_summary(item) for item in rules_of(store, name)] for name in scopes}
+    if as_json:
+        from critic_loop.cli.history import echo_json
+
+        echo_json([summary for summaries in listed.values() for summary in summaries])
+        return
+    if not scopes:
+        click.echo("no rules in any scope")
+    for number, (name, summaries) in enumerate(listed.items()):
+        if number:
+            click.echo("")
+        if not summaries:
+            click.echo(f"no rules in scope {name!r}")
+            continue
+        click.echo(f"scope {name!r}: {len(summaries)} rule(s), strongest first")
+        for summary in summaries:
+            for line in rule_lines(summary):
+                click.echo(line)
+
+
+def _matching(items: Sequence[Item], rule_id: str) -> list[Item]:
+    exact = [item for item in items if item.key == rule_id]
+    return exact or [item for item in items if item.key.startswith(rule_id)]
+
+
+def _elsewhere(store: BaseStore, rule_id: str, scope: str) -> str:
+    from critic_loop.state.rules import rules_namespace
+
+    for other in scopes_of(store):
+        if other != scope and store.get(rules_namespace(other), rule_id) is not None:
+            return f" (it is in scope {other!r}: add --scope {other})"
+    return ""
+
+
+def _targets(store: BaseStore, scope: str, rule_id: str | None) -> list[Item]:
+    items = rules_of(store, scope)
+    if rule_id is None:
+        if not items:
+            raise UsageProblem(f"scope {scope!r} holds no rules")
+        return items
+    found = _matching(items, rule_id)
+    if not found:
+        raise UsageProblem(
+            f"no rule {rule_id!r} in scope {scope!r}{_elsewhere(store, rule_id, scope)}"
+        )
+    if len(found) > 1:
+        ids = ", ".join(item.key for item in found[:5])
+        raise UsageProblem(
+            f"{rule_id!r} names {len(found)} rules in scope {scope!r} ({ids}): give more of the id"
+        )
+    return found
+
+
+def forget_rules(store: BaseStore, scope: str, rule_ids: Sequence[str]) -> list[str]:
+    """Delete the rules `rule_ids` of `scope` and keep the scope's ranking right.
+
+    Under the scope's lock, in one batch: the deletions, and the ranking item rewritten
+    from the rules that remain, or deleted when none does. Returns the ids deleted (a
+    rule deleted meanwhile by another process is not counted).
+    """
+    from langgraph.store.base import PutOp
+
+    from critic_loop.nodes.memory.ranking import RANKING_KEY, ranked, ranking_namespace, ranking_put
+    from critic_loop.nodes.memory.scope_locks import scope_lock
+    from critic_loop.state.rules import rules_namespace
+
+    wanted = set(rule_ids)
+    with scope_lock(store).hold(scope):
+        items = rules_of(store, scope)
+        gone = [item.key for item in items if item.key in wanted]
+        remaining = [(item.key, item.value) for item in items if item.key not in wanted]
+        writes = [PutOp(rules_namespace(scope), rule_id, None) for rule_id in gone]
+        if remaining:
+            writes.append(ranking_put(scope, ranked(remaining)))
+        else:
+            writes.append(PutOp(ranking_namespace(scope), RANKING_KEY, None))
+        store.batch(writes)
+    return gone
+
+
+@click.command(cls=SectionedCommand)
+@click.argument("rule_id", required=False, metavar="[RULE_ID]")
+@option("--scope", section="What", help=SCOPE_HELP)
+@option(
+    "--all",
+    "everything",
+    is_flag=True,
+    section="What",
+    help="Forget every rule of the scope (needs --scope).",
+)
+@option("--yes", "-y", is_flag=True, section="Asking", help="Delete without asking first.")
+@db_option
+def forget(
+    rule_id: str | None, scope: str | None, everything: bool, yes: bool, db: str | None
+) -> int:
+    """Delete a rule from memory (or, with --all, every rule of a scope).
+
+    RULE_ID is a rule's id as `critic-loop rules` shows it (a unique beginning of it will
+    do). It asks before deleting unless --yes is given; declining deletes nothing and
+    exits with status 1. The scope's ranking, which recall reads, is kept right.
+    """
+    from critic_loop.cli.reading import open_database
+
+    if everything == (rule_id is not None):
+        raise UsageProblem("name one RULE_ID, or give --all to forget every rule of a scope")
+    if everything and not scope:
+        raise UsageProblem("--all needs --scope naming the scope whose rules to forget")
+    name = chosen_scope(scope)
+    with open_database(db) as persistence:
+        store = persistence.store
+        targets = _targets(store, name, rule_id)
+        if everything:
+            click.echo(f"forget all {len(targets)} rule(s) of scope {name!r}")
+        else:
+            click.echo(f"forget rule {targets[0].key} of scope {name!r}:")
+            click.echo(f"  {targets[0].value.get('text', '')}")
+        if not yes:
+            try:
+                agreed = click.confirm("Delete?", default=False)
+            except click.Abort:
+                raise UsageProblem(
+                    "no answer to the question: nothing deleted (--yes deletes without asking)"
+                ) from None
+            if not agreed:
+                click.echo("nothing deleted")
+                return 1
+        gone = forget_rules(store, name, [item.key for item in targets])
+    click.echo(f"deleted {len(gone)} rule(s) from scope {name!r}")
+    return 0

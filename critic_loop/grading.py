@@ -1,0 +1,120 @@
+"""Grade one artifact with the critic alone: no worker, no loop, the loop's own critique.
+
+`grade(artifact, rubric, context)` runs the critique node's logic on a one-draft
+`CriticView`, so an artifact is graded exactly as round 1 of a run would grade it: an
+empty artifact fails every criterion, the deterministic checks run first, then the LLM
+judge (or panel) grades the `llm` criteria with its retries and grounding rules. One
+difference suits grading on its own: unless the context says otherwise, the judge is not
+skipped after a failed check (`skip_judge_on_failed_check`), so every criterion gets a
+decision. `critic-loop calibrate` uses it to compare the critic with human labels.
+
+    from critic_loop.grading import grade
+
+    verdict = grade("A hash map stores ...", [{"id": "short", "kind": "word_count", "max": 50}])
+    verdict.passed, [(r.criterion_id, r.passed, r.evidence) for r in verdict.results]
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from critic_loop.errors import MissingDependency
+from critic_loop.state.context import Context, as_context
+from critic_loop.state.rubric import CriterionBase, Rubric, TestSuite
+from critic_loop.state.verdict import Verdict
+
+RubricLike = Sequence[CriterionBase | Mapping[str, Any]]
+"""Criteria as models or as plain dicts."""
+
+_RUBRIC: TypeAdapter[list[Any]] = TypeAdapter(Rubric)
+
+
+class GradingFailed(RuntimeError):
+    """The critic gave no acceptable verdict, even after its retries."""
+
+    def __init__(self, error: str, rejected: Sequence[str] = ()) -> None:
+        """Keep why, and why each rejected answer was rejected."""
+        self.error = error
+        self.rejected = list(rejected)
+        super().__init__(error)
+
+
+def checked_rubric(rubric: RubricLike) -> list[CriterionBase]:
+    """Validate a rubric as a run would (non-empty, unique ids, no contradictions).
+
+    Raises:
+        pydantic.ValidationError: the rubric is unusable.
+    """
+    return _RUBRIC.validate_python(list(rubric))
+
+
+def grading_context(context: Context | Mapping[str, Any] | None) -> Context:
+    """Return the context to grade with: judge every criterion unless told otherwise."""
+    if isinstance(context, Context):
+        return context
+    settings = dict(context or {})
+    settings.setdefault("skip_judge_on_failed_check", False)
+    return as_context(settings)
+
+
+def ready_to_grade(rubric: Sequence[CriterionBase], context: Context) -> None:
+    """Raise a clear error if the critic cannot grade `rubric`, before any model call.
+
+    Raises:
+        ModelSetupError: a critic model cannot be created (unknown provider, missing key).
+        LookupError, FileNotFoundError: a check's function or test file is missing.
+        MissingDependency: a `tests` criterion needs pytest.
+    """
+    from critic_loop.nodes.models.loading import grading_model
+    from critic_loop.nodes.prompts import load_prompts
+    from critic_loop.nodes.trust import OPERATOR, check_rubric
+    from critic_loop.nodes.verifiers.judge import panel
+
+    if any(not criterion.deterministic for criterion in rubric):
+        for spec in dict.fromkeys(judge.spec for judge in panel(context)):
+            grading_model(spec, "critic", context)
+    check_rubric(rubric, OPERATOR)
+    for criterion in rubric:
+        if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
+            raise MissingDependency(
+                f"criterion {criterion.id!r} runs its tests with pytest, which is not "
+                "installed: pip install 'critic-loop[tests]'"
+            )
+    load_prompts(context.prompts_dir)
+
+
+def grade(
+    artifact: str,
+    rubric: RubricLike,
+    context: Context | Mapping[str, Any] | None = None,
+) -> Verdict:
+    """Grade `artifact` against `rubric` with the critic alone; return its verdict.
+
+    `context` chooses the critic (`critic_model`, `critic_models`, `critic_samples`,
+    `judge_granularity`, ...); given as a mapping or left out, the judge grades every
+    `llm` criterion even when a check failed.
+
+    Raises:
+        GradingFailed: the critic gave no acceptable verdict within `critic_attempts`.
+        pydantic.ValidationError: the rubric is unusable.
+        ModelSetupError: a critic model cannot be created.
+        openai.APIError, httpx.HTTPError: the model server failed (after its retries).
+    """
+    from langgraph.runtime import Runtime
+
+    from critic_loop.nodes.loop.critique import critique_steps
+    from critic_loop.nodes.steps import run_steps
+    from critic_loop.state.loop import CriticView
+    from critic_loop.state.records import Critique, Draft
+
+    resolved = grading_context(context)
+    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
+    update = run_steps(critique_steps(view, Runtime(context=resolved)))
+    critique = Critique.model_validate(update["critiques"][0])
+    if critique.verdict is None:
+        raise GradingFailed(critique.error or "the critic gave no verdict", critique.rejected)
+    return critique.verdict

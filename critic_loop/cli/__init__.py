@@ -30,6 +30,7 @@ import click
 from pydantic import ValidationError
 
 from critic_loop.cli.run_commands import demo, run
+from critic_loop.cli.worker_command import worker
 from critic_loop.errors import (
     MissingApiKey,
     ModelSetupError,
@@ -70,6 +71,7 @@ def cli() -> None:
 
 cli.add_command(run)
 cli.add_command(demo)
+cli.add_command(worker)
 
 
 def _say(message: str) -> None:

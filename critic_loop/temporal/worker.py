@@ -20,7 +20,6 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from critic_loop.state.context import Context, as_context
 from critic_loop.temporal.activities import settle_context
-from critic_loop.temporal.client import connect
 from critic_loop.temporal.graph import GRAPH_NAME, build_temporal_graph
 from critic_loop.temporal.resources import WorkerResources, worker_resources
 from critic_loop.temporal.settings import TemporalSettings, activity_options
@@ -65,6 +64,7 @@ def build_worker(
 
 
 async def serve(
+    client: Client,
     settings: TemporalSettings,
     stop: asyncio.Event,
     *,
@@ -73,13 +73,12 @@ async def serve(
     identity: str | None = None,
     on_ready: Callable[[Worker, WorkerResources], None] | None = None,
 ) -> None:
-    """Run a worker until `stop` is set, then let its running nodes finish (see settings).
+    """Run a worker on `client` until `stop` is set, then let its running nodes finish.
 
     `context` (default: the `CRITIC_LOOP_*` environment) sets the activity timeouts;
     `database` (default: `CRITIC_LOOP_DATABASE_URL`, else the SQLite file) holds the rules.
     """
     worker_context = context if context is not None else as_context(None)
-    client = await connect(settings)
     async with worker_resources(database, worker_context, settings) as resources:
         worker = build_worker(client, settings, worker_context, identity=identity)
         async with worker:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.memory import InMemoryStore
 
 from critic_loop.nodes.memory.lexical_embeddings import rule_index
 
@@ -73,8 +74,8 @@ def test_the_image_installs_the_package_and_serves_both_graphs(dockerfile: list[
 
     graphs = json.loads(env_values(dockerfile)["LANGSERVE_GRAPHS"])
     assert graphs == {
-        "critic_loop": "critic_loop.graphs.app:graph",
-        "distill": "critic_loop.graphs.distill:graph",
+        "critic_loop": "critic_loop.served:graph",
+        "distill": "critic_loop.served:distill",
     }
     for reference in graphs.values():  # importable from the installed package
         module, _, name = reference.partition(":")
@@ -126,6 +127,36 @@ def test_the_image_has_the_sandbox_and_pytest_for_test_suites(dockerfile: list[s
     assert pip_installs, "pytest (the `tests` criterion's runner) is not installed"
     for line in pip_installs:  # the CLI does not quote specifiers: '<' or '>' would redirect
         assert not re.search(r"[<>]", line), line
+
+
+def test_served_graphs_lock_memory_scopes_across_containers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rule writes on the server hold an advisory lock in its PostgreSQL, not a process lock."""
+    from critic_loop.graphs.app import graph
+    from critic_loop.nodes.memory.scope_locks import (
+        ProcessScopeLock,
+        scope_lock,
+        set_default_scope_lock,
+    )
+    from critic_loop.persistence.postgres import AdvisoryScopeLock
+    from critic_loop.served import graph as served
+    from critic_loop.served import lock_scopes_across_containers
+
+    assert served is graph
+    store = InMemoryStore()  # any store critic-loop did not open, like the server's
+    try:
+        monkeypatch.delenv("DATABASE_URI", raising=False)
+        monkeypatch.setenv("POSTGRES_URI", "postgresql://server@db:5432/langgraph")
+        assert lock_scopes_across_containers()
+        lock = scope_lock(store)
+        assert isinstance(lock, AdvisoryScopeLock) and lock.url.endswith("@db:5432/langgraph")
+        set_default_scope_lock(None)
+        monkeypatch.setenv("POSTGRES_URI", ":memory:")  # langgraph dev: nothing changes
+        assert not lock_scopes_across_containers()
+        assert isinstance(scope_lock(store), ProcessScopeLock)
+    finally:
+        set_default_scope_lock(None)
 
 
 def test_compose_env_stays_out_of_the_image(dockerfile: list[str]) -> None:

@@ -14,8 +14,9 @@ from datetime import timedelta
 from pathlib import Path
 
 from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.langgraph import LangGraphPlugin
-from temporalio.worker import Worker
+from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from critic_loop.state.context import Context, as_context
@@ -39,6 +40,12 @@ def workflow_runner() -> SandboxedWorkflowRunner:
     return SandboxedWorkflowRunner(restrictions=restrictions)
 
 
+def plugin_for(context: Context, settings: TemporalSettings) -> LangGraphPlugin:
+    """Return the LangGraph plugin with a fresh graph (the plugin changes the graph it gets)."""
+    options = activity_options(context, settings)
+    return LangGraphPlugin(graphs={GRAPH_NAME: build_temporal_graph(options)})
+
+
 def build_worker(
     client: Client,
     settings: TemporalSettings,
@@ -47,19 +54,33 @@ def build_worker(
     identity: str | None = None,
 ) -> Worker:
     """Return a worker for `settings.task_queue`, its activity options set from `context`."""
-    plugin = LangGraphPlugin(
-        graphs={GRAPH_NAME: build_temporal_graph(activity_options(context, settings))}
-    )
     return Worker(
         client,
         task_queue=settings.task_queue,
         workflows=[CriticLoopWorkflow],
         activities=[settle_context],
-        plugins=[plugin],
+        plugins=[plugin_for(context, settings)],
         workflow_runner=workflow_runner(),
         identity=identity,
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=settings.sticky_timeout),
         graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_timeout),
+    )
+
+
+def build_replayer(
+    context: Context | None = None, settings: TemporalSettings | None = None
+) -> Replayer:
+    """Return a replayer of recorded runs' histories.
+
+    Replaying the histories of earlier runs with a new version of critic-loop shows, before
+    its workers are deployed, whether it would take the steps those runs took (a change
+    that would not is a nondeterminism error for runs still in flight).
+    """
+    return Replayer(
+        workflows=[CriticLoopWorkflow],
+        plugins=[plugin_for(context or as_context(None), settings or TemporalSettings())],
+        workflow_runner=workflow_runner(),
+        data_converter=pydantic_data_converter,
     )
 
 

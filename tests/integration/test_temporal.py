@@ -49,6 +49,7 @@ try:
     from temporalio.testing import WorkflowEnvironment
 
     from critic_loop.temporal.client import TemporalRunFailed, run_on_temporal, start_run
+    from critic_loop.temporal.worker import build_replayer
 except ImportError:  # pragma: no cover - depends on the installed extras
     if os.environ.get("CRITIC_LOOP_REQUIRE_TEMPORAL"):
         raise
@@ -341,6 +342,9 @@ async def test_two_workers_one_killed_mid_flight_lose_and_duplicate_nothing(
                 )
                 finished = time.monotonic() - started
                 figures = await history_figures(handles, killed_at)
+                replayer = build_replayer()
+                for handle in handles:  # raises on a nondeterminism error
+                    await replayer.replay_workflow(await handle.fetch_history())
 
                 processes["worker-B"].send_signal(signal.SIGTERM)
                 assert processes["worker-B"].wait(timeout=30) == 0
@@ -366,7 +370,7 @@ async def test_two_workers_one_killed_mid_flight_lose_and_duplicate_nothing(
                 "wall_time_s": round(time.monotonic() - began, 1),
                 "temporal_runs_s": round(finished, 1),
                 "killed_after_s": round(killed_after, 1),
-                "in_flight_on_killed_worker": in_flight,
+                "running_on_killed_worker_just_before": in_flight,
                 "model_calls_in_process": in_process_calls,
                 "model_calls_on_temporal": sum(model.keys.values()),
                 "model_calls_repeated": sum(n - 1 for n in model.keys.values() if n > 1),

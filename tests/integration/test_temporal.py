@@ -326,6 +326,15 @@ async def test_two_workers_one_killed_mid_flight_lose_and_duplicate_nothing(
                     )
                     for job in range(JOBS)
                 ]
+                again = await start_run(  # a running thread: joined, not started twice
+                    client,
+                    job_task(0),
+                    RUBRIC,
+                    job_context(0, server.base_url),
+                    "chaos-0",
+                    task_queue="chaos",
+                )
+                assert again.first_execution_run_id == handles[0].first_execution_run_id
                 while True:  # kill worker-A while it runs nodes of several jobs
                     in_flight = await started_on(handles, "worker-A")
                     if len(in_flight) >= 2 and sum(model.keys.values()) >= 8:
@@ -414,3 +423,39 @@ async def test_bad_input_fails_at_once_and_a_finished_thread_is_refused(tmp_path
             too_slow = {**context, "request_timeout": 3600, "max_retries": 10}
             with pytest.raises(TemporalRunFailed, match="longer than this worker"):
                 await run_on_temporal(address, job_task(1), RUBRIC, context=too_slow)
+
+
+def test_activity_timeouts_follow_the_context_and_retries_are_bounded() -> None:
+    from critic_loop.state.context import Context
+    from critic_loop.temporal.settings import (
+        TemporalSettings,
+        activity_options,
+        fits_worker,
+        model_call_seconds,
+    )
+
+    settings = TemporalSettings(heartbeat_timeout=5, activity_attempts=4, checks_timeout=100)
+    context = Context(request_timeout=10, max_retries=1, worker_attempts=2, critic_attempts=3)
+    call = model_call_seconds(context)
+    assert call == 10 * 2 + 60  # two tries of 10 s, and a wait between them
+    options = activity_options(context, settings)
+    assert set(options) == {
+        "check_input",
+        "recall",
+        "generate",
+        "critique",
+        "record_rule_usage",
+        "propose_rules",
+        "consolidate_rules",
+    }
+    seconds = {node: o["start_to_close_timeout"].total_seconds() for node, o in options.items()}
+    assert seconds["generate"] == call * 2 + 30
+    assert seconds["critique"] == call * 3 + 100 + 30
+    for option in options.values():
+        assert option["heartbeat_timeout"].total_seconds() == 5
+        assert option["retry_policy"].maximum_attempts == 4  # never Temporal's unlimited 0
+
+    assert fits_worker(context, context, settings) is None
+    slower = context.model_copy(update={"request_timeout": 20})
+    assert "generate" in (fits_worker(slower, context, settings) or "")
+    assert fits_worker(context, slower, settings) is None  # a run may ask for less

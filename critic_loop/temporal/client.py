@@ -42,8 +42,13 @@ class TemporalRunFailed(RuntimeError):
 async def connect(settings: TemporalSettings | None = None) -> Client:
     """Connect to Temporal with the data converter workers and clients share."""
     settings = settings or TemporalSettings()
+    api_key = settings.api_key.get_secret_value() if settings.api_key else None
     return await Client.connect(
-        settings.address, namespace=settings.namespace, data_converter=pydantic_data_converter
+        settings.address,
+        namespace=settings.namespace,
+        api_key=api_key,
+        tls=settings.tls or api_key is not None,
+        data_converter=pydantic_data_converter,
     )
 
 

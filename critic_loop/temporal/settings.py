@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from temporalio.common import RetryPolicy
 
@@ -47,6 +47,12 @@ class TemporalSettings(BaseSettings):
         default="127.0.0.1:7233", description="The Temporal frontend, as host:port."
     )
     namespace: str = Field(default="default", description="The Temporal namespace.")
+    api_key: SecretStr | None = Field(
+        default=None, description="An API key for the Temporal service (Temporal Cloud)."
+    )
+    tls: bool = Field(
+        default=False, description="Connect with TLS (always, when an API key is set)."
+    )
     task_queue: str = Field(default=DEFAULT_TASK_QUEUE, description="The task queue.")
     heartbeat_timeout: float = Field(
         default=30.0,

@@ -254,26 +254,39 @@ async def started_on(handles: list[WorkflowHandle[Any, Any]], identity: str) -> 
 async def history_figures(
     handles: list[WorkflowHandle[Any, Any]], killed_at: float
 ) -> dict[str, Any]:
-    """How many activities ran again after the kill, and how soon, from the histories."""
+    """Which activities ran again after the kill, and how soon, from the histories."""
     again: list[str] = []
     retry_delays: list[float] = []
     sticky_timeouts = 0
     for handle in handles:
+        scheduled: dict[int, str] = {}
         async for event in handle.fetch_history_events():
             kind = event.WhichOneof("attributes")
             if kind == "workflow_task_timed_out_event_attributes":
                 sticky_timeouts += 1
+            if kind == "activity_task_scheduled_event_attributes":
+                name = event.activity_task_scheduled_event_attributes.activity_type.name
+                scheduled[event.event_id] = name
             if kind == "activity_task_started_event_attributes":
-                attempt = event.activity_task_started_event_attributes.attempt
-                if attempt > 1:
+                started = event.activity_task_started_event_attributes
+                if started.attempt > 1:
                     when = event.event_time.ToDatetime().timestamp()
-                    again.append(f"{handle.id} attempt {attempt}")
+                    name = scheduled[started.scheduled_event_id]
+                    again.append(f"{handle.id}/{name} attempt {started.attempt}")
                     retry_delays.append(round(when - killed_at, 2))
     return {
         "activities_run_again": again,
         "retry_started_after_kill_s": sorted(retry_delays),
         "workflow_task_timeouts": sticky_timeouts,
     }
+
+
+def consolidated_twice(figures: dict[str, Any], job: int) -> bool:
+    """Whether job's consolidation ran again (its first try may have written its rule)."""
+    return any(
+        entry.startswith(f"critic-loop-chaos-{job}/critic_loop.consolidate_rules ")
+        for entry in figures["activities_run_again"]
+    )
 
 
 async def test_two_workers_one_killed_mid_flight_lose_and_duplicate_nothing(
@@ -363,7 +376,12 @@ async def test_two_workers_one_killed_mid_flight_lose_and_duplicate_nothing(
     assert all(state.outcome is not None for state in got)
     assert {state.outcome for state in got} == {"passed", "exhausted"}
     for job, (mine, theirs) in enumerate(zip(got, expected, strict=True)):
-        assert comparable(mine) == comparable(theirs), f"job {job} differs from in-process"
+        mine_values, theirs_values = comparable(mine), comparable(theirs)
+        if consolidated_twice(figures, job):  # at least once: "added" may read "reinforced"
+            for values in (mine_values, theirs_values):
+                report = values["memory_report"]
+                report["added"] += report.pop("reinforced")
+        assert mine_values == theirs_values, f"job {job} differs from in-process"
         drafts = [(d.round, d.candidate) for d in mine.drafts]
         assert len(drafts) == len(set(drafts)), f"job {job} has a duplicated draft"
     assert stored_rules(temporal_db) == stored_rules(in_process_db)

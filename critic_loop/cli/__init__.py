@@ -37,6 +37,7 @@ from critic_loop.cli.history import runs, show, stats
 from critic_loop.cli.memory_commands import forget, rules
 from critic_loop.cli.run_commands import demo, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
+from critic_loop.cli.worker_command import worker
 from critic_loop.errors import (
     MissingApiKey,
     ModelSetupError,
@@ -91,6 +92,7 @@ cli.add_command(rules)
 cli.add_command(forget)
 cli.add_command(calibrate)
 cli.add_command(assistants)
+cli.add_command(worker)
 
 
 def _say(message: str) -> None:

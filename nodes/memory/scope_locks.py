@@ -8,7 +8,9 @@ scope's lock for the read-modify-write.
 The lock that serializes writers depends on where the store lives. `critic_loop.persistence`
 registers one that spans processes for the stores it opens (a file lock beside a SQLite
 database, an advisory lock in PostgreSQL). Any other store (an in-memory store, the
-LangGraph server's) gets a lock that spans the threads and tasks of this process.
+LangGraph server's) gets the default lock: one that spans the threads and tasks of this
+process, unless `set_default_scope_lock` chose another (`critic_loop.served` does, so the
+server's containers lock one another out through the server's PostgreSQL).
 """
 
 from __future__ import annotations
@@ -100,9 +102,18 @@ def register_scope_lock(store: BaseStore, lock: ScopeLock) -> None:
     _registered[store] = lock
 
 
+_default: ScopeLock = _in_process
+
+
+def set_default_scope_lock(lock: ScopeLock | None) -> None:
+    """Make memory writes to stores with no registered lock hold `lock` (None: this process's)."""
+    global _default
+    _default = lock if lock is not None else _in_process
+
+
 def scope_lock(store: BaseStore) -> ScopeLock:
     """Return the lock that serializes memory writes to `store`."""
-    return _registered.get(store, _in_process)
+    return _registered.get(store, _default)
 
 
 def locked(store: BaseStore, scope: str, logic: Callable[[], Steps[R]]) -> Call[R]:

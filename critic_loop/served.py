@@ -1,0 +1,40 @@
+"""The graphs as the LangGraph server serves them (`langgraph.json`).
+
+The server keeps checkpoints and rules in its own PostgreSQL, shared by every container
+of a deployment. critic-loop's memory writes (usage counts, consolidation) read a scope's
+rules and write them back under a per-scope lock; for the server's store that lock would
+otherwise span one process only, so two containers could store a rule twice. Imported by
+the server, this module makes the default lock an advisory lock in the server's
+database (`DATABASE_URI`, or `POSTGRES_URI` as `langgraph up` sets it). Without a
+PostgreSQL URL (`langgraph dev`, its in-memory runtime) nothing changes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from critic_loop.graphs.app import graph
+from critic_loop.graphs.distill import graph as distill
+from critic_loop.nodes.memory.scope_locks import set_default_scope_lock
+from critic_loop.persistence import is_postgres
+from critic_loop.persistence.postgres import AdvisoryScopeLock
+
+__all__ = ["distill", "graph", "lock_scopes_across_containers", "server_database"]
+
+
+def server_database() -> str | None:
+    """Return the LangGraph server's PostgreSQL URL, or None when it has none."""
+    url = os.environ.get("DATABASE_URI") or os.environ.get("POSTGRES_URI")
+    return url if url and is_postgres(url) else None
+
+
+def lock_scopes_across_containers() -> bool:
+    """Make memory writes hold an advisory lock in the server's database, if it has one."""
+    url = server_database()
+    if url is None:
+        return False
+    set_default_scope_lock(AdvisoryScopeLock(url))
+    return True
+
+
+lock_scopes_across_containers()

@@ -1,0 +1,174 @@
+"""A Temporal worker's settings, and the activity options of each node derived from `Context`.
+
+Every node that does I/O (model calls, checks, the test sandbox, the store) runs as a
+Temporal activity. Its `start_to_close_timeout` is the longest the node may take by the
+worker's `Context` (`request_timeout`, `max_retries`, `worker_attempts`,
+`critic_attempts`) plus, for the critique, a budget for deterministic checks and test
+suites. A short `heartbeat_timeout` (the nodes heartbeat in the background) lets another
+worker take over a node within seconds when its worker dies. Retries are bounded
+(`activity_attempts`), never Temporal's unlimited default.
+
+The plugin fixes activity options per node when the worker starts, so a run cannot raise
+them: a run whose context needs longer than the worker allows is refused before its
+first step (see `fits_worker`).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from temporalio.common import RetryPolicy
+
+from critic_loop.nodes.memory.propose_rules import DISTILL_ATTEMPTS
+from critic_loop.state.context import Context
+
+DEFAULT_TASK_QUEUE = "critic-loop"
+"""The task queue workers poll and clients start runs on, unless told otherwise."""
+
+RETRY_WAIT_SECONDS = 60.0
+"""The longest the model client waits between two tries of a request (Retry-After)."""
+
+MARGIN_SECONDS = 30.0
+"""Added to every node's computed budget: prompt rendering, store round trips, startup."""
+
+
+class TemporalSettings(BaseSettings):
+    """Where a worker or client finds Temporal, and how the worker runs activities.
+
+    Every field can be set from the environment as `CRITIC_LOOP_TEMPORAL_<FIELD>`.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_TEMPORAL_", extra="forbid")
+
+    address: str = Field(
+        default="127.0.0.1:7233", description="The Temporal frontend, as host:port."
+    )
+    namespace: str = Field(default="default", description="The Temporal namespace.")
+    api_key: SecretStr | None = Field(
+        default=None, description="An API key for the Temporal service (Temporal Cloud)."
+    )
+    tls: bool = Field(
+        default=False, description="Connect with TLS (always, when an API key is set)."
+    )
+    task_queue: str = Field(default=DEFAULT_TASK_QUEUE, description="The task queue.")
+    heartbeat_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description=(
+            "Seconds an activity may go without a heartbeat before Temporal retries it on "
+            "another worker (how fast a dead worker's node moves on)."
+        ),
+    )
+    sticky_timeout: float = Field(
+        default=3.0,
+        gt=0,
+        le=600,
+        description=(
+            "Seconds a workflow task waits on its last worker's sticky queue before any "
+            "worker may take it (how fast a dead worker's workflows move on)."
+        ),
+    )
+    activity_attempts: int = Field(
+        default=3,
+        ge=1,
+        le=20,
+        description="Tries of a node that fails (a worker died, a model kept failing).",
+    )
+    retry_initial_interval: float = Field(
+        default=1.0, gt=0, description="Seconds before a failed node's first retry."
+    )
+    retry_max_interval: float = Field(
+        default=30.0, gt=0, description="The longest wait between two tries of a node."
+    )
+    checks_timeout: float = Field(
+        default=900.0,
+        gt=0,
+        description=(
+            "Seconds a critique may spend on deterministic checks and test suites, on top "
+            "of its judge calls."
+        ),
+    )
+    store_timeout: float = Field(
+        default=120.0, gt=0, description="Seconds a memory step may take with the store."
+    )
+    shutdown_timeout: float = Field(
+        default=30.0,
+        ge=0,
+        description="Seconds a stopping worker lets its running nodes finish.",
+    )
+
+
+def model_call_seconds(context: Context) -> float:
+    """Return the longest one model request may take, with its client's retries."""
+    tries = context.max_retries + 1
+    return context.request_timeout * tries + RETRY_WAIT_SECONDS * context.max_retries
+
+
+def node_budgets(context: Context, settings: TemporalSettings) -> dict[str, float]:
+    """Return each activity node's start-to-close budget in seconds."""
+    call = model_call_seconds(context)
+    store = settings.store_timeout
+    budgets = {
+        "check_input": store,
+        "recall": store + call,  # an embedding provider may be called for the query
+        "generate": call * context.worker_attempts,
+        "critique": call * context.critic_attempts + settings.checks_timeout,
+        "record_rule_usage": store,
+        "propose_rules": call * DISTILL_ATTEMPTS + store,
+        "consolidate_rules": store + call,  # new rules are embedded
+    }
+    return {node: seconds + MARGIN_SECONDS for node, seconds in budgets.items()}
+
+
+def retry_policy(settings: TemporalSettings) -> RetryPolicy:
+    """Return the bounded retry policy of every activity."""
+    return RetryPolicy(
+        initial_interval=timedelta(seconds=settings.retry_initial_interval),
+        backoff_coefficient=2.0,
+        maximum_interval=timedelta(seconds=settings.retry_max_interval),
+        maximum_attempts=settings.activity_attempts,
+    )
+
+
+def activity_options(context: Context, settings: TemporalSettings) -> dict[str, dict[str, Any]]:
+    """Return the Temporal activity options of each activity node (its `metadata`)."""
+    retry = retry_policy(settings)
+    heartbeat = timedelta(seconds=settings.heartbeat_timeout)
+    return {
+        node: {
+            "start_to_close_timeout": timedelta(seconds=seconds),
+            "heartbeat_timeout": heartbeat,
+            "retry_policy": retry,
+        }
+        for node, seconds in node_budgets(context, settings).items()
+    }
+
+
+def fits_worker(run: Context, worker: Context, settings: TemporalSettings) -> str | None:
+    """Say why a worker cannot run a run's context, or None if it can.
+
+    A run cannot ask for review (the plugin does not carry LangGraph's `interrupt`), nor
+    need longer activities than the worker's timeouts allow.
+    """
+    if run.review != "never":
+        return (
+            f"review {run.review!r} is not available on Temporal (the LangGraph plugin does "
+            "not carry interrupts); run it on LangGraph server or in-process, or set "
+            "review to 'never'"
+        )
+    allowed = node_budgets(worker, settings)
+    needed = node_budgets(run, settings)
+    over = [node for node in allowed if needed[node] > allowed[node]]
+    if not over:
+        return None
+    return (
+        f"the run's model settings (request_timeout {run.request_timeout:g}, max_retries "
+        f"{run.max_retries}, worker_attempts {run.worker_attempts}, critic_attempts "
+        f"{run.critic_attempts}) need longer than this worker's activity timeouts allow for "
+        f"{', '.join(over)}; start the workers with larger CRITIC_LOOP_REQUEST_TIMEOUT, "
+        "CRITIC_LOOP_MAX_RETRIES or attempts, or lower them for the run"
+    )

@@ -1,0 +1,68 @@
+"""The Temporal workflow that runs one critic-loop run to its end.
+
+The workflow settles the run's context on a worker (`settle_context`), then runs the
+graph the plugin registered under `GRAPH_NAME` with LangGraph's own loop: channels,
+reducers, `Send` and `Command` are evaluated here, in the workflow, and every I/O node
+is an activity. The run's progress is Temporal's event history; no checkpointer is
+needed, and a run survives the death of any worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from temporalio.langgraph import graph
+
+    from critic_loop.graphs.app import RECURSION_LIMIT
+    from critic_loop.temporal.activities import SETTLE_CONTEXT
+    from critic_loop.temporal.graph import GRAPH_NAME
+    from critic_loop.temporal.loop_state import loop_values
+
+WORKFLOW_NAME = "critic_loop"
+"""The workflow type clients start."""
+
+SETTLE_OPTIONS: dict[str, Any] = {
+    "start_to_close_timeout": timedelta(seconds=60),
+    "retry_policy": RetryPolicy(maximum_attempts=5, maximum_interval=timedelta(seconds=10)),
+}
+"""How long settling a context may take (no I/O beyond the environment), and its retries."""
+
+
+@dataclass
+class RunRequest:
+    """A run, as a client starts it."""
+
+    input: dict[str, Any]
+    """The graph input: the task and the rubric as plain JSON."""
+    thread_id: str
+    """The run's thread: rule provenance and usage records name it."""
+    context: dict[str, Any] = field(default_factory=dict)
+    """The `Context` fields the client chose; the worker's environment settles the rest."""
+
+
+@workflow.defn(name=WORKFLOW_NAME)
+class CriticLoopWorkflow:
+    """Run the loop (recall, draft, critique, revise, finalize, distill) to its outcome."""
+
+    @workflow.run
+    async def run(self, request: RunRequest) -> dict[str, Any]:
+        """Return the run's final state values, as `graph.ainvoke` returns them in-process."""
+        context = await workflow.execute_activity(
+            SETTLE_CONTEXT, request.context, result_type=dict, **SETTLE_OPTIONS
+        )
+        app = graph(GRAPH_NAME).compile(name=GRAPH_NAME)
+        values = await app.ainvoke(
+            request.input,
+            {
+                "configurable": {"thread_id": request.thread_id},
+                "recursion_limit": RECURSION_LIMIT,
+            },
+            context=context,
+        )
+        return loop_values(values)

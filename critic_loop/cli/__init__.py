@@ -145,6 +145,16 @@ def resume_command(arguments: Sequence[str], thread_id: str) -> str:
     return shlex.join(["critic-loop", *given])
 
 
+def _thread_of(arguments: Sequence[str]) -> str:
+    """Return the `--thread-id` value among `arguments` (the run's thread)."""
+    for position, argument in enumerate(arguments):
+        if argument.startswith("--thread-id="):
+            return argument.partition("=")[2]
+        if argument == "--thread-id" and position + 1 < len(arguments):
+            return arguments[position + 1]
+    return "THREAD"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -171,7 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say("the input cannot be used:\n  " + "\n  ".join(error.problems))
     except ValidationError as error:
         _say(f"invalid settings:\n{error}")
-    except (UsageProblem, ThreadFinished, TrustViolation, UnsafeCheckpoint) as error:
+    except ThreadFinished as error:
+        reading = shlex.join(["critic-loop", "show", _thread_of(arguments)])
+        _say(f"{error}\nto read it: {reading}")
+    except (UsageProblem, TrustViolation, UnsafeCheckpoint) as error:
         _say(str(error))
     except RunInterrupted as error:
         _say(str(error))

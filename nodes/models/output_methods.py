@@ -67,11 +67,11 @@ def fall_back(
         if _chosen.get(key, refused) == refused:
             _chosen[key] = replacement
             logger.warning(
-                "%s on %s refused structured output by %s (%s); using %s from now on",
+                "%s on %s refused structured output by %s (HTTP %s); using %s from now on",
                 key[0],
                 key[1] or "its provider",
                 refused,
-                str(error)[:200],
+                getattr(error, "status_code", "?"),
                 replacement,
             )
     return replacement

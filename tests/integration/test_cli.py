@@ -171,6 +171,9 @@ def test_pass_threshold_flag_and_resume_with_other_input(tmp_path, run_cli) -> N
         again = run_cli("run", "--input", "task.json", "--thread-id", "t1", *model_args(server))
     assert again.returncode == 2  # finished threads are refused, not rerun
     assert "already finished" in again.stderr
+    assert "to read it: critic-loop show t1" in again.stderr
+    shown = run_cli("show", "t1", "--json")
+    assert shown.returncode == 0 and json.loads(shown.stdout)["values"]["outcome"] == "passed"
 
 
 def test_input_file_and_task_flags_conflict(tmp_path, run_cli) -> None:

@@ -69,6 +69,8 @@ def test_refused_json_schema_falls_back_to_tool_calls_once(loop_input, caplog, r
     assert len(warnings) == 1
     assert "json_schema" in warnings[0].getMessage()
     assert "function_calling" in warnings[0].getMessage()
+    said = warnings[0].getMessage()  # one short line, not the server's raw error body
+    assert "\n" not in said and "{" not in said and len(said) < 200, said
 
 
 def test_the_choice_is_remembered_across_runs(loop_input) -> None:

@@ -32,7 +32,7 @@ from critic_loop.nodes.loop.check_input import check_input
 from critic_loop.nodes.loop.critique import critique
 from critic_loop.nodes.loop.finalize import finalize
 from critic_loop.nodes.loop.generate import generate
-from critic_loop.nodes.loop.plan import first_turns
+from critic_loop.nodes.loop.plan import first_turns, to_worker
 from critic_loop.nodes.loop.route import route
 from critic_loop.nodes.memory.recall import recall
 from critic_loop.nodes.memory.record_usage import record_rule_usage
@@ -50,9 +50,7 @@ RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16
 def first_round(state: LoopState) -> list[Send]:
     """Send the worker round 1's turns: one per candidate, side by side."""
     context = context_of(get_runtime())
-    return [
-        Send("generate", turn) for turn in first_turns(state.task, state.recalled_rules, context)
-    ]
+    return [to_worker(turn) for turn in first_turns(state.task, state.recalled_rules, context)]
 
 
 def build_graph(

@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar, get_type_hints
 
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.runtime import get_runtime
+from pydantic import BaseModel
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -114,9 +115,16 @@ class StepsNode(Runnable[Any, R]):
         """The node's input schema: the annotation of its logic's first parameter."""
         return self._input_type
 
+    def _typed(self, input: Any) -> Any:  # noqa: A002
+        """Read a plain-data input (a `Send` payload) as the node's pydantic input schema."""
+        schema = self._input_type
+        if isinstance(input, dict) and isinstance(schema, type) and issubclass(schema, BaseModel):
+            return schema.model_validate(input)
+        return input
+
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> R:  # noqa: A002
         """Run the logic with synchronous calls."""
-        return run_steps(self.logic(input, get_runtime()))
+        return run_steps(self.logic(self._typed(input), get_runtime()))
 
     async def ainvoke(
         self,
@@ -125,7 +133,7 @@ class StepsNode(Runnable[Any, R]):
         **kwargs: Any,
     ) -> R:
         """Run the logic with asynchronous calls."""
-        return await arun_steps(self.logic(input, get_runtime()))
+        return await arun_steps(self.logic(self._typed(input), get_runtime()))
 
 
 def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> StepsNode[R]:

@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import Command, Send
 
 from critic_loop.nodes.loop.finalize import open_items
-from critic_loop.nodes.loop.plan import first_turns
+from critic_loop.nodes.loop.plan import first_turns, to_worker
 from critic_loop.nodes.loop.progress import best_critique, draft_of
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
 from critic_loop.state.context import Context, as_context
@@ -38,9 +38,7 @@ def run_context(runtime: Runtime[Any]) -> Context:
 async def first_round(state: LoopState) -> list[Send]:
     """Send the worker round 1's turns: one per candidate, side by side."""
     context = run_context(get_runtime())
-    return [
-        Send("generate", turn) for turn in first_turns(state.task, state.recalled_rules, context)
-    ]
+    return [to_worker(turn) for turn in first_turns(state.task, state.recalled_rules, context)]
 
 
 async def route(

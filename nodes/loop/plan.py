@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from langgraph.types import Send
+
 from critic_loop.nodes.loop.progress import (
     best_critique,
     best_of_round,
@@ -127,3 +129,13 @@ def next_turn(
         warning=regression_warning(state, base),
         temperature=context.temperature,
     )
+
+
+def to_worker(turn: WorkerTurn) -> Send:
+    """Send `turn` to the generate node as plain JSON.
+
+    Checkpoints keep pending sends; plain data there loads with any checkpointer's
+    serializer (a pydantic object would need critic-loop's), and the node reads it back
+    as a `WorkerTurn`.
+    """
+    return Send("generate", turn.model_dump(mode="json"))

@@ -21,7 +21,7 @@ from typing import Literal, NamedTuple
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from critic_loop.nodes.loop.plan import feedback_on, next_turn
+from critic_loop.nodes.loop.plan import feedback_on, next_turn, to_worker
 from critic_loop.nodes.loop.progress import (
     attainable,
     best_of_round,
@@ -135,7 +135,7 @@ def decide_outcome(
 
 def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send:
     """Return the worker's next turn, to send to the generate node."""
-    return Send("generate", next_turn(state, context, how.action))
+    return to_worker(next_turn(state, context, how.action))
 
 
 def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:

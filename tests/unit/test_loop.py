@@ -1,11 +1,13 @@
 """Every way the loop can end, driven through the compiled graph with scripted models."""
 
+import logging
+
 import pytest
 
 from critic_loop import LoopExhausted, LoopStalled, VerifierFailed, result_of
 from critic_loop.graphs.app import build_graph
 from critic_loop.state.context import Context
-from tests.support.rubrics import RUBRIC
+from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 
@@ -264,3 +266,20 @@ def test_each_round_streams_a_draft_and_a_verdict_event(models, context, loop_in
     ]
     assert (first["musts_passed"], first["musts_total"]) == (2, 3)
     assert events[3]["passed"] is True and events[3]["error"] is None
+
+
+def test_checkpoints_hold_plain_data_any_checkpointer_loads(models, context, caplog) -> None:
+    """Pending sends (the worker's turns) are JSON, so a stock checkpointer loads them."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "simpler"}), graded(RUBRIC))
+    graph = build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "plain"}}
+    caplog.set_level(logging.WARNING, logger="langgraph.checkpoint.serde")
+    out = graph.invoke(
+        {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}, config, context=context
+    )
+    assert out["outcome"] == "passed"
+    assert len(list(graph.get_state_history(config))) > 5
+    assert not [r for r in caplog.records if "unregistered type" in r.getMessage()]

@@ -47,7 +47,7 @@ def build_temporal_graph(
         return {"execute_in": "activity", **options[node]}
 
     def generate_summary(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-        turn = args[0]
+        turn = WorkerTurn.model_validate(args[0])  # sent as plain JSON (`to_worker`)
         return f"round {turn.round}, candidate {turn.candidate}: {turn.mode}"
 
     builder = StateGraph(TemporalLoopState, context_schema=Context, input_schema=LoopInput)

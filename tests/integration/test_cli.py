@@ -7,8 +7,15 @@ import json
 
 import pytest
 
+from critic_loop.cli.run_commands import EXAMPLE
 from tests.support.cli import model_args
-from tests.support.openai_server import Failure, RoleScript, ScriptedOpenAIServer
+from tests.support.openai_server import (
+    FULL_DRAFT,
+    DiligentModel,
+    Failure,
+    RoleScript,
+    ScriptedOpenAIServer,
+)
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
@@ -61,6 +68,36 @@ def test_run_that_does_not_pass_exits_1_with_open_items(tmp_path, run_cli) -> No
     assert result["outcome"] == "exhausted"
     assert result["open_items"][0]["criterion_id"] == "tone"
     assert result["final"] == "only try"
+
+
+def test_the_demo_says_what_it_shows_before_it_runs(tmp_path, run_cli) -> None:
+    with ScriptedOpenAIServer(DiligentModel()) as server:
+        done = run_cli("demo", "--no-memory", env={"OPENAI_BASE_URL": server.base_url})
+    assert done.returncode == 0, done.stderr
+    intro, _, run = done.stdout.partition("critic-loop: new thread")
+    assert intro.startswith("About this demo:")
+    assert "a rubric the worker never sees" in " ".join(intro.split())
+    rubric = json.loads(EXAMPLE.read_text())["rubric"]
+    for criterion in rubric:
+        how = "judged" if criterion.get("kind", "llm") == "llm" else "check "
+        assert f"  {how}  {criterion['id']}: " in intro
+    assert {c.get("kind", "llm") for c in rubric} >= {"llm", "word_count"}
+    assert "Watch for:" in intro
+    # the bundled first draft misses the closing line; the hint gets it into the revision
+    assert "round 1: 1/3 criteria passed" in run and "failing: order_now (must)" in run
+    assert "outcome: passed after 2 round(s)" in run
+
+
+@pytest.mark.parametrize("flag", ["--json", "--quiet"])
+def test_the_demo_intro_stays_out_of_json_and_quiet_output(tmp_path, run_cli, flag) -> None:
+    arguments = ["demo", "--json"] if flag == "--json" else ["--quiet", "demo"]
+    with ScriptedOpenAIServer(DiligentModel()) as server:
+        done = run_cli(*arguments, "--no-memory", env={"OPENAI_BASE_URL": server.base_url})
+    assert done.returncode == 0, done.stderr
+    if flag == "--json":
+        assert json.loads(done.stdout)["outcome"] == "passed"
+    else:
+        assert done.stdout == FULL_DRAFT + "\n"
 
 
 def test_no_key_and_no_server_names_both_ways_forward(tmp_path, run_cli) -> None:

@@ -176,10 +176,9 @@ SHORT_DRAFT = "A first, short draft."
 FULL_DRAFT = (
     "The TrailFlask is a 750 ml insulated stainless-steel bottle that keeps drinks cold "
     "for 24 hours and hot for 12. Its leak-proof lid rides safely in any bag, and the "
-    "whole bottle goes straight into the dishwasher when the day is done. Built for long "
-    "trails and short commutes alike, it is the last bottle you will need. Order your "
-    "TrailFlask today."
+    "whole bottle goes straight into the dishwasher. Order now."
 )
+"""A draft that passes the demo's rubric (critic_loop/examples/product_blurb.json)."""
 
 
 @dataclass

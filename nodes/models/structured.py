@@ -10,6 +10,7 @@ model answering badly: the call is repeated with the next method (`nodes.output_
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -206,14 +207,17 @@ def ask_until_valid(
     prompt_for: Callable[[str | None], Sequence[BaseMessage]],
     accept: Callable[[dict[str, Any]], T],
     attempts: int,
+    accept_last: Callable[[dict[str, Any]], T] | None = None,
 ) -> Steps[Attempts[T]]:
     """Call `model` up to `attempts` times until `accept` takes its answer.
 
     `prompt_for(problem)` builds each prompt; `problem` is None on the first call and the
-    last rejection's reason after that. `accept` raises `InvalidAnswer` to reject.
+    last rejection's reason after that. `accept` raises `InvalidAnswer` to reject. When the
+    last attempt's answer is rejected too, `accept_last` (if given) may still take it on
+    stricter terms (it raises `InvalidAnswer` if it cannot).
     """
     result: Attempts[T] = Attempts()
-    for _ in range(attempts):
+    for attempt in range(1, attempts + 1):
         prompt = list(prompt_for(result.rejected[-1] if result.rejected else None))
         answer = yield from ask_once(model, prompt)
         result.calls += 1
@@ -222,6 +226,9 @@ def ask_until_valid(
             result.value = accept(answer)
         except InvalidAnswer as invalid:
             result.rejected.append(str(invalid))
+            if attempt == attempts and accept_last is not None:
+                with contextlib.suppress(InvalidAnswer):
+                    result.value = accept_last(answer)
             continue
         return result
     return result

@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
@@ -27,7 +27,7 @@ from critic_loop.nodes.models.structured import (
 )
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.steps import Steps, gather, subroutine
-from critic_loop.nodes.verifiers.grounding import ungrounded_passes
+from critic_loop.nodes.verifiers.grounding import grounded, ungrounded_passes
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.rubric import CriterionBase
@@ -104,21 +104,46 @@ def judge_prompt(
     return messages
 
 
+UNVERIFIED_PASS = (
+    "Not met: the judge passed this without quoting the draft, so the pass could not be "
+    "checked."
+)
+"""The evidence of a pass the judge could not ground, counted as a failure."""
+
+
 def accept_answer(
-    answer: dict[str, Any], criteria: Sequence[CriterionBase], artifact: str
+    answer: dict[str, Any],
+    criteria: Sequence[CriterionBase],
+    artifact: str,
+    unverified: Literal["reject", "fail"] = "reject",
 ) -> Graded:
     """Turn a judge's structured answer into results for `criteria`, or raise `InvalidAnswer`.
 
     Besides the report's own consistency (`check_report`), every pass must quote the
-    artifact (`grounding`): a pass whose evidence restates the criterion is rejected.
+    artifact (`grounding`): a pass whose evidence restates the criterion is rejected, or,
+    with `unverified="fail"` (the judge's last attempt), counted as not met. A pass no one
+    can check is never a pass, and one weak judgement does not end the run.
     """
     report = parse_answer(answer, CriticReport)
     results = check_report(report, criteria)
     ungrounded = ungrounded_passes(
         [(result.criterion_id, result.evidence) for result in results if result.passed], artifact
     )
-    if ungrounded:
+    if ungrounded and unverified == "reject":
         raise InvalidVerdict(ungrounded)
+    if ungrounded:
+        results = [
+            result
+            if not result.passed or grounded(result.evidence, artifact)
+            else result.model_copy(
+                update={
+                    "passed": False,
+                    "evidence": UNVERIFIED_PASS,
+                    "hint": "",
+                }
+            )
+            for result in results
+        ]
     return results, report.feedback
 
 
@@ -137,6 +162,7 @@ def _ask(
         lambda problem: judge_prompt(criteria, artifact, context, problem),
         lambda answer: accept_answer(answer, criteria, artifact),
         context.critic_attempts,
+        accept_last=lambda answer: accept_answer(answer, criteria, artifact, unverified="fail"),
     )
     return attempts
 

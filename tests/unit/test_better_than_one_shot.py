@@ -45,18 +45,25 @@ def test_a_pass_restating_the_criterion_is_rejected_and_retried(models) -> None:
     assert "criterion 'tone' passed without quoting the artifact" in critique["rejected"][0]
 
 
-def test_a_pass_quoting_what_the_artifact_does_not_say_is_rejected(models) -> None:
+def test_a_pass_the_judge_never_grounds_counts_as_not_met_and_the_run_goes_on(models) -> None:
     invented = graded(RUBRIC)
     invented["results"][1]["evidence"] = 'It says "for example, a phone book maps names".'
     invented["results"][0]["evidence"] = "The artifact is everything between the two markers."
-    models.script("worker", "A hash map stores values under keys.")
-    models.script("critic", invented, invented, invented)
+    models.script("worker", "A hash map stores values under keys.", "A better draft.")
+    models.script("critic", invented, invented, invented, graded(RUBRIC))
     out = run()
-    assert out["outcome"] == "verifier_error"
-    rejected = out["critiques"][0]["rejected"]
-    assert len(rejected) == 3
-    assert "'length' passed without quoting" in rejected[0]
-    assert "'example' passed without quoting" in rejected[0]
+    assert out["outcome"] == "passed" and out["final_round"] == 2
+    first = out["critiques"][0]
+    assert first["error"] is None and first["attempts"] == 3
+    assert len(first["rejected"]) == 3
+    assert "'length' passed without quoting" in first["rejected"][0]
+    assert "'example' passed without quoting" in first["rejected"][0]
+    results = {r["criterion_id"]: r for r in first["verdict"]["results"]}
+    assert not results["length"]["passed"] and not results["example"]["passed"]
+    assert results["length"]["evidence"].startswith("Not met: the judge passed this without")
+    assert results["tone"]["passed"]  # its pass quoted the draft
+    revision = models["worker"].prompts[1]
+    assert "phone book" not in str(revision)  # the unverified evidence never reaches the worker
 
 
 def test_a_failing_result_needs_no_quotation(models) -> None:

@@ -105,8 +105,7 @@ def judge_prompt(
 
 
 UNVERIFIED_PASS = (
-    "Not met: the judge passed this without quoting the draft, so the pass could not be "
-    "checked."
+    "Not met: the judge passed this without quoting the draft, so the pass could not be checked."
 )
 """The evidence of a pass the judge could not ground, counted as a failure."""
 

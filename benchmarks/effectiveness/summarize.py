@@ -19,13 +19,28 @@ def main(argv: list[str] | None = None) -> int:
         description="Re-print the tables of a saved effectiveness report.",
     )
     parse.add_argument("report", type=Path, help="a report written by the benchmark")
+    parse.add_argument(
+        "--configs",
+        help="compare only these configurations, comma-separated (the tasks all of them ran)",
+    )
     args = parse.parse_args(argv)
     try:
         data = load(args.report)
     except ReportError as error:
         print(f"summarize: {error}", file=sys.stderr)
         return 2
-    print(format_report(data["settings"], rows_of(data)))
+    settings = data["settings"]
+    if args.configs:
+        chosen = [name.strip() for name in args.configs.split(",") if name.strip()]
+        unknown = [name for name in chosen if name not in settings["configs"]]
+        if unknown:
+            print(
+                f"summarize: the report has no configuration {', '.join(unknown)}", file=sys.stderr
+            )
+            return 2
+        settings = {**settings, "configs": chosen}
+    rows = [row for row in rows_of(data) if row.config in settings["configs"]]
+    print(format_report(settings, rows))
     return 0
 
 

@@ -195,6 +195,12 @@ def test_the_report_and_the_table_count_what_happened(
     # the summarize entry prints the same tables from the saved report
     assert summarize.main([str(out)]) == 0
     assert capsys.readouterr().out.strip() in printed
+    # or only some configurations, on the tasks all of them ran
+    assert summarize.main([str(out), "--configs", "default"]) == 0
+    only = capsys.readouterr().out
+    assert re.search(r"^default\s+2/3", only, re.MULTILINE)
+    assert not re.search(r"^single_shot\s", only, re.MULTILINE)
+    assert summarize.main([str(out), "--configs", "nosuch"]) == 2
 
 
 def mean_tokens(rows: dict[tuple[str, str], dict[str, Any]], config: str) -> str:

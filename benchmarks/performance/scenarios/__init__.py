@@ -18,7 +18,6 @@ from benchmarks.performance.scenarios import (
     profile,
     recall,
     served,
-    whatif,
 )
 from benchmarks.performance.settings import Settings
 
@@ -32,6 +31,5 @@ SCENARIOS: dict[str, Scenario] = {
     "recall": recall.recall_at_size,
     "growth": growth.prompt_growth,
     "profile": profile.where_the_time_goes,
-    "whatif": whatif.suspected_fixes,
 }
 """Every scenario, in the order the full run measures them."""

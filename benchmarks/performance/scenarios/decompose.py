@@ -76,13 +76,14 @@ def timing_run_steps(buckets: Buckets) -> Callable[[Any], Any]:
 
 
 PARTS: dict[str, tuple[str, ...]] = {
-    "load_chat_model": (
-        "critic_loop.nodes.loop.generate.load_chat_model",
-        "critic_loop.nodes.models.structured.load_chat_model",
-        "critic_loop.nodes.loop.check_input.load_chat_model",
+    "chat models (worker_model, grading_model)": (
+        "critic_loop.nodes.loop.generate.worker_model",
+        "critic_loop.nodes.models.structured.grading_model",
+        "critic_loop.nodes.loop.check_input.worker_model",
+        "critic_loop.nodes.loop.check_input.grading_model",
     ),
     "critic_output_schema": ("critic_loop.nodes.verifiers.judge.critic_output_schema",),
-    "with_json_output": ("critic_loop.nodes.models.structured.with_json_output",),
+    "json_output": ("critic_loop.nodes.models.structured.json_output",),
     "render_prompt": (
         "critic_loop.nodes.loop.generate.render_prompt",
         "critic_loop.nodes.verifiers.judge.render_prompt",

@@ -45,13 +45,15 @@ def final_values(loop: CriticLoopMemory, rounds: int) -> dict[str, Any]:
 
 def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
     """Time each suspect's work alone; `per_round` says how often a round does it."""
+    from langchain.chat_models import init_chat_model
     from langchain_core.runnables import RunnableLambda
     from langchain_core.runnables.config import get_executor_for_config
 
     from critic_loop.graphs.app import build_graph
-    from critic_loop.nodes.models.loading import load_chat_model, with_json_output
+    from critic_loop.nodes.models.loading import load_chat_model
+    from critic_loop.nodes.models.structured import json_output
     from critic_loop.state.context import Context
-    from critic_loop.state.loop import CriticView, LoopState, WorkerView
+    from critic_loop.state.loop import CriticView, LoopState
     from critic_loop.state.verdict import critic_output_schema
 
     spec = f"openai:{MODEL}"
@@ -68,15 +70,21 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
 
     rows: list[tuple[str, str, Callable[[], object], float]] = [
         (
-            "chat model rebuilt (load_chat_model)",
-            "nodes/models/loading.py:load_chat_model, from generate_steps and structured_model",
+            "chat model fetched (load_chat_model, built once per settings)",
+            "nodes/models/loading.py:load_chat_model, from worker_model and grading_model",
             lambda: load_chat_model(spec, role="worker", temperature=0.7, **settings),
             2.0,
         ),
         (
-            "structured-output runnable rebuilt (with_json_output)",
-            "nodes/models/structured.py:StructuredModel.bound, per ask_once",
-            lambda: with_json_output(model, spec, schema, "json_schema"),
+            "chat model built anew (init_chat_model; what a round paid before the cache)",
+            "langchain init_chat_model, now called once per provider, model and settings",
+            lambda: init_chat_model(MODEL, model_provider="openai", api_key="unused", **settings),
+            0.0,
+        ),
+        (
+            "structured-output binding fetched (json_output, bound once per model)",
+            "nodes/models/structured.py:StructuredModel.output, per ask_once",
+            lambda: json_output(model, spec, schema, "json_schema", "critic"),
             1.0,
         ),
         (
@@ -93,10 +101,10 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
             2.0,
         ),
         (
-            f"state validated as WorkerView + CriticView + LoopState (round {rounds})",
-            "langgraph coerces each node's input to its pydantic input schema",
+            f"state validated as CriticView + LoopState (round {rounds})",
+            "langgraph coerces a node's input to its pydantic input schema (the worker's "
+            "turn arrives as plain JSON from the plan)",
             lambda: (
-                WorkerView.model_validate(values),
                 CriticView.model_validate(values),
                 LoopState.model_validate(values),
             ),
@@ -117,9 +125,10 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
         ),
         (
             "RunnableLambda.invoke of a trivial body (no callbacks attached)",
-            "nodes/steps.py:dual_node wraps generate, critique and recall in RunnableLambda",
+            "what wrapping a node body in RunnableLambda would add; nodes/steps.py:StepsNode "
+            "calls generate, critique and recall directly",
             lambda: trivial.invoke(1),
-            2.0,
+            0.0,
         ),
     ]
     return [

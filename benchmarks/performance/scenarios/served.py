@@ -43,8 +43,10 @@ async def _one_run(client: Any, rounds: int) -> float:
     seconds = time.perf_counter() - start
     if not isinstance(values, dict) or values.get("outcome") != "passed":
         raise RuntimeError(f"a served run did not pass: {str(values)[:500]}")
-    if len(values["critiques"]) != rounds:
-        raise RuntimeError(f"a served run made {len(values['critiques'])} rounds, not {rounds}")
+    # a run returns its output (LoopOutput); the scripted critic passes the last round only
+    if values.get("final_round") != rounds:
+        passed_in = values.get("final_round")
+        raise RuntimeError(f"a served run passed in round {passed_in}, not {rounds}")
     return seconds
 
 
@@ -63,8 +65,8 @@ async def _in_process(base_url: str, rounds: int) -> float:
         context=critic_context(base_url, rounds),
     )
     seconds = time.perf_counter() - start
-    if len(values["critiques"]) != rounds:
-        raise RuntimeError(f"the in-process run made {len(values['critiques'])} rounds")
+    if values.get("outcome") != "passed" or values.get("final_round") != rounds:
+        raise RuntimeError(f"the in-process run did not pass in round {rounds}: {values}")
     return seconds
 
 

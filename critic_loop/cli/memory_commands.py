@@ -217,7 +217,7 @@ def forget_rules(store: BaseStore, scope: str, rule_ids: Sequence[str]) -> list[
     """
     from langgraph.store.base import PutOp
 
-    from critic_loop.nodes.memory.ranking import RANKING_KEY, ranked, ranking_namespace, ranking_put
+    from critic_loop.nodes.memory.ranking import ranked, ranking_deletes, ranking_writes
     from critic_loop.nodes.memory.scope_locks import scope_lock
     from critic_loop.state.rules import rules_namespace
 
@@ -227,10 +227,7 @@ def forget_rules(store: BaseStore, scope: str, rule_ids: Sequence[str]) -> list[
         gone = [item.key for item in items if item.key in wanted]
         remaining = [(item.key, item.value) for item in items if item.key not in wanted]
         writes = [PutOp(rules_namespace(scope), rule_id, None) for rule_id in gone]
-        if remaining:
-            writes.append(ranking_put(scope, ranked(remaining)))
-        else:
-            writes.append(PutOp(ranking_namespace(scope), RANKING_KEY, None))
+        writes += ranking_writes(scope, ranked(remaining)) if remaining else ranking_deletes(scope)
         store.batch(writes)
     return gone
 

@@ -27,7 +27,7 @@ from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 
 from critic_loop.nodes.loop.progress import rounds_done
-from critic_loop.nodes.memory.ranking import ranked, ranking_put, read_scope
+from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
 from critic_loop.nodes.memory.rule_text import find_duplicate, refusal
 from critic_loop.nodes.memory.scope_locks import locked
@@ -172,7 +172,7 @@ def _consolidate(work: Consolidation, max_rules: int) -> Steps[None]:
         yield from apply[operation.action](operation)
     yield from work.retire_weakest(max_rules)
     values = ((rule_id, rule.model_dump(mode="json")) for rule_id, rule in work.rules.items())
-    yield write_all(work.store, [ranking_put(work.report.scope, ranked(values))])
+    yield write_all(work.store, ranking_writes(work.report.scope, ranked(values)))
 
 
 def consolidate_rules_steps(

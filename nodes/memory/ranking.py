@@ -4,10 +4,13 @@ Without a vector index, recall gives the worker the most useful rules (smoothed 
 of the runs that consulted them, then the most recently changed). Ranking a scope of
 thousands of rules on every recall would read them all, so the ranking is kept in one
 store item per scope, `("critic_loop", "ranking", scope) / "by_strength"`: every rule's
-id with its usefulness and last change, strongest first. Consolidation rewrites it from
-the rules it holds; usage recording updates the rules it counted, in the same batch;
-both under the scope's lock. A scope without one (rules written by other means) is
-ranked once from a full read, and the ranking is stored for the next recall.
+id with its usefulness and last change, strongest first. Beside it, written in the same
+batch, its head (key `"head"`: the first `HEAD` entries) is all a recall reads, so recall
+costs the same in a scope of ten rules or ten thousand.
+Consolidation rewrites both from the rules it holds; usage recording updates the rules it
+counted, in the same batch; both under the scope's lock. A scope without a ranking (rules
+written by other means) is ranked once from a full read, and the ranking is stored for
+the next recall.
 """
 
 from __future__ import annotations
@@ -24,6 +27,12 @@ from critic_loop.state.rules import RULES_NAMESPACE_PREFIX, rules_namespace
 
 RANKING_KEY = "by_strength"
 """The key of a scope's ranking item."""
+
+HEAD_KEY = "head"
+"""The key of the item holding the ranking's first entries, beside it."""
+
+HEAD = 64
+"""Entries kept in a ranking's head: more than the most a recall asks for (recall_k + SLACK)."""
 
 PAGE = 1000
 """Rules read per request when a whole scope must be read."""
@@ -51,9 +60,29 @@ def ranked(rules: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Entry]:
 
 
 def ranking_put(scope: str, entries: Sequence[Entry]) -> PutOp:
-    """Return the write that stores `entries` as the ranking of `scope` (not embedded)."""
+    """Return the write that stores `entries` as the whole ranking of `scope` (not embedded).
+
+    Write it with its head (`ranking_writes`); a ranking alone is read whole by recall.
+    """
     value = {"rules": [list(entry) for entry in entries]}
     return PutOp(ranking_namespace(scope), RANKING_KEY, value, index=False)
+
+
+def ranking_writes(scope: str, entries: Sequence[Entry]) -> list[PutOp]:
+    """Return the writes that store `entries` as `scope`'s ranking and its head."""
+    head = {"rules": [list(entry) for entry in entries[:HEAD]], "complete": len(entries) <= HEAD}
+    return [
+        ranking_put(scope, entries),
+        PutOp(ranking_namespace(scope), HEAD_KEY, head, index=False),
+    ]
+
+
+def ranking_deletes(scope: str) -> list[PutOp]:
+    """Return the writes that remove `scope`'s ranking and its head."""
+    return [
+        PutOp(ranking_namespace(scope), RANKING_KEY, None),
+        PutOp(ranking_namespace(scope), HEAD_KEY, None),
+    ]
 
 
 def with_updated(entries: Sequence[Entry], changed: Mapping[str, Mapping[str, Any]]) -> list[Entry]:
@@ -77,6 +106,11 @@ def entries_of(item: Item | None) -> list[Entry] | None:
 def read_ranking(store: BaseStore, scope: str) -> Call[Item | None]:
     """Read the ranking item of `scope`."""
     return call(store.get, store.aget, ranking_namespace(scope), RANKING_KEY)
+
+
+def read_ranking_head(store: BaseStore, scope: str) -> Call[Item | None]:
+    """Read the head of `scope`'s ranking."""
+    return call(store.get, store.aget, ranking_namespace(scope), HEAD_KEY)
 
 
 def read_rules(store: BaseStore, scope: str, ids: Sequence[str]) -> Call[list[Any]]:
@@ -104,13 +138,19 @@ SLACK = 5
 def _rank_and_store(store: BaseStore, scope: str) -> Steps[tuple[list[Entry], list[Item]]]:
     items = yield from read_scope(store, scope)
     entries = ranked((item.key, item.value) for item in items)
-    yield call(store.batch, store.abatch, [ranking_put(scope, entries)])
+    yield call(store.batch, store.abatch, ranking_writes(scope, entries))
     return entries, items
 
 
 def strongest_rules(store: BaseStore, scope: str, count: int) -> Steps[list[Item]]:
     """Return up to `count` of `scope`'s strongest rules (see the module docstring)."""
-    entries = entries_of((yield read_ranking(store, scope)))
+    head_item = yield read_ranking_head(store, scope)
+    entries = entries_of(head_item)
+    enough = entries is not None and (
+        len(entries) >= count + SLACK or bool(head_item and head_item.value.get("complete"))
+    )
+    if not enough:  # no head (a ranking written by other means), or a head too short
+        entries = entries_of((yield read_ranking(store, scope)))
     if entries is None:
         entries, items = yield locked(store, scope, partial(_rank_and_store, store, scope))
         by_id = {item.key: item for item in items}

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from critic_loop.nodes.loop.progress import rounds_done
 from critic_loop.nodes.memory.ranking import (
     entries_of,
-    ranking_put,
+    ranking_writes,
     read_ranking,
     with_updated,
 )
@@ -81,7 +81,7 @@ def _count_run(
         changed[recalled.id] = value
     entries = entries_of((yield read_ranking(store, scope)))
     if entries is not None:  # else recall ranks the scope afresh when it needs to
-        writes.append(ranking_put(scope, with_updated(entries, changed)))
+        writes += ranking_writes(scope, with_updated(entries, changed))
     if run is not None:
         writes.append(PutOp(marker, run, {"passed": passed, "rounds": rounds}, index=False))
     yield write_all(store, writes)

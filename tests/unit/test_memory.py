@@ -4,14 +4,14 @@ from collections.abc import Iterator
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.base import BaseStore, SearchOp
+from langgraph.store.base import BaseStore, GetOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
 from critic_loop.graphs.app import build_graph
 from critic_loop.graphs.distill import build_distill_graph
 from critic_loop.nodes.memory.lexical_embeddings import rule_index
-from critic_loop.nodes.memory.ranking import RANKING_KEY, ranking_namespace
+from critic_loop.nodes.memory.ranking import HEAD_KEY, RANKING_KEY, ranking_namespace
 from critic_loop.state.context import Context
 from critic_loop.state.rules import Rule, rules_namespace
 from tests.support.rubrics import RUBRIC, TASK
@@ -252,6 +252,7 @@ def test_recall_without_index_prefers_useful_then_recent_rules(models) -> None:
     )
     # a rule changed outside critic-loop: drop the scope's ranking so recall ranks afresh
     store.delete(ranking_namespace("sql"), RANKING_KEY)
+    store.delete(ranking_namespace("sql"), HEAD_KEY)
     models.script("worker", "draft")
     models.script("critic", graded(RUBRIC))
     models.script("distill", operations())
@@ -385,23 +386,60 @@ def test_a_verifier_error_run_leaves_usage_untouched(models, loop_input) -> None
 
 
 class SearchCountingStore(InMemoryStore):
-    """An in-memory store that records the searches made of it."""
+    """An in-memory store that records the searches and reads made of it."""
 
     def __init__(self) -> None:
         super().__init__()
         self.searched: list[tuple[tuple[str, ...], int]] = []
+        self.read_keys: list[tuple[tuple[str, ...], str]] = []
 
     def batch(self, ops):
         ops = list(ops)
         self.searched += [(op.namespace_prefix, op.limit) for op in ops if isinstance(op, SearchOp)]
+        self.read_keys += [(op.namespace, op.key) for op in ops if isinstance(op, GetOp)]
         return super().batch(ops)
+
+
+def test_recall_in_a_large_scope_reads_only_the_rankings_head() -> None:
+    """Recall's cost does not grow with the scope: it reads the head, never the whole list."""
+    from critic_loop.nodes.memory.ranking import (
+        HEAD,
+        ranked,
+        ranking_put,
+        ranking_writes,
+        strongest_rules,
+    )
+    from critic_loop.nodes.steps import run_steps
+
+    store = SearchCountingStore()
+    values = {
+        f"rule{n:04d}": {"text": f"Rule {n}.", "usage": {"consulted": n, "passed": n}}
+        for n in range(HEAD * 3)
+    }
+    for rule_id, value in values.items():
+        store.put(rules_namespace("big"), rule_id, value)
+    entries = ranked(values.items())
+    store.batch(ranking_writes("big", entries))
+    store.read_keys.clear()
+    strongest = [item.key for item in run_steps(strongest_rules(store, "big", 5))]
+    assert strongest == [entry[0] for entry in entries[:5]]  # the most useful first
+    rankings_read = [key for namespace, key in store.read_keys if namespace[1] == "ranking"]
+    assert rankings_read == [HEAD_KEY]  # not the whole ranking
+    assert len(store.read_keys) == 1 + 5 + 5  # the head, then recall_k + SLACK rules
+    assert store.searched == []
+
+    store.delete(ranking_namespace("big"), HEAD_KEY)  # a ranking written alone
+    store.batch([ranking_put("big", entries)])
+    store.read_keys.clear()
+    assert [item.key for item in run_steps(strongest_rules(store, "big", 5))] == strongest
+    assert (ranking_namespace("big"), RANKING_KEY) in store.read_keys
 
 
 def test_recall_reads_the_ranking_not_the_scope(models) -> None:
     store = SearchCountingStore()
     models.script("distill", operations(*(add(f"Rule number {n} helps.") for n in range(1, 9))))
     distill(store, context=memory_context("sql", max_rules=20))
-    [ranking] = store.search(ranking_namespace("sql"))
+    ranking = store.get(ranking_namespace("sql"), RANKING_KEY)
     assert len(ranking.value["rules"]) == 8  # consolidation ranked every rule
     store.searched.clear()
     searched = store.searched
@@ -428,6 +466,6 @@ def test_usage_recording_keeps_the_ranking_current(models) -> None:
     models.script("critic", graded(RUBRIC))
     models.script("distill", operations())
     run(store, {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}, memory_context("sql"))
-    [ranking] = store.search(ranking_namespace("sql"))
+    ranking = store.get(ranking_namespace("sql"), RANKING_KEY)
     [(rule_id, usefulness, _)] = ranking.value["rules"]
     assert usefulness == (1 + 1) / (1 + 2)  # passed 1 of 1 consultation

@@ -107,13 +107,21 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
             yield _opened(saver, store, _redacted(target), indexed=index is not None)
         return
 
+    with _sqlite_persistence(Path(target)) as persistence:
+        yield persistence
+
+
+@contextmanager
+def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
+    """Open the SQLite checkpointer and store on one file, with one SQLite library."""
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.store.sqlite import SqliteStore
 
-    path = Path(target)
     sqlite.prepare(path)
     saver_connection = sqlite.connect(path)
     store_connection = sqlite.connect(path, isolation_level=None)
+    saver: SqliteSaver | None = None
+    store: SqliteStore | None = None
     try:
         saver = SqliteSaver(saver_connection)
         try:
@@ -129,9 +137,9 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
             sqlite.reembed_stale_vectors(path, index)
         register_scope_lock(store, sqlite.FileScopeLock(path))
         yield _opened(saver, store, str(path), indexed=index is not None)
-    finally:
-        store_connection.close()
-        saver_connection.close()
+    finally:  # a stopped run's thread may still be writing: wait for it, never close under it
+        sqlite.close_when_idle(store_connection, store.lock if store else None)
+        sqlite.close_when_idle(saver_connection, saver.lock if saver else None)
 
 
 @asynccontextmanager

@@ -16,6 +16,7 @@ import fcntl
 import functools
 import logging
 import sqlite3
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -67,6 +68,27 @@ def connect(path: Path, **options: Any) -> Any:
     for pragma in PRAGMAS:
         connection.execute(pragma)
     return connection
+
+
+def close_when_idle(connection: Any, lock: threading.Lock | None) -> None:
+    """Close `connection` once no thread is inside it (`lock` guards its every use).
+
+    A command stopped by Ctrl-C leaves its run's thread behind, perhaps in the middle of a
+    checkpoint write; closing the connection under that write would crash the process.
+    Waiting for the lock lets the write finish, and a later use raises ProgrammingError
+    instead. A lock still held after the busy timeout leaves the connection to the exiting
+    process rather than closing it under a write.
+    """
+    if lock is None:
+        connection.close()
+        return
+    if not lock.acquire(timeout=BUSY_TIMEOUT_SECONDS + 5):
+        logger.warning("a SQLite connection was still busy; left open for the process's exit")
+        return
+    try:
+        connection.close()
+    finally:
+        lock.release()
 
 
 def prepare(path: Path) -> None:

@@ -72,3 +72,32 @@ def test_vectors_made_with_other_dimensions_are_embedded_again(tmp_path, monkeyp
     assert found.key == "r1" and found.score == pytest.approx(1.0, abs=1e-4)
     sizes = sqlite3.connect(path).execute("SELECT DISTINCT length(embedding) FROM store_vectors")
     assert [size for (size,) in sizes] == [4 * 128]
+
+
+def test_closing_waits_for_a_write_in_flight(tmp_path) -> None:
+    """Ctrl-C leaves a run's thread mid-write: the connection closes after it, not under it."""
+    import threading
+    import time
+
+    from critic_loop.persistence import sqlite as sqlite_files
+
+    connection = sqlite_files.connect(tmp_path / "runs.sqlite")
+    lock = threading.Lock()  # what SqliteSaver and SqliteStore hold around every use
+    inside = threading.Event()
+    wrote: list[bool] = []
+
+    def write() -> None:
+        with lock:
+            inside.set()
+            time.sleep(0.3)
+            connection.execute("CREATE TABLE written (x)")
+            wrote.append(True)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert inside.wait(5)
+    sqlite_files.close_when_idle(connection, lock)
+    writer.join(5)
+    assert wrote == [True]  # the write finished before the connection closed
+    with pytest.raises(sqlite_files.sqlite_module().ProgrammingError):
+        connection.execute("SELECT 1")  # a use after closing is an error, not a crash

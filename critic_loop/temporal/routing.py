@@ -2,7 +2,7 @@
 
 These steps are pure: they read the state and the run's `Context`, call the same decision
 functions as the in-process graph (`decide`, `first_turns`, `send_next_turn`,
-`open_items`), and do no I/O, so Temporal can replay them deterministically. They run in
+`ending`), and do no I/O, so Temporal can replay them deterministically. They run in
 the workflow (`execute_in: workflow`) because what they return holds LangGraph `Send`s,
 which the plugin cannot carry back from an activity.
 
@@ -21,9 +21,9 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import Command, Send
 
-from critic_loop.nodes.loop.finalize import open_items
+from critic_loop.nodes.loop.finalize import ending
 from critic_loop.nodes.loop.plan import first_turns, to_worker
-from critic_loop.nodes.loop.progress import best_critique, draft_of
+from critic_loop.nodes.loop.progress import best_critique
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
@@ -61,15 +61,8 @@ async def finalize(
     if isinstance(decision, GoOn):
         return Command(goto=send_next_turn(state, context, decision))
     chosen = best_critique(state.critiques)
-    draft = draft_of(state.drafts, chosen.ref) if chosen else state.drafts[-1]
-    update = {
-        "outcome": decision.outcome,
-        "outcome_reason": decision.reason,
-        "final": draft.text,
-        "final_round": draft.round,
-        "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],
-        "thread_id": get_config().get("configurable", {}).get("thread_id"),
-    }
+    thread_id = get_config().get("configurable", {}).get("thread_id")
+    update = ending(state, decision, chosen, thread_id)
     return Command(goto="record_rule_usage", update=update)
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from critic_loop.nodes.events import finished_event
 from critic_loop.nodes.loop.progress import best_critique, draft_of, rounds_done, with_overrides
-from critic_loop.nodes.loop.route import GoOn, decide, send_next_turn
+from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
@@ -42,6 +42,24 @@ def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> li
     ]
 
 
+def ending(
+    state: LoopState, decision: Decision, chosen: Critique | None, thread_id: str | None
+) -> dict[str, Any]:
+    """Return the update that ends a run: how it ended, and the draft `chosen` as `final`.
+
+    `chosen` is the best critique (None when nothing was graded: the last draft is final).
+    """
+    draft = draft_of(state.drafts, chosen.ref) if chosen else state.drafts[-1]
+    return {
+        "outcome": decision.outcome,
+        "outcome_reason": decision.reason,
+        "final": draft.text,
+        "final_round": draft.round,
+        "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],
+        "thread_id": thread_id,
+    }
+
+
 def finalize(
     state: LoopState, runtime: Runtime[Context]
 ) -> Command[Literal["record_rule_usage", "generate"]]:
@@ -57,15 +75,8 @@ def finalize(
     if isinstance(decision, GoOn):
         return Command(goto=send_next_turn(state, context, decision))
     chosen = best_critique(with_overrides(state.critiques, state.reviews))
-    draft = draft_of(state.drafts, chosen.ref) if chosen else state.drafts[-1]
-    update = {
-        "outcome": decision.outcome,
-        "outcome_reason": decision.reason,
-        "final": draft.text,
-        "final_round": draft.round,
-        "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],
-        "thread_id": runtime.execution_info.thread_id if runtime.execution_info else None,
-    }
+    thread_id = runtime.execution_info.thread_id if runtime.execution_info else None
+    update = ending(state, decision, chosen, thread_id)
     learning = context.memory and context.distill
     rounds = rounds_done(state.critiques)
     runtime.stream_writer(finished_event(decision.outcome, decision.reason, rounds, learning))

@@ -22,10 +22,10 @@ from uuid import uuid4
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
-from langgraph.types import Command, StateSnapshot
+from langgraph.types import Command, StateSnapshot, StreamMode
 
 from critic_loop.errors import ReviewPending, ThreadFinished
-from critic_loop.graphs.app import LoopGraph, build_graph
+from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.model_choice import choose_models
 from critic_loop.nodes.loop.check_input import preflight, validated_input
 from critic_loop.nodes.loop.progress import rounds_done
@@ -128,10 +128,10 @@ def _graph(
     database: str | Path | None,
 ) -> Iterator[LoopGraph]:
     if checkpointer is not None or store is not None:
-        yield build_graph(checkpointer=checkpointer, store=store)
+        yield loop_graph(checkpointer, store)
         return
     with open_persistence(database) as persistence:
-        yield build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
+        yield loop_graph(persistence.checkpointer, persistence.store)
 
 
 @asynccontextmanager
@@ -141,10 +141,10 @@ async def _agraph(
     database: str | Path | None,
 ) -> AsyncIterator[LoopGraph]:
     if checkpointer is not None or store is not None:
-        yield build_graph(checkpointer=checkpointer, store=store)
+        yield loop_graph(checkpointer, store)
         return
     async with aopen_persistence(database) as persistence:
-        yield build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
+        yield loop_graph(persistence.checkpointer, persistence.store)
 
 
 Reviewer = Callable[[dict[str, Any]], dict[str, Any]]
@@ -158,6 +158,15 @@ def review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
             request: dict[str, Any] = pending.value
             return request
     return None
+
+
+def _mode(on_event: EventHandler | None) -> StreamMode:
+    """Return the stream mode of a run: custom events only when a handler takes them.
+
+    Streaming custom events makes LangGraph hand every step to its thread pool; without
+    them a step's single task runs in the calling thread.
+    """
+    return "custom" if on_event is not None else "updates"
 
 
 def drive_loop(
@@ -179,7 +188,7 @@ def drive_loop(
     head = thread_config(thread_id)  # not the branch point
     while True:
         for event in graph.stream(
-            start, config, context=context, stream_mode="custom", durability="sync"
+            start, config, context=context, stream_mode=_mode(on_event), durability="sync"
         ):
             if on_event is not None:
                 on_event(event)
@@ -281,7 +290,7 @@ async def arun_loop(
         start = start_from(await graph.aget_state(config), thread_id, loop_input(task, rubric))
         while True:
             async for event in graph.astream(
-                start, config, context=resolved, stream_mode="custom", durability="sync"
+                start, config, context=resolved, stream_mode=_mode(on_event), durability="sync"
             ):
                 if on_event is not None:
                     on_event(event)

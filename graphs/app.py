@@ -18,6 +18,7 @@ graphs that bring their own persistence and supplies its own.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -92,6 +93,20 @@ def build_graph(
     builder.add_edge("distill", END)
     compiled = builder.compile(checkpointer=checkpointer, store=store, name="critic_loop")
     return compiled.with_config(recursion_limit=RECURSION_LIMIT)
+
+
+@cache
+def _state_graph() -> LoopGraph:
+    return build_graph()
+
+
+def loop_graph(checkpointer: BaseCheckpointSaver[str] | None, store: BaseStore | None) -> LoopGraph:
+    """Return `build_graph(checkpointer, store)`, compiled only once per process.
+
+    Compiling costs milliseconds; the helpers in `critic_loop.run` call this for every run,
+    so the compiled loop is shared and only its checkpointer and store differ.
+    """
+    return _state_graph().copy(update={"checkpointer": checkpointer, "store": store})
 
 
 graph = build_graph(output="result")

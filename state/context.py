@@ -12,7 +12,14 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from critic_loop.state.environment import EnvironmentOnce
 
 MAX_ITERATIONS_LIMIT = 100
 """The largest iteration cap a run may ask for."""
@@ -43,6 +50,19 @@ class Context(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="CRITIC_LOOP_", extra="forbid", validate_default=True
     )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments first, then `CRITIC_LOOP_*` variables (read once per environment)."""
+        assert isinstance(env_settings, EnvSettingsSource)
+        return (init_settings, EnvironmentOnce(env_settings))
 
     worker_model: str = Field(
         default="openai:gpt-4.1-mini",

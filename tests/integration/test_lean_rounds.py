@@ -2,18 +2,24 @@
 
 Over real HTTP to the scripted model server: chat models and their structured-output
 bindings are built once per role and settings and reused; a single judge starts no
-thread; the worker's prompt holds one full draft however many rounds went by.
+thread; the worker's prompt holds one full draft however many rounds went by; the loop
+is compiled once for many runs, whose steps run in the caller's thread.
 """
 
 import threading
+from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
 
+from critic_loop.graphs import app
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.loop import route as route_module
 from critic_loop.nodes.models import loading
 from critic_loop.nodes.steps import run_steps
 from critic_loop.nodes.verifiers.judge import judge_steps
+from critic_loop.run import run_loop
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Criterion
 from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
@@ -97,3 +103,58 @@ def test_the_round_ten_prompt_holds_exactly_one_full_draft() -> None:
     assert drafts_in_it[0]["content"].startswith("draft 9:")
     assert len(str(round_ten)) <= 1.1 * len(str(prompts[1]))
     assert not [m for m in round_ten if isinstance(m, AIMessage)]
+
+
+def test_run_loop_compiles_the_loop_once_for_many_runs(monkeypatch) -> None:
+    built: list[object] = []
+    original = app.build_graph
+
+    def counting(*args: object, **kwargs: object):
+        built.append(args or kwargs)
+        return original(*args, **kwargs)
+
+    app._state_graph.cache_clear()
+    monkeypatch.setattr(app, "build_graph", counting)
+    script = RoleScript(worker=["draft"] * 3, critic=[graded(RUBRIC)] * 3)
+    saver = InMemorySaver()
+    try:
+        with ScriptedOpenAIServer(script) as server:
+            runs = [
+                run_loop(TASK, RUBRIC, context=context(server), checkpointer=saver)
+                for _ in range(3)
+            ]
+    finally:
+        app._state_graph.cache_clear()
+    assert [state.outcome for state in runs] == ["passed"] * 3
+    assert len({state.thread_id for state in runs}) == 3
+    assert len(built) == 1
+
+
+@pytest.mark.parametrize("with_handler", [False, True])
+def test_steps_run_in_the_calling_thread_unless_events_are_streamed(
+    monkeypatch, with_handler: bool
+) -> None:
+    threads: set[int] = set()
+    original = route_module.decide
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        threads.add(threading.get_ident())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(route_module, "decide", recording)
+    script = RoleScript(
+        worker=["draft 1", "draft 2"], critic=[graded(RUBRIC, {"tone": "warmer"}), graded(RUBRIC)]
+    )
+    events: list[object] = []
+    with ScriptedOpenAIServer(script) as server:
+        state = run_loop(
+            TASK,
+            RUBRIC,
+            context=context(server),
+            checkpointer=InMemorySaver(),
+            on_event=events.append if with_handler else None,
+        )
+    assert state.outcome == "passed" and len(state.drafts) == 2
+    # without a handler LangGraph's single-task fast path applies: no hand-off per step
+    assert (threads == {threading.get_ident()}) is not with_handler
+    assert bool(events) is with_handler

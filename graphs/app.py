@@ -3,13 +3,15 @@ r"""The app graph: recall rules, draft, critique, revise until done, finalize, l
     START -> check_input -> recall =(Send x candidates)=> generate -> critique -> route
     route =(Send: revise the best draft, or a fresh sample)=> generate
     route --> finalize -> record_rule_usage -> distill (subgraph) -> END
+              finalize --> END   (memory has nothing to do: off, no store, or not completed)
 
 The refinement loop is generate -> critique -> route; route is a step of its own (see
 nodes/route.py) so that resumed and forked threads route by their own settings. Memory
 wraps the loop: `recall` gives the worker the scope's rules before its first draft,
 `record_rule_usage` tells those rules how the run fared, and the `distill` subgraph turns
 the run into new rules. Memory steps never change the loop's outcome; their failures are
-recorded in `memory_errors`.
+recorded in `memory_errors`. When they would have nothing to do, `finalize` ends the run
+itself and writes the report the distill subgraph would have written.
 
 `build_graph` is for Python callers, who pass their own checkpointer and store.
 `graph` is compiled without either, for `langgraph.json`: the LangGraph server refuses

@@ -6,16 +6,20 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
 from critic_loop.nodes.events import finished_event
 from critic_loop.nodes.loop.progress import best_critique, draft_of, rounds_done, with_overrides
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
+from critic_loop.nodes.memory.propose_rules import skip_reason
+from critic_loop.nodes.memory.record_usage import usage_to_record
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, OpenItem
+from critic_loop.state.records import Critique, OpenItem, Outcome
 from critic_loop.state.rubric import CriterionBase
+from critic_loop.state.rules import MemoryReport
 
 
 def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> list[OpenItem]:
@@ -60,9 +64,24 @@ def ending(
     }
 
 
+def memory_left_alone(
+    state: LoopState, outcome: Outcome, context: Context, store: BaseStore | None
+) -> MemoryReport | None:
+    """Return why the memory steps have nothing to do after this run, or None if they do.
+
+    With memory off (or no store, or a run that did not complete) there is no rule usage
+    to record and nothing to distill: the run ends at finalize, with the report the
+    distill subgraph would have written, and skips their steps.
+    """
+    if usage_to_record(state.recalled_rules, outcome, store):
+        return None
+    reason = skip_reason(outcome, context, store)
+    return None if reason is None else MemoryReport(scope=context.memory_scope, skipped=reason)
+
+
 def finalize(
     state: LoopState, runtime: Runtime[Context]
-) -> Command[Literal["record_rule_usage", "generate"]]:
+) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
     """Set `outcome`, `outcome_reason`, `final`, `final_round` and `open_items`.
 
     `final` is the best draft of the whole run (see `progress.best_critique`), so it is
@@ -80,4 +99,8 @@ def finalize(
     learning = context.memory and context.distill
     rounds = rounds_done(state.critiques)
     runtime.stream_writer(finished_event(decision.outcome, decision.reason, rounds, learning))
+    skipped = memory_left_alone(state, decision.outcome, context, runtime.store)
+    if skipped is not None:
+        update["memory_report"] = skipped.model_dump(mode="json")
+        return Command(goto="__end__", update=update)  # langgraph.graph.END
     return Command(goto="record_rule_usage", update=update)

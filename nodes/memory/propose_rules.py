@@ -25,7 +25,7 @@ from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
-from critic_loop.state.records import COMPLETED_OUTCOMES
+from critic_loop.state.records import COMPLETED_OUTCOMES, Outcome
 from critic_loop.state.rules import DistillerReport, MemoryReport
 from critic_loop.state.schema import portable_schema
 
@@ -44,14 +44,14 @@ def distiller_output_schema() -> dict[str, Any]:
     return portable_schema(DistillerReport, "Changes to a list of rules learned from a run.")
 
 
-def skip_reason(state: DistillState, context: Context, store: BaseStore | None) -> str | None:
-    """Say why this run is not distilled, or None if it is."""
+def skip_reason(outcome: Outcome | None, context: Context, store: BaseStore | None) -> str | None:
+    """Say why a run that ended with `outcome` is not distilled, or None if it is."""
     if not context.distills:
         return "distillation is turned off for this run"
     if store is None:
         return "no store is configured"
-    if state.outcome not in COMPLETED_OUTCOMES:
-        return f"the run did not complete (outcome: {state.outcome})"
+    if outcome not in COMPLETED_OUTCOMES:
+        return f"the run did not complete (outcome: {outcome})"
     return None
 
 
@@ -109,7 +109,7 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
     """Ask the distiller for rule operations; record a skip or a failure instead if need be."""
     context = context_of(runtime)
     store = runtime.store
-    reason = skip_reason(state, context, store)
+    reason = skip_reason(state.outcome, context, store)
     if reason is not None or store is None:
         report = MemoryReport(scope=context.memory_scope, skipped=reason)
         return {"memory_report": report.model_dump(mode="json")}

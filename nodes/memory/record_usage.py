@@ -13,6 +13,7 @@ batch as the counts, makes a retried step count nothing twice.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -87,10 +88,17 @@ def _count_run(
     yield write_all(store, writes)
 
 
+def usage_to_record(
+    recalled_rules: Sequence[RecalledRule], outcome: Outcome | None, store: BaseStore | None
+) -> bool:
+    """Tell whether a run that ended with `outcome` has rule usage to record."""
+    return store is not None and bool(recalled_rules) and outcome in COMPLETED_OUTCOMES
+
+
 def record_rule_usage_steps(state: UsageView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Add this run to the usage statistics of every rule it consulted (once per run)."""
     store = runtime.store
-    if store is None or not state.recalled_rules or state.outcome not in COMPLETED_OUTCOMES:
+    if store is None or not usage_to_record(state.recalled_rules, state.outcome, store):
         return {}
     passed = state.outcome == "passed"
     run = runtime.execution_info.thread_id if runtime.execution_info else None

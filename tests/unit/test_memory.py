@@ -469,3 +469,23 @@ def test_usage_recording_keeps_the_ranking_current(models) -> None:
     ranking = store.get(ranking_namespace("sql"), RANKING_KEY)
     [(rule_id, usefulness, _)] = ranking.value["rules"]
     assert usefulness == (1 + 1) / (1 + 2)  # passed 1 of 1 consultation
+
+
+@pytest.mark.parametrize("memory", [True, False])
+def test_the_memory_steps_run_only_when_they_have_work(models, loop_input, memory) -> None:
+    models.script("worker", "draft")
+    models.script("critic", graded(RUBRIC))
+    models.script("distill", operations(add(SQL_RULE)))
+    graph = build_graph(checkpointer=InMemorySaver(), store=InMemoryStore())
+    steps = [
+        next(iter(update))
+        for update in graph.stream(
+            loop_input,
+            {"configurable": {"thread_id": "t"}},
+            context=memory_context("sql", memory=memory),
+            stream_mode="updates",
+        )
+    ]
+    after = steps[steps.index("finalize") + 1 :]
+    assert after == (["record_rule_usage", "distill"] if memory else [])
+    assert models["distill"].calls == (1 if memory else 0)

@@ -14,9 +14,9 @@ class Settings:
     """Sizes, repeats and latencies of every scenario."""
 
     overhead_rounds: int = 10
-    overhead_repeats: int = 9
+    overhead_repeats: int = 25
     latency_rounds: int = 5
-    latency_repeats: int = 5
+    latency_repeats: int = 9
     latency_seconds: float = 0.05
     concurrent_loops: int = 100
     concurrent_rounds: int = 5

@@ -7,6 +7,8 @@ last round only). Each `run` returns how many rounds it made, so a scenario can 
 every system did the same work.
 
 - `PlainLoop`: a Python loop over langchain-openai's `ChatOpenAI` (the baseline).
+- `MinimalGraphLoop`: the same calls in two trivial LangGraph steps a round (the floor
+  any LangGraph loop pays), in memory or on SQLite.
 - `ReflectionLoop`: langgraph-reflection's `create_reflection_graph` (optional extra).
 - `CriticLoopMemory`: critic-loop's `build_graph()` with `InMemorySaver`, memory off.
 - `CriticLoopSqlite`: critic-loop's embedded default, `run_loop` on `open_persistence`.
@@ -16,15 +18,17 @@ every system did the same work.
 from __future__ import annotations
 
 import importlib.util
+import operator
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable
 from langchain_openai import ChatOpenAI
+from typing_extensions import TypedDict
 
 from benchmarks.performance.server import loop_task
 from critic_loop.state.verdict import critic_output_schema
@@ -187,6 +191,68 @@ class ReflectionLoop:
         task = HumanMessage(loop_task(loop_id, rounds))
         state = self.graph.invoke({"messages": [task]}, {"recursion_limit": 4 * rounds + 10})
         return sum(isinstance(message, AIMessage) for message in state["messages"])
+
+
+class MinimalGraphState(TypedDict):
+    """The minimal graph's state: the task, then each round's draft and verdict."""
+
+    task: str
+    drafts: Annotated[list[str], operator.add]
+    verdicts: Annotated[list[dict[str, Any]], operator.add]
+
+
+class MinimalGraphLoop:
+    """The floor for any LangGraph loop: the plain loop's calls in two trivial steps a round.
+
+    `generate` makes the plain loop's worker call and `critique` its critic call; an edge
+    ends the loop when the critic passes. The state is a TypedDict of plain lists, and
+    nothing else is done: what it costs over the plain loop is LangGraph's own per-step
+    machinery with `checkpointer`, the least a graph with a worker node and a critic node
+    pays.
+    """
+
+    def __init__(self, base_url: str, checkpointer: Any, durability: Durability = "async") -> None:
+        """Compile the minimal graph for the server at `base_url` on `checkpointer`."""
+        from langgraph.graph import END, START, StateGraph
+
+        worker, critic = _chat_models(base_url)
+
+        def generate(state: MinimalGraphState) -> dict[str, Any]:
+            prompt: list[BaseMessage] = [SystemMessage(WORKER_SYSTEM), HumanMessage(state["task"])]
+            if state["drafts"]:
+                rounds = len(state["verdicts"])
+                request = revision_request(rounds, state["verdicts"][-1])
+                prompt += [AIMessage(state["drafts"][-1]), request]
+            return {"drafts": [worker.invoke(prompt).text]}
+
+        def critique(state: MinimalGraphState) -> dict[str, Any]:
+            answer = critic.invoke(critic_prompt(state["drafts"][-1]))
+            if answer["parsed"] is None:
+                raise RuntimeError(f"the critic's answer did not parse: {answer}")
+            return {"verdicts": [answer["parsed"]]}
+
+        def after_critique(state: MinimalGraphState) -> str:
+            return END if state["verdicts"][-1]["passed"] else "generate"
+
+        builder = StateGraph(MinimalGraphState)
+        builder.add_node("generate", generate)
+        builder.add_node("critique", critique)
+        builder.add_edge(START, "generate")
+        builder.add_edge("generate", "critique")
+        builder.add_conditional_edges("critique", after_critique, ["generate", END])
+        self.graph = builder.compile(checkpointer=checkpointer)
+        self.durability = durability
+
+    def run(self, loop_id: str, rounds: int) -> int:
+        """Invoke the graph on a new thread; return the rounds it made."""
+        from critic_loop.run import thread_config
+
+        state = self.graph.invoke(
+            {"task": loop_task(loop_id, rounds), "drafts": [], "verdicts": []},
+            {**thread_config(), "recursion_limit": 2 * rounds + 10},
+            durability=self.durability,
+        )
+        return len(state["verdicts"])
 
 
 def reflection_available() -> bool:

@@ -14,6 +14,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from langgraph.checkpoint.memory import InMemorySaver
+
 from benchmarks.performance.report import Figure
 from benchmarks.performance.server import ServerProcess
 from benchmarks.performance.settings import Settings
@@ -21,6 +23,7 @@ from benchmarks.performance.systems import (
     CriticLoopMemory,
     CriticLoopSqlite,
     Loop,
+    MinimalGraphLoop,
     PlainLoop,
     ReflectionLoop,
     reflection_available,
@@ -33,6 +36,12 @@ REFLECTION = "langgraph-reflection"
 MEMORY = "critic-loop in memory"
 SQLITE = "critic-loop SQLite"
 SQLITE_ASYNC_DURABILITY = "critic-loop SQLite durability=async"
+FLOOR_MEMORY = "minimal LangGraph loop in memory"
+FLOOR_SQLITE = "minimal LangGraph loop SQLite"
+FLOORS = {
+    FLOOR_MEMORY: (MEMORY, "in memory (InMemorySaver)"),
+    FLOOR_SQLITE: (SQLITE, "on the same SQLite file, durability='sync'"),
+}
 
 
 def per_round(loop: Loop, rounds: int) -> Callable[[], float]:
@@ -69,6 +78,10 @@ def measure(
             notes.append("langgraph-reflection is not installed (pip install -e '.[bench]')")
         loops[MEMORY] = CriticLoopMemory(server.base_url)
         loops[SQLITE] = CriticLoopSqlite(server.base_url, persistence)
+        loops[FLOOR_MEMORY] = MinimalGraphLoop(server.base_url, InMemorySaver())
+        loops[FLOOR_SQLITE] = MinimalGraphLoop(
+            server.base_url, persistence.checkpointer, durability="sync"
+        )
         if diagnostics:
             loops[SQLITE_ASYNC_DURABILITY] = CriticLoopSqlite(
                 server.base_url, persistence, durability="async"
@@ -119,6 +132,21 @@ def ratio_figures(
                 notes=["diagnostic: what durability='sync' costs on SQLite"],
             )
         )
+    for floor, (system, where) in FLOORS.items():
+        if floor in samples:
+            figures.append(
+                Figure(
+                    scenario,
+                    f"{floor} / {PLAIN}",
+                    ratio_of(floor),
+                    "x",
+                    baseline,
+                    notes=[
+                        f"diagnostic: the floor for {system}: the plain loop's two calls as "
+                        f"two trivial LangGraph steps a round, {where}"
+                    ],
+                )
+            )
     figures[0].samples, figures[0].medians = common["samples"], common["medians"]
     figures[0].notes = [*notes, "ratios are medians of per-repeat paired ratios"]
     return figures

@@ -49,7 +49,7 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
     from langchain_core.runnables import RunnableLambda
     from langchain_core.runnables.config import get_executor_for_config
 
-    from critic_loop.graphs.app import build_graph
+    from critic_loop.graphs.app import build_graph, loop_graph
     from critic_loop.nodes.models.loading import load_chat_model
     from critic_loop.nodes.models.structured import json_output
     from critic_loop.state.context import Context
@@ -111,17 +111,22 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
             1.0,
         ),
         (
-            "Context built from a dict (pydantic-settings reads the environment)",
-            "state/context.py:Context, once per run",
+            "Context built from a dict (the environment read once per change)",
+            "state/context.py:Context with state/environment.py:EnvironmentOnce, once per run",
             lambda: Context(**context),
             1.0 / rounds,
         ),
         (
-            "graph compiled per run_loop / arun_loop call (build_graph)",
-            "critic_loop/run.py:_graph and _agraph build the graph on every call, even when "
-            "the caller passes the checkpointer and store; once per run",
-            build_graph,
+            "graph fetched per run_loop / arun_loop call (loop_graph)",
+            "graphs/app.py:loop_graph copies the loop compiled once per process; once per run",
+            lambda: loop_graph(None, None),
             1.0 / rounds,
+        ),
+        (
+            "graph compiled anew (build_graph; what a run paid before loop_graph)",
+            "graphs/app.py:build_graph, now called once per process",
+            build_graph,
+            0.0,
         ),
         (
             "RunnableLambda.invoke of a trivial body (no callbacks attached)",

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_openai import ChatOpenAI
 from typing_extensions import TypedDict
 
@@ -217,19 +217,34 @@ class MinimalGraphLoop:
 
         worker, critic = _chat_models(base_url)
 
-        def generate(state: MinimalGraphState) -> dict[str, Any]:
+        def worker_prompt(state: MinimalGraphState) -> list[BaseMessage]:
             prompt: list[BaseMessage] = [SystemMessage(WORKER_SYSTEM), HumanMessage(state["task"])]
             if state["drafts"]:
                 rounds = len(state["verdicts"])
                 request = revision_request(rounds, state["verdicts"][-1])
                 prompt += [AIMessage(state["drafts"][-1]), request]
-            return {"drafts": [worker.invoke(prompt).text]}
+            return prompt
 
-        def critique(state: MinimalGraphState) -> dict[str, Any]:
-            answer = critic.invoke(critic_prompt(state["drafts"][-1]))
+        def verdict_of(answer: dict[str, Any]) -> dict[str, Any]:
             if answer["parsed"] is None:
                 raise RuntimeError(f"the critic's answer did not parse: {answer}")
             return {"verdicts": [answer["parsed"]]}
+
+        def draft(state: MinimalGraphState) -> dict[str, Any]:
+            return {"drafts": [worker.invoke(worker_prompt(state)).text]}
+
+        async def adraft(state: MinimalGraphState) -> dict[str, Any]:
+            return {"drafts": [(await worker.ainvoke(worker_prompt(state))).text]}
+
+        def grade(state: MinimalGraphState) -> dict[str, Any]:
+            return verdict_of(critic.invoke(critic_prompt(state["drafts"][-1])))
+
+        async def agrade(state: MinimalGraphState) -> dict[str, Any]:
+            return verdict_of(await critic.ainvoke(critic_prompt(state["drafts"][-1])))
+
+        # sync and async bodies, so `invoke` and `ainvoke` both make their calls natively
+        generate = RunnableLambda(draft, afunc=adraft, name="generate")
+        critique = RunnableLambda(grade, afunc=agrade, name="critique")
 
         def after_critique(state: MinimalGraphState) -> str:
             return END if state["verdicts"][-1]["passed"] else "generate"
@@ -248,6 +263,17 @@ class MinimalGraphLoop:
         from critic_loop.run import thread_config
 
         state = self.graph.invoke(
+            {"task": loop_task(loop_id, rounds), "drafts": [], "verdicts": []},
+            {**thread_config(), "recursion_limit": 2 * rounds + 10},
+            durability=self.durability,
+        )
+        return len(state["verdicts"])
+
+    async def arun(self, loop_id: str, rounds: int) -> int:
+        """Async twin of `run` (`ainvoke`, async model calls), for many loops at once."""
+        from critic_loop.run import thread_config
+
+        state = await self.graph.ainvoke(
             {"task": loop_task(loop_id, rounds), "drafts": [], "verdicts": []},
             {**thread_config(), "recursion_limit": 2 * rounds + 10},
             durability=self.durability,

@@ -4,7 +4,9 @@ Each repeat times one loop alone, then `concurrent_loops` loops started together
 `asyncio.gather`; the figure is the total wall time over the lone loop's (paired per
 repeat). With model calls that wait (`latency_seconds`), perfect concurrency gives 1x.
 The plain loop (`ainvoke` on the same clients) is measured the same way, interleaved: one
-Python process's CPU caps any system, and the plain loop shows where that floor is.
+Python process's CPU caps any system, and the plain loop shows where that floor is. So is
+the minimal LangGraph loop (the plain loop's calls as two trivial async nodes) on the same
+async SQLite saver: the floor for any LangGraph loop with checkpoints.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from benchmarks.performance.server import ServerProcess
 from benchmarks.performance.settings import Settings
 from benchmarks.performance.systems import (
     AsyncCriticLoopSqlite,
+    MinimalGraphLoop,
     PlainLoop,
     async_sqlite_persistence,
 )
@@ -29,6 +32,7 @@ from benchmarks.performance.timing import median, paired_ratios
 
 ONE, MANY = "one loop", "many loops"
 PLAIN_ONE, PLAIN_MANY = "plain: one loop", "plain: many loops"
+GRAPH_ONE, GRAPH_MANY = "minimal LangGraph: one loop", "minimal LangGraph: many loops"
 
 
 async def _loops(run: Callable[[str, int], Awaitable[int]], count: int, rounds: int) -> float:
@@ -42,19 +46,24 @@ async def _loops(run: Callable[[str, int], Awaitable[int]], count: int, rounds: 
 
 
 async def _measure(settings: Settings, base_url: str, workdir: Path) -> dict[str, list[float]]:
-    samples: dict[str, list[float]] = {name: [] for name in (ONE, MANY, PLAIN_ONE, PLAIN_MANY)}
+    names = (ONE, MANY, PLAIN_ONE, PLAIN_MANY, GRAPH_ONE, GRAPH_MANY)
+    samples: dict[str, list[float]] = {name: [] for name in names}
     rounds, count = settings.concurrent_rounds, settings.concurrent_loops
     async with async_sqlite_persistence(workdir) as persistence:
         ours = AsyncCriticLoopSqlite(base_url, persistence).run
         plain = PlainLoop(base_url).arun
+        graph = MinimalGraphLoop(base_url, persistence.checkpointer, durability="sync").arun
         for _ in range(settings.warmup):
-            await _loops(ours, 1, rounds)
-            await _loops(plain, 1, rounds)
+            for run in (ours, plain, graph):
+                await _loops(run, 1, rounds)
         for _ in range(settings.concurrent_repeats):
-            samples[ONE].append(await _loops(ours, 1, rounds))
-            samples[MANY].append(await _loops(ours, count, rounds))
-            samples[PLAIN_ONE].append(await _loops(plain, 1, rounds))
-            samples[PLAIN_MANY].append(await _loops(plain, count, rounds))
+            for run, one, many in (
+                (ours, ONE, MANY),
+                (plain, PLAIN_ONE, PLAIN_MANY),
+                (graph, GRAPH_ONE, GRAPH_MANY),
+            ):
+                samples[one].append(await _loops(run, 1, rounds))
+                samples[many].append(await _loops(run, count, rounds))
     return samples
 
 
@@ -67,7 +76,13 @@ def many_loops(settings: Settings, workdir: Path, details: dict[str, Any]) -> li
         samples = asyncio.run(_measure(settings, server.base_url, Path(scratch)))
     ratios = paired_ratios(samples[MANY], samples[ONE])
     plain_ratios = paired_ratios(samples[PLAIN_MANY], samples[PLAIN_ONE])
-    details["concurrent"] = {"wall_seconds": samples, "ratios": ratios, "plain": plain_ratios}
+    graph_ratios = paired_ratios(samples[GRAPH_MANY], samples[GRAPH_ONE])
+    details["concurrent"] = {
+        "wall_seconds": samples,
+        "ratios": ratios,
+        "plain": plain_ratios,
+        "minimal LangGraph": graph_ratios,
+    }
     loops = settings.concurrent_loops
     return [
         Figure(
@@ -91,5 +106,16 @@ def many_loops(settings: Settings, workdir: Path, details: dict[str, Any]) -> li
             "x",
             "1 plain loop alone (ainvoke)",
             notes=["the floor one Python process reaches with the same model calls"],
+        ),
+        Figure(
+            "concurrent",
+            f"minimal LangGraph loop: {loops} async loops at once / one loop (wall time)",
+            median(graph_ratios),
+            "x",
+            "1 minimal LangGraph loop alone (ainvoke)",
+            notes=[
+                "the floor for a LangGraph loop: the same calls as two trivial async nodes, "
+                "on the same AsyncSqliteSaver, durability='sync'"
+            ],
         ),
     ]

@@ -36,6 +36,8 @@ class Figure:
     medians: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     skipped: str | None = None
+    interval: tuple[float, float] | None = None
+    """A 95% bootstrap interval of the value, where it is a median of repeats."""
 
     @property
     def met(self) -> bool | None:
@@ -60,7 +62,13 @@ class Figure:
         """Return the value as the table shows it."""
         if self.skipped is not None:
             return "skipped"
-        return "-" if self.value is None else _number(self.value, self.unit)
+        if self.value is None:
+            return "-"
+        text = _number(self.value, self.unit)
+        if self.interval is not None:
+            low, high = (_number(bound, self.unit) for bound in self.interval)
+            text += f" [{low}, {high}]"
+        return text
 
     def as_json(self) -> dict[str, Any]:
         """Return the figure as JSON-ready data, with `met` included."""

@@ -8,6 +8,7 @@ alike, and a ratio is taken within each repeat (paired) before its median is rep
 from __future__ import annotations
 
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -56,3 +57,21 @@ def percentile(values: Sequence[float], share: float) -> float:
 def paired_ratios(numerator: Sequence[float], denominator: Sequence[float]) -> list[float]:
     """Return the ratio of each repeat's two samples (they were measured side by side)."""
     return [top / bottom for top, bottom in zip(numerator, denominator, strict=True)]
+
+
+def median_interval(
+    values: Sequence[float], share: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float] | None:
+    """Return a `share` bootstrap interval of the median of `values` (None for fewer than 5).
+
+    The repeats are resampled with replacement `resamples` times (seeded, so a report is
+    reproducible from its samples); the interval holds the middle `share` of the medians.
+    """
+    if len(values) < 5:
+        return None
+    draw = random.Random(seed)
+    medians = sorted(
+        statistics.median(draw.choices(values, k=len(values))) for _ in range(resamples)
+    )
+    tail = (1 - share) / 2
+    return percentile(medians, tail), percentile(medians, 1 - tail)

@@ -29,7 +29,13 @@ from benchmarks.performance.systems import (
     reflection_available,
     sqlite_persistence,
 )
-from benchmarks.performance.timing import interleaved, median, paired_ratios, timed
+from benchmarks.performance.timing import (
+    interleaved,
+    median,
+    median_interval,
+    paired_ratios,
+    timed,
+)
 
 PLAIN = "plain loop"
 REFLECTION = "langgraph-reflection"
@@ -106,6 +112,9 @@ def ratio_figures(
     def ratio_of(name: str) -> float | None:
         return median(ratios[name]) if name in ratios else None
 
+    def interval_of(name: str) -> tuple[float, float] | None:
+        return median_interval(ratios[name]) if name in ratios else None
+
     figures = [
         Figure(
             scenario,
@@ -147,8 +156,16 @@ def ratio_figures(
                     ],
                 )
             )
+    for figure in figures:
+        system = figure.name.removesuffix(f" / {PLAIN}")
+        if figure.interval is None and system in ratios:
+            figure.interval = interval_of(system)
     figures[0].samples, figures[0].medians = common["samples"], common["medians"]
-    figures[0].notes = [*notes, "ratios are medians of per-repeat paired ratios"]
+    figures[0].notes = [
+        *notes,
+        "ratios are medians of per-repeat paired ratios; [a, b] is the median's 95% "
+        "bootstrap interval over the repeats",
+    ]
     return figures
 
 

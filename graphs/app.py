@@ -29,6 +29,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 from langgraph.types import Send
+from typing_extensions import TypedDict
 
 from critic_loop.graphs.distill import build_distill_graph
 from critic_loop.nodes.loop.check_input import check_input
@@ -42,6 +43,21 @@ from critic_loop.nodes.memory.record_usage import record_rule_usage
 from critic_loop.nodes.runtime import context_of
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT, Context
 from critic_loop.state.loop import LoopInput, LoopOutput, LoopState
+
+
+class DistillHandoff(TypedDict):
+    """What the loop hands the distill subgraph: the finished run, as its channels' JSON.
+
+    With the subgraph's own pydantic input schema the loop would hand it models, and the
+    subgraph's checkpoints would store them as Python types rather than as data.
+    """
+
+    task: str
+    rubric: list[dict[str, Any]]
+    drafts: list[dict[str, Any]]
+    critiques: list[dict[str, Any]]
+    outcome: str | None
+
 
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
@@ -85,7 +101,7 @@ def build_graph(
     builder.add_node(
         "record_rule_usage", record_rule_usage, input_schema=record_rule_usage.InputType
     )
-    builder.add_node("distill", build_distill_graph())
+    builder.add_node("distill", build_distill_graph(), input_schema=DistillHandoff)
     builder.add_edge(START, "check_input")
     builder.add_edge("check_input", "recall")
     builder.add_conditional_edges("recall", first_round, ["generate"])

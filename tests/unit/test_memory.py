@@ -489,3 +489,30 @@ def test_the_memory_steps_run_only_when_they_have_work(models, loop_input, memor
     after = steps[steps.index("finalize") + 1 :]
     assert after == (["record_rule_usage", "distill"] if memory else [])
     assert models["distill"].calls == (1 if memory else 0)
+
+
+def test_every_checkpoint_of_a_run_holds_data_not_python_types(models, loop_input) -> None:
+    # the distill subgraph keeps checkpoints of its own: what the loop hands it must be
+    # plain JSON too, or any serializer stores (and, loading, constructs) project types
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "warmer"}), graded(RUBRIC))
+    models.script("distill", operations(add(SQL_RULE)))
+    saver = InMemorySaver()
+    graph = build_graph(checkpointer=saver, store=InMemoryStore())
+    out = graph.invoke(
+        loop_input, {"configurable": {"thread_id": "t"}}, context=memory_context("sql")
+    )
+    assert out["memory_report"]["added"]
+    stored = [
+        *(value for _, value in saver.blobs.items()),
+        *(
+            entry[0]
+            for spaces in saver.storage.values()
+            for entries in spaces.values()
+            for entry in entries.values()
+        ),
+        *(write[2] for writes in saver.writes.values() for write in writes.values()),
+    ]
+    namespaces = {space for spaces in saver.storage.values() for space in spaces}
+    assert any(space.startswith("distill") for space in namespaces)
+    assert stored and not [item for item in stored if b"critic_loop" in item[1]]

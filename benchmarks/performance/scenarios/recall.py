@@ -28,7 +28,7 @@ from benchmarks.performance.report import Figure
 from benchmarks.performance.server import LatencyServer, LoopResponder, ServerProcess, loop_task
 from benchmarks.performance.settings import Settings
 from benchmarks.performance.systems import MODEL, critic_context
-from benchmarks.performance.timing import median, percentile, timed
+from benchmarks.performance.timing import median, median_interval, percentile, timed
 from critic_loop.state.rules import Rule, RuleProvenance, RuleUsage, rules_namespace
 from tests.support.rubrics import RUBRIC
 
@@ -65,6 +65,12 @@ TASKS = [
     "Explain what a hash map is, with one worked example.",
     "Draft a polite reminder about an overdue invoice with its deadline.",
 ]
+
+
+def _share_interval(samples: list[float], call: float) -> tuple[float, float] | None:
+    """Return the p50's 95% bootstrap interval, as percent of one model call."""
+    interval = median_interval(samples)
+    return None if interval is None else (100 * interval[0] / call, 100 * interval[1] / call)
 
 
 def rules(scope: str, count: int, seed: int = 7) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -282,6 +288,7 @@ def recall_at_size(settings: Settings, workdir: Path, details: dict[str, Any]) -
                 samples={name: samples[name], "model call": calls},
                 medians={"p50": p50, "p90": p90, "model call": call},
                 notes=notes.get(name, []),
+                interval=_share_interval(samples[name], call),
             )
         )
         figures.append(

@@ -87,7 +87,8 @@ def finalize(
     `final` is the best draft of the whole run (see `progress.best_critique`), so it is
     never worse than any draft seen. A thread paused or crashed just before finalize, and
     resumed with settings that allow more rounds (a larger `max_iterations`, say), goes
-    back to the worker instead.
+    back to the worker instead. The run goes on to the memory steps only when they have
+    work (see `memory_left_alone`); otherwise it ends here.
     """
     context = context_of(runtime)
     decision = decide(state.critiques, state.drafts, context, state.reviews)

@@ -516,3 +516,13 @@ def test_every_checkpoint_of_a_run_holds_data_not_python_types(models, loop_inpu
     namespaces = {space for spaces in saver.storage.values() for space in spaces}
     assert any(space.startswith("distill") for space in namespaces)
     assert stored and not [item for item in stored if b"critic_loop" in item[1]]
+
+
+def test_the_distill_handoff_names_every_field_of_a_finished_run() -> None:
+    from critic_loop.graphs.app import DistillHandoff
+    from critic_loop.state.distill import DistillInput
+
+    # source_thread_id is for past threads distilled on their own; the loop's is its own
+    assert set(DistillHandoff.__annotations__) == set(DistillInput.model_fields) - {
+        "source_thread_id"
+    }

@@ -109,58 +109,39 @@ def ratio_figures(
     common: dict[str, Any] = {"samples": samples, "medians": medians}
     baseline = f"{PLAIN} (per round)"
 
-    def ratio_of(name: str) -> float | None:
-        return median(ratios[name]) if name in ratios else None
-
-    def interval_of(name: str) -> tuple[float, float] | None:
-        return median_interval(ratios[name]) if name in ratios else None
+    def ratio_figure(system: str, target: float | None = None, **extra: Any) -> Figure:
+        """Build the figure of `system`'s per-round ratio: its median, the median's interval."""
+        figure = Figure(scenario, f"{system} / {PLAIN}", None, "x", baseline, target, **extra)
+        if system in ratios:
+            figure.value = median(ratios[system])
+            figure.interval = median_interval(ratios[system])
+        return figure
 
     figures = [
-        Figure(
-            scenario,
-            f"{MEMORY} / {PLAIN}",
-            ratio_of(MEMORY),
-            "x",
-            baseline,
-            memory_target,
-            **common,
-        ),
-        Figure(scenario, f"{SQLITE} / {PLAIN}", ratio_of(SQLITE), "x", baseline, sqlite_target),
-        Figure(scenario, f"{REFLECTION} / {PLAIN}", ratio_of(REFLECTION), "x", baseline),
+        ratio_figure(MEMORY, memory_target, **common),
+        ratio_figure(SQLITE, sqlite_target),
+        ratio_figure(REFLECTION),
     ]
     if REFLECTION not in samples:
         figures[-1].skipped = notes[0] if notes else "langgraph-reflection not measured"
     if SQLITE_ASYNC_DURABILITY in samples:
         figures.append(
-            Figure(
-                scenario,
-                f"{SQLITE_ASYNC_DURABILITY} / {PLAIN}",
-                ratio_of(SQLITE_ASYNC_DURABILITY),
-                "x",
-                baseline,
+            ratio_figure(
+                SQLITE_ASYNC_DURABILITY,
                 notes=["diagnostic: what durability='sync' costs on SQLite"],
             )
         )
     for floor, (system, where) in FLOORS.items():
         if floor in samples:
             figures.append(
-                Figure(
-                    scenario,
-                    f"{floor} / {PLAIN}",
-                    ratio_of(floor),
-                    "x",
-                    baseline,
+                ratio_figure(
+                    floor,
                     notes=[
                         f"diagnostic: the floor for {system}: the plain loop's two calls as "
                         f"two trivial LangGraph steps a round, {where}"
                     ],
                 )
             )
-    for figure in figures:
-        system = figure.name.removesuffix(f" / {PLAIN}")
-        if figure.interval is None and system in ratios:
-            figure.interval = interval_of(system)
-    figures[0].samples, figures[0].medians = common["samples"], common["medians"]
     figures[0].notes = [
         *notes,
         "ratios are medians of per-repeat paired ratios; [a, b] is the median's 95% "

@@ -11,9 +11,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from critic_loop.errors import ModelSetupError, ReviewPending, ThreadFinished
+    from critic_loop.errors import ReviewPending, ThreadFinished
     from critic_loop.graphs.app import build_graph
-    from critic_loop.providers import (
+    from critic_loop.nodes.models.provider_registry import (
         register_chat_model_provider,
         unregister_chat_model_provider,
     )
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     )
     from critic_loop.run import arun_loop, fork_loop, loop_input, run_loop
     from critic_loop.state.context import Context
-    from critic_loop.state.input_errors import InvalidInput
+    from critic_loop.state.errors import InvalidInput, ModelSetupError
     from critic_loop.state.loop import LoopState
     from critic_loop.state.references import register_check
     from critic_loop.state.rubric import (
@@ -47,9 +47,12 @@ if TYPE_CHECKING:
     from critic_loop.state.verdict import CheckResult, Verdict
 
 _HOMES = {
-    "critic_loop.errors": ["ModelSetupError", "ReviewPending", "ThreadFinished"],
+    "critic_loop.errors": ["ReviewPending", "ThreadFinished"],
     "critic_loop.graphs.app": ["build_graph"],
-    "critic_loop.providers": ["register_chat_model_provider", "unregister_chat_model_provider"],
+    "critic_loop.nodes.models.provider_registry": [
+        "register_chat_model_provider",
+        "unregister_chat_model_provider",
+    ],
     "critic_loop.results": [
         "LoopCancelled",
         "LoopDidNotPass",
@@ -61,7 +64,7 @@ _HOMES = {
     ],
     "critic_loop.run": ["arun_loop", "fork_loop", "loop_input", "run_loop"],
     "critic_loop.state.context": ["Context"],
-    "critic_loop.state.input_errors": ["InvalidInput"],
+    "critic_loop.state.errors": ["InvalidInput", "ModelSetupError"],
     "critic_loop.state.loop": ["LoopState"],
     "critic_loop.state.references": ["register_check"],
     "critic_loop.state.rubric": [

@@ -1,18 +1,12 @@
-"""Errors a caller can act on, raised before any model is called.
+"""Errors of the ring around the graph: the command line, the run helpers, persistence.
 
 They live apart from the code that raises them so that the command line and callers can
-catch them without importing a graph or a model library.
+catch them without importing a graph or a model library. The errors the graph itself
+raises (bad input, a model that cannot be made, a client's request the operator forbids)
+are in `critic_loop.state.errors`.
 """
 
 from __future__ import annotations
-
-
-class ModelSetupError(ValueError):
-    """A model named in the context cannot be created (unknown provider, missing key, ...)."""
-
-
-class MissingApiKey(ModelSetupError):
-    """A hosted model was chosen but its provider's API key is not set."""
 
 
 class ThreadFinished(RuntimeError):
@@ -49,16 +43,8 @@ class RunInterrupted(RuntimeError):
         )
 
 
-class MissingDependency(LookupError):
-    """A criterion needs an optional package that is not installed."""
-
-
 class UnsafeCheckpoint(ValueError):
     """A stored checkpoint names a type outside the allowlist (tampered, or foreign)."""
-
-
-class TrustViolation(ValueError):
-    """A client asked for something only the operator may choose (a server, a file, code)."""
 
 
 class ReviewPending(RuntimeError):

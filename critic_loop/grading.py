@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from critic_loop.errors import MissingDependency
 from critic_loop.state.context import Context, as_context
+from critic_loop.state.errors import MissingDependency
 from critic_loop.state.rubric import CriterionBase, Rubric, TestSuite
 from critic_loop.state.verdict import Verdict
 

@@ -29,8 +29,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from critic_loop.errors import TrustViolation
 from critic_loop.state.context import Context
+from critic_loop.state.errors import TrustViolation
 from critic_loop.state.operator_settings import OperatorSettings, operator_settings
 from critic_loop.state.references import resolve_reference
 from critic_loop.state.rubric import CriterionBase, PythonCheck, TestSuite

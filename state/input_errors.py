@@ -46,15 +46,6 @@ def default_label(index: int) -> str:
     return f"rubric item {index + 1}"
 
 
-class InvalidInput(ValueError):
-    """A run's task or rubric cannot be used; the message says what to fix, one line each."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        """Keep each problem; the message lists them one per line."""
-        self.problems = list(problems)
-        super().__init__("\n".join(self.problems))
-
-
 def _message(error: dict[str, Any], field: str, criterion_kind: str | None) -> str:
     kind = error["type"]
     message = str(error["msg"]).removeprefix("Value error, ")

@@ -17,7 +17,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from critic_loop.errors import TrustViolation
+from critic_loop.state.errors import TrustViolation
 
 _registered: dict[str, Callable[..., Any]] = {}
 

@@ -39,18 +39,15 @@ from critic_loop.cli.run_commands import demo, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
 from critic_loop.cli.worker_command import worker
 from critic_loop.errors import (
-    MissingApiKey,
-    ModelSetupError,
     RunInterrupted,
     RunStopped,
     Terminated,
     ThreadFinished,
-    TrustViolation,
     UnsafeCheckpoint,
     UsageProblem,
 )
 from critic_loop.model_choice import DiscoveryFailed
-from critic_loop.state.input_errors import InvalidInput
+from critic_loop.state.errors import InvalidInput, MissingApiKey, ModelSetupError, TrustViolation
 
 WAYS_FORWARD = """
 critic-loop needs a model, and found no API key and no local server. Either:

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from critic_loop.errors import ModelSetupError, TrustViolation, UnsafeCheckpoint, UsageProblem
+from critic_loop.errors import UnsafeCheckpoint, UsageProblem
 from critic_loop.nodes.loop.check_input import SubmittedInput
 from critic_loop.nodes.loop.check_input import check_input as check_input_logic
 from critic_loop.nodes.loop.critique import critique_steps
@@ -41,7 +41,7 @@ from critic_loop.nodes.memory.record_usage import UsageView, record_rule_usage_s
 from critic_loop.nodes.steps import Steps, arun_steps
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.distill import DistillState
-from critic_loop.state.input_errors import InvalidInput
+from critic_loop.state.errors import InvalidInput, ModelSetupError, TrustViolation
 from critic_loop.state.loop import CriticView, WorkerTurn
 from critic_loop.temporal import resources
 from critic_loop.temporal.settings import fits_worker

@@ -19,19 +19,14 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from critic_loop.errors import MissingDependency
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.prompts import load_prompts
 from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.trust import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.state.context import Context
-from critic_loop.state.input_errors import (
-    InvalidInput,
-    ItemLabel,
-    default_label,
-    describe_input_errors,
-)
+from critic_loop.state.errors import InvalidInput, MissingDependency
+from critic_loop.state.input_errors import ItemLabel, default_label, describe_input_errors
 from critic_loop.state.loop import LoopInput
 from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
 

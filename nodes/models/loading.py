@@ -4,7 +4,7 @@ Built-in providers go through LangChain's `init_chat_model` (`openai:...`,
 `google_genai:...`, and any other provider it knows whose package is installed).
 `openai:` models can point at any OpenAI-compatible server through a base URL; such
 servers usually need no API key. Extra providers (a company gateway, a test double) are
-registered under a name of their own with `critic_loop.providers`.
+registered under a name of their own (`provider_registry`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 
-from critic_loop.errors import MissingApiKey, ModelSetupError
-from critic_loop.providers import registered_provider
+from critic_loop.nodes.models.provider_registry import registered_provider
 from critic_loop.state.context import Context
+from critic_loop.state.errors import MissingApiKey, ModelSetupError
 
 API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),

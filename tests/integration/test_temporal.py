@@ -48,7 +48,7 @@ try:
     from temporalio.contrib.pydantic import pydantic_data_converter
     from temporalio.testing import WorkflowEnvironment
 
-    from critic_loop.state.input_errors import InvalidInput
+    from critic_loop.state.errors import InvalidInput
     from critic_loop.temporal.client import (
         TemporalRunFailed,
         failure_of,

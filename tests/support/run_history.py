@@ -16,7 +16,10 @@ import pytest
 
 from critic_loop import run_loop
 from critic_loop.cli import main
-from critic_loop.providers import register_chat_model_provider, unregister_chat_model_provider
+from critic_loop.nodes.models.provider_registry import (
+    register_chat_model_provider,
+    unregister_chat_model_provider,
+)
 from critic_loop.state.context import Context
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.scripted_model import ScriptedChatModel

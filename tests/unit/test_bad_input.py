@@ -5,9 +5,8 @@ import re
 import pytest
 from pydantic import ValidationError
 
-from critic_loop.errors import ModelSetupError
 from critic_loop.graphs.app import build_graph
-from critic_loop.state.input_errors import InvalidInput
+from critic_loop.state.errors import InvalidInput, ModelSetupError
 from tests.support.rubrics import RUBRIC, TASK
 
 RUBRIC_DATA = [c.model_dump() for c in RUBRIC]

@@ -129,7 +129,7 @@ def test_candidates_after_the_first_use_the_sample_temperature(models) -> None:
             temperatures.append(temperature)
         return models[model]
 
-    from critic_loop.providers import register_chat_model_provider
+    from critic_loop.nodes.models.provider_registry import register_chat_model_provider
 
     register_chat_model_provider("scripted", factory)
     models.script("worker", "one", "two", "three")

@@ -1,8 +1,8 @@
 import pytest
 from langchain_openai import ChatOpenAI
 
-from critic_loop.errors import ModelSetupError
 from critic_loop.nodes.models.loading import load_chat_model
+from critic_loop.state.errors import ModelSetupError
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ from pydantic import ValidationError
 
 from critic_loop import LoopInfeasible, result_of
 from critic_loop.graphs.app import build_graph
-from critic_loop.state.input_errors import InvalidInput
+from critic_loop.state.errors import InvalidInput
 from tests.support.contexts import scripted_context
 from tests.support.verdicts import graded
 

@@ -5,7 +5,6 @@ import os
 import pytest
 from jinja2.exceptions import SecurityError
 
-from critic_loop.errors import TrustViolation
 from critic_loop.graphs.app import build_graph
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.trust import (
@@ -17,6 +16,7 @@ from critic_loop.nodes.trust import (
     with_tests_inline,
 )
 from critic_loop.state.context import Context
+from critic_loop.state.errors import TrustViolation
 from critic_loop.state.operator_settings import OperatorSettings, operator_settings
 from critic_loop.state.references import register_check
 from critic_loop.state.rubric import PythonCheck, TestSuite

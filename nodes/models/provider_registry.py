@@ -3,6 +3,7 @@
 `register_chat_model_provider("mine", factory)` makes every "mine:<model>" spec in a
 `Context` resolve through `factory`, ahead of the providers LangChain's `init_chat_model`
 knows. This module is the registry; `critic_loop.nodes.models.loading` consults it.
+Callers import both functions from `critic_loop`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,36 @@
+"""Errors the graph raises that a caller can act on, most of them before any model is called.
+
+They live in the core, apart from the nodes that raise them, so the command line, the
+server and Python callers can catch them without importing a graph or a model library.
+The ring's own errors (a command line given bad flags, a stopped run, a finished thread)
+are in `critic_loop.errors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class InvalidInput(ValueError):
+    """A run's task or rubric cannot be used; the message says what to fix, one line each."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        """Keep each problem; the message lists them one per line."""
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+class ModelSetupError(ValueError):
+    """A model named in the context cannot be created (unknown provider, missing key, ...)."""
+
+
+class MissingApiKey(ModelSetupError):
+    """A hosted model was chosen but its provider's API key is not set."""
+
+
+class MissingDependency(LookupError):
+    """A criterion needs an optional package that is not installed."""
+
+
+class TrustViolation(ValueError):
+    """A client asked for something only the operator may choose (a server, a file, code)."""

@@ -1,1 +1,1 @@
-"""What the LangGraph server mounts beside the graphs: the MCP endpoint, ready-made assistants."""
+"""What the LangGraph server serves: the graphs (`graphs`), the MCP endpoint, the assistants."""

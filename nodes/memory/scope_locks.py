@@ -9,8 +9,8 @@ The lock that serializes writers depends on where the store lives. `critic_loop.
 registers one that spans processes for the stores it opens (a file lock beside a SQLite
 database, an advisory lock in PostgreSQL). Any other store (an in-memory store, the
 LangGraph server's) gets the default lock: one that spans the threads and tasks of this
-process, unless `set_default_scope_lock` chose another (`critic_loop.served` does, so the
-server's containers lock one another out through the server's PostgreSQL).
+process, unless `set_default_scope_lock` chose another (`critic_loop.serving.graphs` does,
+so the server's containers lock one another out through the server's PostgreSQL).
 """
 
 from __future__ import annotations

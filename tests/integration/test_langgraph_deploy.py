@@ -75,8 +75,8 @@ def test_the_image_installs_the_package_and_serves_both_graphs(dockerfile: list[
     graphs = json.loads(env_values(dockerfile)["LANGSERVE_GRAPHS"])
     paths = {graph_id: spec["path"] for graph_id, spec in graphs.items()}
     assert paths == {
-        "critic_loop": "critic_loop.served:graph",
-        "distill": "critic_loop.served:distill",
+        "critic_loop": "critic_loop.serving.graphs:graph",
+        "distill": "critic_loop.serving.graphs:distill",
     }
     assert all(spec["description"] for spec in graphs.values())
     for reference in paths.values():  # importable from the installed package
@@ -142,8 +142,8 @@ def test_served_graphs_lock_memory_scopes_across_containers(
         set_default_scope_lock,
     )
     from critic_loop.persistence.postgres import AdvisoryScopeLock
-    from critic_loop.served import graph as served
-    from critic_loop.served import lock_scopes_across_containers
+    from critic_loop.serving.graphs import graph as served
+    from critic_loop.serving.graphs import lock_scopes_across_containers
 
     assert served is graph
     store = InMemoryStore()  # any store critic-loop did not open, like the server's

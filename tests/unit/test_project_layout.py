@@ -136,7 +136,7 @@ from ..models.loading import worker_model
 
 def late():
     from critic_loop.cli.display import show
-    importlib.import_module("critic_loop.served")
+    importlib.import_module("critic_loop.serving.graphs")
 """
     found = imported_modules(source, "critic_loop.nodes.loop.plan")
     assert [(line, module) for line, module in found if is_ring(module)] == [
@@ -147,7 +147,7 @@ def late():
         (5, "critic_loop.persistence.open_saver"),
         (11, "critic_loop.cli.display"),
         (11, "critic_loop.cli.display.show"),
-        (12, "critic_loop.served"),
+        (12, "critic_loop.serving.graphs"),
     ]
     inside = {module for _, module in found if not is_ring(module)}
     assert {"critic_loop.nodes.loop.route", "critic_loop.nodes.models.loading"} <= inside

@@ -70,8 +70,8 @@ def ready_to_grade(rubric: Sequence[CriterionBase], context: Context) -> None:
         MissingDependency: a `tests` criterion needs pytest.
     """
     from critic_loop.nodes.models.loading import grading_model
+    from critic_loop.nodes.operator_policy import OPERATOR, check_rubric
     from critic_loop.nodes.prompts import load_prompts
-    from critic_loop.nodes.trust import OPERATOR, check_rubric
     from critic_loop.nodes.verifiers.judge import panel
 
     if any(not criterion.deterministic for criterion in rubric):

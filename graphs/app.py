@@ -40,7 +40,7 @@ from critic_loop.nodes.loop.plan import first_turns, to_worker
 from critic_loop.nodes.loop.route import route
 from critic_loop.nodes.memory.recall import recall
 from critic_loop.nodes.memory.record_usage import record_rule_usage
-from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.operator_policy import context_of
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT, Context
 from critic_loop.state.loop import LoopInput, LoopOutput, LoopState
 

@@ -8,6 +8,8 @@
 - `models/`: model plumbing: loading "provider:model" chat models, structured output and
   its fallbacks, token usage.
 - `prompts/`: the Jinja prompt templates and their renderer.
-- `steps.py`, `runtime.py`, `events.py`: how a node runs under both `invoke` and
-  `ainvoke`, how it reads its `Context`, and the progress events it streams.
+- `steps.py`, `events.py`: how a node runs under both `invoke` and `ainvoke`, and the
+  progress events it streams.
+- `operator_policy.py`: how a node reads its `Context` (`context_of`), held to the
+  operator's policy on servers, files and code a client may name.
 """

@@ -20,9 +20,8 @@ from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from critic_loop.nodes.models.loading import grading_model, worker_model
+from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, context_of, trust_of
 from critic_loop.nodes.prompts import load_prompts
-from critic_loop.nodes.runtime import context_of
-from critic_loop.nodes.trust import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency

@@ -30,9 +30,8 @@ from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
-from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.operator_policy import Trust, context_of, trust_of
 from critic_loop.nodes.steps import Steps, dual_node, gather, subroutine
-from critic_loop.nodes.trust import Trust, trust_of
 from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge import judge_steps
 from critic_loop.state.context import Context

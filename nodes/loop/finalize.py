@@ -14,7 +14,7 @@ from critic_loop.nodes.loop.progress import best_critique, draft_of, rounds_done
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
-from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.operator_policy import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, OpenItem, Outcome

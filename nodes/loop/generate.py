@@ -24,8 +24,8 @@ from critic_loop.nodes.events import draft_event
 from critic_loop.nodes.models.faults import MALFORMED_REPLIES
 from critic_loop.nodes.models.loading import role_tags, worker_model
 from critic_loop.nodes.models.usage import usage_of
+from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.steps import Steps, dual_node, invoke
 from critic_loop.state.context import Context
 from critic_loop.state.loop import WorkerTurn

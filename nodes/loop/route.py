@@ -33,7 +33,7 @@ from critic_loop.nodes.loop.progress import (
     with_overrides,
 )
 from critic_loop.nodes.loop.review import ask_person, review_reason
-from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.operator_policy import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, Draft, Outcome, Review, WorkerFeedback

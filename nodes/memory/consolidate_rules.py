@@ -31,7 +31,7 @@ from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
 from critic_loop.nodes.memory.rule_text import find_duplicate, refusal
 from critic_loop.nodes.memory.scope_locks import locked
-from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState

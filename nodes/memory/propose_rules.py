@@ -20,8 +20,8 @@ from langgraph.store.base import BaseStore
 
 from critic_loop.nodes.memory.ranking import strongest_rules
 from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
+from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.runtime import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from critic_loop.nodes.events import recall_event
 from critic_loop.nodes.memory.ranking import strongest_rules
 from critic_loop.nodes.memory.rule_store import search_rules
-from critic_loop.nodes.runtime import context_of
+from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Task

@@ -4,7 +4,7 @@
 runs it with blocking I/O under `invoke` and without blocking the event loop under
 `ainvoke`: pure text checks run inline, Python functions in a worker thread, test suites as
 async subprocesses. `trust` says whose rubric it is: a client's may name only the
-functions and files the operator allowed (see `critic_loop.nodes.trust`).
+functions and files the operator allowed (see `critic_loop.nodes.operator_policy`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from critic_loop.nodes.operator_policy import OPERATOR, Trust, with_tests_inline
 from critic_loop.nodes.steps import Call
-from critic_loop.nodes.trust import OPERATOR, Trust, with_tests_inline
 from critic_loop.nodes.verifiers.checks.python_function import run_python_check
 from critic_loop.nodes.verifiers.checks.structured import (
     check_json,

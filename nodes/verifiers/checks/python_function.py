@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from critic_loop.nodes.trust import OPERATOR, Trust, resolve_check
+from critic_loop.nodes.operator_policy import OPERATOR, Trust, resolve_check
 from critic_loop.state.rubric import PythonCheck
 from critic_loop.state.verdict import CheckResult
 

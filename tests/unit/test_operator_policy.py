@@ -6,8 +6,7 @@ import pytest
 from jinja2.exceptions import SecurityError
 
 from critic_loop.graphs.app import build_graph
-from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.trust import (
+from critic_loop.nodes.operator_policy import (
     OPERATOR,
     Trust,
     check_context,
@@ -15,6 +14,7 @@ from critic_loop.nodes.trust import (
     resolve_check,
     with_tests_inline,
 )
+from critic_loop.nodes.prompts import render_prompt
 from critic_loop.state.context import Context
 from critic_loop.state.errors import TrustViolation
 from critic_loop.state.operator_settings import OperatorSettings, operator_settings

@@ -13,9 +13,9 @@ client, so:
 - a `python` check must name a function the operator registered in code, or one of
   `CRITIC_LOOP_PYTHON_CHECK_MODULES`.
 
-These are checked whenever a node reads its context (so a resumed run with new settings
-is checked too) and wherever a file is read or a function resolved (so a rubric edited
-in the thread's state is checked too). In a run that is not served the caller is the
+These are checked whenever a node reads its context (`context_of`, so a resumed run with
+new settings is checked too) and wherever a file is read or a function resolved (so a
+rubric edited in the thread's state is checked too). In a run that is not served the caller is the
 operator, and may name any of them.
 """
 
@@ -29,7 +29,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from critic_loop.state.context import Context
+from critic_loop.state.context import Context, as_context
 from critic_loop.state.errors import TrustViolation
 from critic_loop.state.operator_settings import OperatorSettings, operator_settings
 from critic_loop.state.references import resolve_reference
@@ -55,6 +55,18 @@ def trust_of(runtime: Runtime[Any]) -> Trust:
     return Trust(
         served=runtime.server_info is not None or settings.untrusted_input, settings=settings
     )
+
+
+def context_of(runtime: Runtime[Any]) -> Context:
+    """Return the run's context, or the defaults (with env overrides) when none was given.
+
+    Every node reads its context through here, so a client's context is held to the
+    operator's policy at each step (a resumed run with new settings too).
+
+    Raises:
+        TrustViolation: a client chose a server or a directory the operator did not allow.
+    """
+    return check_context(as_context(runtime.context), trust_of(runtime))
 
 
 def _operator_base_urls() -> set[str]:

@@ -28,7 +28,7 @@ from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.model_choice import choose_models
 from critic_loop.nodes.loop.check_input import preflight, validated_input
-from critic_loop.nodes.loop.progress import rounds_done
+from critic_loop.nodes.loop.history_queries import rounds_done
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, get_args
 
 from critic_loop.cli.reading import Thread
-from critic_loop.nodes.loop.progress import best_critique
+from critic_loop.nodes.loop.history_queries import best_critique
 from critic_loop.state.records import Critique, Draft, Outcome, TokenUsage
 from critic_loop.state.verdict import Verdict
 

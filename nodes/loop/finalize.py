@@ -10,7 +10,12 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
 from critic_loop.nodes.events import finished_event
-from critic_loop.nodes.loop.progress import best_critique, draft_of, rounds_done, with_overrides
+from critic_loop.nodes.loop.history_queries import (
+    best_critique,
+    draft_of,
+    rounds_done,
+    with_overrides,
+)
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record

@@ -19,7 +19,7 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from critic_loop.nodes.loop.progress import (
+from critic_loop.nodes.loop.history_queries import (
     best_critique,
     best_of_round,
     draft_of,

@@ -28,7 +28,7 @@ from typing import Any
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from critic_loop.nodes.loop.progress import best_critique, rounds_done
+from critic_loop.nodes.loop.history_queries import best_critique, rounds_done
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, Review, ReviewAction

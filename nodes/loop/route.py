@@ -21,8 +21,7 @@ from typing import Literal, NamedTuple
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from critic_loop.nodes.loop.plan import feedback_on, next_turn, to_worker
-from critic_loop.nodes.loop.progress import (
+from critic_loop.nodes.loop.history_queries import (
     attainable,
     best_of_round,
     confirmed_terminal,
@@ -32,6 +31,7 @@ from critic_loop.nodes.loop.progress import (
     stall_reason,
     with_overrides,
 )
+from critic_loop.nodes.loop.plan import feedback_on, next_turn, to_worker
 from critic_loop.nodes.loop.review import ask_person, review_reason
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.state.context import Context

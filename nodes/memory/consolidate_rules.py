@@ -26,7 +26,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 
-from critic_loop.nodes.loop.progress import rounds_done
+from critic_loop.nodes.loop.history_queries import rounds_done
 from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
 from critic_loop.nodes.memory.rule_text import find_duplicate, refusal

@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, Field
 
-from critic_loop.nodes.loop.progress import rounds_done
+from critic_loop.nodes.loop.history_queries import rounds_done
 from critic_loop.nodes.memory.ranking import (
     entries_of,
     ranking_writes,

@@ -4,7 +4,7 @@ import pytest
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from critic_loop.nodes.loop.progress import no_score_gain, repeated_failures
+from critic_loop.nodes.loop.history_queries import no_score_gain, repeated_failures
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, route
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState

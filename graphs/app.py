@@ -36,8 +36,8 @@ from critic_loop.nodes.loop.check_input import check_input
 from critic_loop.nodes.loop.critique import critique
 from critic_loop.nodes.loop.finalize import finalize
 from critic_loop.nodes.loop.generate import generate
-from critic_loop.nodes.loop.plan import first_turns, to_worker
 from critic_loop.nodes.loop.route import route
+from critic_loop.nodes.loop.worker_turns import first_turns, to_worker
 from critic_loop.nodes.memory.recall import recall
 from critic_loop.nodes.memory.record_usage import record_rule_usage
 from critic_loop.nodes.operator_policy import context_of

@@ -23,8 +23,8 @@ from langgraph.types import Command, Send
 
 from critic_loop.nodes.loop.finalize import ending
 from critic_loop.nodes.loop.history_queries import best_critique
-from critic_loop.nodes.loop.plan import first_turns, to_worker
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
+from critic_loop.nodes.loop.worker_turns import first_turns, to_worker
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
 from critic_loop.temporal.loop_state import TemporalLoopState

@@ -31,8 +31,8 @@ from critic_loop.nodes.loop.history_queries import (
     stall_reason,
     with_overrides,
 )
-from critic_loop.nodes.loop.plan import feedback_on, next_turn, to_worker
 from critic_loop.nodes.loop.review import ask_person, review_reason
+from critic_loop.nodes.loop.worker_turns import feedback_on, next_turn, to_worker
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState

@@ -138,7 +138,7 @@ def late():
     from critic_loop.cli.display import show
     importlib.import_module("critic_loop.serving.graphs")
 """
-    found = imported_modules(source, "critic_loop.nodes.loop.plan")
+    found = imported_modules(source, "critic_loop.nodes.loop.worker_turns")
     assert [(line, module) for line, module in found if is_ring(module)] == [
         (3, "critic_loop.errors"),
         (4, "critic_loop"),

@@ -1,6 +1,6 @@
 """`critic-loop runs`, `show` and `stats`: look back at the runs a database holds.
 
-They read the checkpointer only (see `critic_loop.cli.reading`); none calls a model or
+They read the checkpointer only (see `critic_loop.cli.stored_threads`); none calls a model or
 changes anything. Nothing heavy is imported until a command runs.
 """
 
@@ -18,7 +18,7 @@ import click
 from critic_loop.cli.sections import SectionedCommand, db_option, json_option, option
 
 if TYPE_CHECKING:
-    from critic_loop.cli.reading import Thread
+    from critic_loop.cli.stored_threads import Thread
     from critic_loop.state.records import Critique, Draft, WorkerFeedback
 
 TASK_WIDTH = 40
@@ -113,7 +113,7 @@ def runs(db: str | None, limit: int, as_json: bool) -> None:
     ended (UTC), its memory scope and its task's first line. `critic-loop show THREAD`
     tells the whole story of one.
     """
-    from critic_loop.cli.reading import open_database, recent_threads
+    from critic_loop.cli.stored_threads import open_database, recent_threads
 
     with open_database(db) as persistence:
         threads = recent_threads(persistence.checkpointer, limit or None)
@@ -360,7 +360,7 @@ def show(thread_id: str, db: str | None, diff: bool, as_json: bool) -> None:
     hint, the feedback the worker was given, then the outcome, its reason and the final
     draft. THREAD is a thread id as `critic-loop runs` lists it.
     """
-    from critic_loop.cli.reading import open_database, read_thread
+    from critic_loop.cli.stored_threads import open_database, read_thread
 
     with open_database(db) as persistence:
         thread = read_thread(persistence.checkpointer, thread_id, persistence.location)
@@ -474,8 +474,8 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
     first holding its critique).
     """
     from critic_loop.cli.plotting import require_matplotlib
-    from critic_loop.cli.reading import all_threads, open_database
     from critic_loop.cli.run_stats import figures_of, statistics_of
+    from critic_loop.cli.stored_threads import all_threads, open_database
 
     if plot is not None:
         require_matplotlib()

@@ -148,7 +148,7 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
     from (thread and outcome), and when it was created and last updated. The id is what
     `critic-loop forget` takes.
     """
-    from critic_loop.cli.reading import open_database
+    from critic_loop.cli.stored_threads import open_database
 
     if scope and all_scopes:
         raise UsageProblem("give --scope or --all-scopes, not both")
@@ -253,7 +253,7 @@ def forget(
     do). It asks before deleting unless --yes is given; declining deletes nothing and
     exits with status 1. The scope's ranking, which recall reads, is kept right.
     """
-    from critic_loop.cli.reading import open_database
+    from critic_loop.cli.stored_threads import open_database
 
     if everything == (rule_id is not None):
         raise UsageProblem("name one RULE_ID, or give --all to forget every rule of a scope")

@@ -14,7 +14,7 @@ Every figure is computed from what the runs' checkpoints hold:
   critique's `usage`) over every finished run, divided by their rounds (distillation's
   tokens are not kept in a run's state, so they are not counted);
 - *time per round* is measured between checkpoint timestamps (see
-  `critic_loop.cli.reading`);
+  `critic_loop.cli.stored_threads`);
 - *best score by round* is, for each round, the best weighted score a run had reached by
   then (the score of the draft it would return if it stopped there).
 """
@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from critic_loop.cli.reading import Thread
+from critic_loop.cli.stored_threads import Thread
 from critic_loop.nodes.loop.history_queries import best_critique
 from critic_loop.state.records import Critique, Draft, Outcome, TokenUsage
 from critic_loop.state.verdict import Verdict

@@ -17,7 +17,8 @@ from critic_loop.cli import main
 from critic_loop.cli.agreement import Agreement
 from critic_loop.cli.calibrate import read_labels
 from critic_loop.cli.history import cut, runs_table
-from critic_loop.cli.reading import (
+from critic_loop.cli.run_stats import nearest_rank, spread
+from critic_loop.cli.stored_threads import (
     STATE_FIELDS,
     Step,
     Thread,
@@ -25,7 +26,6 @@ from critic_loop.cli.reading import (
     round_seconds,
     state_values,
 )
-from critic_loop.cli.run_stats import nearest_rank, spread
 from critic_loop.errors import UsageProblem
 from critic_loop.grading import GradingFailed, grade
 from critic_loop.state.loop import LoopState

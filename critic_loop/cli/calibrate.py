@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from critic_loop.cli.context_options import chosen_settings, context_options
-from critic_loop.cli.sections import SectionedCommand, option
+from critic_loop.cli.option_sections import SectionedCommand, option
 from critic_loop.errors import UsageProblem
 
 if TYPE_CHECKING:

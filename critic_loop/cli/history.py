@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from critic_loop.cli.sections import SectionedCommand, db_option, json_option, option
+from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
 
 if TYPE_CHECKING:
     from critic_loop.cli.stored_threads import Thread

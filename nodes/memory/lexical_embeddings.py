@@ -20,7 +20,7 @@ from typing import Any, cast
 from langgraph.store.base import IndexConfig
 from langgraph.store.sqlite.base import SqliteIndexConfig
 
-from critic_loop.nodes.memory.words import content_words
+from critic_loop.nodes.memory.content_words import content_words
 
 DIMENSIONS = 128
 """Length of the vectors `embed_texts` returns.

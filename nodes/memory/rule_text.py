@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 
-from critic_loop.nodes.memory.words import STOP_WORDS, words
+from critic_loop.nodes.memory.content_words import STOP_WORDS, words
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MAX_RULE_WORDS
 

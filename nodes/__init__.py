@@ -5,8 +5,8 @@
 - `verifiers/`: the critic's verifiers: deterministic checks and the LLM judge.
 - `memory/`: long-term memory: recall, rule usage, distillation (propose and consolidate
   rules), the rule store and its lexical index.
-- `models/`: model plumbing: loading "provider:model" chat models, structured output and
-  its fallbacks, token usage.
+- `models/`: model plumbing: loading "provider:model" chat models, the registry of
+  providers of one's own, structured output and its fallbacks, token usage.
 - `prompts/`: the Jinja prompt templates and their renderer.
 - `steps.py`, `events.py`: how a node runs under both `invoke` and `ainvoke`, and the
   progress events it streams.

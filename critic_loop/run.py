@@ -28,13 +28,12 @@ from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.model_choice import choose_models
 from critic_loop.nodes.loop.check_input import preflight, validated_input
-from critic_loop.nodes.loop.history_queries import rounds_done
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.input_errors import ItemLabel, default_label
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique
+from critic_loop.state.records import Critique, rounds_done
 from critic_loop.state.rubric import CriterionBase, dump_rubric
 
 EventHandler = Callable[[dict[str, Any]], None]

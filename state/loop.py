@@ -28,6 +28,7 @@ from critic_loop.state.records import (
     Outcome,
     Review,
     WorkerFeedback,
+    rounds_done,
 )
 from critic_loop.state.rubric import Rubric, Task
 from critic_loop.state.rules import MemoryReport, RecalledRule
@@ -130,7 +131,7 @@ class LoopState(BaseModel):
     @property
     def rounds(self) -> int:
         """The number of completed rounds (rounds whose drafts have been judged)."""
-        return max((critique.round for critique in self.critiques), default=0)
+        return rounds_done(self.critiques)
 
 
 class RevisionStep(BaseModel):

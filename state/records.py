@@ -7,6 +7,7 @@ nodes read them back through these models.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -140,6 +141,14 @@ class Critique(BaseModel):
     def ref(self) -> DraftRef:
         """Which draft this critique grades."""
         return DraftRef(round=self.round, candidate=self.candidate)
+
+
+def rounds_done(critiques: Sequence[Critique]) -> int:
+    """Return the number of rounds graded so far (a round may hold several candidates).
+
+    The one count of rounds: `LoopState.rounds` is this over the state's critiques.
+    """
+    return max((critique.round for critique in critiques), default=0)
 
 
 class WorkerFeedback(BaseModel):

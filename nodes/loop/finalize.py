@@ -10,19 +10,14 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
 from critic_loop.nodes.events import finished_event
-from critic_loop.nodes.loop.history_queries import (
-    best_critique,
-    draft_of,
-    rounds_done,
-    with_overrides,
-)
+from critic_loop.nodes.loop.history_queries import best_critique, draft_of, with_overrides
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, OpenItem, Outcome
+from critic_loop.state.records import Critique, OpenItem, Outcome, rounds_done
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MemoryReport
 

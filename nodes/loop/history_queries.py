@@ -10,16 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT
-from critic_loop.state.records import Critique, Draft, DraftRef, Review
+from critic_loop.state.records import Critique, Draft, DraftRef, Review, rounds_done
 from critic_loop.state.verdict import SCORE_TOLERANCE, Verdict
 
 Strength = tuple[int, float]
 """How good a graded draft is: must criteria passed, then weighted score."""
-
-
-def rounds_done(critiques: Sequence[Critique]) -> int:
-    """Return the number of rounds graded so far (a round may hold several candidates)."""
-    return max((critique.round for critique in critiques), default=0)
 
 
 def latest_round(critiques: Sequence[Critique]) -> list[Critique]:

@@ -28,10 +28,10 @@ from typing import Any
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from critic_loop.nodes.loop.history_queries import best_critique, rounds_done
+from critic_loop.nodes.loop.history_queries import best_critique
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, Review, ReviewAction
+from critic_loop.state.records import Critique, Review, ReviewAction, rounds_done
 
 ACTIONS = {
     "accept": 'end the run with this draft: {"action": "accept"}',

@@ -27,7 +27,6 @@ from critic_loop.nodes.loop.history_queries import (
     confirmed_terminal,
     extra_rounds,
     latest_round,
-    rounds_done,
     stall_reason,
     with_overrides,
 )
@@ -36,7 +35,7 @@ from critic_loop.nodes.loop.worker_turns import feedback_on, next_turn, to_worke
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, Draft, Outcome, Review, WorkerFeedback
+from critic_loop.state.records import Critique, Draft, Outcome, Review, WorkerFeedback, rounds_done
 from critic_loop.state.verdict import first_line
 
 

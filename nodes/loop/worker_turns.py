@@ -19,15 +19,10 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from critic_loop.nodes.loop.history_queries import (
-    best_critique,
-    best_of_round,
-    draft_of,
-    rounds_done,
-)
+from critic_loop.nodes.loop.history_queries import best_critique, best_of_round, draft_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
-from critic_loop.state.records import Draft, DraftRef, WorkerFeedback
+from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
 from critic_loop.state.rubric import Task
 from critic_loop.state.rules import RecalledRule
 

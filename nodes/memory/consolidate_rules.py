@@ -26,7 +26,6 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 
-from critic_loop.nodes.loop.history_queries import rounds_done
 from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
 from critic_loop.nodes.memory.rule_text import find_duplicate, refusal
@@ -35,6 +34,7 @@ from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
+from critic_loop.state.records import rounds_done
 from critic_loop.state.rules import MemoryReport, Rule, RuleOperation, RuleProvenance, utc_now
 
 logger = logging.getLogger(__name__)

@@ -21,7 +21,6 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, Field
 
-from critic_loop.nodes.loop.history_queries import rounds_done
 from critic_loop.nodes.memory.ranking import (
     entries_of,
     ranking_writes,
@@ -37,7 +36,7 @@ from critic_loop.nodes.memory.rule_store import (
 from critic_loop.nodes.memory.scope_locks import locked
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
-from critic_loop.state.records import COMPLETED_OUTCOMES, Critique, Outcome
+from critic_loop.state.records import COMPLETED_OUTCOMES, Critique, Outcome, rounds_done
 from critic_loop.state.rules import RecalledRule, Rule, rules_namespace
 
 logger = logging.getLogger(__name__)

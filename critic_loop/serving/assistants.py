@@ -48,7 +48,6 @@ class Preset:
     name: str
     title: str
     description: str
-    needs: str
     available: Callable[[Mapping[str, str]], bool]
     settings: Callable[[Mapping[str, str]], dict[str, Any]]
 
@@ -80,7 +79,6 @@ PRESETS: dict[str, Preset] = {
                 "server (llama.cpp, Ollama, vLLM): it drafts and, one criterion per call, "
                 "judges. No API key needed."
             ),
-            needs="OPENAI_BASE_URL (or CRITIC_LOOP_BASE_URL) naming a local server",
             available=lambda environ: _local_url(environ) is not None,
             settings=_local_settings,
         ),
@@ -91,7 +89,6 @@ PRESETS: dict[str, Preset] = {
                 "Refine an artifact with OpenAI's models: a small model drafts, a larger one "
                 "judges against the rubric."
             ),
-            needs="OPENAI_API_KEY",
             available=lambda environ: (
                 bool(environ.get("OPENAI_API_KEY")) and _local_url(environ) is None
             ),
@@ -104,7 +101,6 @@ PRESETS: dict[str, Preset] = {
                 "Refine an artifact with Google's Gemini: Gemini Flash drafts, Gemini Pro "
                 "judges against the rubric."
             ),
-            needs="GOOGLE_API_KEY or GEMINI_API_KEY",
             available=lambda environ: bool(
                 environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY")
             ),

@@ -124,14 +124,6 @@ def feedback_after(state: LoopState, review: Review) -> list[WorkerFeedback]:
     ]
 
 
-def decide_outcome(
-    critiques: Sequence[Critique], context: Context, drafts: Sequence[Draft] = ()
-) -> Decision | None:
-    """Return how the run ends after this history, or None if it goes on."""
-    decision = decide(critiques, drafts, context)
-    return decision if isinstance(decision, Decision) else None
-
-
 def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send:
     """Return the worker's next turn, to send to the generate node."""
     return to_worker(next_turn(state, context, how.action))

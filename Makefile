@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test unit integration lint format typecheck wheel clean
+.PHONY: install test unit integration lint format typecheck docs wheel clean
 
 install:  ## a virtualenv with the package (editable) and every development tool
 	$(PYTHON) -m venv $(VENV) && $(BIN)/pip install -e '.[dev]'
@@ -22,6 +22,9 @@ lint:  ## ruff, ruff format and mypy --strict
 	$(BIN)/ruff format --check .
 	MYPY=$(BIN)/mypy .ci/typecheck
 
+docs:  ## the documentation site into site/ (a broken link or a page missing from nav fails)
+	$(BIN)/mkdocs build --strict
+
 format:
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
@@ -30,4 +33,4 @@ wheel:  ## build the wheel into dist/
 	$(BIN)/pip wheel --no-deps -w dist .
 
 clean:
-	rm -rf build dist .typecheck .mypy_cache .ruff_cache .pytest_cache *.egg-info
+	rm -rf build dist site .typecheck .mypy_cache .ruff_cache .pytest_cache *.egg-info

@@ -55,7 +55,7 @@ critic-loop needs a model, and found no API key and no local server. Either:
   2. point it at a local OpenAI-compatible server (llama.cpp, Ollama, vLLM, LM Studio):
      export OPENAI_BASE_URL=http://127.0.0.1:8080/v1   (or pass --base-url)
      The model the server serves is used for every role; --model openai:<name> picks one.
-Then run the same command again. See README.md, "Choosing models"."""
+Then run the same command again. See docs/models.md, "Choosing models"."""
 
 
 def _version() -> str:

@@ -1,0 +1,135 @@
+"""The README introduces, the docs site holds the reference, and their links lead somewhere.
+
+`mkdocs build --strict` (in `.ci/run`, `make docs` and `tests/integration/test_docs_site.py`)
+checks the links between docs pages; the README is not part of the site, so its links are
+checked here, as GitHub resolves them.
+"""
+
+import re
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+import yaml
+
+from critic_loop.state.context import Context
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+"""A Markdown link's target (images left out)."""
+
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+OUTSIDE_PATHS = ["../" + "shared", "/work/" + "shared"]
+"""Paths of the workplace beside the checkout, which no clone has (spelled apart here)."""
+
+
+def prose_lines(text: str) -> list[str]:
+    """Return the lines of a Markdown text outside its code fences."""
+    lines, fence = [], ""
+    for line in text.splitlines():
+        opening = FENCE.match(line)
+        if opening and (not fence or opening.group(1).startswith(fence)):
+            fence = "" if fence else opening.group(1)
+            continue
+        if not fence:
+            lines.append(line)
+    return lines
+
+
+def heading_anchor(heading: str) -> str:
+    """Return the anchor GitHub gives a heading (and MkDocs, for the headings used here)."""
+    text = re.sub(r"`|\*\*|\[([^\]]*)\]\([^)]*\)", r"\1", heading).strip().lower()
+    text = unicodedata.normalize("NFKD", text)
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors_of(page: Path) -> set[str]:
+    """Return the anchors of every heading of a Markdown page."""
+    headings = [line for line in prose_lines(page.read_text()) if re.match(r"#{1,6} ", line)]
+    return {heading_anchor(line.lstrip("#")) for line in headings}
+
+
+def nav_pages(entries: object) -> list[str]:
+    """Return every page file named in a MkDocs `nav`, in order."""
+    if isinstance(entries, str):
+        return [entries]
+    if isinstance(entries, list):
+        return [page for entry in entries for page in nav_pages(entry)]
+    if isinstance(entries, dict):
+        return [page for value in entries.values() for page in nav_pages(value)]
+    return []
+
+
+def test_the_readme_is_an_introduction_of_at_most_250_lines() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines; move reference text to docs/"
+
+
+def test_every_setting_is_in_the_settings_page() -> None:
+    page = (DOCS / "settings.md").read_text()
+    documented = set(re.findall(r"^\| `(\w+)` \|", page, flags=re.MULTILINE))
+    assert set(Context.model_fields) <= documented
+
+
+def test_every_docs_page_is_in_the_navigation_and_every_entry_is_a_page() -> None:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    listed = nav_pages(config["nav"])
+    assert len(listed) == len(set(listed)), "a page is listed twice in mkdocs.yml"
+    assert set(listed) == {page.name for page in DOCS.glob("*.md")}
+
+
+@pytest.mark.parametrize("page", [README, *sorted(DOCS.glob("*.md"))], ids=lambda p: p.name)
+def test_every_relative_link_leads_to_a_file_and_heading_that_exist(page: Path) -> None:
+    broken = []
+    for line in prose_lines(page.read_text()):
+        for target in LINK.findall(line):
+            if re.match(r"[a-z]+:", target):
+                continue  # https:, mailto:
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{target}: no such file")
+            elif anchor and linked.suffix == ".md" and anchor not in anchors_of(linked):
+                broken.append(f"{target}: no heading with that anchor")
+    assert not broken, f"{page.name}: " + "; ".join(broken)
+
+
+def test_the_docs_pages_link_only_to_pages_of_the_site() -> None:
+    for page in DOCS.glob("*.md"):
+        for line in prose_lines(page.read_text()):
+            for target in LINK.findall(line):
+                path = target.partition("#")[0]
+                assert not path.startswith(".."), f"{page.name}: {target} leaves the site"
+
+
+def test_no_file_refers_to_a_path_outside_the_repository() -> None:
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    found = []
+    for name in listed.decode().split("\0"):
+        path = ROOT / name
+        if not name or name.startswith(".ci/") or not path.is_file():
+            continue
+        text = path.read_bytes().decode("utf-8", errors="ignore")
+        found += [f"{name}: {outside}" for outside in OUTSIDE_PATHS if outside in text]
+    assert not found, "paths outside the repository:\n" + "\n".join(found)
+
+
+def test_heading_anchors_follow_githubs_rules() -> None:
+    assert heading_anchor(" `critic-loop calibrate LABELS.jsonl`") == (
+        "critic-loop-calibrate-labelsjsonl"
+    )
+    assert heading_anchor(" Does it pay? The effectiveness benchmark") == (
+        "does-it-pay-the-effectiveness-benchmark"
+    )
+    assert heading_anchor(" The operator's settings") == "the-operators-settings"

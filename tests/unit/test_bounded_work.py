@@ -38,7 +38,9 @@ def test_a_backtracking_pattern_ends_within_the_limit_as_a_failure(operator, pat
     criterion = Regex(id="r", kind="regex", pattern=pattern)
     started = time.monotonic()
     result = check_regex(criterion, "a" * 40 + "!" + "x" * 5000)
-    assert time.monotonic() - started < 1.5
+    # unbounded, this match backtracks for hours; the margin over the 0.5 s limit absorbs
+    # a loaded 2-core machine (1.5 s flaked at load 8)
+    assert time.monotonic() - started < 5
     assert not result.passed
     assert result.evidence
 

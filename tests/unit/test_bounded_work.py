@@ -55,19 +55,33 @@ def test_ten_thousand_criteria_are_refused_at_once() -> None:
     assert time.monotonic() - started < 2
 
 
-def test_the_contradiction_check_is_near_linear(operator) -> None:
-    operator(max_criteria=20_000)
-    rubric = [
-        *({"id": f"w{i}", "kind": "word_count", "min": 1, "max": 100 + i} for i in range(3000)),
+def _contradiction_rubric(n: int) -> list[dict[str, object]]:
+    return [
+        *({"id": f"w{i}", "kind": "word_count", "min": 1, "max": 100 + i} for i in range(n)),
         *(
             {"id": f"p{i}", "kind": "regex", "pattern": f"word{i}", "must_match": i % 2 == 0}
-            for i in range(3000)
+            for i in range(n)
         ),
-        *({"id": f"h{i}", "kind": "contains", "phrases": [f"phrase {i}"]} for i in range(3000)),
+        *({"id": f"h{i}", "kind": "contains", "phrases": [f"phrase {i}"]} for i in range(n)),
     ]
-    started = time.monotonic()
-    LoopInput.model_validate({"task": TASK, "rubric": rubric})
-    assert time.monotonic() - started < 2
+
+
+def _validation_seconds(rubric: list[dict[str, object]]) -> float:
+    best = float("inf")
+    for _ in range(3):  # the fastest of three: what the code costs, not what the machine did
+        started = time.perf_counter()
+        LoopInput.model_validate({"task": TASK, "rubric": rubric})
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_the_contradiction_check_is_near_linear(operator) -> None:
+    operator(max_criteria=20_000)
+    small, large = _contradiction_rubric(300), _contradiction_rubric(3000)
+    ratio = _validation_seconds(large) / _validation_seconds(small)
+    # ten times the criteria: about 10x when linear, 100x when every pair is compared. A
+    # ratio, not a time limit, so a loaded machine does not fail it (2 s flaked at load 8)
+    assert ratio < 30
 
 
 def test_an_evil_pattern_cannot_hang_the_contradiction_check() -> None:

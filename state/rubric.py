@@ -522,10 +522,11 @@ def _phrase_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
     """Find a required phrase that a forbidding pattern matches wherever it appears."""
     deadline = time.monotonic() + CONTRADICTION_BUDGET_SECONDS
     forbidding = [c for c in criteria if isinstance(c, Regex) and not c.must_match]
+    # a phrase matched without regard to case can dodge a case-sensitive pattern in a
+    # case variant: only patterns that ignore case bind it
+    ignoring_case = [c for c in forbidding if c.ignore_case]
     for contains in (c for c in criteria if isinstance(c, Contains)):
-        for pattern in forbidding:
-            if not (contains.case_sensitive or pattern.ignore_case):
-                continue  # a case variant of the phrase could dodge the pattern
+        for pattern in forbidding if contains.case_sensitive else ignoring_case:
             for phrase in contains.phrases:
                 left = deadline - time.monotonic()
                 if left <= 0:

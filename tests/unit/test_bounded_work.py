@@ -4,6 +4,7 @@ import re
 import time
 
 import pytest
+import regex
 from pydantic import ValidationError
 
 from critic_loop.graphs.app import build_graph
@@ -69,6 +70,7 @@ def _contradiction_rubric(n: int) -> list[dict[str, object]]:
 def _validation_seconds(rubric: list[dict[str, object]]) -> float:
     best = float("inf")
     for _ in range(3):  # the fastest of three: what the code costs, not what the machine did
+        regex.purge()  # else a small rubric's patterns come from the cache, a large one's not
         started = time.perf_counter()
         LoopInput.model_validate({"task": TASK, "rubric": rubric})
         best = min(best, time.perf_counter() - started)
@@ -79,9 +81,9 @@ def test_the_contradiction_check_is_near_linear(operator) -> None:
     operator(max_criteria=20_000)
     small, large = _contradiction_rubric(300), _contradiction_rubric(3000)
     ratio = _validation_seconds(large) / _validation_seconds(small)
-    # ten times the criteria: about 10x when linear, 100x when every pair is compared. A
+    # ten times the criteria: about 10x when linear, over 20x when every pair is compared. A
     # ratio, not a time limit, so a loaded machine does not fail it (2 s flaked at load 8)
-    assert ratio < 30
+    assert ratio < 20
 
 
 def test_an_evil_pattern_cannot_hang_the_contradiction_check() -> None:

@@ -57,6 +57,10 @@ def trust_of(runtime: Runtime[Any]) -> Trust:
     )
 
 
+ContextReader = Callable[[Runtime[Any]], Context]
+"""How a node reads its run's context from its runtime (`context_of`, unless told otherwise)."""
+
+
 def context_of(runtime: Runtime[Any]) -> Context:
     """Return the run's context, or the defaults (with env overrides) when none was given.
 

@@ -1,15 +1,15 @@
-"""The loop's I/O nodes as Temporal activities: the same node logic, rebuilt on the worker.
+"""The loop's I/O steps as Temporal activities: the same node logic, run on a worker.
 
-The plugin runs each of these module-level functions in an activity. What crosses the
-activity boundary is plain data, so each node here:
+The plugin runs `activity_body(step)` in an activity for every step of the graph that
+does I/O. What crosses the activity boundary is plain data, so the body:
 
-1. rebuilds its typed input (`WorkerTurn`, `CriticView`, ...) from the dict it receives,
-   and the run's `Context` from the context's dict;
+1. rebuilds the step's typed input (`WorkerTurn`, `CriticView`, ...) from the dict it
+   receives, and the run's `Context` from the context's dict;
 2. gives the node logic the worker's rule store (activities get none from the plugin);
 3. heartbeats in the background while the logic runs, so a dead worker is noticed after
    the activity's `heartbeat_timeout`, not its whole `start_to_close_timeout`;
-4. runs the logic that the in-process graph runs (`generate_steps`, `critique_steps`, ...)
-   with its async calls, exactly as `graph.ainvoke` would;
+4. runs the node logic that the in-process graph runs, with its async calls (a
+   `StepsNode`'s generator, as `graph.ainvoke` would; a sync function on a thread);
 5. turns errors that no retry can fix (bad input, a model that cannot be created, a
    refused setting) into non-retryable failures, so the run fails at once with them.
 
@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, TypeVar
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ValidationError
@@ -30,23 +31,12 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from critic_loop.errors import UnsafeCheckpoint, UsageProblem
-from critic_loop.nodes.loop.check_input import SubmittedInput
-from critic_loop.nodes.loop.check_input import check_input as check_input_logic
-from critic_loop.nodes.loop.critique import critique_steps
-from critic_loop.nodes.loop.generate import generate_steps
-from critic_loop.nodes.memory.consolidate_rules import consolidate_rules_steps
-from critic_loop.nodes.memory.propose_rules import propose_rules_steps
-from critic_loop.nodes.memory.recall import RecallView, recall_steps
-from critic_loop.nodes.memory.record_usage import UsageView, record_rule_usage_steps
-from critic_loop.nodes.steps import Steps, arun_steps
+from critic_loop.graphs.declaration import Step
+from critic_loop.nodes.steps import StepsNode, arun_steps
 from critic_loop.state.context import Context, as_context
-from critic_loop.state.distill import DistillState
 from critic_loop.state.errors import InvalidInput, ModelSetupError, TrustViolation
-from critic_loop.state.loop import CriticView, WorkerTurn
 from critic_loop.temporal import resources
 from critic_loop.temporal.settings import fits_worker
-
-M = TypeVar("M", bound=BaseModel)
 
 FINAL_ERRORS: tuple[type[BaseException], ...] = (
     InvalidInput,
@@ -104,58 +94,31 @@ def node_runtime(runtime: Runtime[Any]) -> Runtime[Context]:
     return runtime.override(context=context, store=resources.current().store)
 
 
-def typed(model: type[M], state: Any) -> M:
-    """Return the node's input as `model` (it arrives as a dict)."""
-    return state if isinstance(state, model) else model.model_validate(state)
+def typed(schema: type[Any], state: Any) -> Any:
+    """Return the step's input as its schema reads it (a pydantic view arrives as a dict)."""
+    if isinstance(schema, type) and issubclass(schema, BaseModel) and isinstance(state, dict):
+        return schema.model_validate(state)
+    return state
 
 
-async def run_node(
-    logic: Callable[[M, Runtime[Context]], Steps[dict[str, Any]]],
-    model: type[M],
-    state: Any,
-    runtime: Runtime[Any],
-) -> dict[str, Any]:
-    """Run node `logic` on `state` as the in-process graph's async path does."""
-    async with heartbeating():
-        with final_errors():
-            return await arun_steps(logic(typed(model, state), node_runtime(runtime)))
+def activity_body(step: Step) -> Callable[[Any, Runtime[Any]], Awaitable[Any]]:
+    """Return what the activity of I/O step `step` runs on a worker (see the module doc)."""
+    node = step.node
 
+    async def body(state: Any, runtime: Runtime[Any]) -> Any:
+        async with heartbeating():
+            with final_errors():
+                view, worker_runtime = typed(step.input_schema, state), node_runtime(runtime)
+                if isinstance(node, StepsNode):
+                    return await arun_steps(node.logic(view, worker_runtime))
+                if inspect.iscoroutinefunction(node):
+                    return await node(view, worker_runtime)
+                return await asyncio.to_thread(node, view, worker_runtime)
 
-async def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Validate the task, rubric and models before the first draft (see nodes.loop)."""
-    async with heartbeating():
-        with final_errors():
-            return await asyncio.to_thread(check_input_logic, state, node_runtime(runtime))
-
-
-async def recall(state: RecallView, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Give the worker the scope's most relevant rules."""
-    return await run_node(recall_steps, RecallView, state, runtime)
-
-
-async def generate(state: WorkerTurn, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Ask the worker for the draft its turn (`state`, sent by the route) describes."""
-    return await run_node(generate_steps, WorkerTurn, state, runtime)
-
-
-async def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Grade every draft of the newest round: checks, then the judge."""
-    return await run_node(critique_steps, CriticView, state, runtime)
-
-
-async def record_rule_usage(state: UsageView, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Add this run to the usage statistics of the rules it consulted (once per run)."""
-    return await run_node(record_rule_usage_steps, UsageView, state, runtime)
-
-
-async def propose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Ask the distiller what the finished run teaches."""
-    return await run_node(propose_rules_steps, DistillState, state, runtime)
-
-
-async def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Apply the proposed rule operations to the scope, without duplicates."""
-    return await run_node(consolidate_rules_steps, DistillState, state, runtime)
+    # the plugin identifies an activity by module and qualified name: one per step
+    body.__name__ = body.__qualname__ = step.name
+    body.__doc__ = f"Run the {step.name} step on this worker."
+    return body
 
 
 @activity.defn(name=SETTLE_CONTEXT)

@@ -22,6 +22,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from temporalio.common import RetryPolicy
 
+from critic_loop.graphs.temporal_differences import unsupported_setting
 from critic_loop.nodes.memory.propose_rules import DISTILL_ATTEMPTS
 from critic_loop.state.context import Context
 
@@ -151,15 +152,12 @@ def activity_options(context: Context, settings: TemporalSettings) -> dict[str, 
 def fits_worker(run: Context, worker: Context, settings: TemporalSettings) -> str | None:
     """Say why a worker cannot run a run's context, or None if it can.
 
-    A run cannot ask for review (the plugin does not carry LangGraph's `interrupt`), nor
-    need longer activities than the worker's timeouts allow.
+    A run cannot use what the graph cannot do on Temporal (`unsupported_setting`: review),
+    nor need longer activities than the worker's timeouts allow.
     """
-    if run.review != "never":
-        return (
-            f"review {run.review!r} is not available on Temporal (the LangGraph plugin does "
-            "not carry interrupts); run it on LangGraph server or in-process, or set "
-            "review to 'never'"
-        )
+    unsupported = unsupported_setting(run)
+    if unsupported is not None:
+        return unsupported
     allowed = node_budgets(worker, settings)
     needed = node_budgets(run, settings)
     over = [node for node in allowed if needed[node] > allowed[node]]

@@ -22,7 +22,6 @@ with workflow.unsafe.imports_passed_through():
     from critic_loop.graphs.app import RECURSION_LIMIT
     from critic_loop.temporal.activities import SETTLE_CONTEXT
     from critic_loop.temporal.graph import GRAPH_NAME
-    from critic_loop.temporal.loop_state import loop_values
 
 WORKFLOW_NAME = "critic_loop"
 """The workflow type clients start."""
@@ -57,7 +56,7 @@ class CriticLoopWorkflow:
             SETTLE_CONTEXT, request.context, result_type=dict, **SETTLE_OPTIONS
         )
         app = graph(GRAPH_NAME).compile(name=GRAPH_NAME)
-        values = await app.ainvoke(
+        values: dict[str, Any] = await app.ainvoke(
             request.input,
             {
                 "configurable": {"thread_id": request.thread_id},
@@ -65,4 +64,4 @@ class CriticLoopWorkflow:
             },
             context=context,
         )
-        return loop_values(values)
+        return values  # the graph's output schema is the loop's state, as in process

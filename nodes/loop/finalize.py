@@ -14,7 +14,7 @@ from critic_loop.nodes.loop.history_queries import best_critique, draft_of, with
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
-from critic_loop.nodes.operator_policy import context_of
+from critic_loop.nodes.operator_policy import ContextReader, context_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, OpenItem, Outcome, rounds_done
@@ -80,17 +80,17 @@ def memory_left_alone(
 
 
 def finalize(
-    state: LoopState, runtime: Runtime[Context]
+    state: LoopState, runtime: Runtime[Context], *, read_context: ContextReader = context_of
 ) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
     """Set `outcome`, `outcome_reason`, `final`, `final_round` and `open_items`.
 
-    `final` is the best draft of the whole run (see `progress.best_critique`), so it is
+    `final` is the best draft of the whole run (see `history_queries.best_critique`), so it is
     never worse than any draft seen. A thread paused or crashed just before finalize, and
     resumed with settings that allow more rounds (a larger `max_iterations`, say), goes
     back to the worker instead. The run goes on to the memory steps only when they have
     work (see `memory_left_alone`); otherwise it ends here.
     """
-    context = context_of(runtime)
+    context = read_context(runtime)
     decision = decide(state.critiques, state.drafts, context, state.reviews)
     if isinstance(decision, GoOn):
         return Command(goto=send_next_turn(state, context, decision))

@@ -247,3 +247,27 @@ def test_the_temporal_package_adds_no_node_or_edge_of_its_own() -> None:
         }
         assert not calls & GRAPH_BUILDING, f"{path.name} builds graph structure itself"
         assert "StateGraph(" not in path.read_text(), path.name
+
+
+MAP_PAGE = ROOT / "docs" / "how-it-works.md"
+"""Where the one map of the graph lives."""
+
+
+def significant_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.strip().splitlines() if line.strip()]
+
+
+def test_the_map_of_the_graph_is_the_compiled_graph_drawn() -> None:
+    (block,) = re.findall(r"```mermaid\n(.*?)```", MAP_PAGE.read_text(), flags=re.DOTALL)
+    drawn = build_graph().get_graph(xray=True).draw_mermaid()
+    assert significant_lines(block) == significant_lines(drawn), (
+        f"the graph changed: replace the mermaid block in docs/{MAP_PAGE.name} with\n{drawn}"
+    )
+
+
+def test_no_hand_drawn_copy_of_the_map_is_left() -> None:
+    folders = ["critic_loop", "graphs", "nodes", "state", "docs"]
+    files = [ROOT / "README.md", *(p for f in folders for p in (ROOT / f).rglob("*.*"))]
+    for path in files:
+        if path.suffix in {".py", ".md"}:
+            assert "-> check_input ->" not in path.read_text(), path

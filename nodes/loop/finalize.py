@@ -88,7 +88,8 @@ def finalize(
     never worse than any draft seen. A thread paused or crashed just before finalize, and
     resumed with settings that allow more rounds (a larger `max_iterations`, say), goes
     back to the worker instead. The run goes on to the memory steps only when they have
-    work (see `memory_left_alone`); otherwise it ends here.
+    work (see `memory_left_alone`); otherwise it ends here. `read_context` reads the
+    run's context (see `route`).
     """
     context = read_context(runtime)
     decision = decide(state.critiques, state.drafts, context, state.reviews)

@@ -146,7 +146,8 @@ def inline_subgraphs(declaration: GraphDeclaration) -> GraphDeclaration:
         ValueError: the subgraph step is reached other than by a plain edge, is followed
             by anything but END, or a subgraph step's name is taken.
     """
-    state, steps, edges = declaration.state, list[Step](), list(declaration.edges)
+    state, edges = declaration.state, list(declaration.edges)
+    steps: list[Step] = []
     for step in declaration.steps:
         if not isinstance(step.node, GraphDeclaration):
             steps.append(step)

@@ -357,14 +357,38 @@ def test_with_isolation_required_an_incomplete_sandbox_is_an_error(
     assert created == []  # nothing was prepared, let alone run
 
 
+ORDINARY_DRAFT = """
+import concurrent.futures, os, pathlib, tempfile
+
+def square(x):
+    return x * x
+
+def squares(numbers):
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:  # semaphores in /dev/shm
+        return list(pool.map(square, numbers))
+
+def files():
+    pathlib.Path("notes.txt").write_text("kept")
+    with tempfile.NamedTemporaryFile() as file:
+        file.write(b"x")
+    return pathlib.Path("notes.txt").read_text(), os.environ["HOME"] == os.getcwd()
+"""
+
+
 def test_ordinary_code_still_works_inside(run, complete) -> None:
+    """Processes, files and temporary files work, in the draft's sandbox and the tests'."""
     tests = """
 import concurrent.futures, os, pathlib, tempfile
-from solution import square
+from solution import files, squares
+
+def double(x):
+    return 2 * x
 
 def test_processes_files_and_temporary_files(tmp_path):
-    with concurrent.futures.ProcessPoolExecutor(2) as pool:  # semaphores in /dev/shm
-        assert list(pool.map(square, [1, 2, 3])) == [1, 4, 9]
+    assert squares([1, 2, 3]) == [1, 4, 9]
+    assert files() == ("kept", True)
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        assert list(pool.map(double, [1, 2, 3])) == [2, 4, 6]
     pathlib.Path("notes.txt").write_text("kept")
     assert pathlib.Path("notes.txt").read_text() == "kept"
     with tempfile.NamedTemporaryFile() as file:
@@ -372,5 +396,5 @@ def test_processes_files_and_temporary_files(tmp_path):
     (tmp_path / "scratch.txt").write_text("pytest's tmp_path works")
     assert os.environ["HOME"] == os.getcwd()
 """
-    result = run(suite(tests), "def square(x):\n    return x * x\n")
+    result = run(suite(tests), ORDINARY_DRAFT)
     assert result.passed, result.evidence

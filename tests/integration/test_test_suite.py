@@ -82,9 +82,8 @@ def test_no_secrets_and_a_fresh_directory():
     assert not any("CRITIC_LOOP" in name for name in os.environ)
     here = pathlib.Path.cwd()
     assert here.name.startswith("critic-loop-tests-")
-    assert sorted(p.name for p in here.iterdir() if p.suffix == ".py") == [
-        "solution.py", "test_solution.py"
-    ]
+    # the drafted module lives in the draft process's own directory, not beside the tests
+    assert sorted(p.name for p in here.iterdir() if p.suffix == ".py") == ["test_solution.py"]
 """
     result = run(suite(tests), "x = 1\n")
     assert result.passed, result.evidence
@@ -175,7 +174,7 @@ def test_a_draft_that_skips_its_tests_does_not_pass(run, body) -> None:
     result = run(suite(tests), "def add(a, b):\n" + body)
     assert not result.passed
     assert result.evidence.startswith("1 of 1 tests failed: test_add.")
-    assert "skipped" in result.hint
+    assert "skip" in result.hint.lower()  # the draft's Skipped is its call's error
 
 
 def test_a_draft_cannot_forge_the_report(run) -> None:

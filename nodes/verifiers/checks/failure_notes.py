@@ -3,7 +3,8 @@
 Small models revise better from "add(1, 2) returned 4, expected 3" than from pytest's
 report (and paste the report into their code otherwise). The line is built from the
 failing test's own source line (the assert in the test file, as pytest's short traceback
-shows it) and pytest's assertion message.
+shows it) and pytest's assertion message. A call that could not cross the boundary to the
+drafted code (see `boundary.plugin`) says so in its own words.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ MAX_NOTE_CHARACTERS = 200
 """A note longer than this is cut."""
 
 ASSERT_EQUAL = re.compile(r"^assert (?P<left>.+?) == (?P<right>.+)$")
+
+BOUNDARY_ERRORS = ("NotPlainData", "DraftEnded", "DraftRaised", "BrokenReply")
+"""Errors of a call across the boundary to the drafted code; their message is the note."""
 
 
 def _bounded(text: str) -> str:
@@ -43,6 +47,9 @@ def describe_failure(message: str, traceback: str = "") -> str:
     reported = _reported(message)
     if not reported:
         return ""
+    error, _, said = reported[-1].partition(": ")
+    if error in BOUNDARY_ERRORS:  # "add(1, 2) returned an object of type Any, not plain..."
+        return _bounded(said)
     source = _test_line(traceback)
     asserted = ASSERT_EQUAL.match(source)
     found = next((m for line in reported if (m := ASSERT_EQUAL.match(line))), None)

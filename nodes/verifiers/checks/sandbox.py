@@ -24,7 +24,12 @@ Layers, where the system allows them (`isolation()` probes once per process):
 Where bwrap is missing or refused, a warning says once what is missing, and runs fall back
 to `unshare` namespaces where those work, and to the resource limits. With
 CRITIC_LOOP_REQUIRE_ISOLATION=1, `ensure_isolation()` raises `IsolationUnavailable`
-instead, before anything runs. `bounded_run` runs the command built here.
+instead, before anything runs. `bounded_run` runs the commands built here.
+
+A `tests` criterion runs two sandboxes side by side, each built here: one for the drafted
+code, one for pytest and the tests (see `test_suite`). Each sees only its own working
+directory and the read-only library of code that runs inside (`boundary`); they share
+nothing but the descriptors the caller hands each of them.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -51,6 +56,9 @@ REQUIRE_VARIABLE = "CRITIC_LOOP_REQUIRE_ISOLATION"
 SANDBOX_UID = 65534
 """The unprivileged user (and group) a sandbox started by root runs as: nobody."""
 
+LIBRARY = Path("/critic-loop-library")
+"""Where the sandbox sees the library directory (`build(library=...)`), read-only."""
+
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Bound read-only (or recreated as the same symbolic links) where they exist."""
 
@@ -61,8 +69,8 @@ UNSHARE_NAMESPACES = ("--fork", "--pid", "--mount-proc", "--net", "--kill-child"
 """The `unshare` fallback: own process tree and /proc, no network, all die together."""
 
 # Runs inside the sandbox before any drafted code: drops to an unprivileged user when
-# started as root, sets the limits, then becomes pytest. Started with `python -I`, so no
-# file of the working directory can be imported before it ran.
+# started as root, sets the limits, then becomes Python with the given arguments. Started
+# with `python -I`, so no file of the working directory can be imported before it ran.
 LAUNCHER = """
 import ctypes, os, resource, sys
 
@@ -96,7 +104,7 @@ for name, value in zip(names, map(int, limits.split(","))):
         resource.setrlimit(limit, (value, value))
     except (ValueError, OSError):
         pass
-os.execv(sys.executable, [sys.executable, "-m", "pytest", *arguments])
+os.execv(sys.executable, [sys.executable, *arguments])
 """
 
 
@@ -206,7 +214,7 @@ def _bwrap_command(bwrap: str, as_user: int, inner: Path, disk_bytes: int) -> li
 
 @dataclass
 class Command:
-    """One sandboxed pytest run, ready to start: argv, environment and inherited files."""
+    """One sandboxed Python run, ready to start: argv, environment and inherited files."""
 
     argv: list[str]
     environment: dict[str, str]
@@ -238,32 +246,48 @@ class Command:
         self.close()
 
 
-def _environment(inner: Path) -> dict[str, str]:
+def _environment(inner: Path, library: Path | None) -> dict[str, str]:
     return {
         "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(inner),
         "TMPDIR": str(inner),
         "LANG": "C.UTF-8",
-        "PYTHONPATH": str(inner),
+        "PYTHONPATH": ":".join(str(path) for path in (inner, library) if path is not None),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # plain pytest, whatever is installed
     }
 
 
+def _read_only_copies(source: Path, target: Path, command: Command) -> list[str]:
+    """List bwrap's options showing every file under `source` read-only at `target`."""
+    options: list[str] = []
+    for path in sorted(source.rglob("*")):
+        if path.is_file():
+            fd = os.open(path, os.O_RDONLY)
+            command.fds.append(fd)
+            inner = target / path.relative_to(source)
+            options += ["--perms", "0444", "--ro-bind-data", str(fd), str(inner)]
+    return options
+
+
 def build(
     isolation: Isolation,
     directory: Path,
-    report: Path,
     limits: Limits,
-    arguments: Callable[[Path, str], list[str]],
+    arguments: Callable[[Path], list[str]],
+    *,
+    fds: Sequence[int] = (),
+    library: Path | None = None,
 ) -> Command:
-    """Prepare the run of pytest on `directory`'s files, its JUnit report going to `report`.
+    """Prepare a sandboxed Python run in a copy of `directory`, with `library` importable.
 
-    `arguments(directory, report)` gives pytest's arguments, with the paths the sandboxed
-    process sees. With bwrap the files are copied into the sandbox's own working directory
-    (read-only) and the report is written through an inherited file descriptor, so no path
-    of the host is visible inside.
+    `arguments(directory)` gives Python's arguments, with the working directory's path as
+    the sandboxed process sees it. The open descriptors `fds` are inherited (under the
+    same numbers); the command owns them from here on and closes them after the run. With
+    bwrap the directory's files are copied into the sandbox's own working directory
+    (read-only), and `library`'s files to `LIBRARY`, so no path of the host is visible
+    inside.
     """
     numbers = [
         limits.memory_bytes,
@@ -276,21 +300,17 @@ def build(
     launcher = [sys.executable, "-I", "-c", LAUNCHER, str(isolation.as_user)]
     launcher += ["1" if isolation.own_namespace else "0", ",".join(map(str, numbers))]
     if isolation.mode != "bwrap":
-        argv = [*isolation.unshare, *launcher, *arguments(directory, str(report))]
-        return Command(argv, _environment(directory), str(directory))
+        argv = [*isolation.unshare, *launcher, *arguments(directory)]
+        return Command(argv, _environment(directory, library), str(directory), list(fds))
     inner = Path("/tmp") / directory.name
-    command = Command([], _environment(inner), "/", signal_offset=True)
+    inside_library = LIBRARY if library is not None else None
+    command = Command([], _environment(inner, inside_library), "/", list(fds), signal_offset=True)
     try:
         outer = _bwrap_command(isolation.bwrap, isolation.as_user, inner, limits.disk_bytes)
-        for path in sorted(directory.iterdir()):
-            fd = os.open(path, os.O_RDONLY)
-            command.fds.append(fd)
-            outer += ["--perms", "0444", "--ro-bind-data", str(fd), str(inner / path.name)]
-        if isolation.as_user >= 0:
-            os.chown(report, isolation.as_user, isolation.as_user)
-        fd = os.open(report, os.O_WRONLY)
-        command.fds.append(fd)
-        command.argv = [*outer, *launcher, *arguments(inner, f"/proc/self/fd/{fd}")]
+        outer += _read_only_copies(directory, inner, command)
+        if library is not None:
+            outer += _read_only_copies(library, LIBRARY, command)
+        command.argv = [*outer, *launcher, *arguments(inner)]
     except BaseException:
         command.close()
         raise
@@ -352,11 +372,9 @@ def _probe_bwrap(bwrap: str) -> tuple[Isolation | None, str]:
         directory = Path(scratch) / "critic-loop-tests-probe"
         directory.mkdir()
         (directory / "probe.py").write_text("")
-        report = Path(scratch) / "report.xml"
-        report.touch()
         for candidate in _bwrap_candidates(bwrap):
             command = build(
-                candidate, directory, report, PROBE_LIMITS, lambda _d, _r: ["--version"]
+                candidate, directory, PROBE_LIMITS, lambda _d: ["-m", "pytest", "--version"]
             )
             failure = _attempt(command)
             if failure is None:

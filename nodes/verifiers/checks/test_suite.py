@@ -1,28 +1,43 @@
-"""Run a pytest suite against drafted code in a sandbox.
+"""Run a pytest suite against drafted code, with the verdict out of the drafted code's reach.
 
-The draft's code is saved as `<module>.py` beside the tests in a fresh temporary directory,
-and pytest runs on them in a child process inside the sandbox of `checks.sandbox`: where
-the system allows (bubblewrap, Linux), as an unprivileged user that sees only a private,
-size-limited working directory and a read-only Python installation, with no network and
-no view of other processes. Always:
+Two processes run side by side, each in a sandbox of its own (`checks.sandbox`: where the
+system allows, bubblewrap, an unprivileged user, a private size-limited working
+directory, a read-only Python installation, no network, no view of other processes):
 
-- with a wall-clock timeout (every process of the run is killed when it runs out),
-- with limits on memory (address space), CPU time, processes, file size and open files,
-- with a clean environment: none of the parent's variables (API keys, database URLs),
-- with its output read in bounded chunks (a bounded head and tail are kept), secret-looking
-  values of the parent's environment scrubbed from it as a second line of defence; failing
-  test names and the tail of their assertion output become the evidence and the hint. A
-  test counts only if it ran and passed: skipped or expected-to-fail tests do not.
+- the **draft process** imports the drafted code (the draft's first ```python block, or
+  the draft itself, saved as `<module>.py`) and answers calls to its functions;
+- the **harness process** runs pytest on the tests. The module the tests import is a
+  stand-in: each call crosses to the draft process as plain data (JSON-like values) and
+  its return value comes back as plain data, so the tests compare values of their own
+  process's making. The harness alone holds the pipe its report is written to.
 
-The drafted code runs in the pytest process, so it can make its tests pass by tampering
-with pytest: the sandbox protects the machine and its secrets, not the verdict.
+The drafted code cannot reach the tests, pytest or the report: an object with a lying
+`__eq__` cannot cross, exiting early only ends the draft process (and fails the calls
+that needed it), and patching `builtins` or pytest patches the draft process only. What
+crosses, and what a test suite may rely on, is documented in docs/test-suites.md
+(`boundary.wire` has the exact list).
+
+Always: a wall-clock timeout for the pair (every process is killed when it runs out);
+limits on memory (address space), CPU time, processes, file size and open files; a clean
+environment (none of the parent's variables); output read in bounded chunks, with
+secret-looking values of the parent's environment scrubbed from evidence and hints. The
+verdict comes from the harness's report alone, and only when everything agrees (see
+`suite_report`): an exit status never means "passed" by itself.
 
 A timeout, a crash or a collection error is a failing criterion, never a crash of the loop.
 A test file that no draft could satisfy (it does not compile, imports a module that is not
 installed, or defines no tests) is a terminal failure: the run ends as infeasible instead
 of spending its remaining rounds. Where the sandbox is incomplete, a warning says once what
-is missing; with CRITIC_LOOP_REQUIRE_ISOLATION=1 both functions raise
-`IsolationUnavailable` instead, before running anything.
+is missing; with CRITIC_LOOP_REQUIRE_ISOLATION=1 every entry point raises
+`IsolationUnavailable` instead, before running anything. Without PID namespaces (no
+bubblewrap and no `unshare`) the two processes run as one user in one process tree, and
+the drafted code could reach the harness: the verdict is then only as safe as the host.
+
+Entry points: `run_test_suite` / `arun_test_suite` grade a draft (a `CheckResult`);
+`run_suite` / `arun_suite` run the tests against a draft and return every test's
+outcome (`SuiteRun`), for callers that compare drafts by behaviour, such as a check of
+several candidates' agreement on further inputs. The tests decide what is compared;
+`test_file_problem` says first whether a test file can run at all.
 """
 
 from __future__ import annotations
@@ -31,45 +46,94 @@ import ast
 import asyncio
 import importlib.util
 import os
-import re
 import shutil
 import signal
+import socket
 import tempfile
-import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from critic_loop.nodes.verifiers.checks import sandbox
-from critic_loop.nodes.verifiers.checks.bounded_run import Finished, arun, read_bounded, run
-from critic_loop.nodes.verifiers.checks.failure_notes import describe_failure
+from critic_loop.nodes.verifiers.checks import boundary, sandbox
+from critic_loop.nodes.verifiers.checks.bounded_run import (
+    Launch,
+    PairFinished,
+    arun_pair,
+    run_pair,
+)
 from critic_loop.nodes.verifiers.checks.structured import extract_code
+from critic_loop.nodes.verifiers.checks.suite_report import (
+    SuiteReport,
+    TestOutcome,
+    defined_tests,
+    judge,
+    parse_report,
+    scrub_secrets,
+)
 from critic_loop.state.rubric import TestSuite
 from critic_loop.state.verdict import CheckResult
+
+__all__ = [
+    "SuiteRun",
+    "TestOutcome",
+    "arun_suite",
+    "arun_test_suite",
+    "run_suite",
+    "run_test_suite",
+    "scrub_secrets",
+    "test_file_problem",
+]
 
 OUTPUT_TAIL = 1500
 """How much of the end of pytest's output the evidence keeps."""
 
 MAX_REPORT_BYTES = 8 * 1024 * 1024
-"""A bigger JUnit report is not read (the drafted code can write to it)."""
+"""A longer report is not read: the run fails."""
 
-SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
-"""Environment variables whose values must never appear in evidence or hints."""
-
-
-def scrub_secrets(text: str) -> str:
-    """Replace the values of secret-looking environment variables in `text`."""
-    for name, value in os.environ.items():
-        if len(value) >= 6 and SECRET_NAMES.search(name) and value in text:
-            text = text.replace(value, f"[{name} redacted]")
-    return text
+LIBRARY_PACKAGE = "critic_loop_boundary"
+"""The name the code of `boundary` has inside the sandboxes."""
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """A temporary directory holding the drafted module and the tests, and the report file."""
+    """The temporary directories of one run: the tests', the draft's and the library's."""
 
-    directory: Path
-    report: Path
+    tests: Path
+    draft: Path
+    library: Path
+    defined: tuple[str, ...]
+    """The test functions the test file defines."""
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """A finished run of a test suite against one draft, before it is judged.
+
+    Exit statuses are -N when a process was killed by signal N.
+    """
+
+    timed_out: bool
+    harness_status: int | None
+    """pytest's exit status (None: it timed out)."""
+    draft_status: int | None
+    """The draft process's own exit status, if it ended before the tests did."""
+    output: str
+    """pytest's output, bounded."""
+    draft_output: str
+    """What the draft process printed outside calls, bounded."""
+    report: SuiteReport | None
+    """The harness's report (None: missing, too long, or unreadable)."""
+    defined: tuple[str, ...]
+    """The test functions the test file defines."""
+
+    @property
+    def outcomes(self) -> list[TestOutcome]:
+        """Every test's outcome, in the order the tests were collected."""
+        if self.report is None:
+            return []
+        found = self.report.results
+        return [found[test.nodeid] for test in self.report.collected if test.nodeid in found]
 
 
 def _tests_source(criterion: TestSuite) -> str:
@@ -85,6 +149,8 @@ def test_file_problem(criterion: TestSuite) -> str | None:
         tree = ast.parse(source)
     except SyntaxError as error:
         return f"The test file does not compile: {error.msg} at line {error.lineno}."
+    except (RecursionError, MemoryError, ValueError):
+        return "The test file cannot be parsed (it is nested too deeply, or not text)."
     imported = {
         alias.name.split(".")[0]
         for node in ast.walk(tree)
@@ -98,10 +164,7 @@ def test_file_problem(criterion: TestSuite) -> str | None:
     for name in sorted(imported - {criterion.module}):
         if importlib.util.find_spec(name) is None:
             return f"The test file imports {name!r}, which is not installed."
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    if not any(
-        isinstance(node, functions) and node.name.startswith("test") for node in ast.walk(tree)
-    ):
+    if not defined_tests(source):
         return "The test file defines no tests (functions named test_*)."
     return None
 
@@ -110,20 +173,38 @@ def _broken_tests(problem: str) -> CheckResult:
     return CheckResult(passed=False, terminal=True, evidence=problem, hint="")
 
 
+def _copy_library(library: Path) -> None:
+    package = library / LIBRARY_PACKAGE
+    package.mkdir()
+    for source in Path(boundary.__file__).parent.glob("*.py"):
+        shutil.copyfile(source, package / source.name)
+
+
 def prepare(criterion: TestSuite, draft: str) -> Prepared:
-    """Write the draft and the tests into a fresh temporary directory."""
-    directory = Path(tempfile.mkdtemp(prefix="critic-loop-tests-"))
-    # the report lives outside the draft's directory, under a name it cannot guess
-    report = Path(tempfile.mkdtemp(prefix="critic-loop-report-")) / f"{os.urandom(8).hex()}.xml"
-    report.touch()
-    (directory / f"{criterion.module}.py").write_text(extract_code(draft))
-    (directory / f"test_{criterion.module}.py").write_text(_tests_source(criterion))
-    (directory / "pytest.ini").write_text("[pytest]\n")
-    return Prepared(directory, report)
+    """Write the tests, the drafted module and the library into fresh temporary directories."""
+    source = _tests_source(criterion)
+    tests = Path(tempfile.mkdtemp(prefix="critic-loop-tests-"))
+    drafted = Path(tempfile.mkdtemp(prefix="critic-loop-draft-"))
+    library = Path(tempfile.mkdtemp(prefix="critic-loop-library-"))
+    prepared = Prepared(tests, drafted, library, tuple(defined_tests(source)))
+    try:
+        (tests / f"test_{criterion.module}.py").write_text(source)
+        (tests / "pytest.ini").write_text("[pytest]\n")
+        (drafted / f"{criterion.module}.py").write_text(extract_code(draft))
+        _copy_library(library)
+    except BaseException:
+        _clean_up(prepared)
+        raise
+    return prepared
+
+
+def _clean_up(prepared: Prepared) -> None:
+    for directory in (prepared.tests, prepared.draft, prepared.library):
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def limits(criterion: TestSuite) -> sandbox.Limits:
-    """Return the resource limits the criterion sets for its run."""
+    """Return the resource limits the criterion sets for each of its two sandboxes."""
     mib = 1024 * 1024
     return sandbox.Limits(
         memory_bytes=criterion.memory_mb * mib,
@@ -135,30 +216,175 @@ def limits(criterion: TestSuite) -> sandbox.Limits:
     )
 
 
-def command(
+def _pytest_arguments(
+    criterion: TestSuite, directory: Path, channel: int, report: int
+) -> list[str]:
+    return [
+        "-m",
+        "pytest",
+        "-q",
+        "--no-header",
+        "-rfE",
+        "--tb=short",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        f"{LIBRARY_PACKAGE}.plugin",
+        f"--boundary-channel={channel}",
+        f"--boundary-report={report}",
+        f"--boundary-module={criterion.module}",
+        "--rootdir",
+        str(directory),
+        "-c",
+        str(directory / "pytest.ini"),
+        f"test_{criterion.module}.py",
+    ]
+
+
+@dataclass
+class Commands:
+    """The two sandboxed commands of one run, and the read end of the report pipe."""
+
+    harness: sandbox.Command
+    draft: sandbox.Command
+    report: int
+
+    def launches(self) -> tuple[Launch, Launch]:
+        """Return the harness's and the draft's launch, each releasing its files once started."""
+        return (
+            Launch(
+                self.harness.argv,
+                self.harness.cwd,
+                self.harness.environment,
+                tuple(self.harness.fds),
+                self.harness.close,
+            ),
+            Launch(
+                self.draft.argv,
+                self.draft.cwd,
+                self.draft.environment,
+                tuple(self.draft.fds),
+                self.draft.close,
+            ),
+        )
+
+
+def _close(*descriptors: int) -> None:
+    for descriptor in descriptors:
+        with suppress(OSError):
+            os.close(descriptor)
+
+
+@contextmanager
+def commands(
     isolation: sandbox.Isolation, criterion: TestSuite, prepared: Prepared
-) -> sandbox.Command:
-    """Build the sandboxed pytest run of the prepared directory."""
+) -> Iterator[Commands]:
+    """Build the two sandboxed commands, joined by a socket; the harness gets the report pipe.
 
-    def arguments(directory: Path, report: str) -> list[str]:
-        return [
-            "-q",
-            "--no-header",
-            "-rfE",
-            "--tb=short",
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(directory),
-            "-c",
-            str(directory / "pytest.ini"),
-            f"--junitxml={report}",
-            f"test_{criterion.module}.py",
-        ]
+    Each command owns the descriptors it was given (and closes them once its process has
+    them, or on leaving); the report's read end goes to the runner, which closes it.
+    """
+    harness_end, draft_end = socket.socketpair()
+    report_read, report_write = os.pipe()
+    channel, draft_channel = harness_end.detach(), draft_end.detach()
+    every = limits(criterion)
+    try:
+        harness = sandbox.build(
+            isolation,
+            prepared.tests,
+            every,
+            lambda inner: _pytest_arguments(criterion, inner, channel, report_write),
+            fds=[channel, report_write],
+            library=prepared.library,
+        )
+    except BaseException:
+        _close(draft_channel, report_read)
+        raise
+    try:
+        draft = sandbox.build(
+            isolation,
+            prepared.draft,
+            every,
+            lambda _inner: [
+                "-m",
+                f"{LIBRARY_PACKAGE}.artifact",
+                str(draft_channel),
+                criterion.module,
+            ],
+            fds=[draft_channel],
+            library=prepared.library,
+        )
+    except BaseException:
+        harness.close()
+        _close(report_read)
+        raise
+    with harness, draft:
+        yield Commands(harness, draft, report_read)
 
-    return sandbox.build(
-        isolation, prepared.directory, prepared.report, limits(criterion), arguments
+
+def _status(command: sandbox.Command, status: int | None) -> int | None:
+    return None if status is None else command.returncode(status)
+
+
+def _finished(prepared: Prepared, ready: Commands, finished: PairFinished) -> SuiteRun:
+    return SuiteRun(
+        timed_out=finished.main.returncode is None,
+        harness_status=_status(ready.harness, finished.main.returncode),
+        draft_status=_status(ready.draft, finished.helper.returncode),
+        output=finished.main.output,
+        draft_output=finished.helper.output,
+        report=parse_report(finished.report),
+        defined=prepared.defined,
     )
+
+
+def run_suite(criterion: TestSuite, draft: str) -> SuiteRun:
+    """Run the tests against the draft (blocking) and return every test's outcome.
+
+    Raises:
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+    """
+    isolation = sandbox.ensure_isolation()
+    prepared = prepare(criterion, draft)
+    try:
+        with commands(isolation, criterion, prepared) as ready:
+            harness, helper = ready.launches()
+            finished = run_pair(
+                harness,
+                helper,
+                report_fd=ready.report,
+                report_limit=MAX_REPORT_BYTES,
+                timeout=criterion.timeout_seconds,
+            )
+        return _finished(prepared, ready, finished)
+    finally:
+        _clean_up(prepared)
+
+
+async def arun_suite(criterion: TestSuite, draft: str) -> SuiteRun:
+    """Run the tests against the draft without blocking the event loop (see `run_suite`).
+
+    Raises:
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+    """
+    isolation = await asyncio.to_thread(sandbox.ensure_isolation)
+    prepared = await asyncio.to_thread(prepare, criterion, draft)
+    try:
+        with ExitStack() as stack:
+            ready = await asyncio.to_thread(
+                stack.enter_context, commands(isolation, criterion, prepared)
+            )
+            harness, helper = ready.launches()
+            finished = await arun_pair(
+                harness,
+                helper,
+                report_fd=ready.report,
+                report_limit=MAX_REPORT_BYTES,
+                timeout=criterion.timeout_seconds,
+            )
+        return _finished(prepared, ready, finished)
+    finally:
+        await asyncio.to_thread(_clean_up, prepared)
 
 
 def _tail(output: str) -> str:
@@ -166,150 +392,79 @@ def _tail(output: str) -> str:
     return output if len(output) <= OUTPUT_TAIL else "..." + output[-OUTPUT_TAIL:]
 
 
-@dataclass(frozen=True)
-class _Case:
-    name: str
-    message: str
+def _with_output(text: str, output: str) -> str:
+    tail = _tail(output)
+    return f"{text}\n{tail}" if tail else text
 
 
-def _failed_cases(report: Path) -> tuple[int, list[_Case]] | None:
-    """Count the test cases and list the ones that did not pass (failed, errored, skipped)."""
-    content = read_bounded(report, MAX_REPORT_BYTES)
-    if content is None:
-        return None
-    try:
-        root = ElementTree.fromstring(content)
-    except ElementTree.ParseError:
-        return None
-    total, failed = 0, []
-    for case in root.iter("testcase"):
-        total += 1
-        found = [case.find(tag) for tag in ("failure", "error", "skipped")]
-        problem = next((element for element in found if element is not None), None)
-        if problem is None:
-            continue
-        if problem.tag == "skipped":
-            lines = (problem.get("message") or "").strip().splitlines()
-            message = "skipped" + (f": {scrub_secrets(lines[0])}" if lines else "")
-        else:
-            message = scrub_secrets(
-                describe_failure(problem.get("message") or "", problem.text or "")
-            )
-        failed.append(_Case(case.get("name", "?"), message))
-    return total, failed
-
-
-def interpret(prepared: Prepared, returncode: int, output: str) -> CheckResult:
-    """Turn pytest's exit status, report and output into a check result."""
-    counted = _failed_cases(prepared.report)
-    if returncode < 0:
-        name = signal.Signals(-returncode).name
-        return CheckResult(
-            passed=False,
-            evidence=f"The test run was killed by {name} (memory or CPU limit?).\n{_tail(output)}",
-            hint="Make the code use less memory and time.",
-        )
-    if returncode == 2:  # interrupted: the tests could not be collected
-        errors = [line[1:].strip() for line in output.splitlines() if line.startswith("E ")]
-        cause = errors[-1] if errors else f"pytest exit status {returncode}"
-        return CheckResult(
-            passed=False,
-            evidence=f"The tests could not run: the code does not import.\n{_tail(output)}",
-            hint=f"Make the code importable; it fails with: {cause}",
-        )
-    if returncode == 0 and counted and counted[0] > 0 and not counted[1]:
-        return CheckResult(passed=True, evidence=f"All {counted[0]} tests passed.")
-    if returncode == 5 or (counted is not None and counted[0] == 0):
-        return CheckResult(passed=False, evidence=f"No tests ran.\n{_tail(output)}", hint="")
-    if counted and counted[1]:
-        total, failed = counted
-        names = ", ".join(case.name for case in failed)
-        hints = "; ".join(
-            f"{case.name}: {case.message}" if case.message else case.name for case in failed
-        )
-        return CheckResult(
-            passed=False,
-            evidence=f"{len(failed)} of {total} tests failed: {names}.\n{_tail(output)}",
-            hint=f"Fix these: {hints}"[:600],
-        )
+def _killed(status: int, whose: str, output: str) -> CheckResult:
+    name = signal.Signals(-status).name
     return CheckResult(
         passed=False,
-        evidence=f"The tests could not run (pytest exit status {returncode}).\n{_tail(output)}",
-        hint="Make the module importable: fix the errors shown.",
-    )
-
-
-def _timed_out(criterion: TestSuite, output: str) -> CheckResult:
-    return CheckResult(
-        passed=False,
-        evidence=(
-            f"The tests did not finish within {criterion.timeout_seconds:g} seconds "
-            f"(an endless loop or a slow algorithm?).\n{_tail(output)}"
+        evidence=_with_output(
+            f"The test run was killed by {name} (memory or CPU limit?) in {whose}.", output
         ),
-        hint="Make sure every loop ends and the code finishes quickly.",
+        hint="Make the code use less memory and time.",
     )
 
 
-def _clean_up(prepared: Prepared) -> None:
-    shutil.rmtree(prepared.directory, ignore_errors=True)
-    shutil.rmtree(prepared.report.parent, ignore_errors=True)
-
-
-def _finish(
-    criterion: TestSuite, prepared: Prepared, ready: sandbox.Command, finished: Finished
-) -> CheckResult:
-    if finished.returncode is None:
-        return _timed_out(criterion, finished.output)
-    return interpret(prepared, ready.returncode(finished.returncode), finished.output)
+def verdict(criterion: TestSuite, run: SuiteRun) -> CheckResult:
+    """Grade a finished run: the timeout, a killed process, then the harness's report."""
+    if run.timed_out:
+        return CheckResult(
+            passed=False,
+            evidence=_with_output(
+                f"The tests did not finish within {criterion.timeout_seconds:g} seconds "
+                "(an endless loop or a slow algorithm?).",
+                run.output,
+            ),
+            hint="Make sure every loop ends and the code finishes quickly.",
+        )
+    if run.draft_status is not None and run.draft_status < 0:
+        return _killed(run.draft_status, "the drafted code's process", run.draft_output)
+    status = run.harness_status if run.harness_status is not None else -1
+    if status < 0:
+        return _killed(status, "the tests' process", run.output)
+    if run.report is None or run.report.exitstatus is None:
+        return CheckResult(
+            passed=False,
+            evidence=_with_output(
+                f"The tests gave no complete report (pytest exit status {status}), so "
+                "they count as failed.",
+                run.output,
+            ),
+            hint="Make the module importable: fix the errors shown.",
+        )
+    judged = judge(run.report, run.defined, status)
+    if judged.passed:
+        return CheckResult(passed=True, evidence=judged.evidence)
+    evidence = _with_output(judged.evidence, run.output)
+    if run.report.module_error is not None and run.draft_output.strip():
+        evidence += f"\nThe drafted code's process printed:\n{_tail(run.draft_output)}"
+    return CheckResult(passed=False, evidence=evidence, hint=judged.hint)
 
 
 def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
-    """Run the tests against the draft (blocking).
+    """Run the tests against the draft (blocking) and grade it.
 
     Raises:
         IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
     """
-    isolation = sandbox.ensure_isolation()
+    sandbox.ensure_isolation()
     problem = test_file_problem(criterion)
     if problem is not None:
         return _broken_tests(problem)
-    prepared = prepare(criterion, draft)
-    try:
-        ready = command(isolation, criterion, prepared)
-        with ready:
-            finished = run(
-                ready.argv,
-                cwd=ready.cwd,
-                env=ready.environment,
-                pass_fds=ready.fds,
-                timeout=criterion.timeout_seconds,
-            )
-        return _finish(criterion, prepared, ready, finished)
-    finally:
-        _clean_up(prepared)
+    return verdict(criterion, run_suite(criterion, draft))
 
 
 async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
-    """Run the tests against the draft without blocking the event loop.
+    """Run the tests against the draft without blocking the event loop, and grade it.
 
     Raises:
         IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
     """
-    isolation = await asyncio.to_thread(sandbox.ensure_isolation)
+    await asyncio.to_thread(sandbox.ensure_isolation)
     problem = await asyncio.to_thread(test_file_problem, criterion)
     if problem is not None:
         return _broken_tests(problem)
-    prepared = await asyncio.to_thread(prepare, criterion, draft)
-    try:
-        ready = await asyncio.to_thread(command, isolation, criterion, prepared)
-        with ready:
-            finished = await arun(
-                ready.argv,
-                cwd=ready.cwd,
-                env=ready.environment,
-                pass_fds=ready.fds,
-                timeout=criterion.timeout_seconds,
-            )
-        return await asyncio.to_thread(_finish, criterion, prepared, ready, finished)
-    finally:
-        await asyncio.to_thread(_clean_up, prepared)
+    return verdict(criterion, await arun_suite(criterion, draft))

@@ -1,0 +1,281 @@
+"""Read the harness process's report and judge a test run from it.
+
+The report is the harness process's own (see `boundary.plugin`): one JSON object per
+line, on a pipe the drafted code never holds. A run passes only when everything agrees:
+the report is complete (it ends with `finished`), every test function the file defines
+was collected, every collected test has exactly one result and it is `passed`, and pytest
+exited with status 0. A missing, unreadable or inconsistent report is a failure; an exit
+status alone never means "passed".
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from critic_loop.nodes.verifiers.checks.failure_notes import describe_failure
+
+OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+"""What a test's result can be; only `passed` passes."""
+
+MAX_NAMED = 20
+"""How many failing tests the evidence names (the rest are counted)."""
+
+MAX_HINT = 600
+"""The longest hint built from failing tests' notes."""
+
+SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
+"""Environment variables whose values must never appear in evidence or hints."""
+
+
+@dataclass(frozen=True)
+class CollectedTest:
+    """A test pytest collected: its node id, and the function (and class) it comes from."""
+
+    nodeid: str
+    function: str
+    cls: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The test's name as pytest shows it (with its parameters, if any)."""
+        return self.nodeid.rpartition("::")[2]
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """One test's result: its outcome, and why it did not pass (message, short traceback)."""
+
+    __test__ = False  # not a pytest test class
+
+    nodeid: str
+    outcome: str
+    message: str = ""
+    traceback: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """Whether the test ran and passed (skipped and expected failures do not)."""
+        return self.outcome == "passed"
+
+
+@dataclass
+class SuiteReport:
+    """What the harness process reported, line by line."""
+
+    module_error: str | None = None
+    """Why the drafted module did not import (None: it did)."""
+    collect_errors: list[str] = field(default_factory=list)
+    collected: list[CollectedTest] = field(default_factory=list)
+    results: dict[str, TestOutcome] = field(default_factory=dict)
+    repeated: list[str] = field(default_factory=list)
+    """Node ids reported more than once (an inconsistent report)."""
+    exitstatus: int | None = None
+    """pytest's exit status as the report's last line gives it (None: it never came)."""
+
+
+class UnreadableReport(ValueError):
+    """The report is not what the harness process writes."""
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise UnreadableReport("a field is not text")
+    return value
+
+
+def _take(report: SuiteReport, event: dict[str, Any]) -> None:
+    kind = event.get("event")
+    if kind == "module":
+        error = event.get("error")
+        report.module_error = None if error is None else _text(error)
+    elif kind == "collect_error":
+        report.collect_errors.append(_text(event.get("message")))
+    elif kind == "collected":
+        items = event.get("items")
+        if not isinstance(items, list):
+            raise UnreadableReport("the collected tests are not a list")
+        for item in items:
+            if not isinstance(item, dict):
+                raise UnreadableReport("a collected test is not an object")
+            cls = item.get("class")
+            report.collected.append(
+                CollectedTest(
+                    _text(item.get("nodeid")),
+                    _text(item.get("function")),
+                    None if cls is None else _text(cls),
+                )
+            )
+    elif kind == "result":
+        nodeid, outcome = _text(event.get("nodeid")), _text(event.get("outcome"))
+        if outcome not in OUTCOMES:
+            raise UnreadableReport(f"unknown outcome {outcome[:40]!r}")
+        if nodeid in report.results:
+            report.repeated.append(nodeid)
+        message, traceback = _text(event.get("message")), _text(event.get("traceback"))
+        report.results[nodeid] = TestOutcome(nodeid, outcome, message, traceback)
+    elif kind == "finished":
+        status = event.get("exitstatus")
+        if type(status) is not int:
+            raise UnreadableReport("the exit status is not a number")
+        report.exitstatus = status
+    else:
+        raise UnreadableReport("an unknown line")
+
+
+def parse_report(data: bytes | None) -> SuiteReport | None:
+    """Read the report; None when it is missing, too long or not the harness's format.
+
+    Nothing may follow the `finished` line.
+    """
+    if not data:
+        return None
+    report = SuiteReport()
+    try:
+        for line in data.decode("utf-8").splitlines():
+            if report.exitstatus is not None:
+                raise UnreadableReport("lines after the end")
+            event = json.loads(line)
+            if not isinstance(event, dict):
+                raise UnreadableReport("a line is not an object")
+            _take(report, event)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return report
+
+
+def defined_tests(source: str) -> list[str]:
+    """Name the test functions a test file defines, as pytest collects them.
+
+    Counted: functions named `test*` at the top level, and methods named `test*` of
+    top-level classes named `Test*` (or derived from a `TestCase`). Tests a file makes
+    at run time (in a loop, say) are not counted here; parametrized ones count once.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    names = [node.name for node in tree.body if isinstance(node, functions)]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and _test_class(node):
+            names += [item.name for item in node.body if isinstance(item, functions)]
+    return [name for name in names if name.startswith("test")]
+
+
+def _test_class(node: ast.ClassDef) -> bool:
+    bases = [ast.unparse(base) for base in node.bases]
+    return node.name.startswith("Test") or any(base.endswith("TestCase") for base in bases)
+
+
+def _secret_values() -> Iterator[tuple[str, str]]:
+    import os
+
+    for name, value in os.environ.items():
+        if len(value) >= 6 and SECRET_NAMES.search(name):
+            yield name, value
+
+
+def scrub_secrets(text: str) -> str:
+    """Replace the values of secret-looking environment variables in `text`."""
+    for name, value in _secret_values():
+        if value in text:
+            text = text.replace(value, f"[{name} redacted]")
+    return text
+
+
+def _note(outcome: TestOutcome) -> str:
+    if outcome.outcome == "skipped":
+        lines = outcome.message.strip().splitlines()
+        reason = lines[0].removeprefix("Skipped: ") if lines else ""
+        return "skipped" + (f": {scrub_secrets(reason)}" if reason else "")
+    if outcome.outcome == "xfailed":
+        return "expected to fail (xfail), so it does not count as passed"
+    if outcome.outcome == "xpassed":
+        return "marked as expected to fail (xfail), so it does not count as passed"
+    return scrub_secrets(describe_failure(outcome.message, outcome.traceback))
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A judgement of the report: passed or not, and the evidence and hint saying why."""
+
+    passed: bool
+    evidence: str
+    hint: str = ""
+
+
+def _consistency(report: SuiteReport, defined: Sequence[str]) -> str | None:
+    """Say how the report disagrees with the test file or with itself, if it does."""
+    collected_functions = {test.function for test in report.collected}
+    missing = [name for name in dict.fromkeys(defined) if name not in collected_functions]
+    if missing:
+        return (
+            f"The test file defines {len(set(defined))} test functions, but "
+            f"{', '.join(missing[:MAX_NAMED])} {'was' if len(missing) == 1 else 'were'} "
+            "not collected."
+        )
+    nodeids = [test.nodeid for test in report.collected]
+    if len(set(nodeids)) != len(nodeids) or report.repeated:
+        return "The report names a test more than once."
+    unreported = [nodeid for nodeid in nodeids if nodeid not in report.results]
+    if unreported:
+        names = ", ".join(nodeid.rpartition("::")[2] for nodeid in unreported[:MAX_NAMED])
+        return f"{len(unreported)} of {len(nodeids)} collected tests have no result: {names}."
+    if set(report.results) - set(nodeids):
+        return "The report has results for tests that were not collected."
+    return None
+
+
+def judge(report: SuiteReport, defined: Sequence[str], status: int) -> Judged:
+    """Judge a complete report, given the test file's test functions and pytest's exit status."""
+    if report.module_error is not None:
+        return Judged(
+            False,
+            "The tests could not run: the code does not import.",
+            f"Make the code importable; it fails with: {scrub_secrets(report.module_error)}",
+        )
+    if report.collect_errors:
+        lines = [line.strip() for line in report.collect_errors[-1].splitlines()]
+        marked = [line[1:].strip() for line in lines if line.startswith("E ")]
+        cause = (marked or [line for line in lines if line] or ["a collection error"])[-1]
+        return Judged(
+            False,
+            "The tests could not run: the code does not import.",
+            f"Make the code importable; it fails with: {scrub_secrets(cause)}",
+        )
+    inconsistent = _consistency(report, defined)
+    if inconsistent is not None:
+        return Judged(False, f"The test run cannot be trusted: {inconsistent}")
+    total = len(report.collected)
+    if total == 0:
+        return Judged(False, "No tests ran.")
+    failing = [
+        (test, report.results[test.nodeid])
+        for test in report.collected
+        if not report.results[test.nodeid].passed
+    ]
+    if failing:
+        names = ", ".join(test.name for test, _ in failing[:MAX_NAMED])
+        more = f" and {len(failing) - MAX_NAMED} more" if len(failing) > MAX_NAMED else ""
+        notes = "; ".join(
+            f"{test.name}: {note}" if (note := _note(outcome)) else test.name
+            for test, outcome in failing[:MAX_NAMED]
+        )
+        return Judged(
+            False,
+            f"{len(failing)} of {total} tests failed: {names}{more}.",
+            f"Fix these: {notes}"[:MAX_HINT],
+        )
+    if report.exitstatus != 0 or status != 0:
+        return Judged(
+            False,
+            f"Every test passed, but pytest exited with status {report.exitstatus} "
+            f"(the process with {status}): something else failed.",
+            "Fix the errors shown.",
+        )
+    return Judged(True, f"All {total} tests passed.")

@@ -7,10 +7,11 @@ on its own (the `distill` graph in langgraph.json) on the state of any earlier t
 from __future__ import annotations
 
 import operator
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from critic_loop.state.bounds import check_depth
 from critic_loop.state.records import Critique, Draft, Outcome
 from critic_loop.state.rubric import Rubric, Task
 from critic_loop.state.rules import MemoryReport, RuleOperation
@@ -28,6 +29,12 @@ class DistillInput(BaseModel):
         default=None,
         description="The thread the run came from, for provenance; defaults to this thread.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shallow(cls, data: Any) -> Any:
+        """Refuse input nested too deeply before any part of it is read."""
+        return check_depth(data)
 
 
 class DistillOutput(BaseModel):

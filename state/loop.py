@@ -15,10 +15,11 @@ critic reads the rubric, the drafts and its own earlier critiques.
 from __future__ import annotations
 
 import operator
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from critic_loop.state.bounds import check_depth
 from critic_loop.state.records import (
     Critique,
     Draft,
@@ -52,6 +53,12 @@ class LoopInput(BaseModel):
 
     task: Task
     rubric: Rubric
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shallow(cls, data: Any) -> Any:
+        """Refuse input nested too deeply before any part of it is read."""
+        return check_depth(data)
 
 
 class LoopOutput(BaseModel):

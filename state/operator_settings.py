@@ -8,7 +8,8 @@ refused unless these settings allow it. On the command line and from Python the 
 is the operator, and may name such things directly.
 
 Size limits apply to every run, whoever submits it, so one request cannot make the
-process validate, store or match unbounded input.
+process validate, store or match unbounded input, and what a round keeps (evidence,
+hints, feedback) stays small whatever the checks and models produced (see `bounds`).
 """
 
 from __future__ import annotations
@@ -72,6 +73,38 @@ class OperatorSettings(BaseSettings):
     )
     max_pattern_chars: int = Field(
         default=1_000, ge=1, description="The longest regular expression in a criterion."
+    )
+    max_nesting_depth: int = Field(
+        default=64,
+        ge=8,
+        le=500,
+        description=(
+            "How deeply structures from input may nest (a rubric file, a JSON schema, a JSON "
+            "draft a check reads, a served run's input), in levels of lists and objects."
+        ),
+    )
+    max_evidence_chars: int = Field(
+        default=2_000,
+        ge=200,
+        description="The longest evidence kept for one criterion; longer is cut, with a marker.",
+    )
+    max_hint_chars: int = Field(
+        default=600,
+        ge=100,
+        description="The longest hint (and each feedback item to the worker); longer is cut.",
+    )
+    max_feedback_chars: int = Field(
+        default=2_000,
+        ge=200,
+        description="The longest note from the critic to the worker; longer is cut.",
+    )
+    max_critique_chars: int = Field(
+        default=16_000,
+        ge=2_000,
+        description=(
+            "The most text one critique holds in all (evidence, hints, note, rejected "
+            "answers); past it the longest items are cut further."
+        ),
     )
     regex_timeout_seconds: float = Field(
         default=1.0,

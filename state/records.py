@@ -8,11 +8,12 @@ nodes read them back through these models.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from critic_loop.state.verdict import Verdict
+from critic_loop.state.bounds import critique_limit, cut, share
+from critic_loop.state.verdict import Evidence, Hint, Note, Verdict
 
 Outcome = Literal[
     "passed", "stalled", "exhausted", "verifier_error", "infeasible", "accepted", "cancelled"
@@ -127,11 +128,11 @@ class Critique(BaseModel):
     verdict: Verdict | None = Field(
         default=None, description="The checked verdict; null when the verifier failed."
     )
-    error: str | None = Field(
+    error: Evidence | None = Field(
         default=None, description="Why no verdict could be accepted; null when there is one."
     )
     attempts: int = Field(default=1, ge=0, description="Critic model calls made for this draft.")
-    rejected: list[str] = Field(
+    rejected: list[Evidence] = Field(
         default_factory=list,
         description="Why each rejected critic answer was rejected, in order (an audit trail).",
     )
@@ -141,6 +142,32 @@ class Critique(BaseModel):
     def ref(self) -> DraftRef:
         """Which draft this critique grades."""
         return DraftRef(round=self.round, candidate=self.candidate)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Self:
+        """Cut the longest texts further when all of them exceed the critique's limit."""
+        results = self.verdict.results if self.verdict is not None else []
+        texts = [r.evidence for r in results] + [r.hint for r in results]
+        texts += [self.verdict.feedback if self.verdict is not None else ""]
+        texts += [*self.rejected, self.error or ""]
+        cap = share((len(text) for text in texts), critique_limit())
+        if cap is None:
+            return self
+        if self.verdict is not None:
+            self.verdict = self.verdict.model_copy(
+                update={
+                    "feedback": cut(self.verdict.feedback, cap),
+                    "results": [
+                        r.model_copy(
+                            update={"evidence": cut(r.evidence, cap), "hint": cut(r.hint, cap)}
+                        )
+                        for r in results
+                    ],
+                }
+            )
+        self.rejected = [cut(text, cap) for text in self.rejected]
+        self.error = None if self.error is None else cut(self.error, cap)
+        return self
 
 
 def rounds_done(critiques: Sequence[Critique]) -> int:
@@ -162,8 +189,8 @@ class WorkerFeedback(BaseModel):
 
     round: int = Field(ge=1, description="The round of the draft this feedback is about.")
     candidate: int = Field(default=1, ge=1, description="The candidate it is about.")
-    summary: str = Field(default="", description="The critic's overall note to the worker.")
-    hints: list[str] = Field(
+    summary: Note = Field(default="", description="The critic's overall note to the worker.")
+    hints: list[Hint] = Field(
         default_factory=list, description="The smallest useful changes, one per failing check."
     )
 

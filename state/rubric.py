@@ -35,6 +35,7 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from critic_loop.state.bounds import check_depth
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.references import reference_to
 
@@ -285,6 +286,11 @@ class MatchesJsonSchema(CriterionBase):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
+    @field_validator("json_schema", mode="before")
+    @classmethod
+    def _shallow(cls, value: Any) -> Any:
+        return check_depth(value, "the JSON Schema")
+
     @field_validator("json_schema")
     @classmethod
     def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
@@ -445,14 +451,14 @@ def _check_task(value: str) -> str:
 
 
 def _count_criteria(value: Any) -> Any:
-    """Refuse an oversized rubric before any of its criteria is validated."""
+    """Refuse an oversized or too deeply nested rubric before any criterion is validated."""
     limit = operator_settings().max_criteria
     if isinstance(value, list | tuple) and len(value) > limit:
         raise ValueError(
             f"the rubric has {len(value)} criteria; the most allowed is {limit} "
             "(CRITIC_LOOP_MAX_CRITERIA)"
         )
-    return value
+    return check_depth(value, "the rubric")
 
 
 def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:

@@ -11,15 +11,25 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field
 
+from critic_loop.state.bounds import bounded_evidence, bounded_feedback, bounded_hint
 from critic_loop.state.rubric import CriterionBase, Severity
 from critic_loop.state.schema import InvalidAnswer, portable_schema
 
 SCORE_TOLERANCE = 1e-9
 """Weighted scores are sums of floats: compare them with this much slack."""
+
+Evidence = Annotated[str, AfterValidator(bounded_evidence)]
+"""Evidence, cut at the operator's limit (`CRITIC_LOOP_MAX_EVIDENCE_CHARS`)."""
+
+Hint = Annotated[str, AfterValidator(bounded_hint)]
+"""A hint, cut at the operator's limit (`CRITIC_LOOP_MAX_HINT_CHARS`)."""
+
+Note = Annotated[str, AfterValidator(bounded_feedback)]
+"""A note to the author, cut at the operator's limit (`CRITIC_LOOP_MAX_FEEDBACK_CHARS`)."""
 
 
 def first_line(text: str) -> str:
@@ -67,11 +77,14 @@ class CriticReport(BaseModel):
 
 
 class CheckResult(BaseModel):
-    """What a deterministic check (built-in, Python function or test suite) decides."""
+    """What a deterministic check (built-in, Python function or test suite) decides.
+
+    Evidence and hint are cut at the operator's limits, whatever the check returned.
+    """
 
     passed: bool = Field(description="Whether the artifact meets the criterion.")
-    evidence: str = Field(description="What in the artifact shows it.")
-    hint: str = Field(default="", description="The smallest change that would make it pass.")
+    evidence: Evidence = Field(description="What in the artifact shows it.")
+    hint: Hint = Field(default="", description="The smallest change that would make it pass.")
     terminal: bool = Field(
         default=False,
         description="No revision of the artifact can make it pass (for example, tests that "
@@ -86,8 +99,8 @@ class CriterionResult(BaseModel):
 
     criterion_id: str = Field(description="The id of the criterion this result grades.")
     passed: bool = Field(description="Whether the artifact meets this criterion.")
-    evidence: str = Field(description="What in the artifact shows whether it holds.")
-    hint: str = Field(default="", description="The smallest change that would make it pass.")
+    evidence: Evidence = Field(description="What in the artifact shows whether it holds.")
+    hint: Hint = Field(default="", description="The smallest change that would make it pass.")
     skipped: bool = Field(
         default=False,
         description="Not graded this round (the judge was skipped after a failed check).",
@@ -116,7 +129,7 @@ class Verdict(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     results: list[CriterionResult] = Field(description="One result per criterion, rubric order.")
-    feedback: str = Field(default="", description="The critic's note to the author.")
+    feedback: Note = Field(default="", description="The critic's note to the author.")
     pass_threshold: float = Field(
         default=1.0, ge=0.0, le=1.0, description="The weighted score a pass needed."
     )

@@ -33,6 +33,7 @@ import click
 from critic_loop.cli.context_options import chosen_settings, context_options
 from critic_loop.cli.option_sections import SectionedCommand, option
 from critic_loop.errors import UsageProblem
+from critic_loop.state.bounds import check_text_depth
 
 if TYPE_CHECKING:
     from critic_loop.state.context import Context
@@ -111,11 +112,13 @@ def _rubric(value: Any, where: str) -> list[CriterionBase]:
 def read_rubric_file(path: Path) -> list[CriterionBase]:
     """Read `--rubric FILE`: a JSON list of criteria, or an object with a `rubric` list."""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(check_text_depth(path.read_text(), str(path)))
     except OSError as error:
         raise UsageProblem(f"cannot read {path}: {error.strerror or error}") from None
     except json.JSONDecodeError as error:
         raise UsageProblem(f"{path}: not valid JSON: {error}") from None
+    except ValueError as error:  # nested too deeply
+        raise UsageProblem(str(error)) from None
     if isinstance(data, Mapping) and "rubric" in data:
         data = data["rubric"]
     return _rubric(data, str(path))
@@ -152,11 +155,13 @@ def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]
             continue
         where = f"{path} line {number}"
         try:
-            data = json.loads(line)
+            data = json.loads(check_text_depth(line, where))
         except json.JSONDecodeError as error:
             raise UsageProblem(
                 f"{where}: not valid JSON: {error.msg} (column {error.colno})"
             ) from None
+        except ValueError as error:  # nested too deeply
+            raise UsageProblem(str(error)) from None
         if not isinstance(data, Mapping):
             raise UsageProblem(f"{where}: expected a JSON object")
         if set(data) == {"rubric"}:

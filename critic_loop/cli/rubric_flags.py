@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from critic_loop.errors import UsageProblem
+from critic_loop.state.bounds import check_text_depth
 
 LIST_SETTINGS = frozenset({"phrases", "headings"})
 """Settings that take several values, separated by `|` on the command line."""
@@ -61,9 +62,11 @@ def _value(name: str, raw: str) -> Any:
     if name in LIST_SETTINGS:
         return [item.strip() for item in raw.split("|") if item.strip()]
     try:
-        return json.loads(raw)
+        return json.loads(check_text_depth(raw, f"the value of {name}"))
     except json.JSONDecodeError:
         return raw
+    except ValueError as error:  # nested too deeply
+        raise UsageProblem(str(error)) from None
 
 
 def check_flag(text: str) -> dict[str, Any]:

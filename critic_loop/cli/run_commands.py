@@ -18,6 +18,7 @@ from critic_loop.cli.rubric_flags import written_rubric
 from critic_loop.cli.ticker import Ticker, next_step
 from critic_loop.cli.verbosity import current
 from critic_loop.errors import RunInterrupted, RunStopped, Terminated, UsageProblem
+from critic_loop.state.bounds import check_text_depth
 from critic_loop.state.context import Context
 from critic_loop.state.input_errors import ItemLabel, default_label
 from critic_loop.state.records import SUCCESSFUL_OUTCOMES
@@ -74,8 +75,8 @@ def run_options(command: F) -> F:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
+        return json.loads(check_text_depth(path.read_text(), "it"))
+    except (OSError, ValueError) as error:  # JSONDecodeError, nesting too deep
         raise UsageProblem(f"cannot read {path}: {error}") from error
 
 

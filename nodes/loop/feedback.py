@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from critic_loop.state.bounds import bounded_hint
 from critic_loop.state.records import WorkerFeedback
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.verdict import Verdict
@@ -29,14 +30,6 @@ MIN_REDACTED_WORDS = 3
 
 NEAR_WHOLE = 0.8
 """A run of words covering this share of a criterion's text counts as quoting it."""
-
-MAX_NOTE_CHARACTERS = 600
-"""Longer hints and notes are cut, so the worker's prompt stays bounded."""
-
-
-def _bounded(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= MAX_NOTE_CHARACTERS else text[: MAX_NOTE_CHARACTERS - 3] + "..."
 
 
 WORD = re.compile(r"\w+")
@@ -100,12 +93,12 @@ def worker_feedback(
 ) -> WorkerFeedback:
     """Build the worker's feedback on a failing verdict: the note and one hint per failure."""
     hints = [
-        _bounded(redact_criteria(result.hint.strip() or result.evidence.strip(), rubric))
+        bounded_hint(redact_criteria(result.hint.strip() or result.evidence.strip(), rubric))
         for result in verdict.failing
     ]
     return WorkerFeedback(
         round=round_number,
         candidate=candidate,
-        summary=_bounded(redact_criteria(verdict.feedback, rubric)),
+        summary=redact_criteria(verdict.feedback, rubric).strip(),
         hints=[hint for hint in hints if hint],
     )

@@ -186,3 +186,40 @@ def test_the_ticker_draws_on_a_terminal_only_and_erases_itself() -> None:
         ticker.show("the worker is drafting round 1")
     assert piped.getvalue() == ""
     assert next_step({"event": "finished", "learning": False}) is None
+
+
+DEEP_RUBRIC = "[" * 10_000 + "]" * 10_000
+DEEP_SCHEMA = '[{"id": "s", "kind": "json_schema", "schema": ' + '{"not": ' * 1_000 + "{}"
+DEEP_SCHEMA += "}" * 1_000 + "}]"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "files"),
+    [
+        (["run", "--task", "x", "--rubric", "deep.json"], {"deep.json": DEEP_RUBRIC}),
+        (["run", "--task", "x", "--rubric", "schema.json"], {"schema.json": DEEP_SCHEMA}),
+        (
+            ["run", "--input", "input.json"],
+            {"input.json": '{"task": "x", "rubric": ' + DEEP_SCHEMA + "}"},
+        ),
+        (
+            [
+                "run",
+                "--task",
+                "x",
+                "--check",
+                "s=json_schema:schema=" + '{"not": ' * 1_000 + "{}" + "}" * 1_000,
+            ],
+            {},
+        ),
+    ],
+    ids=["rubric-10000", "json_schema-1000", "input-json_schema-1000", "check-flag-1000"],
+)
+def test_deeply_nested_input_gets_one_line_and_exit_2(tmp_path, run_cli, arguments, files) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    done = run_cli(*arguments)
+    assert done.returncode == 2, done
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "nested more than 64 levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)" in done.stderr
+    assert not any(marker in done.stderr for marker in NOT_FOR_PEOPLE), done.stderr

@@ -4,9 +4,11 @@ On the server the task, the rubric and the context come from clients. Each attac
 refused with a clear error before any model call, or contained; nothing it names runs.
 """
 
+import json
 from pathlib import Path
 from uuid import uuid4
 
+import httpx
 import pytest
 from langgraph_sdk import get_client
 
@@ -219,3 +221,53 @@ def test_reach_out():
     assert "sk-operator-secret-123" not in everything
     assert "sk-operator-secret-123"[::-1] not in everything
     assert "root:" not in everything  # /etc/shadow's first line
+
+
+def nested_list(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def nested_schema(levels: int) -> str:
+    return '{"not": ' * levels + "{}" + "}" * levels
+
+
+async def raw_run(dev_server, rubric_json: str) -> httpx.Response:
+    """Post a run whose rubric is raw JSON text (the SDK's encoder refuses deep values)."""
+    body = (
+        f'{{"assistant_id": "critic_loop", "input": {{"task": {json.dumps(TASK)}, '
+        f'"rubric": {rubric_json}}}, "context": {json.dumps(CONTEXT)}}}'
+    )
+    async with httpx.AsyncClient(base_url=dev_server.url, timeout=60) as http:
+        return await http.post(
+            "/runs/wait", content=body, headers={"Content-Type": "application/json"}
+        )
+
+
+def one_line_error(response: httpx.Response) -> str:
+    """The error of a refused request, or of a run that failed: one line either way."""
+    body = response.json()
+    message = body["__error__"]["message"] if "__error__" in body else body["detail"]
+    assert "\n" not in message and "RecursionError" not in message, message
+    return str(message)
+
+
+@pytest.mark.parametrize(
+    ("rubric", "refused_by"),
+    [
+        (nested_list(10_000), 422),  # the server's JSON parser stops at 1,024 levels
+        (f'[{{"id": "s", "kind": "json_schema", "schema": {nested_schema(1_000)}}}]', 400),
+        (nested_list(200), 200),  # the server takes it: the run fails with our one line
+        (f'[{{"id": "s", "kind": "json_schema", "schema": {nested_schema(100)}}}]', 200),
+    ],
+    ids=["rubric-10000", "schema-1000", "rubric-200", "schema-100"],
+)
+async def test_deeply_nested_input_is_refused_in_one_line(
+    dev_server, model_server, rubric, refused_by
+):
+    before = len(model_server.requests)
+    response = await raw_run(dev_server, rubric)
+    message = one_line_error(response)
+    assert response.status_code == refused_by, response.text[:500]
+    if refused_by == 200:  # a run was made, and its error says what to change
+        assert message == "input: nested more than 64 levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)"
+    assert len(model_server.requests) == before

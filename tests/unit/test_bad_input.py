@@ -12,6 +12,16 @@ from tests.support.rubrics import RUBRIC, TASK
 RUBRIC_DATA = [c.model_dump() for c in RUBRIC]
 
 
+def nested(levels: int, make) -> object:
+    value: object = {}
+    for _ in range(levels):
+        value = make(value)
+    return value
+
+
+TOO_DEEP = "input: nested more than 64 levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)"
+
+
 @pytest.fixture
 def scripted(models):
     models.script("worker", "draft")
@@ -47,6 +57,20 @@ def assert_no_model_called(models) -> None:
             {"task": TASK, "rubric": [{"id": "w", "kind": "word_count", "mx": 5}]},
             "rubric item 1 ('w'): 'mx' is not a setting of a word_count criterion; "
             "it takes: min, max",
+        ),
+        ({"task": TASK, "rubric": nested(10_000, lambda inner: [inner])}, TOO_DEEP),
+        (
+            {
+                "task": TASK,
+                "rubric": [
+                    {
+                        "id": "s",
+                        "kind": "json_schema",
+                        "schema": nested(1_000, lambda s: {"not": s}),
+                    }
+                ],
+            },
+            TOO_DEEP,
         ),
     ],
 )

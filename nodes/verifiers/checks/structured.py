@@ -11,6 +11,8 @@ from jsonschema import validators
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
+from critic_loop.state.bounds import text_depth
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import MatchesJsonSchema
 from critic_loop.state.verdict import CheckResult
 
@@ -31,6 +33,13 @@ def _parse_json(draft: str) -> tuple[Any, CheckResult | None]:
     hint = "Reply with the JSON document only" + (
         ", without Markdown code fences." if fenced else ", with no text around it."
     )
+    limit = operator_settings().max_nesting_depth
+    if text_depth(draft, limit) > limit:
+        return None, CheckResult(
+            passed=False,
+            evidence=f"The JSON is nested more than {limit} levels deep (the most allowed).",
+            hint="Flatten the JSON: nest fewer lists and objects inside each other.",
+        )
     try:
         return json.loads(draft), None
     except json.JSONDecodeError as error:

@@ -1,0 +1,152 @@
+"""Bounded text and nesting: what a verdict may hold, and how deep input may nest.
+
+Evidence, hints and feedback come from checks, from drafted code's test output and from
+the critic model: any of them can be huge (a test suite with 16,000 failing cases, a
+judge that copies the artifact back). Each is cut at its operator limit
+(`OperatorSettings.max_evidence_chars`, `max_hint_chars`, `max_feedback_chars`), with a
+marker saying how much was left out, and a critique as a whole at `max_critique_chars`,
+so what a round stores and streams stays small however big its input was.
+
+Structures that come from input (a rubric, a JSON schema, a JSON draft) may nest at most
+`max_nesting_depth` levels: deeper ones are refused with one line, before any code that
+walks them recursively could fail with a RecursionError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from critic_loop.state.operator_settings import operator_settings
+
+MARKER = " [... {count} characters left out]"
+"""Ends a cut text, saying how many characters were left out."""
+
+
+def cut(text: str, limit: int) -> str:
+    """Return `text`, or its start and a marker saying how much was left out, in `limit` chars."""
+    if len(text) <= limit:
+        return text
+    marker = MARKER.format(count=len(text))
+    if len(marker) >= limit:
+        return text[:limit]
+    keep = limit - len(marker)
+    while len(marker := MARKER.format(count=len(text) - keep)) != limit - keep:
+        keep = limit - len(marker)  # fewer digits left out: room for more of the text
+    return text[:keep] + marker
+
+
+def critique_limit() -> int:
+    """Return the most text one critique may hold in all (`CRITIC_LOOP_MAX_CRITIQUE_CHARS`)."""
+    return operator_settings().max_critique_chars
+
+
+def bounded_evidence(text: str) -> str:
+    """Cut `text` at the evidence limit (`CRITIC_LOOP_MAX_EVIDENCE_CHARS`)."""
+    return cut(text, operator_settings().max_evidence_chars)
+
+
+def bounded_hint(text: str) -> str:
+    """Cut `text` at the hint limit (`CRITIC_LOOP_MAX_HINT_CHARS`)."""
+    return cut(text, operator_settings().max_hint_chars)
+
+
+def bounded_feedback(text: str) -> str:
+    """Cut `text` at the feedback limit (`CRITIC_LOOP_MAX_FEEDBACK_CHARS`)."""
+    return cut(text, operator_settings().max_feedback_chars)
+
+
+def share(lengths: Iterable[int], budget: int) -> int | None:
+    """Return the largest cap so that the lengths, each capped, sum to at most `budget`.
+
+    None when they fit as they are.
+    """
+    ordered = sorted(lengths)
+    if sum(ordered) <= budget:
+        return None
+    spent = 0
+    for position, length in enumerate(ordered):
+        left = len(ordered) - position
+        if spent + length * left > budget:
+            return max(0, (budget - spent) // left)
+        spent += length
+    return None  # not reached: the lengths did not fit
+
+
+def depth_of(value: Any, limit: int) -> int:
+    """Return how deeply `value` nests (lists and dicts), counting no further than `limit` + 1.
+
+    Walks without recursion, so any depth is safe to measure.
+    """
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, Mapping):
+            children: Iterable[Any] = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth > limit:
+            return depth
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _too_deep(what: str, limit: int) -> str:
+    said = f"{what} is nested" if what else "nested"
+    return f"{said} more than {limit} levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)"
+
+
+def check_depth(value: Any, what: str = "") -> Any:
+    """Return `value` if it nests at most `max_nesting_depth` levels.
+
+    Raises:
+        ValueError: it nests deeper (one line, naming `what` and the setting).
+    """
+    limit = operator_settings().max_nesting_depth
+    if depth_of(value, limit) > limit:
+        raise ValueError(_too_deep(what, limit))
+    return value
+
+
+def check_text_depth(text: str, what: str = "") -> str:
+    """Return JSON `text` if its brackets nest at most `max_nesting_depth` levels.
+
+    Raises:
+        ValueError: they nest deeper (one line, naming `what` and the setting).
+    """
+    limit = operator_settings().max_nesting_depth
+    if text_depth(text, limit) > limit:
+        raise ValueError(_too_deep(what, limit))
+    return text
+
+
+def text_depth(text: str, limit: int) -> int:
+    """Return how deeply JSON text nests its brackets, counting no further than `limit` + 1.
+
+    Reads the text once, skipping strings, so it can refuse absurd nesting before a
+    parser recurses into it.
+    """
+    depth = deepest = 0
+    in_string = escaped = False
+    for character in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif character == "\\":
+                escaped = True
+            elif character == '"':
+                in_string = False
+        elif character == '"':
+            in_string = True
+        elif character in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+        elif character in "]}":
+            depth -= 1
+    return deepest

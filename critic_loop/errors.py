@@ -13,6 +13,19 @@ class ThreadFinished(RuntimeError):
     """The thread already holds a finished run; use a new thread id, or fork it."""
 
 
+class ThreadBusy(RuntimeError):
+    """Another run holds the thread's lease: it is writing to the thread right now."""
+
+    def __init__(self, thread_id: str, holder: str) -> None:
+        """Keep the thread and who holds it."""
+        self.thread_id = thread_id
+        self.holder = holder
+        super().__init__(
+            f"thread {thread_id} is being run by {holder}; wait for that run to end, or "
+            "let this one wait for it (--wait-for-thread, or wait_for_thread=True)"
+        )
+
+
 class UsageProblem(ValueError):
     """The command line was given something it cannot run."""
 

@@ -7,7 +7,8 @@ is lost and the round count continues. `fork_loop` continues a thread from an ea
 round with other settings, leaving the original history intact.
 
 Every step is checkpointed before the next one starts (`durability="sync"`), so a process
-that dies mid-run loses at most the step it was in.
+that dies mid-run loses at most the step it was in. A run holds its thread's lease while
+it writes, so a second run of the same thread is refused (`ThreadBusy`) or waits.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.model_choice import choose_models
 from critic_loop.nodes.loop.check_input import preflight, validated_input
 from critic_loop.persistence import aopen_persistence, open_persistence
+from critic_loop.persistence.leases import LocalThreadLeases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.input_errors import ItemLabel, default_label
@@ -125,11 +127,19 @@ def _graph(
     checkpointer: BaseCheckpointSaver[str] | None,
     store: BaseStore | None,
     database: str | Path | None,
+    thread_id: str,
+    wait_for_thread: bool,
 ) -> Iterator[LoopGraph]:
+    """Open the graph on the caller's savers or the database, holding the thread's lease."""
     if checkpointer is not None or store is not None:
-        yield loop_graph(checkpointer, store)
+        leases = LocalThreadLeases(checkpointer if checkpointer is not None else store)
+        with leases.hold(thread_id, wait=wait_for_thread):
+            yield loop_graph(checkpointer, store)
         return
-    with open_persistence(database) as persistence:
+    with (
+        open_persistence(database) as persistence,
+        persistence.leases.hold(thread_id, wait=wait_for_thread),
+    ):
         yield loop_graph(persistence.checkpointer, persistence.store)
 
 
@@ -138,11 +148,19 @@ async def _agraph(
     checkpointer: BaseCheckpointSaver[str] | None,
     store: BaseStore | None,
     database: str | Path | None,
+    thread_id: str,
+    wait_for_thread: bool,
 ) -> AsyncIterator[LoopGraph]:
+    """Async twin of `_graph`."""
     if checkpointer is not None or store is not None:
-        yield loop_graph(checkpointer, store)
+        leases = LocalThreadLeases(checkpointer if checkpointer is not None else store)
+        async with leases.ahold(thread_id, wait=wait_for_thread):
+            yield loop_graph(checkpointer, store)
         return
-    async with aopen_persistence(database) as persistence:
+    async with (
+        aopen_persistence(database) as persistence,
+        persistence.leases.ahold(thread_id, wait=wait_for_thread),
+    ):
         yield loop_graph(persistence.checkpointer, persistence.store)
 
 
@@ -228,6 +246,7 @@ def run_loop(
     database: str | Path | None = None,
     on_event: EventHandler | None = None,
     reviewer: Reviewer | None = None,
+    wait_for_thread: bool = False,
 ) -> LoopState:
     """Run the loop to its end (or resume the unfinished run of `thread_id`).
 
@@ -236,15 +255,21 @@ def run_loop(
     `reviewer` answers each review request (a function of the request returning the
     person's decision, see `critic_loop.nodes.loop.review`).
 
+    The run holds its thread's lease while it runs (`critic_loop.persistence.leases`):
+    if another run of the thread holds it, this one raises `ThreadBusy` at once, or
+    waits for it with `wait_for_thread=True`.
+
     Raises:
         LoopExhausted, LoopStalled, VerifierFailed: the run did not pass and the context
             has `on_exhausted="raise"`.
         ThreadFinished: `thread_id` names a run that already ended.
+        ThreadBusy: another run is writing to `thread_id` right now.
         ReviewPending: the run paused for review and no `reviewer` was given.
     """
     resolved = context_for_run(context)
     config = thread_config(thread_id)
-    with _graph(checkpointer, store, database) as graph:
+    thread = config["configurable"]["thread_id"]
+    with _graph(checkpointer, store, database, thread, wait_for_thread) as graph:
         start = start_input(graph, config, loop_input(task, rubric))
         return drive_loop(graph, start, config, resolved, on_event, reviewer)
 
@@ -258,13 +283,15 @@ def fork_loop(
     store: BaseStore | None = None,
     database: str | Path | None = None,
     on_event: EventHandler | None = None,
+    wait_for_thread: bool = False,
 ) -> LoopState:
     """Continue `thread_id` from just after round `round_number`, with `context`.
 
-    The thread gets a new branch; the original run's checkpoints stay as they were.
+    The thread gets a new branch; the original run's checkpoints stay as they were. The
+    fork holds the thread's lease as `run_loop` does.
     """
     resolved = context_for_run(context)
-    with _graph(checkpointer, store, database) as graph:
+    with _graph(checkpointer, store, database, thread_id, wait_for_thread) as graph:
         branch_point = round_checkpoint(graph, thread_id, round_number)
         return drive_loop(graph, None, branch_point, resolved, on_event)
 
@@ -280,12 +307,13 @@ async def arun_loop(
     database: str | Path | None = None,
     on_event: EventHandler | None = None,
     reviewer: Reviewer | None = None,
+    wait_for_thread: bool = False,
 ) -> LoopState:
     """Async twin of `run_loop` (async checkpointer and store)."""
     resolved = context_for_run(context)
     config = thread_config(thread_id)
-    async with _agraph(checkpointer, store, database) as graph:
-        thread_id = config["configurable"]["thread_id"]
+    thread_id = config["configurable"]["thread_id"]
+    async with _agraph(checkpointer, store, database, thread_id, wait_for_thread) as graph:
         start = start_from(await graph.aget_state(config), thread_id, loop_input(task, rubric))
         while True:
             async for event in graph.astream(

@@ -42,6 +42,7 @@ from critic_loop.errors import (
     RunInterrupted,
     RunStopped,
     Terminated,
+    ThreadBusy,
     ThreadFinished,
     UnsafeCheckpoint,
     UsageProblem,
@@ -181,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ThreadFinished as error:
         reading = shlex.join(["critic-loop", "show", _thread_of(arguments)])
         _say(f"{error}\nto read it: {reading}")
-    except (UsageProblem, TrustViolation, UnsafeCheckpoint) as error:
+    except (UsageProblem, TrustViolation, UnsafeCheckpoint, ThreadBusy) as error:
         _say(str(error))
     except RunInterrupted as error:
         _say(str(error))

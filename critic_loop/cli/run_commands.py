@@ -60,6 +60,14 @@ def run_options(command: F) -> F:
             ),
             click.option("--thread-id", help="The thread to run in (resumes an unfinished one)."),
             click.option(
+                "--wait-for-thread",
+                is_flag=True,
+                help=(
+                    "If another process is running this thread, wait for it to end instead "
+                    "of exiting 2."
+                ),
+            ),
+            click.option(
                 "--db",
                 help=(
                     "SQLite file or postgresql:// URL for runs and rules "
@@ -187,7 +195,11 @@ def execute(
     show_progress = not (as_json or quiet)
     config = thread_config(parameters.get("thread_id"))
     thread_id = config["configurable"]["thread_id"]
-    with open_persistence(parameters.get("db")) as persistence:
+    wait = bool(parameters.get("wait_for_thread"))
+    with (
+        open_persistence(parameters.get("db")) as persistence,
+        persistence.leases.hold(thread_id, wait=wait),  # one writer per thread
+    ):
         from critic_loop.graphs.app import build_graph
 
         graph = build_graph(checkpointer=persistence.checkpointer, store=persistence.store)

@@ -15,9 +15,10 @@ Setting `CRITIC_LOOP_DATABASE_URL` to a `postgresql://` URL switches both to Pos
 for async code such as `graph.ainvoke`.
 
 Both are safe to share: SQLite connections use one SQLite build, write-ahead logging and
-a busy timeout (`persistence.sqlite`); memory writes hold a lock per scope across
-processes (a file lock, or a PostgreSQL advisory lock); and checkpoints load only an
-allowlist of types (`persistence.serde`).
+a busy timeout (`persistence.sqlite`); the tables are created and migrated under a setup
+lock, so many processes and coroutines can open a fresh database at once; memory writes
+hold a lock per scope across processes (a file lock, or a PostgreSQL advisory lock); and
+checkpoints load only an allowlist of types (`persistence.serde`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from critic_loop.nodes.memory.lexical_embeddings import (
     sqlite_rule_index,
 )
 from critic_loop.nodes.memory.scope_locks import register_scope_lock
-from critic_loop.persistence import sqlite
+from critic_loop.persistence import postgres, sqlite
+from critic_loop.persistence.leases import AdvisoryThreadLeases, FileThreadLeases, ThreadLeases
 from critic_loop.persistence.postgres import AdvisoryScopeLock, postgres_classes
 from critic_loop.persistence.serde import StrictSerializer
 
@@ -57,6 +59,8 @@ class Persistence:
     store: BaseStore
     location: str
     indexed: bool
+    leases: ThreadLeases
+    """The threads' leases: one writer per thread at a time (`persistence.leases`)."""
 
 
 def data_dir() -> Path:
@@ -84,10 +88,13 @@ def _postgres_index() -> IndexConfig | None:
 
 
 def _opened(
-    saver: BaseCheckpointSaver[str], store: BaseStore, location: str, indexed: bool
+    saver: BaseCheckpointSaver[str], store: BaseStore, target: str, indexed: bool
 ) -> Persistence:
     saver.serde = StrictSerializer()
-    return Persistence(saver, store, location, indexed)
+    if is_postgres(target):
+        return Persistence(saver, store, _redacted(target), indexed, AdvisoryThreadLeases(target))
+    leases = FileThreadLeases(sqlite.lock_directory(Path(target)))
+    return Persistence(saver, store, target, indexed, leases)
 
 
 @contextmanager
@@ -101,10 +108,11 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
             saver_class.from_conn_string(target) as saver,
             store_class.from_conn_string(target, index=index) as store,
         ):
-            saver.setup()
-            store.setup()
+            with postgres.setup_lock(target):
+                saver.setup()
+                store.setup()
             register_scope_lock(store, AdvisoryScopeLock(target))
-            yield _opened(saver, store, _redacted(target), indexed=index is not None)
+            yield _opened(saver, store, target, indexed=index is not None)
         return
 
     with _sqlite_persistence(Path(target)) as persistence:
@@ -117,24 +125,26 @@ def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.store.sqlite import SqliteStore
 
-    sqlite.prepare(path)
+    with sqlite.setup_lock(path):
+        sqlite.prepare(path)
     saver_connection = sqlite.connect(path)
     store_connection = sqlite.connect(path, isolation_level=None)
     saver: SqliteSaver | None = None
     store: SqliteStore | None = None
     try:
         saver = SqliteSaver(saver_connection)
-        try:
-            saver.setup()
-        except Exception as error:
-            if not sqlite.already_migrated(error):
-                raise
-            saver.is_setup = True
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = SqliteStore(store_connection, index=index)
-        store.setup()
-        if index is not None:
-            sqlite.reembed_stale_vectors(path, index)
+        with sqlite.setup_lock(path):  # one opener at a time migrates a fresh file
+            try:
+                saver.setup()
+            except Exception as error:
+                if not sqlite.already_migrated(error):
+                    raise
+                saver.is_setup = True
+            store.setup()
+            if index is not None:
+                sqlite.reembed_stale_vectors(path, index)
         register_scope_lock(store, sqlite.FileScopeLock(path))
         yield _opened(saver, store, str(path), indexed=index is not None)
     finally:  # a stopped run's thread may still be writing: wait for it, never close under it
@@ -153,10 +163,11 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
             saver_class.from_conn_string(target) as saver,
             store_class.from_conn_string(target, index=index) as store,
         ):
-            await saver.setup()
-            await store.setup()
+            async with postgres.asetup_lock(target):
+                await saver.setup()
+                await store.setup()
             register_scope_lock(store, AdvisoryScopeLock(target))
-            yield _opened(saver, store, _redacted(target), indexed=index is not None)
+            yield _opened(saver, store, target, indexed=index is not None)
         return
 
     import aiosqlite
@@ -164,7 +175,8 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
     from langgraph.store.sqlite.aio import AsyncSqliteStore
 
     path = Path(target)
-    await asyncio.to_thread(sqlite.prepare, path)
+    async with sqlite.asetup_lock(path):
+        await asyncio.to_thread(sqlite.prepare, path)
     saver_connection = aiosqlite.Connection(lambda: sqlite.connect(path), iter_chunk_size=64)
     store_connection = aiosqlite.Connection(
         lambda: sqlite.connect(path, isolation_level=None), iter_chunk_size=64
@@ -173,17 +185,18 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
     await store_connection
     try:
         saver = AsyncSqliteSaver(saver_connection)
-        try:
-            await saver.setup()
-        except Exception as error:
-            if not sqlite.already_migrated(error):
-                raise
-            saver.is_setup = True
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = AsyncSqliteStore(store_connection, index=index)
-        await store.setup()
-        if index is not None:
-            await asyncio.to_thread(sqlite.reembed_stale_vectors, path, index)
+        async with sqlite.asetup_lock(path):  # one opener at a time migrates a fresh file
+            try:
+                await saver.setup()
+            except Exception as error:
+                if not sqlite.already_migrated(error):
+                    raise
+                saver.is_setup = True
+            await store.setup()
+            if index is not None:
+                await asyncio.to_thread(sqlite.reembed_stale_vectors, path, index)
         register_scope_lock(store, sqlite.FileScopeLock(path))
         yield _opened(saver, store, str(path), indexed=index is not None)
     finally:

@@ -131,6 +131,60 @@ def reembed_stale_vectors(path: Path, index: Any) -> int:
         connection.close()
 
 
+def lock_directory(database: Path) -> Path:
+    """Return the folder of the database's lock files, `<database>.locks/`, made if missing."""
+    directory = database.resolve().with_name(database.name + ".locks")
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+@contextlib.contextmanager
+def hold_file(path: Path) -> Iterator[None]:
+    """Hold an exclusive `flock` on `path`, waiting for it (threads and processes alike).
+
+    Each hold opens the file anew, so two holds in one process exclude each other too.
+    The operating system releases the lock when its process dies.
+    """
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.asynccontextmanager
+async def ahold_file(path: Path) -> AsyncIterator[None]:
+    """Hold an exclusive `flock` on `path` without blocking the event loop (it polls)."""
+    with path.open("a") as handle:
+        delay = POLL_SECONDS
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, MAX_POLL_SECONDS)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def setup_lock(database: Path) -> contextlib.AbstractContextManager[None]:
+    """Hold the database's setup lock: one opener at a time creates and migrates the file.
+
+    LangGraph's savers and stores migrate on `setup()`, and two at once on a fresh file
+    collide (`UNIQUE constraint failed: store_migrations.v`, `duplicate column name`).
+    """
+    return hold_file(lock_directory(database) / "setup.lock")
+
+
+def asetup_lock(database: Path) -> contextlib.AbstractAsyncContextManager[None]:
+    """Hold the database's setup lock without blocking the event loop (see `setup_lock`)."""
+    return ahold_file(lock_directory(database) / "setup.lock")
+
+
 def already_migrated(error: Exception) -> bool:
     """Tell whether a saver's setup failed only because its migration was applied before.
 
@@ -153,42 +207,20 @@ class FileScopeLock:
 
     def __init__(self, database: Path) -> None:
         """Keep the lock files in `<database>.locks/`."""
-        self.directory = database.resolve().with_name(database.name + ".locks")
+        self.database = database
         self._in_process = process_lock_for(str(database.resolve()))
 
     def _path(self, scope: str) -> Path:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        return self.directory / f"{scope}.lock"
-
-    @contextlib.contextmanager
-    def _file_lock(self, scope: str) -> Iterator[Any]:
-        with self._path(scope).open("a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield handle
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        return lock_directory(self.database) / f"{scope}.lock"
 
     @contextlib.contextmanager
     def hold(self, scope: str) -> Iterator[None]:
         """Hold `scope` against every thread and process using this database."""
-        with self._in_process.hold(scope), self._file_lock(scope):
+        with self._in_process.hold(scope), hold_file(self._path(scope)):
             yield
 
     @contextlib.asynccontextmanager
     async def ahold(self, scope: str) -> AsyncIterator[None]:
         """Hold `scope` without blocking the event loop."""
-        async with self._in_process.ahold(scope):
-            with self._path(scope).open("a") as handle:
-                delay = POLL_SECONDS
-                while True:
-                    try:
-                        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        await asyncio.sleep(delay)
-                        delay = min(delay * 2, MAX_POLL_SECONDS)
-                try:
-                    yield
-                finally:
-                    fcntl.flock(handle, fcntl.LOCK_UN)
+        async with self._in_process.ahold(scope), ahold_file(self._path(scope)):
+            yield

@@ -129,3 +129,57 @@ def test_twenty_processes_on_postgres(postgres_url) -> None:
     seed(postgres_url, scope)
     threads = run_processes(postgres_url, scope)
     check_everything_counted(postgres_url, scope, threads)
+
+
+def test_five_async_runs_on_a_fresh_sqlite_file_ten_times(tmp_path) -> None:
+    """The store's and the saver's migrations run once, under a lock, however many open."""
+    outcomes: list[object] = []
+    with ScriptedOpenAIServer(DiligentModel()) as server:
+
+        async def five_at_once(database: str) -> list[object]:
+            return await asyncio.gather(
+                *(
+                    arun_loop(
+                        "Explain recursion.",
+                        RUBRIC,
+                        context={**context(server, "fresh"), "memory": False},
+                        thread_id=f"t{run}",
+                        database=database,
+                    )
+                    for run in range(5)
+                ),
+                return_exceptions=True,
+            )
+
+        async def ten_fresh_files() -> None:
+            for attempt in range(10):
+                outcomes.extend(await five_at_once(str(tmp_path / f"fresh-{attempt}.sqlite")))
+
+        asyncio.run(ten_fresh_files())
+    failures = [repr(outcome) for outcome in outcomes if isinstance(outcome, BaseException)]
+    assert failures == []
+    assert [outcome.outcome for outcome in outcomes] == ["passed"] * 50  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def fresh_postgres_database(postgres_url):
+    """A new, empty PostgreSQL database on the test server (dropped afterwards)."""
+    import psycopg
+
+    name = f"critic_loop_fresh_{uuid4().hex[:8]}"
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield postgres_url.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def test_twenty_processes_on_a_fresh_postgres_database(fresh_postgres_database) -> None:
+    threads = run_processes(fresh_postgres_database, f"fresh-{uuid4().hex[:6]}")
+    with open_persistence(fresh_postgres_database) as persistence:
+        graph = build_graph(checkpointer=persistence.checkpointer)
+        outcomes = [
+            graph.get_state({"configurable": {"thread_id": thread}}).values.get("outcome")
+            for thread in threads
+        ]
+    assert outcomes == ["passed"] * len(threads)

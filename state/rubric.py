@@ -348,13 +348,16 @@ class PythonCheck(CriterionBase):
 
 
 class TestSuite(CriterionBase):
-    """Pytest tests pass against the drafted code, run in a sandboxed subprocess.
+    """Pytest tests pass against the drafted code, with the verdict out of the code's reach.
 
-    The draft (its first ```python block if it has one) is saved as `<module>.py` in a
-    fresh temporary directory beside the tests, and pytest runs there in a sandbox (an
-    unprivileged user, a private filesystem view, no network, where the system allows),
-    with a wall-clock timeout, limits on memory, CPU, processes, file size, open files and
-    the working directory's size, and an environment without the parent's secrets.
+    The draft (its first ```python block if it has one) is imported as `<module>` in a
+    sandboxed process of its own, and pytest runs the tests in another; the tests call the
+    drafted functions across a boundary that carries plain data only (see
+    `critic_loop.nodes.verifiers.checks.test_suite`). Each sandbox has (where the system
+    allows) an unprivileged user, a private filesystem view and no network, a wall-clock
+    timeout, limits on memory, CPU, processes, file size, open files and the working
+    directory's size, and an environment without the parent's secrets; the limits below
+    apply to each.
     """
 
     __test__ = False  # not a pytest test class

@@ -4,13 +4,22 @@ Model calls go over HTTP from the server process to a scripted OpenAI-compatible
 rules go to the server's own store, indexed with the offline embedder in langgraph.json.
 """
 
+import time
 from uuid import uuid4
 
+import httpx
 import pytest
 from langgraph_sdk import get_client
 
 from tests.support.dev_server import DevServer
-from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+from tests.support.openai_server import (
+    Answer,
+    RoleScript,
+    ScriptedOpenAIServer,
+    Structured,
+    Text,
+    is_structured_request,
+)
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
@@ -231,3 +240,47 @@ async def test_a_person_reviews_through_the_sdk(dev_server, model_server) -> Non
         context=settings,
     )
     assert result["outcome"] == "accepted" and result["final"] == "second version"
+
+
+class Timed:
+    """Answers like the module's script, but slowly, recording when each call ran."""
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+        self.calls: list[tuple[float, float]] = []
+
+    def __call__(self, request: dict) -> Answer:
+        started = time.monotonic()
+        time.sleep(self.latency)
+        self.calls.append((started, time.monotonic()))
+        if is_structured_request(request):
+            return Structured(graded(RUBRIC))
+        return Text("A draft.")
+
+
+async def test_the_server_runs_one_run_of_a_thread_at_a_time(dev_server, model_server) -> None:
+    """LangGraph server's run queue serializes a thread's runs: no lease is needed there."""
+    timed, script = Timed(latency=0.5), model_server.responder
+    model_server.responder = timed
+    try:
+        client = get_client(url=dev_server.url)
+        thread = (await client.threads.create())["thread_id"]
+        settings = {**context(f"queue-{uuid4().hex[:8]}"), "memory": False, "max_iterations": 1}
+        runs = [
+            await client.runs.create(thread, "critic_loop", input=INPUT, context=settings)
+            for _ in range(2)
+        ]
+        with pytest.raises(httpx.HTTPStatusError) as refused:  # or refused, if asked to
+            await client.runs.create(
+                thread, "critic_loop", input=INPUT, context=settings, multitask_strategy="reject"
+            )
+        assert refused.value.response.status_code == 409
+        for run in runs:
+            await client.runs.join(thread, run["run_id"])
+        finished = [await client.runs.get(thread, run["run_id"]) for run in runs]
+    finally:
+        model_server.responder = script
+    assert [run["status"] for run in finished] == ["success", "success"]
+    assert len(timed.calls) >= 3  # run 1 drafts and grades; run 2 drafts (and may reuse it)
+    first_run_ends = max(end for _, end in timed.calls[:2])
+    assert all(start >= first_run_ends for start, _ in timed.calls[2:])  # one after the other

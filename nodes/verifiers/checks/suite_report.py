@@ -232,8 +232,13 @@ def _consistency(report: SuiteReport, defined: Sequence[str]) -> str | None:
 
 
 def judge(report: SuiteReport, defined: Sequence[str], status: int) -> Judged:
-    """Judge a complete report, given the test file's test functions and pytest's exit status."""
-    if report.module_error is not None:
+    """Judge a complete report, given the test file's test functions and pytest's exit status.
+
+    A drafted module that does not import fails the tests that import it (tests that do
+    not need it may still pass); when it stops the tests from being collected, its own
+    error is the hint.
+    """
+    if report.collect_errors and report.module_error is not None:
         return Judged(
             False,
             "The tests could not run: the code does not import.",

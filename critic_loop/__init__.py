@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from critic_loop.errors import ReviewPending, ThreadFinished
+    from critic_loop.errors import ReviewPending, ThreadBusy, ThreadFinished
     from critic_loop.graphs.app import build_graph
     from critic_loop.nodes.models.provider_registry import (
         register_chat_model_provider,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from critic_loop.state.verdict import CheckResult, Verdict
 
 _HOMES = {
-    "critic_loop.errors": ["ReviewPending", "ThreadFinished"],
+    "critic_loop.errors": ["ReviewPending", "ThreadBusy", "ThreadFinished"],
     "critic_loop.graphs.app": ["build_graph"],
     "critic_loop.nodes.models.provider_registry": [
         "register_chat_model_provider",
@@ -105,6 +105,7 @@ __all__ = [
     "Regex",
     "ReviewPending",
     "TestSuite",
+    "ThreadBusy",
     "ThreadFinished",
     "ValidJson",
     "Verdict",

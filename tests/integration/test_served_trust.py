@@ -271,3 +271,19 @@ async def test_deeply_nested_input_is_refused_in_one_line(
     if refused_by == 200:  # a run was made, and its error says what to change
         assert message == "input: nested more than 64 levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)"
     assert len(model_server.requests) == before
+
+
+@pytest.mark.parametrize(
+    "rubric",
+    [
+        json.loads(nested_list(200)),
+        [{"id": "s", "kind": "json_schema", "schema": json.loads(nested_schema(100))}],
+    ],
+    ids=["rubric-200", "schema-100"],
+)
+async def test_deeply_nested_input_is_a_served_runs_one_line_error(
+    dev_server, model_server, rubric
+):
+    """Through langgraph_sdk (its encoder stops at 254 levels), the run's error is one line."""
+    message = await refusal(dev_server, model_server, input={"task": TASK, "rubric": rubric})
+    assert message == "input: nested more than 64 levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)"

@@ -57,6 +57,14 @@ class OperatorSettings(BaseSettings):
             "as `python` checks, besides the functions registered in code."
         ),
     )
+    shared_memory_scopes: CommaList = Field(
+        default_factory=list,
+        description=(
+            "Memory scopes every user of an authenticated server shares: their runs recall "
+            "from and distil into the same rules, and the store API lets every user read "
+            "them. Every other scope is each user's own."
+        ),
+    )
     max_task_chars: int = Field(
         default=100_000, ge=1, description="The longest task, in characters."
     )
@@ -113,7 +121,13 @@ class OperatorSettings(BaseSettings):
         description="How long one regular-expression match may run before it counts as failed.",
     )
 
-    @field_validator("allowed_base_urls", "allowed_paths", "python_check_modules", mode="before")
+    @field_validator(
+        "allowed_base_urls",
+        "allowed_paths",
+        "python_check_modules",
+        "shared_memory_scopes",
+        mode="before",
+    )
     @classmethod
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):

@@ -155,7 +155,8 @@ async def install(
             "context": context,
             "name": preset.title,
             "description": preset.description,
-            "metadata": {"critic_loop_preset": preset.name},
+            # made by the server for everyone: every user may read and run it (serving.auth)
+            "metadata": {"critic_loop_preset": preset.name, "created_by": "system"},
             "headers": headers,
         }
         assistant_id = preset.assistant_id(graph_id)

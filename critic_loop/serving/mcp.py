@@ -12,8 +12,10 @@ name. This endpoint speaks the same protocol (JSON-RPC over HTTP POST, stateless
 - answers `tools/call` with the run's output as JSON text and as `structuredContent`;
 - reports a failed run with its error message (`isError`).
 
-Runs go through the server itself (`langgraph_sdk.get_client(url=None)`), with the
-caller's headers, so the server's authentication applies to MCP clients too.
+Runs go through the server itself, in process, with the caller's headers, on a transport
+that passes the server's authentication (langgraph.json's `http.enable_custom_route_auth`
+checks the MCP request too): an MCP client sees and runs what its user may, and its runs'
+memory is its user's.
 """
 
 from __future__ import annotations
@@ -39,9 +41,18 @@ NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def _client() -> Any:
-    from langgraph_sdk import get_client
+    """Return a client of this server, in process, whose requests pass its authentication.
 
-    return get_client(url=None)
+    `langgraph_sdk.get_client(url=None)` would skip it (its requests come from the server
+    itself), so each MCP caller would act as nobody in particular: with the caller's
+    headers on a transport of our own, the server's auth sees the caller.
+    """
+    import httpx
+    from langgraph_api.server import app  # type: ignore[import-untyped]  # the running server
+    from langgraph_sdk.client import LangGraphClient
+
+    transport = httpx.ASGITransport(app=app)
+    return LangGraphClient(httpx.AsyncClient(base_url="http://api", transport=transport))
 
 
 def _headers(request: Request) -> dict[str, str]:

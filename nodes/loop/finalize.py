@@ -12,6 +12,7 @@ from langgraph.types import Command
 from critic_loop.nodes.events import finished_event
 from critic_loop.nodes.loop.history_queries import best_critique, draft_of, with_overrides
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
+from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
 from critic_loop.nodes.operator_policy import ContextReader, context_of
@@ -101,7 +102,7 @@ def finalize(
     learning = context.memory and context.distill
     rounds = rounds_done(state.critiques)
     runtime.stream_writer(finished_event(decision.outcome, decision.reason, rounds, learning))
-    skipped = memory_left_alone(state, decision.outcome, context, runtime.store)
+    skipped = memory_left_alone(state, decision.outcome, context, memory_store(runtime))
     if skipped is not None:
         update["memory_report"] = skipped.model_dump(mode="json")
         return Command(goto="__end__", update=update)  # langgraph.graph.END

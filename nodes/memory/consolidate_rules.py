@@ -26,6 +26,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 
+from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
 from critic_loop.nodes.memory.rule_text import find_duplicate, refusal
@@ -180,7 +181,7 @@ def consolidate_rules_steps(
 ) -> Steps[dict[str, Any]]:
     """Apply the proposed operations to the store and report what changed."""
     context = context_of(runtime)
-    store = runtime.store
+    store = memory_store(runtime)
     if store is None or state.proposed is None or state.outcome is None:
         return {}
     thread_id = state.source_thread_id or (

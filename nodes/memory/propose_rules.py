@@ -18,6 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import strongest_rules
 from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
 from critic_loop.nodes.operator_policy import context_of
@@ -108,7 +109,7 @@ def _failed(context: Context, error: str) -> dict[str, Any]:
 def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Ask the distiller for rule operations; record a skip or a failure instead if need be."""
     context = context_of(runtime)
-    store = runtime.store
+    store = memory_store(runtime)
     reason = skip_reason(state.outcome, context, store)
     if reason is not None or store is None:
         report = MemoryReport(scope=context.memory_scope, skipped=reason)

@@ -19,6 +19,7 @@ from langgraph.store.base import SearchItem
 from pydantic import BaseModel, ValidationError
 
 from critic_loop.nodes.events import recall_event
+from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import strongest_rules
 from critic_loop.nodes.memory.rule_store import search_rules
 from critic_loop.nodes.operator_policy import context_of
@@ -48,7 +49,7 @@ def _recalled(item: SearchItem, scope: str) -> RecalledRule | None:
 def recall_steps(state: RecallView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Give the worker the scope's most relevant rules."""
     context = context_of(runtime)
-    store = runtime.store
+    store = memory_store(runtime)
     if not context.recalls or store is None:
         return {"recalled_rules": []}
     scope = context.memory_scope

@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, Field
 
+from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import (
     entries_of,
     ranking_writes,
@@ -96,7 +97,7 @@ def usage_to_record(
 
 def record_rule_usage_steps(state: UsageView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
     """Add this run to the usage statistics of every rule it consulted (once per run)."""
-    store = runtime.store
+    store = memory_store(runtime)
     if store is None or not usage_to_record(state.recalled_rules, state.outcome, store):
         return {}
     passed = state.outcome == "passed"

@@ -1,0 +1,167 @@
+"""Who may use a LangGraph server running critic-loop, and what of it is theirs.
+
+langgraph.json names `auth` (`auth.path`), so LangGraph server asks it about every request:
+
+- **Authentication.** A request carries `Authorization: Bearer <token>`, a JWT checked as
+  `critic_loop.serving.tokens` says (the operator's HS256 secret and/or an identity
+  provider's JWKS URL). No token, a bad signature, an expired token: 401. While the
+  operator has set neither a secret nor a JWKS URL, nothing is checked and every client
+  is one anonymous user (`langgraph dev` for one person, as before), unless
+  `CRITIC_LOOP_AUTH_REQUIRED` is set (the server image sets it): then every request is
+  refused until one is.
+- **Ownership.** Every thread, run, cron and assistant a user creates carries
+  `metadata.owner`, their identity, and every read, search, update, run, copy or delete
+  is filtered by it: another user's thread is not found (404), and is never listed. The
+  assistants the server itself made (one per graph, and the presets) are everyone's to
+  read and run, nobody's to change.
+- **Memory.** A user's runs recall and distil into namespaces under `("users", <identity>)`
+  (see `critic_loop.state.memory_owners`); through the store API a user reads and writes
+  only there, and may read the scopes the operator shares (`CRITIC_LOOP_SHARED_MEMORY_SCOPES`).
+
+To use another identity provider's tokens, point `CRITIC_LOOP_AUTH_JWKS_URL` at its keys
+(with `..._AUDIENCE` and `..._ISSUER`); for any other scheme, write a module of your own with
+an `Auth` whose `authenticate` returns `{"identity": ...}`, reuse the handlers below
+(`own_resources`, `own_assistants`, `own_memory`), and name it in `auth.path`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from typing import Any
+
+from langgraph_sdk import Auth
+
+from critic_loop.serving.tokens import InvalidToken, TokenSettings, verify
+from critic_loop.state.memory_owners import owner_prefix, shared_scope_of
+from critic_loop.state.operator_settings import operator_settings
+
+OWNER_KEY = "owner"
+"""The metadata key that names the user who created a thread, run, cron or assistant."""
+
+SYSTEM_MARK = ("created_by", "system")
+"""The metadata of the assistants the server made itself, which every user may read and run."""
+
+NO_VERIFIER = (
+    "This server requires authentication but has no way to check tokens: set "
+    "CRITIC_LOOP_AUTH_SECRET or CRITIC_LOOP_AUTH_JWKS_URL (or unset CRITIC_LOOP_AUTH_REQUIRED "
+    "to serve everyone as one anonymous user)."
+)
+
+ANONYMOUS: Auth.types.MinimalUserDict = {
+    "identity": "anonymous",
+    "display_name": "anonymous",
+    "is_authenticated": False,
+    "permissions": [],
+}
+"""Everyone, on a server that checks no tokens."""
+
+auth = Auth()
+"""The server's authentication and authorization (langgraph.json's `auth.path`)."""
+
+
+@functools.cache
+def token_settings() -> TokenSettings:
+    """Return how tokens are checked, read from the environment once per process.
+
+    Call `token_settings.cache_clear()` after changing the environment (tests do).
+    """
+    return TokenSettings()
+
+
+def _refused(status: int, detail: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(status_code=status, detail=detail)
+
+
+@auth.authenticate
+async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
+    """Return the user a request's bearer token names (see the module docstring)."""
+    settings = token_settings()
+    if not settings.verifies:
+        if settings.required:
+            raise _refused(401, NO_VERIFIER)
+        return ANONYMOUS
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise _refused(401, "Authentication required: send 'Authorization: Bearer <token>'.")
+    try:
+        if settings.jwks_url:  # fetching the provider's keys blocks
+            found = await asyncio.to_thread(verify, token.strip(), settings)
+        else:
+            found = verify(token.strip(), settings)
+    except InvalidToken as error:
+        raise _refused(401, f"Invalid token: {error}.") from error
+    return {
+        "identity": found.identity,
+        "display_name": found.display_name,
+        "is_authenticated": True,
+        "permissions": [],
+    }
+
+
+def _owner(ctx: Auth.types.AuthContext) -> str | None:
+    """Return the identity that owns what `ctx`'s request touches; None: nothing is owned."""
+    if not token_settings().verifies:
+        return None
+    if not ctx.user.is_authenticated:
+        raise _refused(403, "Forbidden: this request has no authenticated user.")
+    return str(ctx.user.identity)
+
+
+CLAIMING_ACTIONS = frozenset({"create", "update", "create_run"})
+"""The actions whose metadata is stored (in a search, metadata is a filter)."""
+
+
+def _claim(ctx: Auth.types.AuthContext, value: Any, owner: str) -> None:
+    """Mark what the request creates or updates as `owner`'s (clients cannot choose)."""
+    if ctx.action not in CLAIMING_ACTIONS or not isinstance(value, dict):
+        return
+    metadata = value.get("metadata")
+    if isinstance(metadata, dict):
+        metadata[OWNER_KEY] = owner
+        if metadata.get(SYSTEM_MARK[0]) == SYSTEM_MARK[1]:
+            del metadata[SYSTEM_MARK[0]]
+
+
+@auth.on
+async def own_resources(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """Keep threads, runs and crons to their creators."""
+    owner = _owner(ctx)
+    if owner is None:
+        return None
+    _claim(ctx, value, owner)
+    return {OWNER_KEY: owner}
+
+
+@auth.on.assistants
+async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, Any] | None:
+    """Keep assistants to their creators; the server's own are everyone's to read and run."""
+    owner = _owner(ctx)
+    if owner is None:
+        return None
+    _claim(ctx, value, owner)
+    if ctx.action in ("read", "search"):
+        # `$or` of two exact matches (the runtimes' filters support it beside $eq, $contains)
+        return {"$or": [{OWNER_KEY: owner}, {SYSTEM_MARK[0]: SYSTEM_MARK[1]}]}
+    return {OWNER_KEY: owner}
+
+
+@auth.on.store()
+async def own_memory(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
+    """Keep a user to their own namespaces, and to reading the scopes the operator shares."""
+    owner = _owner(ctx)
+    if owner is None:
+        return
+    own = owner_prefix(owner)
+    namespace = tuple(value.get("namespace") or ())
+    if namespace[: len(own)] == own:
+        return
+    if ctx.action in ("search", "list_namespaces") and own[: len(namespace)] == namespace:
+        value["namespace"] = own  # a listing wider than the user's own is narrowed to it
+        return
+    shared = operator_settings().shared_memory_scopes
+    if ctx.action in ("get", "search") and shared_scope_of(namespace, shared) is not None:
+        return
+    raise _refused(
+        403, f"Forbidden: your memory lies under {list(own)}; {list(namespace)} is not yours."
+    )

@@ -1,0 +1,129 @@
+"""Check the signed tokens (JWT) that identify a LangGraph server's users.
+
+The operator chooses how, in the server's environment (`CRITIC_LOOP_AUTH_*`):
+
+- `CRITIC_LOOP_AUTH_SECRET`: a shared secret; tokens are signed with HS256 by whoever
+  holds it (a login service of your own, a gateway);
+- `CRITIC_LOOP_AUTH_JWKS_URL`: an identity provider's public keys (Auth0, Okta, Keycloak,
+  Entra ID, Cognito, Google ...); tokens are signed with its private keys (RS256, ES256,
+  PS256, EdDSA), and the keys are fetched and cached with PyJWT's `PyJWKClient`.
+
+Either or both. `CRITIC_LOOP_AUTH_AUDIENCE` and `CRITIC_LOOP_AUTH_ISSUER`, when set, must
+match the token's `aud` and `iss`. Every token must carry `exp` and the claim naming the
+user (`CRITIC_LOOP_AUTH_IDENTITY_CLAIM`, default `sub`). With neither secret nor JWKS URL
+set, no token is checked (`TokenSettings.verifies` is False): see `critic_loop.serving.auth`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+import jwt
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ASYMMETRIC_ALGORITHMS = (
+    *("RS256", "RS384", "RS512", "PS256", "PS384", "PS512"),
+    *("ES256", "ES384", "ES512", "EdDSA"),
+)
+"""What a key from the JWKS URL may sign with (never HS256: its public key is no secret)."""
+
+SECRET_ALGORITHM = "HS256"
+"""What the shared secret signs with."""
+
+MIN_SECRET_CHARS = 32
+"""A shorter HS256 secret can be guessed offline from one token."""
+
+
+class TokenSettings(BaseSettings):
+    """How this server checks its users' tokens (the operator's environment)."""
+
+    model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_AUTH_", extra="ignore")
+
+    secret: SecretStr | None = Field(
+        default=None,
+        min_length=MIN_SECRET_CHARS,
+        description="Shared secret that signs the users' tokens (HS256), at least 32 characters.",
+    )
+    jwks_url: str | None = Field(
+        default=None,
+        description="An identity provider's JSON Web Key Set: its keys sign the users' tokens.",
+    )
+    audience: str | None = Field(default=None, description="The `aud` every token must name.")
+    issuer: str | None = Field(default=None, description="The `iss` every token must name.")
+    identity_claim: str = Field(
+        default="sub", min_length=1, description="The claim that names the user."
+    )
+    required: bool = Field(
+        default=False,
+        description=(
+            "Refuse every request while neither a secret nor a JWKS URL is set (the server "
+            "image sets it); otherwise such a server serves everyone as one anonymous user."
+        ),
+    )
+
+    @property
+    def verifies(self) -> bool:
+        """Whether tokens are checked at all (a secret or a JWKS URL is set)."""
+        return self.secret is not None or bool(self.jwks_url)
+
+
+class InvalidToken(Exception):
+    """The token is missing, malformed, expired, or not signed by a key this server trusts."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a valid token says the caller is."""
+
+    identity: str
+    display_name: str
+    claims: dict[str, Any] = field(default_factory=dict)
+
+
+@functools.cache
+def _jwks_client(url: str) -> jwt.PyJWKClient:
+    return jwt.PyJWKClient(url, cache_keys=True, lifespan=300, timeout=10)
+
+
+def _key(token: str, settings: TokenSettings) -> tuple[Any, list[str]]:
+    """Return the key that must have signed `token`, and the algorithms it may use."""
+    algorithm = jwt.get_unverified_header(token).get("alg")
+    if algorithm == SECRET_ALGORITHM and settings.secret is not None:
+        return settings.secret.get_secret_value(), [SECRET_ALGORITHM]
+    if algorithm in ASYMMETRIC_ALGORITHMS and settings.jwks_url:
+        signing_key = _jwks_client(settings.jwks_url).get_signing_key_from_jwt(token)
+        return signing_key.key, list(ASYMMETRIC_ALGORITHMS)
+    raise InvalidToken(f"tokens signed with {algorithm!r} are not accepted here")
+
+
+def verify(token: str, settings: TokenSettings) -> Identity:
+    """Check `token`'s signature, expiry, audience and issuer; return whom it names.
+
+    Blocking where the identity provider's keys must be fetched (then cached).
+
+    Raises:
+        InvalidToken: the token is not valid here (the message says why).
+    """
+    try:
+        key, algorithms = _key(token, settings)
+        claims: dict[str, Any] = jwt.decode(
+            token,
+            key,
+            algorithms=algorithms,
+            audience=settings.audience,
+            issuer=settings.issuer,
+            options={
+                "require": ["exp", settings.identity_claim],
+                "verify_aud": settings.audience is not None,
+            },
+        )
+    except jwt.PyJWTError as error:
+        raise InvalidToken(str(error) or type(error).__name__) from error
+    identity = claims[settings.identity_claim]
+    if not isinstance(identity, str) or not identity:
+        raise InvalidToken(f"the token's {settings.identity_claim!r} claim is not a name")
+    name = claims.get("name")
+    return Identity(identity, name if isinstance(name, str) and name else identity, claims)

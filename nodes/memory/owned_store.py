@@ -1,0 +1,131 @@
+"""The store as one user's run sees it: their own namespaces, and the scopes shared with all.
+
+On LangGraph server with authentication, the run's user (`runtime.server_info.user`) owns
+the memory it recalls and distils: `memory_store` wraps the server's store so that every
+namespace the memory nodes name, `("critic_loop", "rules", scope)` and its kin, is read
+and written under the user's prefix (`state.memory_owners.owner_prefix`), unless its scope
+is one the operator shares (`CRITIC_LOOP_SHARED_MEMORY_SCOPES`). The memory nodes need not
+know: they name the same namespaces as in any other run, and a user's run cannot name
+another user's. Without an authenticated user the store is returned as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+
+from critic_loop.nodes.memory.scope_locks import register_scope_lock, scope_lock
+from critic_loop.state.memory_owners import owner_prefix, shared_scope_of
+from critic_loop.state.operator_settings import operator_settings
+
+
+class OwnedStore(BaseStore):
+    """A store whose namespaces lie under one owner's prefix, but for the shared scopes."""
+
+    def __init__(self, store: BaseStore, prefix: tuple[str, ...], shared: frozenset[str]) -> None:
+        """Show `store` through `prefix`; namespaces of the `shared` scopes stay as they are."""
+        self.store = store
+        self.prefix = prefix
+        self.shared = shared
+        self.supports_ttl = store.supports_ttl
+        self.ttl_config = store.ttl_config
+
+    def inner(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
+        """Return where `namespace` lives in the wrapped store."""
+        if shared_scope_of(namespace, self.shared) is not None:
+            return namespace
+        return (*self.prefix, *namespace)
+
+    def outer(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
+        """Return the namespace the owner knows for the wrapped store's `namespace`."""
+        if namespace[: len(self.prefix)] == self.prefix:
+            return namespace[len(self.prefix) :]
+        return namespace
+
+    def _listing(self, op: ListNamespacesOp) -> ListNamespacesOp:
+        conditions = [
+            MatchCondition("prefix", self.inner(tuple(c.path))) if c.match_type == "prefix" else c
+            for c in op.match_conditions or ()
+        ]
+        if not any(c.match_type == "prefix" for c in conditions):
+            conditions.append(MatchCondition("prefix", self.prefix))
+        depth = op.max_depth + len(self.prefix) if op.max_depth is not None else None
+        return op._replace(match_conditions=tuple(conditions), max_depth=depth)
+
+    def _op(self, op: Op) -> Op:
+        if isinstance(op, GetOp | PutOp):
+            return op._replace(namespace=self.inner(op.namespace))
+        if isinstance(op, SearchOp):
+            return op._replace(namespace_prefix=self.inner(op.namespace_prefix))
+        if isinstance(op, ListNamespacesOp):
+            return self._listing(op)
+        raise TypeError(f"unknown store operation {type(op).__name__}")
+
+    def _item(self, item: Item) -> Item:
+        fields: dict[str, Any] = {
+            "namespace": self.outer(item.namespace),
+            "key": item.key,
+            "value": item.value,
+            "created_at": item.created_at,
+            "updated_at": item.updated_at,
+        }
+        if isinstance(item, SearchItem):
+            return SearchItem(**fields, score=item.score)
+        return Item(**fields)
+
+    def _result(self, op: Op, result: Result) -> Result:
+        if isinstance(result, Item):
+            return self._item(result)
+        if isinstance(op, SearchOp) and isinstance(result, list):
+            return [self._item(item) for item in result if isinstance(item, Item)]
+        if isinstance(op, ListNamespacesOp) and isinstance(result, list):
+            return [self.outer(tuple(path)) for path in result if isinstance(path, tuple)]
+        return result
+
+    def _results(self, ops: list[Op], results: Iterable[Result]) -> list[Result]:
+        return [self._result(op, result) for op, result in zip(ops, results, strict=True)]
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations on the wrapped store, under the owner's prefix."""
+        ops = list(ops)
+        return self._results(ops, self.store.batch([self._op(op) for op in ops]))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations on the wrapped store, under the owner's prefix (async)."""
+        ops = list(ops)
+        return self._results(ops, await self.store.abatch([self._op(op) for op in ops]))
+
+
+def memory_owner(runtime: Runtime[Any]) -> str | None:
+    """Return the identity of the authenticated user whose run this is, if any."""
+    user = runtime.server_info.user if runtime.server_info is not None else None
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    identity = getattr(user, "identity", None)
+    return identity if isinstance(identity, str) and identity else None
+
+
+def memory_store(runtime: Runtime[Any]) -> BaseStore | None:
+    """Return the store the run's memory lives in: the user's own part of it, if any."""
+    store = runtime.store
+    owner = memory_owner(runtime)
+    if store is None or owner is None:
+        return store
+    shared = frozenset(operator_settings().shared_memory_scopes)
+    owned = OwnedStore(store, owner_prefix(owner), shared)
+    register_scope_lock(owned, scope_lock(store))
+    return owned

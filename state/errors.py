@@ -34,3 +34,7 @@ class MissingDependency(LookupError):
 
 class TrustViolation(ValueError):
     """A client asked for something only the operator may choose (a server, a file, code)."""
+
+
+class IsolationUnavailable(RuntimeError):
+    """Drafted code cannot run here: the sandbox it needs is missing (the message says why)."""

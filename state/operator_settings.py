@@ -57,6 +57,13 @@ class OperatorSettings(BaseSettings):
             "as `python` checks, besides the functions registered in code."
         ),
     )
+    allow_incomplete_sandbox: bool = Field(
+        default=False,
+        description=(
+            "Let a client's drafted code run where the sandbox is incomplete (no bubblewrap, "
+            "or user namespaces refused). Off: such a run is refused before any model call."
+        ),
+    )
     shared_memory_scopes: CommaList = Field(
         default_factory=list,
         description=(

@@ -48,7 +48,13 @@ from critic_loop.errors import (
     UsageProblem,
 )
 from critic_loop.model_choice import DiscoveryFailed
-from critic_loop.state.errors import InvalidInput, MissingApiKey, ModelSetupError, TrustViolation
+from critic_loop.state.errors import (
+    InvalidInput,
+    IsolationUnavailable,
+    MissingApiKey,
+    ModelSetupError,
+    TrustViolation,
+)
 
 WAYS_FORWARD = """
 critic-loop needs a model, and found no API key and no local server. Either:
@@ -182,7 +188,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ThreadFinished as error:
         reading = shlex.join(["critic-loop", "show", _thread_of(arguments)])
         _say(f"{error}\nto read it: {reading}")
-    except (UsageProblem, TrustViolation, UnsafeCheckpoint, ThreadBusy) as error:
+    except (
+        UsageProblem,
+        TrustViolation,
+        UnsafeCheckpoint,
+        ThreadBusy,
+        IsolationUnavailable,
+    ) as error:
         _say(str(error))
     except RunInterrupted as error:
         _say(str(error))

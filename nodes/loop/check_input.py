@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, context_of, trust_of
 from critic_loop.nodes.prompts import load_prompts
+from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency
@@ -43,7 +44,8 @@ def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = 
     The critic models are needed only when the rubric has `llm` criteria. The distiller is
     not checked: memory never costs a run, so a distiller that cannot be created is
     recorded in `memory_errors` when the run completes. In a served run (`trust`), the
-    rubric may name only the code and files the operator allowed.
+    rubric may name only the code and files the operator allowed, and a `tests` criterion
+    needs the complete sandbox (`sandbox_policy`).
     """
     worker_model(context, context.temperature)  # the very model round 1 will use
     if any(not criterion.deterministic for criterion in rubric):
@@ -56,6 +58,8 @@ def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = 
                 f"criterion {criterion.id!r} runs its tests with pytest, which is not "
                 "installed: pip install 'critic-loop[tests]'"
             )
+    if trust.served and any(isinstance(criterion, TestSuite) for criterion in rubric):
+        sandbox_for(trust)  # a client's code runs only in the complete sandbox
     load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
 
 
@@ -80,6 +84,7 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
         TrustViolation: a client named code or files the operator did not allow.
         LookupError: a Python check's function cannot be found.
         FileNotFoundError: a test file or the prompts directory does not exist.
+        IsolationUnavailable: a served run's tests would run without the complete sandbox.
     """
     checked = validated_input(dict(state))
     preflight(context_of(runtime), checked.rubric, trust_of(runtime))

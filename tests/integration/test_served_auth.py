@@ -1,8 +1,10 @@
-"""Two users of one `langgraph dev` server with authentication: each owns their data.
+"""Strangers on one `langgraph dev` server: each user owns their data; no code runs unboxed.
 
 One server for the module, started with an operator's secret (CRITIC_LOOP_AUTH_SECRET):
 langgraph.json's `auth.path` then checks every request's bearer token, and each user
-reaches only their own threads, runs, assistants and memory.
+reaches only their own threads, runs, assistants and memory. The server's PATH lacks
+bubblewrap, as on a host without it: a run whose rubric would execute drafted code is
+refused before any model call.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 from langgraph_sdk import get_client
 
 from tests.support.dev_server import DevServer
+from tests.support.hidden_programs import path_without
 from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
@@ -67,11 +70,12 @@ def model_server():
 
 
 @pytest.fixture(scope="module")
-def server(model_server):
+def server(model_server, tmp_path_factory):
     env = {
         "OPENAI_BASE_URL": model_server.base_url,
         "OPENAI_API_KEY": "unused-by-stub",
         "CRITIC_LOOP_AUTH_SECRET": SECRET,
+        "PATH": path_without({"bwrap"}, tmp_path_factory.mktemp("bin")),
     }
     with DevServer(env=env) as started:
         yield started
@@ -229,3 +233,28 @@ async def test_each_users_namespace_is_placed_as_the_graph_places_it(server) -> 
     await carol.store.put_item(namespace, "c1", rule("Carol's rule.", scope))
     found = await carol.store.get_item(namespace, "c1")
     assert found["value"]["text"] == "Carol's rule."
+
+
+async def test_without_bubblewrap_a_served_run_with_tests_is_refused_before_any_model_call(
+    server, model_server
+) -> None:
+    alice = client_of(server, "alice")
+    thread = await alice.threads.create()
+    tests = {"id": "tests", "kind": "tests", "tests": "def test_ok():\n    assert True\n"}
+    before = len(model_server.requests)
+    run = await alice.runs.create(
+        thread["thread_id"],
+        "critic_loop",
+        input={"task": TASK, "rubric": [tests]},
+        context=context(),
+    )
+    await alice.runs.join(thread["thread_id"], run["run_id"])
+    finished = await alice.runs.get(thread["thread_id"], run["run_id"])
+    assert finished["status"] == "error"
+    assert len(model_server.requests) == before  # no model was called
+    state = await alice.threads.get_state(thread["thread_id"])
+    [task] = state["tasks"]
+    assert task["name"] == "check_input"
+    message = str(task["error"])
+    assert "bubblewrap (bwrap) is not installed" in message, message
+    assert "apt-get install bubblewrap" in message and "\\n" not in message

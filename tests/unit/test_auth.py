@@ -144,9 +144,7 @@ async def test_the_servers_assistants_are_readable_by_all_and_changeable_by_none
     readable = await auth.own_assistants(context("assistants", "search"), {"metadata": {}})
     assert readable == {"$or": [{"owner": "alice"}, {"created_by": "system"}]}
     changed: dict[str, Any] = {"metadata": {"created_by": "system"}}
-    assert await auth.own_assistants(context("assistants", "update"), changed) == {
-        "owner": "alice"
-    }
+    assert await auth.own_assistants(context("assistants", "update"), changed) == {"owner": "alice"}
     assert changed["metadata"] == {"owner": "alice"}  # a client cannot make it the server's
 
 

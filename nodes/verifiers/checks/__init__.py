@@ -15,6 +15,7 @@ from collections.abc import Callable
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, with_tests_inline
 from critic_loop.nodes.steps import Call
 from critic_loop.nodes.verifiers.checks.python_function import run_python_check
+from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
 from critic_loop.nodes.verifiers.checks.structured import (
     check_json,
     check_json_schema,
@@ -76,11 +77,16 @@ def check_call(criterion: CriterionBase, draft: str, trust: Trust = OPERATOR) ->
     """Return the deterministic check of `criterion` on `draft`, as a sync/async call."""
     if isinstance(criterion, TestSuite):
 
-        async def run_tests() -> CheckResult:
+        def run_tests() -> CheckResult:
+            sandbox_for(trust)
+            return run_test_suite(with_tests_inline(criterion, trust), draft)
+
+        async def arun_tests() -> CheckResult:
+            await asyncio.to_thread(sandbox_for, trust)
             inline = await asyncio.to_thread(with_tests_inline, criterion, trust)
             return await arun_test_suite(inline, draft)
 
-        return Call(lambda: run_test_suite(with_tests_inline(criterion, trust), draft), run_tests)
+        return Call(run_tests, arun_tests)
     if isinstance(criterion, PythonCheck):
         return Call(
             lambda: run_python_check(criterion, draft, trust),

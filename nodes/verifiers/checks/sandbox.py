@@ -48,10 +48,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from critic_loop.state.errors import IsolationUnavailable as IsolationUnavailable
+
 logger = logging.getLogger(__name__)
 
 REQUIRE_VARIABLE = "CRITIC_LOOP_REQUIRE_ISOLATION"
 """Set to 1 to make a missing isolation layer an error instead of a warning."""
+
+INSTALL = "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap)"
+"""What to do about a missing or broken sandbox, in words."""
 
 SANDBOX_UID = 65534
 """The unprivileged user (and group) a sandbox started by root runs as: nobody."""
@@ -106,10 +111,6 @@ for name, value in zip(names, map(int, limits.split(","))):
         pass
 os.execv(sys.executable, [sys.executable, *arguments])
 """
-
-
-class IsolationUnavailable(RuntimeError):
-    """Isolation is required (CRITIC_LOOP_REQUIRE_ISOLATION=1) but this system lacks it."""
 
 
 @dataclass(frozen=True)
@@ -421,9 +422,13 @@ def probe(bwrap: str | None, unshare: str | None) -> Isolation:
 
 
 @functools.cache
-def isolation() -> Isolation:
-    """Probe (once per process) how far this system can isolate a test run."""
+def _probed() -> Isolation:
     return probe(shutil.which("bwrap"), shutil.which("unshare"))
+
+
+def isolation() -> Isolation:
+    """Probe (once per process, and again after `lost`) how far this system can isolate a run."""
+    return _probed()
 
 
 _warned: set[Isolation] = set()
@@ -462,3 +467,25 @@ def ensure_isolation() -> Isolation:
             remaining,
         )
     return found
+
+
+def shortfall(found: Isolation) -> str:
+    """Say in a few words why `found` is not the complete sandbox ("" if it is)."""
+    if found.complete:
+        return ""
+    return found.reason or f"it lacks {found.missing[0]}"
+
+
+def lost(command: Command, error: OSError) -> IsolationUnavailable:
+    """Explain that the sandbox could not start although the probe found it; probe again next.
+
+    A program the probe found (bwrap, unshare) can disappear while the process runs (a
+    package removed, a container layer changed): the next run probes afresh.
+    """
+    _probed.cache_clear()
+    program = error.filename or command.argv[0]
+    return IsolationUnavailable(
+        f"The sandbox for drafted code could not start: {program} is gone or unusable "
+        f"({error.strerror or error}), though it was there when this process began. "
+        f"Reinstall it ({INSTALL}) and run again."
+    )

@@ -342,20 +342,24 @@ def run_suite(criterion: TestSuite, draft: str) -> SuiteRun:
     """Run the tests against the draft (blocking) and return every test's outcome.
 
     Raises:
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
+            or its program is gone.
     """
     isolation = sandbox.ensure_isolation()
     prepared = prepare(criterion, draft)
     try:
         with commands(isolation, criterion, prepared) as ready:
             harness, helper = ready.launches()
-            finished = run_pair(
-                harness,
-                helper,
-                report_fd=ready.report,
-                report_limit=MAX_REPORT_BYTES,
-                timeout=criterion.timeout_seconds,
-            )
+            try:
+                finished = run_pair(
+                    harness,
+                    helper,
+                    report_fd=ready.report,
+                    report_limit=MAX_REPORT_BYTES,
+                    timeout=criterion.timeout_seconds,
+                )
+            except (FileNotFoundError, PermissionError) as error:  # the sandbox, not the code
+                raise sandbox.lost(ready.harness, error) from error
         return _finished(prepared, ready, finished)
     finally:
         _clean_up(prepared)
@@ -365,7 +369,8 @@ async def arun_suite(criterion: TestSuite, draft: str) -> SuiteRun:
     """Run the tests against the draft without blocking the event loop (see `run_suite`).
 
     Raises:
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
+            or its program is gone.
     """
     isolation = await asyncio.to_thread(sandbox.ensure_isolation)
     prepared = await asyncio.to_thread(prepare, criterion, draft)
@@ -375,13 +380,16 @@ async def arun_suite(criterion: TestSuite, draft: str) -> SuiteRun:
                 stack.enter_context, commands(isolation, criterion, prepared)
             )
             harness, helper = ready.launches()
-            finished = await arun_pair(
-                harness,
-                helper,
-                report_fd=ready.report,
-                report_limit=MAX_REPORT_BYTES,
-                timeout=criterion.timeout_seconds,
-            )
+            try:
+                finished = await arun_pair(
+                    harness,
+                    helper,
+                    report_fd=ready.report,
+                    report_limit=MAX_REPORT_BYTES,
+                    timeout=criterion.timeout_seconds,
+                )
+            except (FileNotFoundError, PermissionError) as error:  # the sandbox, not the code
+                raise sandbox.lost(ready.harness, error) from error
         return _finished(prepared, ready, finished)
     finally:
         await asyncio.to_thread(_clean_up, prepared)
@@ -448,7 +456,8 @@ def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
     """Run the tests against the draft (blocking) and grade it.
 
     Raises:
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
+            or its program is gone.
     """
     sandbox.ensure_isolation()
     problem = test_file_problem(criterion)
@@ -461,7 +470,8 @@ async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
     """Run the tests against the draft without blocking the event loop, and grade it.
 
     Raises:
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
+            or its program is gone.
     """
     await asyncio.to_thread(sandbox.ensure_isolation)
     problem = await asyncio.to_thread(test_file_problem, criterion)

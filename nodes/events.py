@@ -1,6 +1,8 @@
 """The progress events a run streams (LangGraph `stream_mode="custom"`).
 
-Before the first round, a "recall" event says how many rules the worker was given. Each
+Before the first round, a "sandbox" event per `tests` criterion says how its drafted code
+will be contained (the isolation, and how the memory of all its processes is held to one
+total), and a "recall" event says how many rules the worker was given. Each
 round emits a "draft" event when the worker has answered and a "verdict" event when the
 critic has graded, so Studio, `langgraph_sdk` clients and the command line can show
 progress without waiting for the end. When the loop has decided how the run ends, a
@@ -13,6 +15,11 @@ from typing import Any
 
 from critic_loop.state.records import Critique, Draft
 from critic_loop.state.rules import RecalledRule
+
+
+def sandbox_event(criterion_id: str, isolation: str, bound: dict[str, Any]) -> dict[str, Any]:
+    """Describe the sandbox a `tests` criterion's runs get: isolation and memory bound."""
+    return {"event": "sandbox", "criterion": criterion_id, "isolation": isolation, **bound}
 
 
 def recall_event(rules: list[RecalledRule], scope: str) -> dict[str, Any]:

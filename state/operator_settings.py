@@ -64,6 +64,24 @@ class OperatorSettings(BaseSettings):
             "or user namespaces refused). Off: such a run is refused before any model call."
         ),
     )
+    sandbox_memory_mb: int = Field(
+        default=1536,
+        ge=1024,
+        description=(
+            "The most memory all the processes of one test run hold together, in MiB: "
+            "a cgroup's limit where the host delegates one, else the per-process limit "
+            "times the process limit is kept under it."
+        ),
+    )
+    sandbox_cgroup: str | None = Field(
+        default=None,
+        description=(
+            "A cgroup v2 directory delegated to this process (writable, the memory "
+            "controller enabled for its children): each test run gets a cgroup there "
+            "whose memory.max is sandbox_memory_mb. Unset: the parent of the process's "
+            "own cgroup if it qualifies, else process limits hold the total."
+        ),
+    )
     shared_memory_scopes: CommaList = Field(
         default_factory=list,
         description=(

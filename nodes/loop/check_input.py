@@ -6,6 +6,9 @@ thread with bad input can still be inspected with `get_state`. The context was v
 when LangGraph built it (iteration cap, model string format). What is left is the
 environment: each model's provider must exist and its API key must be set.
 
+A `tests` criterion's sandbox is described in a "sandbox" event (the isolation, and how
+the memory of all the run's processes is held to one total).
+
 The node writes the validated rubric back as plain JSON, so checkpoints hold ordinary data
 even when a Python caller passed `Criterion` objects.
 """
@@ -19,10 +22,13 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
+from critic_loop.nodes.events import sandbox_event
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, context_of, trust_of
 from critic_loop.nodes.prompts import load_prompts
+from critic_loop.nodes.verifiers.checks import sandbox
 from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
+from critic_loop.nodes.verifiers.checks.test_suite import memory_plan
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency
@@ -88,4 +94,9 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
     """
     checked = validated_input(dict(state))
     preflight(context_of(runtime), checked.rubric, trust_of(runtime))
+    for criterion in checked.rubric:
+        if isinstance(criterion, TestSuite):
+            isolation = sandbox.isolation()
+            bound = memory_plan(criterion, isolation).event()
+            runtime.stream_writer(sandbox_event(criterion.id, isolation.mode, bound))
     return {"rubric": dump_rubric(checked.rubric)}

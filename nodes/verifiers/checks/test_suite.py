@@ -18,7 +18,9 @@ crosses, and what a test suite may rely on, is documented in docs/test-suites.md
 (`boundary.wire` has the exact list).
 
 Always: a wall-clock timeout for the pair (every process is killed when it runs out);
-limits on memory (address space), CPU time, processes, file size and open files; a clean
+one memory total for every process of both sandboxes (`memory_bound`: a cgroup where the
+host delegates one, else process limits times address-space limits under it); limits on
+CPU time, processes, file size and open files; a clean
 environment (none of the parent's variables); output read in bounded chunks, with
 secret-looking values of the parent's environment scrubbed from evidence and hints. The
 verdict comes from the harness's report alone, and only when everything agrees (see
@@ -55,7 +57,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from critic_loop.nodes.verifiers.checks import boundary, sandbox
+from critic_loop.nodes.verifiers.checks import boundary, memory_bound, sandbox
 from critic_loop.nodes.verifiers.checks.bounded_run import (
     Launch,
     PairFinished,
@@ -71,6 +73,7 @@ from critic_loop.nodes.verifiers.checks.suite_report import (
     parse_report,
     scrub_secrets,
 )
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import TestSuite
 from critic_loop.state.verdict import CheckResult
 
@@ -275,19 +278,38 @@ def _close(*descriptors: int) -> None:
             os.close(descriptor)
 
 
+SANDBOXES = 2
+"""How many sandboxes one run starts side by side (harness and draft share the memory total)."""
+
+
+def memory_plan(criterion: TestSuite, isolation: sandbox.Isolation) -> memory_bound.MemoryBound:
+    """Return how all the run's processes are held to the operator's memory total."""
+    settings = operator_settings()
+    total = settings.sandbox_memory_mb * memory_bound.MIB
+    return memory_bound.plan(
+        limits(criterion), total, isolation, SANDBOXES, settings.sandbox_cgroup
+    )
+
+
 @contextmanager
 def commands(
-    isolation: sandbox.Isolation, criterion: TestSuite, prepared: Prepared
+    isolation: sandbox.Isolation,
+    criterion: TestSuite,
+    prepared: Prepared,
+    bound: memory_bound.MemoryBound | None = None,
+    cgroup: Path | None = None,
 ) -> Iterator[Commands]:
     """Build the two sandboxed commands, joined by a socket; the harness gets the report pipe.
 
-    Each command owns the descriptors it was given (and closes them once its process has
-    them, or on leaving); the report's read end goes to the runner, which closes it.
+    Both are held to `bound` (default: `memory_plan`), and start in `cgroup` if given, so
+    every process the drafted code or the tests start counts toward one total. Each command
+    owns the descriptors it was given (and closes them once its process has them, or on
+    leaving); the report's read end goes to the runner, which closes it.
     """
     harness_end, draft_end = socket.socketpair()
     report_read, report_write = os.pipe()
     channel, draft_channel = harness_end.detach(), draft_end.detach()
-    every = limits(criterion)
+    every = (bound or memory_plan(criterion, isolation)).applied_to(limits(criterion))
     try:
         harness = sandbox.build(
             isolation,
@@ -318,6 +340,8 @@ def commands(
         harness.close()
         _close(report_read)
         raise
+    harness.argv = memory_bound.started_in(cgroup, harness.argv)
+    draft.argv = memory_bound.started_in(cgroup, draft.argv)
     with harness, draft:
         yield Commands(harness, draft, report_read)
 
@@ -347,8 +371,10 @@ def run_suite(criterion: TestSuite, draft: str) -> SuiteRun:
     """
     isolation = sandbox.ensure_isolation()
     prepared = prepare(criterion, draft)
+    bound = memory_plan(criterion, isolation)
+    cgroup = memory_bound.make_cgroup(bound)
     try:
-        with commands(isolation, criterion, prepared) as ready:
+        with commands(isolation, criterion, prepared, bound, cgroup) as ready:
             harness, helper = ready.launches()
             try:
                 finished = run_pair(
@@ -362,6 +388,7 @@ def run_suite(criterion: TestSuite, draft: str) -> SuiteRun:
                 raise sandbox.lost(ready.harness, error) from error
         return _finished(prepared, ready, finished)
     finally:
+        memory_bound.remove_cgroup(cgroup)
         _clean_up(prepared)
 
 
@@ -374,10 +401,12 @@ async def arun_suite(criterion: TestSuite, draft: str) -> SuiteRun:
     """
     isolation = await asyncio.to_thread(sandbox.ensure_isolation)
     prepared = await asyncio.to_thread(prepare, criterion, draft)
+    bound = await asyncio.to_thread(memory_plan, criterion, isolation)
+    cgroup = await asyncio.to_thread(memory_bound.make_cgroup, bound)
     try:
         with ExitStack() as stack:
             ready = await asyncio.to_thread(
-                stack.enter_context, commands(isolation, criterion, prepared)
+                stack.enter_context, commands(isolation, criterion, prepared, bound, cgroup)
             )
             harness, helper = ready.launches()
             try:
@@ -392,6 +421,7 @@ async def arun_suite(criterion: TestSuite, draft: str) -> SuiteRun:
                 raise sandbox.lost(ready.harness, error) from error
         return _finished(prepared, ready, finished)
     finally:
+        await asyncio.to_thread(memory_bound.remove_cgroup, cgroup)
         await asyncio.to_thread(_clean_up, prepared)
 
 

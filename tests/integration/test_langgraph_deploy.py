@@ -131,6 +131,15 @@ def test_the_image_has_the_sandbox_and_pytest_for_test_suites(dockerfile: list[s
         assert not re.search(r"[<>]", line), line
 
 
+def test_the_image_checks_tokens_and_refuses_all_until_it_can(dockerfile: list[str]) -> None:
+    values = env_values(dockerfile)
+    assert json.loads(values["LANGGRAPH_AUTH"]) == {
+        "path": "critic_loop.serving.auth:auth",
+        "disable_studio_auth": True,  # no unauthenticated Studio shortcut
+    }
+    assert values["CRITIC_LOOP_AUTH_REQUIRED"] == "true"  # no secret set: every request refused
+
+
 def test_served_graphs_lock_memory_scopes_across_containers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -100,12 +100,17 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
 
 
 def _owner(ctx: Auth.types.AuthContext) -> str | None:
-    """Return the identity that owns what `ctx`'s request touches; None: nothing is owned."""
-    if not token_settings().verifies:
-        return None
-    if not ctx.user.is_authenticated:
+    """Return the identity that owns what `ctx`'s request touches; None: nothing is owned.
+
+    Every authenticated user owns what they create, whoever authenticated them (these
+    handlers serve an `Auth` of your own as well); the anonymous user of a server that
+    checks no tokens owns nothing, and sees everything.
+    """
+    if ctx.user.is_authenticated:
+        return str(ctx.user.identity)
+    if token_settings().verifies:
         raise _refused(403, "Forbidden: this request has no authenticated user.")
-    return str(ctx.user.identity)
+    return None
 
 
 CLAIMING_ACTIONS = frozenset({"create", "update", "create_run"})

@@ -50,11 +50,13 @@ class User:
         self.permissions: list[str] = []
 
 
-def context(resource: str, action: str, identity: str = "alice") -> Auth.types.AuthContext:
+def context(
+    resource: str, action: str, identity: str = "alice", authenticated: bool = True
+) -> Auth.types.AuthContext:
     return Auth.types.AuthContext(
         resource=resource,  # type: ignore[arg-type]
         action=action,  # type: ignore[arg-type]
-        user=User(identity),  # type: ignore[arg-type]
+        user=User(identity, authenticated),  # type: ignore[arg-type]
         permissions=[],
     )
 
@@ -99,7 +101,16 @@ def test_a_short_secret_is_refused_at_start() -> None:
 async def test_without_a_secret_everyone_is_one_anonymous_user(open_server: None) -> None:
     user = await auth.authenticate(None)
     assert user["is_authenticated"] is False
-    assert await auth.own_resources(context("threads", "read"), {}) is None
+    anonymous = context("threads", "read", user["identity"], authenticated=False)
+    assert await auth.own_resources(anonymous, {}) is None
+    store = context("store", "put", user["identity"], authenticated=False)
+    assert await auth.own_memory(store, {"namespace": ["critic_loop", "rules", "x"]}) is None
+
+
+async def test_a_user_authenticated_by_another_auth_still_owns_their_data(
+    open_server: None,
+) -> None:
+    assert await auth.own_resources(context("threads", "read"), {}) == {"owner": "alice"}
 
 
 async def test_a_server_that_requires_auth_refuses_all_until_it_can_check_tokens(

@@ -43,10 +43,22 @@ def verdict_line(event: dict[str, Any]) -> str:
     return line
 
 
+def sandbox_line(event: dict[str, Any]) -> str:
+    """Describe how a `tests` criterion's drafted code is contained."""
+    held = f"{event['processes']} processes x {event['process_mb']} MiB"
+    if event["memory_bound"] == "per-process":
+        memory = f"{held}, no total (no process limit here)"
+    else:
+        memory = f"{event['total_mb']} MiB in total ({event['memory_bound']}; {held})"
+    return f"sandbox for [{event['criterion']}]: {event['isolation']}, memory {memory}"
+
+
 def show_event(event: dict[str, Any]) -> None:
-    """Print a progress event (recall, draft, verdict) as it arrives."""
+    """Print a progress event (sandbox, recall, draft, verdict) as it arrives."""
     kind = event.get("event")
-    if kind == "recall":
+    if kind == "sandbox":
+        click.echo(sandbox_line(event))
+    elif kind == "recall":
         rules = event["rules"]
         click.echo(f"memory: {len(rules)} rule(s) recalled from scope {event['scope']!r}")
         for rule in rules:

@@ -23,6 +23,8 @@ FRAMES = "|/-\\"
 def next_step(event: dict[str, Any]) -> str | None:
     """Say what the run is doing after `event`; None when nothing is left to wait for."""
     kind = event.get("event")
+    if kind == "sandbox":
+        return "recalling rules for the first draft"
     if kind == "recall":
         return "the worker is drafting round 1"
     if kind == "draft":

@@ -1,6 +1,6 @@
 """The memory of all the processes of one test run is held to one total.
 
-Each test run's drafted code starts three processes that each try to hold 700 MB at once.
+The drafted code starts three processes that each try to hold 700 MB at once.
 Under the default total (CRITIC_LOOP_SANDBOX_MEMORY_MB) they cannot, however much memory
 the run asks for each process; with a total large enough, the same code holds all three,
 so what stops them is the total. The run's events say how the total is enforced.
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.integration
 
 MIB = 1024 * 1024
 
-THREE_AT_ONCE = """
+HOLDS_THREE = """
 import subprocess, sys
 
 HOLD = (
@@ -35,18 +35,26 @@ HOLD = (
     "time.sleep(30)\\n"
 )
 
-def test_three_processes_hold_700_mb_each_at_once():
+
+def hold_three():
     started = [
         subprocess.Popen([sys.executable, "-c", HOLD], stdout=subprocess.PIPE)
         for _ in range(3)
     ]
     try:
-        held = [process.stdout.readline() == b"held\\n" for process in started]
+        return [process.stdout.readline() == b"held\\n" for process in started]
     finally:
         for process in started:
             process.kill()
             process.wait()
-    assert held == [True, True, True]
+"""
+"""The drafted code: it starts three processes that each hold 700 MB, and says which did."""
+
+THREE_AT_ONCE = """
+from solution import hold_three
+
+def test_three_processes_hold_700_mb_each_at_once():
+    assert hold_three() == [True, True, True]
 """
 
 ASKING_FOR_MUCH = {"memory_mb": 800, "max_processes": 5, "timeout_seconds": 60}
@@ -81,19 +89,19 @@ def test_three_processes_of_700_mb_cannot_be_held_at_once_under_the_default_tota
 ) -> None:
     total(None)
     assert OperatorSettings().sandbox_memory_mb * MIB < 3 * 700 * 10**6
-    result = run_test_suite(suite(), "def nothing():\n    pass\n")
+    result = run_test_suite(suite(), HOLDS_THREE)
     assert not result.passed, result.evidence
 
 
 def test_the_same_code_holds_all_three_when_the_total_allows(total, complete) -> None:
-    total(4 * 1024)
-    result = run_test_suite(suite(), "def nothing():\n    pass\n")
+    total(8 * 1024)  # the drafted code's and the tests' sandboxes share it
+    result = run_test_suite(suite(), HOLDS_THREE)
     assert result.passed, result.evidence
 
 
 def test_the_run_says_how_its_memory_is_bounded(models, total, complete) -> None:
     total(None)
-    models.script("worker", "def nothing():\n    pass\n")
+    models.script("worker", HOLDS_THREE)
     criterion = {"id": "memory", "kind": "tests", "tests": THREE_AT_ONCE, **ASKING_FOR_MUCH}
     events = list(
         build_graph().stream(

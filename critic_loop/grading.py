@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
@@ -26,6 +26,9 @@ from critic_loop.state.context import Context, as_context
 from critic_loop.state.errors import MissingDependency
 from critic_loop.state.rubric import CriterionBase, Rubric, TestSuite
 from critic_loop.state.verdict import Verdict
+
+if TYPE_CHECKING:
+    from critic_loop.state.records import Critique
 
 RubricLike = Sequence[CriterionBase | Mapping[str, Any]]
 """Criteria as models or as plain dicts."""
@@ -87,6 +90,35 @@ def ready_to_grade(rubric: Sequence[CriterionBase], context: Context) -> None:
     load_prompts(context.prompts_dir)
 
 
+def critique_artifact(
+    artifact: str,
+    rubric: RubricLike,
+    context: Context | Mapping[str, Any] | None = None,
+) -> Critique:
+    """Grade `artifact` against `rubric` with the critic alone; return the whole critique.
+
+    Besides the verdict (None when the critic gave no acceptable one, with `error` saying
+    why), the critique holds what the grade cost: `attempts` (critic model calls) and
+    `usage` (their tokens), and the answers the judge had rejected. See `grade`.
+
+    Raises:
+        pydantic.ValidationError: the rubric is unusable.
+        ModelSetupError: a critic model cannot be created.
+        openai.APIError, httpx.HTTPError: the model server failed (after its retries).
+    """
+    from langgraph.runtime import Runtime
+
+    from critic_loop.nodes.loop.critique import critique_steps
+    from critic_loop.nodes.steps import run_steps
+    from critic_loop.state.loop import CriticView
+    from critic_loop.state.records import Critique, Draft
+
+    resolved = grading_context(context)
+    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
+    update = run_steps(critique_steps(view, Runtime(context=resolved)))
+    return Critique.model_validate(update["critiques"][0])
+
+
 def grade(
     artifact: str,
     rubric: RubricLike,
@@ -104,17 +136,7 @@ def grade(
         ModelSetupError: a critic model cannot be created.
         openai.APIError, httpx.HTTPError: the model server failed (after its retries).
     """
-    from langgraph.runtime import Runtime
-
-    from critic_loop.nodes.loop.critique import critique_steps
-    from critic_loop.nodes.steps import run_steps
-    from critic_loop.state.loop import CriticView
-    from critic_loop.state.records import Critique, Draft
-
-    resolved = grading_context(context)
-    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
-    update = run_steps(critique_steps(view, Runtime(context=resolved)))
-    critique = Critique.model_validate(update["critiques"][0])
+    critique = critique_artifact(artifact, rubric, context)
     if critique.verdict is None:
         raise GradingFailed(critique.error or "the critic gave no verdict", critique.rejected)
     return critique.verdict

@@ -1,0 +1,78 @@
+"""The judge configurations compared, as plain `Context` settings.
+
+Every configuration grades with the same critic model, the judge grading every criterion
+(`skip_judge_on_failed_check: false`, as `critic-loop calibrate` does), on top of the
+settings the command line picks for a model on a local server (`LOCAL_SETTINGS`), so
+`default` is what a user of a local model gets. A configuration's own settings come last
+and win. Names are checked against the installed critic_loop's `Context` before anything
+runs (`benchmarks.effectiveness.configs.resolve`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from critic_loop.model_choice import LOCAL_SETTINGS
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    # what `critic-loop calibrate` and `run` use for a model on a local server
+    "default": {},
+    # one judge call for the whole rubric instead of one per criterion
+    "rubric": {"judge_granularity": "rubric"},
+    # three samples of the judge at temperature 0.7; a strict majority passes a criterion
+    "samples3": {"critic_samples": 3, "critic_temperature": 0.7},
+    # the same three samples, but a criterion passes only if all three pass it
+    "samples3_unanimous": {
+        "critic_samples": 3,
+        "critic_temperature": 0.7,
+        "critic_min_agreement": 1.0,
+    },
+    # a panel of three critic models (here the one local model, three times) at 0.7
+    "panel3": {"critic_models": ["{model}", "{model}", "{model}"], "critic_temperature": 0.7},
+}
+"""Each configuration's own `Context` settings ("{model}" stands for the critic model)."""
+
+DEFAULT_CONFIGS = ("default", "rubric", "samples3", "samples3_unanimous", "panel3")
+"""The configurations a run compares unless told otherwise."""
+
+HARNESS_FIELDS = frozenset({"critic_model", "worker_model", "base_url"})
+"""Settings the harness owns (`--model`, `--base-url`); `--set` may not change them."""
+
+
+def shared_settings(
+    model: str, base_url: str | None, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Return the settings every configuration shares, with `extra` (from `--set`) added.
+
+    Raises:
+        ValueError: `extra` sets a field the harness owns.
+    """
+    owned = sorted(HARNESS_FIELDS & set(extra or {}))
+    if owned:
+        raise ValueError(f"--set cannot change {', '.join(owned)}: use --model and --base-url")
+    return {
+        "worker_model": model,
+        "critic_model": model,
+        "base_url": base_url,
+        "skip_judge_on_failed_check": False,
+        "memory": False,
+        **LOCAL_SETTINGS,
+        **(extra or {}),
+    }
+
+
+def table_for(model: str) -> dict[str, dict[str, Any]]:
+    """Return `CONFIGS` with "{model}" replaced by the critic model."""
+
+    def filled(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace("{model}", model)
+        if isinstance(value, list):
+            return [filled(item) for item in value]
+        return value
+
+    return {
+        name: {key: filled(value) for key, value in settings.items()}
+        for name, settings in CONFIGS.items()
+    }

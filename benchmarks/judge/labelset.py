@@ -1,0 +1,72 @@
+"""The labelled set as `critic-loop calibrate` reads it: `labels.jsonl`, built from `cases`.
+
+Each line is one artifact with a rubric of its own (its `llm` criteria) and the labels:
+
+    {"id": "haiku_rain", "artifact": "...", "rubric": [{"id": "season", "text": "..."}],
+     "labels": {"season": false, ...}}
+
+so the set can be graded by the command itself (`critic-loop calibrate
+benchmarks/judge/labels.jsonl`). `python -m benchmarks.judge.labelset --write` rebuilds the
+file after `cases.py` changes; the tests fail while the two differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.judge.cases import CASES, QUICK_IDS, Case
+
+LABELS = Path(__file__).resolve().parent / "labels.jsonl"
+"""The built file, beside this module."""
+
+
+def as_line(case: Case) -> dict[str, Any]:
+    """Return one case as a line of a calibrate labels file."""
+    return {
+        "id": case.id,
+        "artifact": case.artifact,
+        "rubric": [{"id": pair.id, "text": pair.text} for pair in case.pairs],
+        "labels": {pair.id: pair.label for pair in case.pairs},
+    }
+
+
+def render(cases: Iterable[Case] = CASES) -> str:
+    """Return the labels file's text for `cases`."""
+    return "".join(json.dumps(as_line(case), ensure_ascii=False) + "\n" for case in cases)
+
+
+def select(ids: Sequence[str] | None = None, *, quick: bool = False) -> list[Case]:
+    """Return the cases to grade: all of them, the `--quick` slice, or the named ones.
+
+    Raises:
+        ValueError: an id is not in the set.
+    """
+    wanted = list(QUICK_IDS) if quick else ids
+    if not wanted:
+        return list(CASES)
+    known = {case.id: case for case in CASES}
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        raise ValueError(f"unknown case id(s): {', '.join(unknown)}")
+    return [known[name] for name in dict.fromkeys(wanted)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Check that labels.jsonl is up to date (exit 1 if not), or rebuild it with --write."""
+    parse = argparse.ArgumentParser(prog="python -m benchmarks.judge.labelset")
+    parse.add_argument("--write", action="store_true", help="rebuild labels.jsonl")
+    args = parse.parse_args(argv)
+    text = render()
+    if args.write:
+        LABELS.write_text(text, encoding="utf-8")
+        return 0
+    current = LABELS.read_text(encoding="utf-8") if LABELS.exists() else ""
+    return 0 if current == text else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

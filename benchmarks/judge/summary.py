@@ -1,0 +1,162 @@
+"""The judge report's figures and tables.
+
+For each configuration, on the artifacts every compared configuration has a row for:
+
+- **agree, kappa**: agreement with the labels over the pairs the critic decided, and
+  Cohen's kappa (`critic_loop.cli.agreement`);
+- **false pass**: of the pairs labelled not met, the share the critic passed; **false
+  fail**: of the pairs labelled met, the share it failed;
+- **verdicts**: artifacts the critic gave a verdict on (a judge that answers invalidly
+  until its attempts run out gives none, and its pairs are left out of the rates);
+- **calls/grade, tokens/grade, s/grade**: the critic's model calls, tokens and seconds per
+  artifact graded; **wall s**: all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.judge.cases import CASES
+from benchmarks.judge.report import Row
+from critic_loop.cli.agreement import Agreement
+
+LABELS = {case.id: {pair.id: pair.label for pair in case.pairs} for case in CASES}
+TRAPS = {(case.id, pair.id): pair.trap for case in CASES for pair in case.pairs}
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One configuration's figures over the compared artifacts."""
+
+    config: str
+    agreement: Agreement
+    artifacts: int
+    verdicts: int
+    pairs: int
+    calls: int
+    tokens: int
+    seconds: float
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the figures as JSON data."""
+        return {
+            "config": self.config,
+            **self.agreement.as_json(),
+            "artifacts": self.artifacts,
+            "verdicts": self.verdicts,
+            "pairs": self.pairs,
+            "calls_per_grade": self.calls / self.artifacts if self.artifacts else None,
+            "tokens_per_grade": self.tokens / self.artifacts if self.artifacts else None,
+            "seconds_per_grade": self.seconds / self.artifacts if self.artifacts else None,
+            "wall_seconds": self.seconds,
+        }
+
+
+def compared(rows: Sequence[Row], configs: Sequence[str]) -> list[Row]:
+    """Keep the rows of the artifacts every configuration has a finished row for."""
+    finished = {(row.case, row.config) for row in rows if row.error is None}
+    cases = [case.id for case in CASES if all((case.id, config) in finished for config in configs)]
+    keep = set(cases)
+    return [row for row in rows if row.case in keep and row.config in configs and not row.error]
+
+
+def pairs_of(row: Row) -> list[tuple[bool, bool]]:
+    """Return the (label, decision) pairs of a row the critic decided."""
+    labels = LABELS.get(row.case, {})
+    return [
+        (label, bool(row.decisions[criterion]))
+        for criterion, label in labels.items()
+        if row.decisions.get(criterion) is not None
+    ]
+
+
+def figures(rows: Sequence[Row], config: str) -> Figures:
+    """Sum up one configuration's rows."""
+    mine = [row for row in rows if row.config == config]
+    return Figures(
+        config=config,
+        agreement=Agreement.of(pair for row in mine for pair in pairs_of(row)),
+        artifacts=len(mine),
+        verdicts=sum(row.verdict for row in mine),
+        pairs=sum(len(LABELS.get(row.case, {})) for row in mine),
+        calls=sum(row.calls for row in mine),
+        tokens=sum(row.tokens for row in mine),
+        seconds=sum(row.seconds for row in mine),
+    )
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} {_percent(part / whole if whole else None)}"
+
+
+def table(all_figures: Sequence[Figures]) -> list[str]:
+    """Lay the figures out as a plain-text table."""
+    header = (
+        f"{'config':<20} {'verdicts':>9} {'agree':>6} {'kappa':>6} {'false pass':>13} "
+        f"{'false fail':>13} {'calls/grade':>11} {'tokens/grade':>12} {'s/grade':>8} {'wall s':>7}"
+    )
+    lines = [header]
+    for f in all_figures:
+        a = f.agreement
+        kappa = "-" if a.kappa is None else f"{a.kappa:.2f}"
+        per = max(f.artifacts, 1)
+        lines.append(
+            f"{f.config:<20} {f.verdicts:>4}/{f.artifacts:<4} {_percent(a.accuracy):>6} "
+            f"{kappa:>6} {_share(a.false_pass, a.human_fail):>13} "
+            f"{_share(a.false_fail, a.human_pass):>13} {f.calls / per:>11.1f} "
+            f"{f.tokens / per:>12.0f} {f.seconds / per:>8.1f} {f.seconds:>7.0f}"
+        )
+    return lines
+
+
+def by_trap(rows: Sequence[Row], configs: Sequence[str]) -> list[str]:
+    """Agreement per kind of criterion (count, absence, language, ...), per configuration."""
+    traps = sorted({trap for trap in TRAPS.values()})
+    lines = [f"{'agreement by trap':<18}" + "".join(f"{c[:18]:>20}" for c in configs)]
+    for trap in traps:
+        cells = []
+        for config in configs:
+            found = [
+                (label, bool(row.decisions[criterion]))
+                for row in rows
+                if row.config == config
+                for criterion, label in LABELS.get(row.case, {}).items()
+                if TRAPS[(row.case, criterion)] == trap and row.decisions.get(criterion) is not None
+            ]
+            agreed = sum(label == decision for label, decision in found)
+            cells.append(f"{agreed}/{len(found)}" if found else "-")
+        lines.append(f"{trap:<18}" + "".join(f"{cell:>20}" for cell in cells))
+    return lines
+
+
+def format_report(settings: dict[str, Any], rows: Sequence[Row]) -> str:
+    """Return the report's header, table and per-trap agreement as text."""
+    configs = list(settings["configs"])
+    kept = compared(rows, configs)
+    artifacts = len({row.case for row in kept})
+    pairs = sum(len(LABELS.get(case, {})) for case in {row.case for row in kept})
+    lines = [
+        f"critic-loop judge benchmark: {settings['model']} at {settings['base_url']}; "
+        f"{artifacts} artifact(s), {pairs} labelled pair(s) compared",
+        "",
+        *table([figures(kept, config) for config in configs]),
+        "",
+        *by_trap(kept, configs),
+    ]
+    left_out = sorted({row.case for row in rows} - {row.case for row in kept})
+    if left_out:
+        lines += ["", f"not yet graded by every configuration: {', '.join(left_out)}"]
+    return "\n".join(lines)
+
+
+def summary_json(settings: dict[str, Any], rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """Return every configuration's figures as JSON data."""
+    configs = list(settings["configs"])
+    kept = compared(rows, configs)
+    return [figures(kept, config).as_json() for config in configs]

@@ -1,0 +1,99 @@
+"""The judge benchmark's labelled set is well-formed, balanced and labelled as code decides.
+
+Labels that code can decide (a count, a word's presence, valid JSON) carry an oracle, and
+each oracle must give the label: a mislabelled pair fails here. The set must also be what
+`critic-loop calibrate` reads: `labels.jsonl` is built from `cases.py` and parses with the
+command's own reader.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from benchmarks.judge import labelset
+from benchmarks.judge.cases import CASES, QUICK_IDS
+from critic_loop.cli.calibrate import read_labels
+
+PAIRS = [(case, pair) for case in CASES for pair in case.pairs]
+
+
+def test_the_set_is_big_enough_and_about_half_pass() -> None:
+    assert len(PAIRS) >= 120
+    passing = sum(pair.label for _, pair in PAIRS)
+    assert 0.45 <= passing / len(PAIRS) <= 0.55, f"{passing} of {len(PAIRS)} pass"
+
+
+def test_it_holds_writing_and_code_and_every_kind_of_hard_criterion() -> None:
+    kinds = Counter(case.kind for case in CASES)
+    assert kinds["writing"] >= 20 and kinds["code"] >= 10
+    traps = Counter(pair.trap for _, pair in PAIRS)
+    for trap in ("count", "absence", "language", "names", "quoting", "negation", "numbers"):
+        assert traps[trap] >= 2, trap
+    for trap in ("count", "language", "names", "quoting", "numbers", "question", "code"):
+        labels = {pair.label for _, pair in PAIRS if pair.trap == trap}
+        assert labels == {True, False}, trap  # met and not met both
+    # a thing asked for that is there, and one that is not
+    assert {pair.label for _, pair in PAIRS if pair.trap == "presence"} == {True}
+    assert Counter(pair.label for _, pair in PAIRS if pair.trap == "absence")[False] >= 10
+
+
+def test_ids_are_unique_and_every_pair_is_well_formed() -> None:
+    case_ids = [case.id for case in CASES]
+    assert len(case_ids) == len(set(case_ids))
+    for case in CASES:
+        assert re.fullmatch(r"[a-z][a-z0-9_]*", case.id), case.id
+        assert case.artifact.strip() and case.artifact == case.artifact.strip("\n") + (
+            "\n" if case.artifact.endswith("\n") else ""
+        )
+        assert 2 <= len(case.pairs) <= 4, case.id
+        ids = [pair.id for pair in case.pairs]
+        assert len(ids) == len(set(ids)), case.id
+        for pair in case.pairs:
+            assert re.fullmatch(r"[a-z][a-z0-9_]*", pair.id), pair.id
+            assert pair.text.endswith(".") and pair.text[0].isupper(), pair.text
+            assert isinstance(pair.label, bool)
+
+
+def test_a_criterion_text_means_one_thing_everywhere() -> None:
+    by_id: dict[str, set[str]] = {}
+    for _, pair in PAIRS:
+        by_id.setdefault(pair.id, set()).add(pair.text)
+    assert {name: texts for name, texts in by_id.items() if len(texts) > 1} == {}
+
+
+@pytest.mark.parametrize(
+    ("case", "pair"),
+    [(case, pair) for case, pair in PAIRS if pair.oracle is not None],
+    ids=lambda item: getattr(item, "id", ""),
+)
+def test_labels_that_code_can_decide_agree_with_the_code(case, pair) -> None:
+    assert pair.oracle is not None
+    assert pair.oracle(case.artifact) is pair.label, f"{case.id}/{pair.id} is mislabelled"
+
+
+def test_many_labels_are_checked_by_code() -> None:
+    assert sum(pair.oracle is not None for _, pair in PAIRS) >= len(PAIRS) // 2
+
+
+def test_the_labels_file_is_built_from_the_cases_and_calibrate_reads_it() -> None:
+    assert labelset.LABELS.read_text(encoding="utf-8") == labelset.render(), (
+        "labels.jsonl is stale: python -m benchmarks.judge.labelset --write"
+    )
+    examples = read_labels(labelset.LABELS, None)
+    assert [example.name for example in examples] == [case.id for case in CASES]
+    for example, case in zip(examples, CASES, strict=True):
+        assert example.artifact == case.artifact
+        assert example.labels == {pair.id: pair.label for pair in case.pairs}
+        assert all(not criterion.deterministic for criterion in example.rubric)
+
+
+def test_the_quick_slice_is_part_of_the_set_and_holds_both_labels() -> None:
+    chosen = labelset.select(quick=True)
+    assert [case.id for case in chosen] == list(QUICK_IDS)
+    labels = [pair.label for case in chosen for pair in case.pairs]
+    assert len(labels) >= 10 and True in labels and False in labels
+    with pytest.raises(ValueError, match="unknown case"):
+        labelset.select(["no_such_case"])

@@ -92,6 +92,16 @@ class Context(BaseSettings):
             "raise critic_temperature so the samples differ)."
         ),
     )
+    critic_min_agreement: float = Field(
+        default=0.5,
+        ge=0.5,
+        le=1.0,
+        description=(
+            "With a panel or several samples: a criterion passes when a strict majority of "
+            "the judges that answered pass it, and at least this share of them (1.0: all "
+            "must agree; 0.5: a strict majority is enough)."
+        ),
+    )
     skip_judge_on_failed_check: bool = Field(
         default=True,
         description=(

@@ -76,6 +76,31 @@ class CriticReport(BaseModel):
     passed: bool = Field(description="True only if every criterion passed.")
 
 
+class CriterionAnswer(BaseModel):
+    """The critic model's answer on one criterion, when it grades one per call.
+
+    It names no criterion (there is one, so there is no id to echo or confuse), and asks
+    for the quotation before the decision, so the decision is made on the words quoted.
+    """
+
+    model_config = ConfigDict(extra="forbid", title="answer")
+
+    quote: str = Field(
+        description=(
+            "The few words of the artifact that show the criterion is met, copied exactly "
+            "(a short part, never the whole artifact); empty if nothing shows it."
+        )
+    )
+    verdict: Literal["met", "not met", "not sure"] = Field(
+        description='"met" only if the quoted words show it; "not sure" counts as not met.'
+    )
+    hint: str = Field(
+        description=(
+            "If not met: the smallest change to the artifact that would meet it; else empty."
+        )
+    )
+
+
 class CheckResult(BaseModel):
     """What a deterministic check (built-in, Python function or test suite) decides.
 
@@ -263,3 +288,9 @@ def critic_output_schema() -> dict[str, Any]:
     return portable_schema(
         CriticReport, "The grade of an artifact against every criterion of a rubric."
     )
+
+
+@functools.cache
+def criterion_answer_schema() -> dict[str, Any]:
+    """Return the JSON schema of a one-criterion answer (`CriterionAnswer`), built once."""
+    return portable_schema(CriterionAnswer, "Whether an artifact meets one criterion.")

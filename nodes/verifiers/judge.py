@@ -1,12 +1,22 @@
 """The LLM judge: the critic model (or a panel of them) grades the rubric's `llm` criteria.
 
 A single judge is asked with bounded retries until its answer is a valid verdict for the
-criteria it was given: all the `llm` criteria at once, or one per call with
-`Context.judge_granularity="criterion"`. A panel (`Context.critic_models`,
-`Context.critic_samples`) asks every judge side by side; each criterion's result is the
-majority vote (a tie fails), the evidence and hint come from a judge in the majority, and
-every judge's vote is recorded in the result. A judge that gives no valid answer abstains;
-if all abstain, the critique records a verifier error.
+criteria it was given:
+
+- all the `llm` criteria at once (`Context.judge_granularity="rubric"`): the prompt names
+  them by opaque ids (`c1`, `c2`, ...) rather than by their own ids, so a judge cannot
+  mistake a word of a criterion for its id, and an answer whose ids still do not match
+  but that grades as many criteria as were asked is read by position;
+- or one per call (`"criterion"`): the answer names no criterion at all
+  (`CriterionAnswer`): the quotation first, then "met", "not met" or "not sure" (which
+  counts as not met, with a hint).
+
+Either way a pass must quote the few words of the artifact that show it (`grounding`). A
+panel (`Context.critic_models`, `Context.critic_samples`) asks every judge side by side;
+a criterion passes when a strict majority of the judges that answered pass it, and at
+least `Context.critic_min_agreement` of them; the evidence and hint come from a judge on
+the winning side, and every judge's vote is recorded in the result. A judge that gives no
+valid answer abstains; if all abstain, the critique records a verifier error.
 """
 
 from __future__ import annotations
@@ -27,15 +37,17 @@ from critic_loop.nodes.models.structured import (
 )
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.steps import Steps, gather, subroutine
-from critic_loop.nodes.verifiers.grounding import grounded, ungrounded_passes
+from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.verdict import (
+    CriterionAnswer,
     CriterionResult,
     CriticReport,
     InvalidVerdict,
     check_report,
+    criterion_answer_schema,
     critic_output_schema,
 )
 
@@ -75,18 +87,27 @@ def panel(context: Context) -> list[Judge]:
     return judges
 
 
+def opaque_ids(criteria: Sequence[CriterionBase]) -> list[str]:
+    """Return the ids the judge sees for `criteria`: `c1`, `c2`, ... in rubric order."""
+    return [f"c{position}" for position in range(1, len(criteria) + 1)]
+
+
 def judge_prompt(
     criteria: Sequence[CriterionBase], artifact: str, context: Context, rejection: str | None
 ) -> list[BaseMessage]:
-    """Build a judge's prompt: the criteria and the artifact, fenced by a fresh random marker."""
-    ids = ", ".join(criterion.id for criterion in criteria)
+    """Build a judge's prompt: the criteria (by opaque ids) and the artifact, fenced."""
+    shown = [
+        {"id": opaque, "text": criterion.text}
+        for opaque, criterion in zip(opaque_ids(criteria), criteria, strict=True)
+    ]
+    ids = ", ".join(item["id"] for item in shown)
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("critic_system.jinja", context.prompts_dir)),
         HumanMessage(
             render_prompt(
                 "critic_grade.jinja",
                 context.prompts_dir,
-                rubric=criteria,
+                rubric=shown,
                 artifact=artifact,
                 fence=secrets.token_hex(8),
                 ids=ids,
@@ -104,10 +125,63 @@ def judge_prompt(
     return messages
 
 
+def one_criterion_prompt(
+    criterion: CriterionBase, artifact: str, context: Context, rejection: str | None
+) -> list[BaseMessage]:
+    """Build the prompt that asks about one criterion: its text and the artifact, fenced."""
+    messages: list[BaseMessage] = [
+        SystemMessage(render_prompt("critic_one_system.jinja", context.prompts_dir)),
+        HumanMessage(
+            render_prompt(
+                "critic_one.jinja",
+                context.prompts_dir,
+                criterion=criterion,
+                artifact=artifact,
+                fence=secrets.token_hex(8),
+            )
+        ),
+    ]
+    if rejection is not None:
+        messages.append(
+            HumanMessage(
+                render_prompt("critic_one_retry.jinja", context.prompts_dir, problems=rejection)
+            )
+        )
+    return messages
+
+
 UNVERIFIED_PASS = (
     "Not met: the judge passed this without quoting the draft, so the pass could not be checked."
 )
 """The evidence of a pass the judge could not ground, counted as a failure."""
+
+
+NOT_SURE_HINT = "Make it plain in the artifact, in words a reader can point to."
+"""The hint of a criterion the judge was not sure about, when it gave none."""
+
+
+def with_real_ids(report: CriticReport, criteria: Sequence[CriterionBase]) -> CriticReport:
+    """Give the report's results the criteria's own ids.
+
+    The judge was shown opaque ids (`opaque_ids`); an answer may use those or the real
+    ones. An answer whose ids match neither, but that grades exactly as many criteria as
+    were asked, is read by position: a judge that echoes a word of a criterion as its id
+    still gives a verdict.
+    """
+    real = [criterion.id for criterion in criteria]
+    given = [result.criterion_id.strip() for result in report.results]
+    if set(given) == set(real):
+        ids = given
+    else:
+        opaque = dict(zip(opaque_ids(criteria), real, strict=True))
+        ids = [opaque.get(name, name) for name in given]
+        if set(ids) != set(real) and len(given) == len(real):
+            ids = real
+    results = [
+        result.model_copy(update={"criterion_id": name})
+        for result, name in zip(report.results, ids, strict=True)
+    ]
+    return report.model_copy(update={"results": results})
 
 
 def accept_answer(
@@ -118,12 +192,13 @@ def accept_answer(
 ) -> Graded:
     """Turn a judge's structured answer into results for `criteria`, or raise `InvalidAnswer`.
 
-    Besides the report's own consistency (`check_report`), every pass must quote the
-    artifact (`grounding`): a pass whose evidence restates the criterion is rejected, or,
-    with `unverified="fail"` (the judge's last attempt), counted as not met. A pass no one
-    can check is never a pass, and one weak judgement does not end the run.
+    Besides the report's own consistency (`check_report`), every pass must quote the few
+    words of the artifact that show it (`grounding`): a pass that quotes nothing, or the
+    whole artifact, is rejected, or, with `unverified="fail"` (the judge's last attempt),
+    counted as not met. A pass no one can check is never a pass, and one weak judgement
+    does not end the run.
     """
-    report = parse_answer(answer, CriticReport)
+    report = with_real_ids(parse_answer(answer, CriticReport), criteria)
     results = check_report(report, criteria)
     ungrounded = ungrounded_passes(
         [(result.criterion_id, result.evidence) for result in results if result.passed], artifact
@@ -146,16 +221,64 @@ def accept_answer(
     return results, report.feedback
 
 
+def accept_one(
+    answer: dict[str, Any],
+    criterion: CriterionBase,
+    artifact: str,
+    unverified: Literal["reject", "fail"] = "reject",
+) -> Graded:
+    """Turn a one-criterion answer (`CriterionAnswer`) into its result, or raise `InvalidAnswer`.
+
+    "met" passes only with a quotation found in the artifact that is a short part of it
+    (`grounding.quote_problem`); otherwise the answer is rejected, or on the last attempt
+    (`unverified="fail"`) counted as not met. "not sure" is not met, with a hint.
+    """
+    found = parse_answer(answer, CriterionAnswer)
+    quote = " ".join(found.quote.split()).strip().strip('"“”`')
+    if found.verdict == "met":
+        problem = quote_problem(quote, artifact)
+        if problem is None:
+            return [
+                CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
+            ], ""
+        if unverified == "reject":
+            raise InvalidVerdict([f"the criterion was met but {problem}"])
+        result = CriterionResult(criterion_id=criterion.id, passed=False, evidence=UNVERIFIED_PASS)
+        return [result], ""
+    hint = found.hint.strip()
+    if found.verdict == "not sure":
+        evidence = "Not met: the judge was not sure, which counts as not met."
+        hint = hint or NOT_SURE_HINT
+    elif quote:
+        evidence = f'Not met; the judge looked at "{quote}".'
+    else:
+        evidence = "Not met: nothing in the artifact shows it."
+    return [
+        CriterionResult(criterion_id=criterion.id, passed=False, evidence=evidence, hint=hint)
+    ], hint
+
+
 def _ask(
     judge: Judge, criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> Steps[Attempts[Graded]]:
+    one = context.judge_granularity == "criterion" and len(criteria) == 1
     model = structured_model(
         judge.spec,
         role="critic",
-        schema=critic_output_schema(),
+        schema=criterion_answer_schema() if one else critic_output_schema(),
         method=context.structured_output_method,
         context=context,
     )
+    if one:
+        criterion = criteria[0]
+        attempts = yield from ask_until_valid(
+            model,
+            lambda problem: one_criterion_prompt(criterion, artifact, context, problem),
+            lambda answer: accept_one(answer, criterion, artifact),
+            context.critic_attempts,
+            accept_last=lambda answer: accept_one(answer, criterion, artifact, unverified="fail"),
+        )
+        return attempts
     attempts = yield from ask_until_valid(
         model,
         lambda problem: judge_prompt(criteria, artifact, context, problem),
@@ -166,11 +289,17 @@ def _ask(
     return attempts
 
 
-def _majority(graded: list[tuple[Judge, Graded]], count: int) -> Graded:
+def carried(votes: dict[str, bool], min_agreement: float) -> bool:
+    """Tell whether the votes pass a criterion: a strict majority, and `min_agreement` of them."""
+    passes = sum(votes.values())
+    return 2 * passes > len(votes) and passes >= min_agreement * len(votes) - 1e-9
+
+
+def _majority(graded: list[tuple[Judge, Graded]], count: int, min_agreement: float) -> Graded:
     results = []
     for index in range(count):
         votes = {judge.label: answer[0][index].passed for judge, answer in graded}
-        passed = 2 * sum(votes.values()) > len(votes)
+        passed = carried(votes, min_agreement)
         terminal = not passed and 2 * sum(a[0][index].terminal for _, a in graded) > len(graded)
         representative = next(
             answer[0][index]
@@ -196,7 +325,7 @@ def judge_steps(
     """Grade the `llm` criteria with the critic model, or with the panel.
 
     With `judge_granularity="criterion"`, each criterion is graded in a call of its own
-    (side by side under async) and the answers are merged.
+    (side by side under async), with no id to echo, and the answers are merged.
     """
     if context.judge_granularity == "rubric" or len(criteria) == 1:
         return (yield from _judge_together(criteria, artifact, context))
@@ -247,5 +376,7 @@ def _judge_together(
     if len(judges) == 1:
         judgement.results, judgement.feedback = graded[0][1]
     else:
-        judgement.results, judgement.feedback = _majority(graded, len(criteria))
+        judgement.results, judgement.feedback = _majority(
+            graded, len(criteria), context.critic_min_agreement
+        )
     return judgement

@@ -96,20 +96,8 @@ def test_an_answer_cut_off_at_the_token_limit_is_retried(loop_input) -> None:
 
 
 def test_one_call_per_criterion_for_small_models(loop_input) -> None:
-    def one(criterion_id: str, passed: bool = True) -> dict:
-        result = {
-            "criterion_id": criterion_id,
-            "evidence": f'It says "{QUOTE}".' if passed else f"checked {criterion_id}",
-            "passed": passed,
-            "terminal": False,
-            "hint": "" if passed else "fix",
-        }
-        return {"results": [result], "feedback": "" if passed else "fix", "passed": passed}
-
-    script = RoleScript(
-        worker=["draft"],
-        critic=[one("length"), one("example"), one("tone")],
-    )
+    met = {"quote": QUOTE, "verdict": "met", "hint": ""}
+    script = RoleScript(worker=["draft"], critic=[met, met, met])
     with ScriptedOpenAIServer(script) as server:
         out = build_graph().invoke(
             loop_input,
@@ -124,6 +112,9 @@ def test_one_call_per_criterion_for_small_models(loop_input) -> None:
         prompt = str(request["messages"])
         assert criterion.text in prompt
         assert all(other.text not in prompt for other in RUBRIC if other is not criterion)
+        # one criterion per call: its answer names no criterion, so no id can be confused
+        assert "criterion_id" not in json.dumps(request["tools"])
+        assert criterion.id not in prompt.replace(criterion.text, "")
     assert out["critiques"][0]["attempts"] == 3
 
 

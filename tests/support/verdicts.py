@@ -21,11 +21,11 @@ ARTIFACT = re.compile(r"<<<ARTIFACT (\w+)>>>\n(.*?)\n<<<END ARTIFACT \1>>>", re.
 
 
 def quoted_start(prompt_text: str) -> str:
-    """The first words of the artifact fenced in a judge prompt (to quote as evidence)."""
+    """The first three words of the artifact fenced in a judge prompt (to quote as evidence)."""
     found = ARTIFACT.search(prompt_text)
     artifact = found.group(2).strip() if found else ""
     first = next((line.strip() for line in artifact.splitlines() if line.strip()), "")
-    return first[:60].replace('"', "'")
+    return " ".join(first.replace('"', "'").split()[:3])  # a short part, as a pass must
 
 
 def quote_the_artifact(answer: Any, prompt_text: str) -> Any:

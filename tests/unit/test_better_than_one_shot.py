@@ -57,7 +57,7 @@ def test_a_pass_the_judge_never_grounds_counts_as_not_met_and_the_run_goes_on(mo
     assert first["error"] is None and first["attempts"] == 3
     assert len(first["rejected"]) == 3
     assert "'length' passed without quoting" in first["rejected"][0]
-    assert "'example' passed without quoting" in first["rejected"][0]
+    assert "'example' passed but its quotation is not in the artifact" in first["rejected"][0]
     results = {r["criterion_id"]: r for r in first["verdict"]["results"]}
     assert not results["length"]["passed"] and not results["example"]["passed"]
     assert results["length"]["evidence"].startswith("Not met: the judge passed this without")

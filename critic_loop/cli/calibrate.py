@@ -22,7 +22,6 @@ The labels file is JSON Lines, one object per line (blank lines are skipped):
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from critic_loop.cli.context_options import chosen_settings, context_options
+from critic_loop.cli.grading_progress import GradingProgress
 from critic_loop.cli.option_sections import SectionedCommand, option
 from critic_loop.errors import UsageProblem
 from critic_loop.state.bounds import check_text_depth
@@ -219,12 +219,26 @@ def calibration_context(parameters: Mapping[str, Any]) -> Context:
     return Context(**{**choose_models_from_environment(chosen), **chosen})
 
 
-def grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
-    """Have the critic grade every example (stopping at a model failure)."""
+def _outcome(graded: Graded) -> str:
+    if graded.error is not None:
+        return "no verdict"
+    labels = graded.example.labels
+    agreed = sum(graded.decisions[cid].passed == label for cid, label in labels.items())
+    return f"agrees on {agreed}/{len(labels)}"
+
+
+def grade_all(
+    examples: Sequence[Example], context: Context, progress: GradingProgress | None = None
+) -> list[Graded]:
+    """Have the critic grade every example (stopping at a model failure).
+
+    Ctrl-C stops the grading: the examples graded so far are returned, and `report`
+    says the figures are partial.
+    """
     import httpx
     import openai
 
-    from critic_loop.grading import GradingFailed, grade, ready_to_grade
+    from critic_loop.grading import critique_artifact, ready_to_grade
 
     checked: set[str] = set()
     for example in examples:
@@ -232,26 +246,33 @@ def grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
         if key not in checked:
             ready_to_grade(example.rubric, context)
             checked.add(key)
-    graded = []
-    for position, example in enumerate(examples, start=1):
-        if sys.stderr.isatty():
-            click.echo(f"grading {position}/{len(examples)}: {example.name}", err=True)
-        try:
-            verdict = grade(example.artifact, example.rubric, context)
-        except GradingFailed as failed:
-            graded.append(Graded(example, error=failed.error))
-            continue
-        except (openai.APIError, httpx.HTTPError, OSError) as error:
-            raise ModelFailed(
-                f"the critic failed on {example.name}: {type(error).__name__}: {error}"
-            ) from error
-        decisions = {result.criterion_id: result for result in verdict.results}
-        graded.append(Graded(example, decisions=decisions))
+    graded: list[Graded] = []
+    progress = progress or GradingProgress(len(examples))
+    with progress:
+        for example in examples:
+            try:
+                critique = critique_artifact(example.artifact, example.rubric, context)
+            except KeyboardInterrupt:
+                break
+            except (openai.APIError, httpx.HTTPError, OSError) as error:
+                raise ModelFailed(
+                    f"the critic failed on {example.name}: {type(error).__name__}: {error}"
+                ) from error
+            if critique.verdict is None:
+                item = Graded(example, error=critique.error or "the critic gave no verdict")
+            else:
+                item = Graded(example, {r.criterion_id: r for r in critique.verdict.results})
+            graded.append(item)
+            progress.graded(example.name, critique.attempts, _outcome(item))
     return graded
 
 
-def report(graded: Sequence[Graded], context: Context) -> dict[str, Any]:
-    """Compare the critic with the humans: figures per criterion and overall, disagreements."""
+def report(graded: Sequence[Graded], context: Context, total: int | None = None) -> dict[str, Any]:
+    """Compare the critic with the humans: figures per criterion and overall, disagreements.
+
+    `total` is how many artifacts there were to grade: when fewer were graded (the
+    grading was stopped), the figures are marked partial.
+    """
     from critic_loop.cli.agreement import Agreement
 
     pairs: dict[str, list[tuple[bool, bool]]] = {}
@@ -282,6 +303,8 @@ def report(graded: Sequence[Graded], context: Context) -> dict[str, Any]:
                 )
     return {
         "artifacts": len(graded),
+        "partial": total is not None and len(graded) < total,
+        "of": len(graded) if total is None else total,
         "critic": context.critic_models or [context.critic_model],
         "critic_samples": context.critic_samples,
         "criteria": {
@@ -316,6 +339,8 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
     critic = ", ".join(figures["critic"])
     samples = f" x{figures['critic_samples']}" if figures["critic_samples"] > 1 else ""
     lines = [f"critic {critic}{samples} on {figures['artifacts']} labelled artifact(s)"]
+    if figures.get("partial"):
+        lines[0] += f" (stopped early: partial figures, {figures['artifacts']} of {figures['of']})"
     rows = [*figures["criteria"].items(), ("overall", figures["overall"])]
     width = max(len("criterion"), *(len(name) for name, _ in rows))
     lines.append(
@@ -376,11 +401,18 @@ def calibrate(**parameters: Any) -> None:
     shared = read_rubric_file(rubric_file) if rubric_file is not None else None
     examples = read_labels(labels, shared)
     context = calibration_context(parameters)
-    figures = report(grade_all(examples, context), context)
+    figures = report(grade_all(examples, context), context, len(examples))
     if parameters["as_json"]:
         from critic_loop.cli.history import echo_json
 
         echo_json(figures)
-        return
-    for line in report_lines(figures):
-        click.echo(line)
+    else:
+        for line in report_lines(figures):
+            click.echo(line)
+    if figures["partial"]:
+        click.echo(
+            f"critic-loop: stopped by Ctrl-C after {figures['artifacts']} of "
+            f"{figures['of']} artifact(s); the figures above are partial",
+            err=True,
+        )
+        raise click.exceptions.Exit(130)

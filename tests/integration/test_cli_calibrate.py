@@ -233,3 +233,83 @@ def test_missing_files_are_a_one_line_error(tmp_path, cli) -> None:
         cli("calibrate", "shared.jsonl", "--rubric", "rubric.json", *CRITIC),
         "the rubric is given twice",
     )
+
+
+def test_piped_calibrate_prints_one_line_per_artifact_graded(tmp_path, models, cli) -> None:
+    models.script("critic", *judge_answers())
+    done = cli("calibrate", labels_file(tmp_path / "labels.jsonl"), *CRITIC, "--json")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("graded ")]
+    assert [line.split(":")[0] for line in lines] == [f"graded {n}/6 a{n}" for n in range(1, 7)]
+    assert lines[0].startswith("graded 1/6 a1: agrees on 2/2; 1 call(s), 1 in all; ")
+    assert lines[2].startswith("graded 3/6 a3: agrees on 0/2; 1 call(s), 3 in all; ")
+    assert lines[-1].endswith("about 0 s left")
+    assert done.json["partial"] is False
+
+
+def test_ctrl_c_stops_calibrate_with_partial_figures(tmp_path, models, cli, monkeypatch) -> None:
+    import critic_loop.grading
+
+    real = critic_loop.grading.critique_artifact
+    seen: list[str] = []
+
+    def interrupted_at_the_third(artifact, rubric, context):
+        seen.append(artifact)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+        return real(artifact, rubric, context)
+
+    monkeypatch.setattr(critic_loop.grading, "critique_artifact", interrupted_at_the_third)
+    models.script("critic", *judge_answers()[:2])
+    done = cli("calibrate", labels_file(tmp_path / "labels.jsonl"), *CRITIC)
+    assert done.returncode == 130
+    assert done.stdout.splitlines()[0] == (
+        "critic scripted:critic on 2 labelled artifact(s) (stopped early: partial figures, 2 of 6)"
+    )
+    assert "overall" in done.stdout  # the figures of the two graded artifacts
+    assert "stopped by Ctrl-C after 2 of 6 artifact(s)" in done.stderr
+
+
+def test_calibrate_on_a_terminal_shows_a_progress_bar(tmp_path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    labels = labels_file(tmp_path / "labels.jsonl")
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "GOOGLE_", "GEMINI_", "CRITIC_LOOP_"))
+    }
+    environment["COLUMNS"] = "160"
+    leader, follower = pty.openpty()
+    with ScriptedOpenAIServer(RoleScript(critic=judge_answers())) as server:
+        process = subprocess.Popen(
+            [str(Path(sys.executable).with_name("critic-loop")), "calibrate", labels]
+            + ["--base-url", server.base_url, "--model", "openai:stub", "--json"],
+            cwd=tmp_path,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            stdin=subprocess.DEVNULL,
+        )
+        os.close(follower)
+        screen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the process closed the terminal
+                break
+            if not chunk:
+                break
+            screen += chunk
+        out, _ = process.communicate(timeout=120)
+    os.close(leader)
+    assert process.returncode == 0, screen.decode(errors="replace")
+    text = screen.decode(errors="replace")
+    assert "grading" in text and "6/6" in text  # click's bar: label and position
+    assert "6 call(s); a6: agrees on 2/2" in text  # calls made so far
+    assert "graded 1/6" not in text  # no plain lines on a terminal
+    assert json.loads(out)["overall"]["n"] == 12

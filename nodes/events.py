@@ -2,7 +2,8 @@
 
 Before the first round, a "sandbox" event per `tests` criterion says how its drafted code
 will be contained (the isolation, and how the memory of all its processes is held to one
-total), and a "recall" event says how many rules the worker was given. Each
+total), a "lint" event names the judged criteria that code could decide (when there are
+any), and a "recall" event says how many rules the worker was given. Each
 round emits a "draft" event when the worker has answered and a "verdict" event when the
 critic has graded, so Studio, `langgraph_sdk` clients and the command line can show
 progress without waiting for the end. When the loop has decided how the run ends, a
@@ -25,6 +26,11 @@ def sandbox_event(criterion_id: str, isolation: str, bound: dict[str, Any]) -> d
 def recall_event(rules: list[RecalledRule], scope: str) -> dict[str, Any]:
     """Describe what recall gave the worker."""
     return {"event": "recall", "scope": scope, "rules": [rule.text for rule in rules]}
+
+
+def lint_event(findings: list[dict[str, Any]]) -> dict[str, Any]:
+    """Name the judged criteria that code could decide (the rubric linter's findings)."""
+    return {"event": "lint", "findings": findings}
 
 
 def draft_event(draft: Draft) -> dict[str, Any]:

@@ -3,6 +3,7 @@
     critic-loop demo                       run the bundled example task
     critic-loop run --input task.json      run a task and rubric from a JSON file
     critic-loop run --task "..." --criterion id="text" --criterion ...
+    critic-loop lint-rubric rubric.json    judged criteria that code could decide
 
 Every `Context` field is a flag of `run` and `demo` (see `critic-loop run --help`). Runs
 and rules are kept in one SQLite file, or in PostgreSQL when `CRITIC_LOOP_DATABASE_URL`
@@ -34,6 +35,7 @@ from pydantic import ValidationError
 from critic_loop.cli.assistants_command import assistants
 from critic_loop.cli.calibrate import calibrate
 from critic_loop.cli.history import runs, show, stats
+from critic_loop.cli.lint_command import lint_rubric_command
 from critic_loop.cli.memory_commands import forget, rules
 from critic_loop.cli.run_commands import demo, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
@@ -95,6 +97,7 @@ cli.add_command(stats)
 cli.add_command(rules)
 cli.add_command(forget)
 cli.add_command(calibrate)
+cli.add_command(lint_rubric_command)
 cli.add_command(assistants)
 cli.add_command(worker)
 

@@ -54,10 +54,16 @@ def sandbox_line(event: dict[str, Any]) -> str:
 
 
 def show_event(event: dict[str, Any]) -> None:
-    """Print a progress event (sandbox, recall, draft, verdict) as it arrives."""
+    """Print a progress event (sandbox, lint, recall, draft, verdict) as it arrives."""
     kind = event.get("event")
     if kind == "sandbox":
         click.echo(sandbox_line(event))
+    elif kind == "lint":
+        for finding in event["findings"]:
+            click.echo(
+                f"note: criterion {finding['criterion']!r} is judged by the critic model, but "
+                f"code could decide it ({finding['message']}); see critic-loop lint-rubric"
+            )
     elif kind == "recall":
         rules = event["rules"]
         click.echo(f"memory: {len(rules)} rule(s) recalled from scope {event['scope']!r}")

@@ -10,7 +10,9 @@ A `tests` criterion's sandbox is described in a "sandbox" event (the isolation, 
 the memory of all the run's processes is held to one total).
 
 The node writes the validated rubric back as plain JSON, so checkpoints hold ordinary data
-even when a Python caller passed `Criterion` objects.
+even when a Python caller passed `Criterion` objects, and emits a "lint" event naming
+the judged criteria that code could decide (`rubric_lint`), so the run's first lines say
+where a check would serve better than the judge.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from critic_loop.nodes.events import sandbox_event
+from critic_loop.nodes.events import lint_event, sandbox_event
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, context_of, trust_of
 from critic_loop.nodes.prompts import load_prompts
@@ -30,6 +32,7 @@ from critic_loop.nodes.verifiers.checks import sandbox
 from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
 from critic_loop.nodes.verifiers.checks.test_suite import memory_plan
 from critic_loop.nodes.verifiers.judge import panel
+from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
 from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency
 from critic_loop.state.input_errors import ItemLabel, default_label, describe_input_errors
@@ -99,4 +102,7 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
             isolation = sandbox.isolation()
             bound = memory_plan(criterion, isolation).event()
             runtime.stream_writer(sandbox_event(criterion.id, isolation.mode, bound))
+    checkable = [f for f in lint_rubric(checked.rubric) if f.problem == "checkable"]
+    if checkable:
+        runtime.stream_writer(lint_event([finding.as_json() for finding in checkable]))
     return {"rubric": dump_rubric(checked.rubric)}

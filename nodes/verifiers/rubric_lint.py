@@ -1,0 +1,260 @@
+"""A rubric linter: judged criteria that code could decide, and criteria too vague to grade.
+
+Small judges get counts, the presence of a phrase, punctuation and structure wrong, and
+code gets them right for nothing. `lint_rubric` reads each `llm` criterion's sentence and
+reports:
+
+- **checkable**: a word or character limit, a quoted phrase that must (or must not)
+  appear, a question or exclamation mark, digits, an exact number of lines, valid JSON
+  or Python: with a deterministic criterion that decides it (`proposal`), ready to put
+  in the rubric in its place; or, for the language a text is written in, a note that
+  code (a `python` check with a language detector) can decide it;
+- **vague**: words a judge can only take as taste ("engaging", "concise", "clear"), with
+  a checkable rewrite to consider.
+
+The rules are plain patterns over the sentence; a criterion they do not recognise is
+left alone. `critic-loop lint-rubric` prints the findings, and a run notes at its start
+(a "lint" event) each judged criterion that could be a check.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from critic_loop.state.rubric import CriterionBase
+
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "twelve": 12, "twenty": 20,
+}  # fmt: skip
+"""Numbers a criterion may spell out."""
+
+NUMBER = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    """What the linter found in one criterion."""
+
+    criterion_id: str
+    problem: Literal["checkable", "vague"]
+    message: str
+    proposal: dict[str, Any] | None = None
+    """A deterministic criterion (rubric JSON) that decides it, when there is one."""
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the finding as JSON data."""
+        return {
+            "criterion": self.criterion_id,
+            "problem": self.problem,
+            "message": self.message,
+            "proposal": self.proposal,
+        }
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else NUMBER_WORDS[text]
+
+
+Rule = Callable[[str, str], tuple[str, dict[str, Any] | None] | None]
+"""A rule: (criterion id, lower-case sentence) -> (message, proposal) or None."""
+
+
+def _limit(unit: str, kind: str) -> Rule:
+    most = re.compile(
+        rf"\b(at most|no more than|fewer than|less than|under|up to|maximum of|not exceed)\s+"
+        rf"{NUMBER}\s+{unit}"
+    )
+    least = re.compile(
+        rf"\b(at least|no fewer than|no less than|(?<!no )more than|minimum of)\s+{NUMBER}\s+{unit}"
+    )
+    between = re.compile(rf"\bbetween\s+{NUMBER}\s+and\s+{NUMBER}\s+{unit}")
+
+    def rule(cid: str, text: str) -> tuple[str, dict[str, Any] | None] | None:
+        bounds: dict[str, int] = {}
+        if found := between.search(text):
+            bounds = {"min": _number(found[1]), "max": _number(found[2])}
+        if found := most.search(text):
+            strict = found[1] in ("fewer than", "less than", "under")
+            bounds["max"] = _number(found[2]) - (1 if strict else 0)
+        if found := least.search(text):
+            bounds["min"] = _number(found[2]) + (1 if found[1] == "more than" else 0)
+        if not bounds:
+            return None
+        return f"a {unit[:4]} count: code counts it", {"id": cid, "kind": kind, **bounds}
+
+    return rule
+
+
+QUOTED = r"""["“'‘`]([^"”'’`]{1,80})["”'’`]"""
+PRESENT = re.compile(
+    r"\b(contains|includes|mentions|uses|says|states|has)\s+(?:the\s+(?:word|phrase|text|line)\s+)?"
+    + QUOTED
+)
+ABSENT = re.compile(
+    r"\b(?:does not|doesn't|do not|never)\s+(?:contain|include|mention|use|say)\s+"
+    r"(?:the\s+(?:word|phrase|text)\s+)?" + QUOTED + r"|\b(?:avoids|without)\s+" + QUOTED
+)
+ENDS = re.compile(r"\bends with\s+(?:the\s+(?:word|phrase|line)\s+)?" + QUOTED)
+STARTS = re.compile(r"\b(?:starts|begins) with\s+(?:the\s+(?:word|phrase)\s+)?" + QUOTED)
+
+
+def _phrase(cid: str, text: str, original: str) -> tuple[str, dict[str, Any] | None] | None:
+    def exact(found: re.Match[str]) -> str:
+        start, end = found.span(found.lastindex or 0)
+        return original[start:end]
+
+    if found := ABSENT.search(text):
+        phrase = exact(found)
+        return f"the absence of {phrase!r}: code searches for it", {
+            "id": cid,
+            "kind": "regex",
+            "pattern": re.escape(phrase),
+            "must_match": False,
+            "ignore_case": True,
+        }
+    if found := ENDS.search(text):
+        phrase = exact(found)
+        return f"how it ends ({phrase!r}): code checks it", {
+            "id": cid,
+            "kind": "regex",
+            "pattern": re.escape(phrase) + r"\W*\Z",
+        }
+    if found := STARTS.search(text):
+        phrase = exact(found)
+        return f"how it starts ({phrase!r}): code checks it", {
+            "id": cid,
+            "kind": "regex",
+            "pattern": r"\A\W*" + re.escape(phrase),
+        }
+    if found := PRESENT.search(text):
+        phrase = exact(found)
+        return f"the phrase {phrase!r}: code finds it", {
+            "id": cid,
+            "kind": "contains",
+            "phrases": [phrase],
+        }
+    return None
+
+
+SIMPLE: list[tuple[re.Pattern[str], str, dict[str, Any] | None]] = [
+    (
+        re.compile(r"\b(no|not use an?|does not use an?|without an?)\s+exclamation marks?"),
+        "an exclamation mark: code finds it",
+        {"kind": "regex", "pattern": "!", "must_match": False},
+    ),
+    (
+        re.compile(r"\b(contains|has|uses|ends with) an? (question|exclamation) mark"),
+        "a punctuation mark: code finds it",
+        None,
+    ),
+    (
+        re.compile(r"\b(asks a question|ends with a question|is a question)\b"),
+        "a question: a question mark is code's test for it",
+        {"kind": "regex", "pattern": r"\?"},
+    ),
+    (
+        re.compile(r"\b(contains|has|uses) no (digits|numbers|numerals)\b"),
+        "digits: code finds them",
+        {"kind": "regex", "pattern": r"\d", "must_match": False},
+    ),
+    (
+        re.compile(r"\b(is|as) valid json\b"),
+        "valid JSON: code parses it",
+        {"kind": "json"},
+    ),
+    (
+        re.compile(r"\bis (valid|syntactically valid|parsable) python\b|\bparses as python\b"),
+        "valid Python: code parses it",
+        {"kind": "python_syntax"},
+    ),
+    (
+        re.compile(r"\bis written in (english|french|german|spanish|italian|portuguese|dutch)\b"),
+        "the language it is written in: a language detector decides it (a python check)",
+        None,
+    ),
+]
+"""Criteria code decides from a pattern alone: (pattern, message, proposal or None)."""
+
+LINES = re.compile(rf"\b(?:has|is|in) exactly {NUMBER} lines\b")
+
+VAGUE: dict[str, str] = {
+    "concise": "It has at most 80 words.",
+    "brief": "It has at most 80 words.",
+    "short": "It has at most 80 words.",
+    "clear": "Each sentence has at most 25 words.",
+    "readable": "Each sentence has at most 25 words.",
+    "engaging": "It opens with a question or a concrete example.",
+    "compelling": "It states one benefit for the reader in its first sentence.",
+    "interesting": "It includes one concrete example.",
+    "professional": "It contains no slang, emoji or exclamation marks.",
+    "appropriate": "Say for whom and what it must contain.",
+    "high quality": "Name the properties a reader can check.",
+    "high-quality": "Name the properties a reader can check.",
+    "well written": "Name the properties a reader can check.",
+    "well-written": "Name the properties a reader can check.",
+    "good": "Name the properties a reader can check.",
+    "nice": "Name the properties a reader can check.",
+    "polished": "It has no spelling mistakes and no repeated words.",
+    "effective": "Say what effect it must have, as something a reader can find.",
+}
+"""Words a judge can only take as taste, and a checkable rewrite to consider."""
+
+
+def _vague(text: str) -> str | None:
+    for word, rewrite in VAGUE.items():
+        if re.search(rf"\b{re.escape(word)}\b", text):
+            return f"{word!r} is taste to a judge; say what a reader can check, e.g. {rewrite!r}"
+    return None
+
+
+def lint_criterion(criterion: CriterionBase) -> list[LintFinding]:
+    """Lint one criterion (deterministic criteria are already decided by code)."""
+    if criterion.deterministic:
+        return []
+    original = criterion.text
+    text = original.lower()
+    cid = criterion.id
+    for rule in (_limit("words", "word_count"), _limit("characters", "char_count")):
+        if found := rule(cid, text):
+            return [LintFinding(cid, "checkable", found[0], found[1])]
+    if found := _phrase(cid, text, original):
+        return [LintFinding(cid, "checkable", found[0], found[1])]
+    if found := LINES.search(text):
+        lines = _number(found[1])
+        pattern = r"\A(?:[^\n]*\n){" + str(lines - 1) + r"}[^\n]*\n?\Z"
+        proposal = {"id": cid, "kind": "regex", "pattern": pattern}
+        return [LintFinding(cid, "checkable", "a line count: code counts it", proposal)]
+    for pattern, message, proposal in SIMPLE:
+        if pattern.search(text):
+            full = {"id": cid, **proposal} if proposal is not None else None
+            return [LintFinding(cid, "checkable", message, full)]
+    if vague := _vague(text):
+        return [LintFinding(cid, "vague", vague)]
+    return []
+
+
+def lint_rubric(rubric: Sequence[CriterionBase]) -> list[LintFinding]:
+    """Lint every criterion of `rubric`, in rubric order."""
+    return [finding for criterion in rubric for finding in lint_criterion(criterion)]
+
+
+def _flag_value(value: Any) -> str:
+    if isinstance(value, list):
+        return "|".join(str(item) for item in value)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def check_flag(proposal: dict[str, Any]) -> str:
+    """Return the proposal as a `--check ID=KIND:NAME=VALUE,...` flag of `critic-loop run`."""
+    settings = [
+        f"{name}={_flag_value(value)}"
+        for name, value in proposal.items()
+        if name not in ("id", "kind")
+    ]
+    flag = f"--check {proposal['id']}={proposal['kind']}"
+    return flag + (":" + ",".join(settings) if settings else "")

@@ -17,7 +17,7 @@ from tests.support.openai_server import (
     ScriptedOpenAIServer,
 )
 from tests.support.rubrics import RUBRIC, TASK
-from tests.support.verdicts import graded
+from tests.support.verdicts import QUOTE, graded
 
 pytestmark = pytest.mark.integration
 
@@ -125,8 +125,8 @@ def test_bad_iteration_cap_exits_2(tmp_path, run_cli) -> None:
 
 
 def test_with_only_a_local_server_set_the_served_model_is_used(tmp_path, run_cli) -> None:
-    criteria = [{"id": "c", "text": "x y z"}]
-    script = RoleScript(worker=["only try"], critic=[graded(criteria), {"operations": []}])
+    met = {"quote": QUOTE, "verdict": "met", "hint": ""}  # one criterion per call: no id
+    script = RoleScript(worker=["only try"], critic=[met, {"operations": []}])
     with ScriptedOpenAIServer(script) as server:
         done = run_cli(
             "run",

@@ -224,11 +224,11 @@ def lint_criterion(criterion: CriterionBase) -> list[LintFinding]:
             return [LintFinding(cid, "checkable", found[0], found[1])]
     if found := _phrase(cid, text, original):
         return [LintFinding(cid, "checkable", found[0], found[1])]
-    if found := LINES.search(text):
-        lines = _number(found[1])
-        pattern = r"\A(?:[^\n]*\n){" + str(lines - 1) + r"}[^\n]*\n?\Z"
-        proposal = {"id": cid, "kind": "regex", "pattern": pattern}
-        return [LintFinding(cid, "checkable", "a line count: code counts it", proposal)]
+    if counted := LINES.search(text):
+        lines = _number(counted[1])
+        regex = r"\A(?:[^\n]*\n){" + str(lines - 1) + r"}[^\n]*\n?\Z"
+        exact = {"id": cid, "kind": "regex", "pattern": regex}
+        return [LintFinding(cid, "checkable", "a line count: code counts it", exact)]
     for pattern, message, proposal in SIMPLE:
         if pattern.search(text):
             full = {"id": cid, **proposal} if proposal is not None else None

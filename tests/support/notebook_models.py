@@ -12,6 +12,7 @@ or one criterion a call.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,9 @@ class Requirement:
 
     phrase: str
     hint: str
+    about: str = ""
+    """Words of the criterion's text, to tell which criterion a judge is asked about
+    (judges see criteria by opaque ids, or one per call with no id at all)."""
 
 
 def _prompt(request: dict[str, Any]) -> str:
@@ -61,7 +65,22 @@ class StandIn:
             return Text(self._draft(request))
         if schema_name(request) == "rule_operations":
             return Structured({"operations": self.rules})
+        if schema_name(request) == "answer":  # one criterion per call
+            return Structured(self._answer(request))
         return Structured(self._verdict(request))
+
+    def _criterion_id(self, text: str, shown: str) -> str:
+        """The id of the requirement whose `about` is in the criterion's `text`, else `shown`."""
+        return next((cid for cid, r in self.requirements.items() if r.about in text), shown)
+
+    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        artifact = artifact_of(request)
+        statement = _prompt(request).split("Statement: ", 1)[1].split("\n", 1)[0]
+        required = self.requirements.get(self._criterion_id(statement, ""))
+        if required is not None and required.phrase not in artifact:
+            return {"quote": "", "verdict": "not met", "hint": required.hint}
+        quote = required.phrase if required else _first_words(artifact)
+        return {"quote": quote, "verdict": "met", "hint": ""}
 
     def _draft(self, request: dict[str, Any]) -> str:
         prompt = _prompt(request)
@@ -90,7 +109,11 @@ class StandIn:
 
     def _verdict(self, request: dict[str, Any]) -> dict[str, Any]:
         artifact = artifact_of(request)
-        results = [self._result(id_, artifact) for id_ in rubric_ids(request)]
+        shown = re.findall(r"^- \[([^\]]+)\] (.*)$", _prompt(request), flags=re.MULTILINE)
+        results = [
+            {**self._result(self._criterion_id(text, id_), artifact), "criterion_id": id_}
+            for id_, text in shown
+        ] or [self._result(id_, artifact) for id_ in rubric_ids(request)]
         failing = [result["hint"] for result in results if not result["passed"]]
         return {"results": results, "feedback": " ".join(failing), "passed": not failing}
 
@@ -99,7 +122,7 @@ def _first_words(artifact: str) -> str:
     """The first line of the artifact that is not a code fence, to quote as evidence."""
     lines = (line.strip() for line in artifact.splitlines())
     first = next((line for line in lines if line and not line.startswith("```")), "")
-    return first[:60].replace('"', "'")
+    return " ".join(first.replace('"', "'").split()[:4])  # a short part, as a pass must
 
 
 QUICKSTART = StandIn(
@@ -121,10 +144,14 @@ QUICKSTART = StandIn(
         )
     ],
     requirements={
-        "length": Requirement("A hash map", ""),
-        "example": Requirement("phone number", "Show one key and the value it finds."),
+        "length": Requirement("A hash map", "", about="at most 120 words"),
+        "example": Requirement(
+            "phone number", "Show one key and the value it finds.", about="concrete example"
+        ),
         "contrast": Requirement(
-            "one by one", "Say how finding a value by key differs from searching a list."
+            "one by one",
+            "Say how finding a value by key differs from searching a list.",
+            about="differs from searching",
         ),
     },
 )
@@ -150,7 +177,7 @@ def median(values):
 CODE_TASK = StandIn(
     drafts=[Drafts("median", first=MEDIAN_FIRST, revised=MEDIAN_REVISED)],
     requirements={
-        "docstring": Requirement('"""Return', "Give the function a docstring."),
+        "docstring": Requirement('"""Return', "Give the function a docstring.", about="docstring"),
     },
 )
 
@@ -188,8 +215,10 @@ MEMORY = StandIn(
         ),
     ],
     requirements={
-        "safety": Requirement("before you set out", "Close with what to bring and to check."),
-        "welcoming": Requirement("Welcome", ""),
+        "safety": Requirement(
+            "before you set out", "Close with what to bring and to check.", about="safety reminder"
+        ),
+        "welcoming": Requirement("Welcome", "", about="greets new members"),
     },
     rules=[
         {

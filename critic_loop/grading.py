@@ -90,6 +90,13 @@ def ready_to_grade(rubric: Sequence[CriterionBase], context: Context) -> None:
     load_prompts(context.prompts_dir)
 
 
+def _critic_view(artifact: str, rubric: RubricLike) -> Any:
+    from critic_loop.state.loop import CriticView
+    from critic_loop.state.records import Draft
+
+    return CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
+
+
 def critique_artifact(
     artifact: str,
     rubric: RubricLike,
@@ -110,13 +117,30 @@ def critique_artifact(
 
     from critic_loop.nodes.loop.critique import critique_steps
     from critic_loop.nodes.steps import run_steps
-    from critic_loop.state.loop import CriticView
-    from critic_loop.state.records import Critique, Draft
+    from critic_loop.state.records import Critique
 
-    resolved = grading_context(context)
-    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
-    update = run_steps(critique_steps(view, Runtime(context=resolved)))
-    return Critique.model_validate(update["critiques"][0])
+    steps = critique_steps(
+        _critic_view(artifact, rubric), Runtime(context=grading_context(context))
+    )
+    return Critique.model_validate(run_steps(steps)["critiques"][0])
+
+
+async def acritique_artifact(
+    artifact: str,
+    rubric: RubricLike,
+    context: Context | Mapping[str, Any] | None = None,
+) -> Critique:
+    """`critique_artifact` under asyncio: the judge's calls for several criteria go together."""
+    from langgraph.runtime import Runtime
+
+    from critic_loop.nodes.loop.critique import critique_steps
+    from critic_loop.nodes.steps import arun_steps
+    from critic_loop.state.records import Critique
+
+    steps = critique_steps(
+        _critic_view(artifact, rubric), Runtime(context=grading_context(context))
+    )
+    return Critique.model_validate((await arun_steps(steps))["critiques"][0])
 
 
 def grade(

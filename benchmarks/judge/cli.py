@@ -86,6 +86,14 @@ def parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     parse.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        metavar="N",
+        help="grade up to N artifacts at once (default 1; a busy shared server answers "
+        "requests one after another, so more only queues more of them)",
+    )
+    parse.add_argument(
         "--set",
         type=_setting,
         action="append",
@@ -160,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     status = 0
     try:
-        run_benchmark(cases, configurations, report)
+        run_benchmark(cases, configurations, report, args.concurrency)
     except KeyboardInterrupt:
         print(f"\ninterrupted: continue with --resume {report.path}", file=sys.stderr)
         status = 130

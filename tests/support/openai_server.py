@@ -128,6 +128,10 @@ class FailFirstCritic:
             self.drafts += 1
             return Text(f"Draft number {self.drafts}.")
         self.verdicts += 1
+        if schema_name(request) == "answer":  # one criterion per call: fail the first ones
+            if self.verdicts <= self.failures:
+                return Structured({"quote": "", "verdict": "not met", "hint": "Make the change."})
+            return Structured({"quote": QUOTE, "verdict": "met", "hint": ""})
         ids = rubric_ids(request)
         failing = ids[:1] if self.verdicts <= self.failures else []
         results = [

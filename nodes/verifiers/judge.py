@@ -194,12 +194,15 @@ def accept_answer(
 
     Besides the report's own consistency (`check_report`), every pass must quote the few
     words of the artifact that show it (`grounding`): a pass that quotes nothing, or the
-    whole artifact, is rejected, or, with `unverified="fail"` (the judge's last attempt),
-    counted as not met. A pass no one can check is never a pass, and one weak judgement
-    does not end the run.
+    whole artifact, is rejected. With `unverified="fail"` (the judge's last attempt) the
+    answer is taken on stricter terms instead: such passes, and the criteria it did not
+    grade validly (`salvaged`), count as not met. A pass no one can check is never a pass,
+    and one weak judgement neither ends the run nor leaves an artifact without a verdict.
     """
     report = with_real_ids(parse_answer(answer, CriticReport), criteria)
-    results = check_report(report, criteria)
+    # on the last attempt, what the answer failed to grade validly is not met
+    last = unverified == "fail"
+    results = salvaged(report, criteria) if last else check_report(report, criteria)
     ungrounded = ungrounded_passes(
         [(result.criterion_id, result.evidence) for result in results if result.passed], artifact
     )
@@ -219,6 +222,34 @@ def accept_answer(
             for result in results
         ]
     return results, report.feedback
+
+
+NOT_GRADED = "Not met: the judge gave no valid result for this criterion."
+"""The evidence of a criterion the judge's last answer did not grade validly."""
+
+
+def salvaged(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
+    """Read a judge's last answer leniently: one result per criterion, never a false pass.
+
+    The first result with evidence for each criterion is kept (the report's overall claim
+    is ignored: the verdict derives it); a criterion it missed, graded only without
+    evidence, or marked terminal while passed, is not met. An answer that grades no
+    criterion validly is no answer (`InvalidVerdict`): a judge that says nothing usable
+    ends the run as `verifier_error` rather than failing every round.
+    """
+    kept: dict[str, CriterionResult] = {}
+    for finding in report.results:
+        usable = any(character.isalnum() for character in finding.evidence)
+        if finding.criterion_id in kept or not usable or (finding.terminal and finding.passed):
+            continue
+        kept[finding.criterion_id] = CriterionResult(**finding.model_dump())
+    if not kept.keys() & {criterion.id for criterion in criteria}:
+        raise InvalidVerdict(["the answer grades no criterion validly"])
+    return [
+        kept.get(criterion.id)
+        or CriterionResult(criterion_id=criterion.id, passed=False, evidence=NOT_GRADED)
+        for criterion in criteria
+    ]
 
 
 def accept_one(

@@ -109,7 +109,7 @@ def test_verifier_error_after_malformed_verdicts(models, context, loop_input) ->
         "critic",
         "this is not JSON at all",
         {"results": "nope"},
-        graded(RUBRIC[:2]),  # one criterion left ungraded
+        {"results": [], "feedback": "", "passed": True},  # no criterion graded at all
     )
     out = run(loop_input, context, critic_attempts=3)
     assert out["outcome"] == "verifier_error"
@@ -123,7 +123,7 @@ def test_verifier_error_after_malformed_verdicts(models, context, loop_input) ->
     assert len(critique["rejected"]) == 3
     assert "not valid JSON for the schema" in critique["rejected"][0]
     assert "does not match the schema" in critique["rejected"][1]
-    assert "criteria not graded: 'tone'" in critique["rejected"][2]
+    assert "criteria not graded: 'length', 'example', 'tone'" in critique["rejected"][2]
     assert "last problem" in critique["error"]
     assert models["worker"].calls == 1
 
@@ -143,13 +143,31 @@ def test_overall_pass_contradicting_a_failed_criterion_never_passes(
 ) -> None:
     models.script("worker", "draft 1")
     models.script("critic", *[graded(RUBRIC, {"tone": "simpler"}, claim=True)] * 2)
-    out = run(loop_input, context, critic_attempts=2)
-    assert out["outcome"] == "verifier_error"
+    out = run(loop_input, context, critic_attempts=2, max_iterations=1)
+    # the last answer is taken on stricter terms: its results stand, its claim does not
+    assert out["outcome"] == "exhausted"
     assert out["final"] == "draft 1"
-    assert [item["criterion_id"] for item in out["open_items"]] == ["length", "example", "tone"]
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
     assert len(out["drafts"]) == len(out["critiques"]) == 1
     assert models["critic"].calls == 2
     assert all("overall result says passed" in r for r in out["critiques"][0]["rejected"])
+
+
+def test_a_last_answer_that_misses_criteria_still_gives_a_verdict(
+    models, context, loop_input
+) -> None:
+    models.script("worker", "draft 1")
+    models.script("critic", *[graded(RUBRIC[:1])] * 2)  # only 'length' graded, twice
+    out = run(loop_input, context, critic_attempts=2, max_iterations=1)
+    critique = out["critiques"][0]
+    assert critique["error"] is None and critique["verdict"] is not None
+    results = {r["criterion_id"]: r for r in critique["verdict"]["results"]}
+    assert results["length"]["passed"]
+    assert not results["example"]["passed"] and not results["tone"]["passed"]
+    assert (
+        results["tone"]["evidence"] == "Not met: the judge gave no valid result for this criterion."
+    )
+    assert out["outcome"] == "exhausted"
 
 
 def test_contradiction_is_retried_and_the_consistent_answer_wins(

@@ -161,9 +161,11 @@ def test_the_critic_cannot_mark_a_passed_criterion_terminal(models) -> None:
     answer["results"][0]["terminal"] = True
     models.script("worker", "draft")
     models.script("critic", answer)
-    out = run(models, critic_attempts=1)
-    assert out["outcome"] == "verifier_error"
+    out = run(models, critic_attempts=1, max_iterations=1)
     assert "is marked terminal but passed" in out["critiques"][0]["rejected"][0]
+    [first, *_] = out["critiques"][0]["verdict"]["results"]
+    assert not first["passed"] and not first["terminal"]  # counted as not graded
+    assert out["outcome"] == "exhausted"
 
 
 def test_a_failing_should_check_does_not_stop_the_judge(models) -> None:

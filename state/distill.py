@@ -6,12 +6,12 @@ on its own (the `distill` graph in langgraph.json) on the state of any earlier t
 
 from __future__ import annotations
 
-import operator
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, model_validator
 
 from critic_loop.state.bounds import check_depth
+from critic_loop.state.history import append_only
 from critic_loop.state.records import Critique, Draft, Outcome
 from critic_loop.state.rubric import Rubric, Task
 from critic_loop.state.rules import MemoryReport, RuleOperation
@@ -43,7 +43,7 @@ class DistillOutput(BaseModel):
     memory_report: MemoryReport | None = Field(
         default=None, description="What distillation did to the scope's rules."
     )
-    memory_errors: Annotated[list[str], operator.add] = Field(
+    memory_errors: Annotated[list[str], append_only()] = Field(
         default_factory=list, description="Distillation steps that failed."
     )
 

@@ -3,6 +3,8 @@
 The history is append-only: `drafts`, `critiques` and `feedback` only ever grow, and the
 round number is derived from them (there is no counter that could disagree with the
 history it counts). The worker's prompts are not stored: each is rebuilt from that history.
+Each history item is stored once, in the step that added it (`state/history.py`), so a
+thread's stored size grows with what it holds, not with the square of its rounds.
 
 Objective/rubric separation is structural. `WorkerTurn`, the generate node's input, has
 no rubric field and no critiques: it carries the task, the recalled rules, the drafts
@@ -14,12 +16,12 @@ critic reads the rubric, the drafts and its own earlier critiques.
 
 from __future__ import annotations
 
-import operator
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from critic_loop.state.bounds import check_depth
+from critic_loop.state.history import append_only
 from critic_loop.state.records import (
     Critique,
     Draft,
@@ -86,17 +88,17 @@ class LoopState(BaseModel):
 
     task: Task
     rubric: Rubric
-    drafts: Annotated[list[Draft], operator.add] = Field(
+    drafts: Annotated[list[Draft], append_only()] = Field(
         default_factory=list, description="Every draft, oldest first. Never cleared."
     )
-    critiques: Annotated[list[Critique], operator.add] = Field(
+    critiques: Annotated[list[Critique], append_only()] = Field(
         default_factory=list, description="One critique per draft, oldest first. Never cleared."
     )
-    feedback: Annotated[list[WorkerFeedback], operator.add] = Field(
+    feedback: Annotated[list[WorkerFeedback], append_only()] = Field(
         default_factory=list,
         description="What the worker was told after each failed round. Never cleared.",
     )
-    reviews: Annotated[list[Review], operator.add] = Field(
+    reviews: Annotated[list[Review], append_only()] = Field(
         default_factory=list,
         description="What people reviewing the run decided, in order. Never cleared.",
     )
@@ -130,7 +132,7 @@ class LoopState(BaseModel):
     memory_report: MemoryReport | None = Field(
         default=None, description="What distillation did to the scope's rules after the run."
     )
-    memory_errors: Annotated[list[str], operator.add] = Field(
+    memory_errors: Annotated[list[str], append_only()] = Field(
         default_factory=list,
         description="Memory steps that failed (recall, usage, distill); the run went on.",
     )

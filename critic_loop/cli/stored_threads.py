@@ -1,9 +1,12 @@
 """Read runs back from persistence: threads, their latest values, and when each step was taken.
 
 Everything here reads the checkpointer through LangGraph's public saver API, so it works
-the same on SQLite and PostgreSQL. A thread's values are the channel values of the
-latest checkpoint of its root graph (the distillation subgraph's own checkpoints are
-skipped): the same values `graph.get_state` shows, without building the graph.
+the same on SQLite and PostgreSQL. A thread's values are those of the latest checkpoint
+of its root graph: the same values `graph.get_state` shows, without building the graph.
+A checkpoint stores the history fields (drafts, critiques, ...) only as each step's
+writes (`critic_loop.state.history`), so they are replayed from the saver
+(`get_delta_channel_history`); a thread written before that stores them whole, and
+reads as before.
 
 - `recent_threads` lists the threads most recently active, newest first. It makes one
   pass over the checkpoints, newest first (`checkpointer.list(None)`), keeps the first
@@ -12,7 +15,8 @@ skipped): the same values `graph.get_state` shows, without building the graph.
   savers run in SQL), never from its whole history.
 - `all_threads` makes one full pass and keeps, besides each thread's latest values, a
   small `Step` per checkpoint (id, parent, time, latest round drafted and graded) so
-  each thread's timeline can be walked without reading a checkpoint twice.
+  each thread's timeline can be walked without reading a checkpoint twice. The rounds
+  of a step are read from the writes of the steps before it on its line.
 - `read_thread` reads one thread's history once.
 
 A timeline is the line of checkpoints from the thread's first to its latest, following
@@ -27,12 +31,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from critic_loop.errors import UsageProblem
+from critic_loop.state.history import append_only
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
@@ -59,6 +64,12 @@ STATE_FIELDS = frozenset(
     }
 )
 """The channels of `LoopState` (a unit test keeps this list equal to its fields)."""
+
+HISTORY_FIELDS = ("drafts", "critiques", "feedback", "reviews", "memory_errors")
+"""The channels of `LoopState` stored as each step's writes (`append_only`)."""
+
+ROUNDS_FROM = {"drafts": "drafted", "critiques": "graded"}
+"""The history fields a timeline's rounds are read from, and the `Step` field each sets."""
 
 
 @dataclass(frozen=True)
@@ -134,12 +145,22 @@ def latest_round(records: Any) -> int:
     return max((r for r in rounds if isinstance(r, int)), default=0)
 
 
+def stored_history(stored: Any) -> list[Any]:
+    """Return a history field's value as a checkpoint stores it (whole, or a snapshot)."""
+    value: list[Any] = append_only().from_checkpoint(stored).get()
+    return value
+
+
 def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     """Return the loop's state from a checkpoint's channel values.
 
-    A thread stopped before its first step holds its input only in `__start__`.
+    A thread stopped before its first step holds its input only in `__start__`. The
+    history fields are here only when stored whole (see `history_values`).
     """
     values = {key: value for key, value in channel_values.items() if key in STATE_FIELDS}
+    for key in HISTORY_FIELDS:
+        if key in values:
+            values[key] = stored_history(values[key])
     start = channel_values.get("__start__")
     if isinstance(start, Mapping):
         for key in ("task", "rubric"):
@@ -171,7 +192,8 @@ def _thread_of(item: CheckpointTuple) -> str:
 
 
 def _step(item: CheckpointTuple) -> Step:
-    values = item.checkpoint.get("channel_values") or {}
+    """Return a checkpoint's `Step`, with the rounds its own channel values hold, if any."""
+    values = state_values(item.checkpoint.get("channel_values") or {})
     parent = item.parent_config["configurable"].get("checkpoint_id") if item.parent_config else None
     return Step(
         checkpoint_id=str(item.checkpoint["id"]),
@@ -182,10 +204,46 @@ def _step(item: CheckpointTuple) -> Step:
     )
 
 
-def _head(item: CheckpointTuple) -> Thread | None:
+def written_rounds(item: CheckpointTuple) -> dict[str, int]:
+    """Return the latest round drafted and graded by the steps taken from `item`."""
+    writes = item.pending_writes or []
+    return {
+        field: latest_round(
+            [record for _, channel, value in writes if channel == key for record in value or []]
+        )
+        for key, field in ROUNDS_FROM.items()
+    }
+
+
+def history_values(
+    checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple
+) -> dict[str, list[Any]]:
+    """Return the history fields at checkpoint `item` that it does not store whole.
+
+    LangGraph's saver walks the checkpoint's ancestors and returns the writes each made
+    to the fields (and a stored value to start from, if one is met); replaying them
+    through the fields' own channel gives the values `graph.get_state` shows.
+    """
+    checkpoint = item.checkpoint
+    stored = checkpoint.get("channel_values") or {}
+    versions = checkpoint.get("channel_versions") or {}
+    missing = [key for key in HISTORY_FIELDS if key in versions and key not in stored]
+    if not missing:
+        return {}
+    histories = checkpointer.get_delta_channel_history(config=item.config, channels=missing)
+    values: dict[str, list[Any]] = {}
+    for key, history in histories.items():
+        channel = append_only().from_checkpoint(history.get("seed"))
+        channel.replay_writes(history["writes"])
+        values[key] = channel.get()
+    return values
+
+
+def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thread | None:
     values = state_values(item.checkpoint.get("channel_values") or {})
     if not is_loop_run(values):
         return None
+    values.update(history_values(checkpointer, item))
     return Thread(_thread_of(item), values, updated_at=timestamp(item.checkpoint))
 
 
@@ -212,8 +270,15 @@ def _listing(
             close()
 
 
-def line_of(steps: Mapping[str, Step], head: str) -> list[Step]:
-    """Return the checkpoints from the first to `head`, oldest first, following parents."""
+def line_of(
+    steps: Mapping[str, Step], head: str, written: Mapping[str, Mapping[str, int]] | None = None
+) -> list[Step]:
+    """Return the checkpoints from the first to `head`, oldest first, following parents.
+
+    `written` gives, by checkpoint id, the rounds the steps taken from it drafted and
+    graded (`written_rounds`): each step on the line then holds the latest rounds written
+    before it, as well as those its own values hold.
+    """
     line: list[Step] = []
     seen: set[str] = set()
     current: str | None = head
@@ -221,7 +286,16 @@ def line_of(steps: Mapping[str, Step], head: str) -> list[Step]:
         seen.add(current)
         line.append(steps[current])
         current = steps[current].parent_id
-    return line[::-1]
+    line.reverse()
+    if written is None:
+        return line
+    drafted = graded = 0
+    for index, step in enumerate(line):
+        drafted, graded = max(drafted, step.drafted), max(graded, step.graded)
+        line[index] = replace(step, drafted=drafted, graded=graded)
+        made = written.get(step.checkpoint_id, {})
+        drafted, graded = max(drafted, made.get("drafted", 0)), max(graded, made.get("graded", 0))
+    return line
 
 
 def round_seconds(line: Sequence[Step]) -> dict[int, float]:
@@ -247,42 +321,54 @@ def _started(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> datetime
 
 def recent_threads(checkpointer: BaseCheckpointSaver[Any], limit: int | None) -> list[Thread]:
     """Return the `limit` most recently active runs (all with None), newest first."""
-    heads: dict[str, Thread] = {}
-    seen: set[str] = set()
+    latest: dict[str, CheckpointTuple] = {}
     with _listing(checkpointer, None) as listing:
         for item in listing:
             thread_id = _thread_of(item)
-            if not _is_root(item) or thread_id in seen:
+            if not _is_root(item) or thread_id in latest:
                 continue
-            if limit is not None and len(heads) >= limit:
+            if limit is not None and len(latest) >= limit:
                 break
-            seen.add(thread_id)
-            head = _head(item)
-            if head is not None:
-                heads[thread_id] = head
-    for thread in heads.values():
+            latest[thread_id] = item
+    heads = [_head(checkpointer, item) for item in latest.values()]
+    threads = [thread for thread in heads if thread is not None]
+    for thread in threads:
         thread.started_at = _started(checkpointer, thread.thread_id)
-    return list(heads.values())
+    return threads
 
 
-def _threads_with_lines(items: Iterable[CheckpointTuple]) -> list[Thread]:
-    heads: dict[str, Thread | None] = {}
-    steps: dict[str, dict[str, Step]] = {}
+@dataclass
+class _Pass:
+    """What one pass over checkpoints keeps: each thread's latest checkpoint and its steps."""
+
+    latest: dict[str, CheckpointTuple] = field(default_factory=dict)
+    steps: dict[str, dict[str, Step]] = field(default_factory=dict)
+    written: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def _gathered(items: Iterable[CheckpointTuple]) -> _Pass:
+    gathered = _Pass()
     for item in items:
         if not _is_root(item):
             continue
         thread_id = _thread_of(item)
         step = _step(item)
-        steps.setdefault(thread_id, {})[step.checkpoint_id] = step
-        if thread_id not in heads:
-            heads[thread_id] = _head(item)
+        gathered.steps.setdefault(thread_id, {})[step.checkpoint_id] = step
+        gathered.written[step.checkpoint_id] = written_rounds(item)
+        gathered.latest.setdefault(thread_id, item)
+    return gathered
+
+
+def _threads_with_lines(checkpointer: BaseCheckpointSaver[Any], gathered: _Pass) -> list[Thread]:
+    steps, written = gathered.steps, gathered.written
     threads = []
-    for thread_id, thread in heads.items():
+    for thread_id, item in gathered.latest.items():
+        thread = _head(checkpointer, item)
         if thread is None:
             continue
         known = steps[thread_id]
         head = max(known.values(), key=lambda step: step.checkpoint_id)
-        thread.line = line_of(known, head.checkpoint_id)
+        thread.line = line_of(known, head.checkpoint_id, written)
         thread.started_at = min(
             (step.at for step in known.values() if step.at is not None), default=None
         )
@@ -293,7 +379,8 @@ def _threads_with_lines(items: Iterable[CheckpointTuple]) -> list[Thread]:
 def all_threads(checkpointer: BaseCheckpointSaver[Any]) -> list[Thread]:
     """Return every run with its timeline, most recently active first, in one pass."""
     with _listing(checkpointer, None) as listing:
-        return _threads_with_lines(listing)
+        gathered = _gathered(listing)
+    return _threads_with_lines(checkpointer, gathered)
 
 
 def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: str) -> Thread:
@@ -303,7 +390,8 @@ def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: s
         UsageProblem: `where` holds no such thread, or the thread is not a critic-loop run.
     """
     with _listing(checkpointer, root_config(thread_id)) as listing:
-        threads = _threads_with_lines(listing)
+        gathered = _gathered(listing)
+    threads = _threads_with_lines(checkpointer, gathered)
     if not threads:
         raise UsageProblem(f"no run with thread id {thread_id!r} in {where}")
     return threads[0]

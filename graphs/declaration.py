@@ -10,11 +10,20 @@ builds its graph with it too, from the same declaration after the changes that
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langgraph.graph import StateGraph
+
+DURABILITY_WARNING = "`durability` has no effect when no checkpointer is present"
+"""LangGraph's warning when `subgraph_step` sets durability for its uncheckpointed graph."""
+
+warnings.filterwarnings(
+    "ignore", message=DURABILITY_WARNING, category=UserWarning, module=r"langgraph\.pregel\."
+)
 
 
 @dataclass(frozen=True)
@@ -80,10 +89,35 @@ class GraphDeclaration:
 
 
 def node_of(step: Step) -> Any:
-    """Return what LangGraph runs for `step`: its node, or its subgraph compiled."""
+    """Return what LangGraph runs for `step`: its node, or its subgraph (see `subgraph_step`)."""
     if isinstance(step.node, GraphDeclaration):
-        return build_state_graph(step.node).compile(name=step.node.name)
+        return subgraph_step(step.node)
     return step.node
+
+
+def subgraph_step(declaration: GraphDeclaration) -> Runnable[Any, Any]:
+    """Return a subgraph as one step of its parent, with no checkpoints of its own.
+
+    A checkpointed subgraph stores its input twice more (in its first checkpoint and in
+    its input's writes): for the distill step, the run's drafts and critiques, which the
+    parent already keeps. Without checkpoints, a step interrupted there runs again from
+    its start. The subgraph is compiled with `checkpointer=False` and invoked with
+    `durability="exit"`: LangGraph 1.2 otherwise waits, under the parent's
+    `durability="sync"`, for a checkpoint write a graph without a checkpointer never
+    starts (an AttributeError). LangGraph then warns that durability means nothing
+    without a checkpointer; this module silences that one warning (`DURABILITY_WARNING`).
+    A subgraph with no checkpointer is not one LangGraph draws inside its parent
+    (`get_graph(xray=True)`), so the parent's map shows it as one step.
+    """
+    inner = build_state_graph(declaration).compile(name=declaration.name, checkpointer=False)
+
+    def run(handoff: Any, config: RunnableConfig) -> Any:
+        return inner.invoke(handoff, config, durability="exit")
+
+    async def arun(handoff: Any, config: RunnableConfig) -> Any:
+        return await inner.ainvoke(handoff, config, durability="exit")
+
+    return RunnableLambda(run, afunc=arun, name=declaration.name)
 
 
 def build_state_graph(

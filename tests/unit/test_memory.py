@@ -492,8 +492,9 @@ def test_the_memory_steps_run_only_when_they_have_work(models, loop_input, memor
 
 
 def test_every_checkpoint_of_a_run_holds_data_not_python_types(models, loop_input) -> None:
-    # the distill subgraph keeps checkpoints of its own: what the loop hands it must be
-    # plain JSON too, or any serializer stores (and, loading, constructs) project types
+    # what the loop hands the distill subgraph must be plain JSON too: served on its own,
+    # the subgraph keeps checkpoints of its input, and any serializer would store (and,
+    # loading, construct) project types
     models.script("worker", "draft 1", "draft 2")
     models.script("critic", graded(RUBRIC, {"tone": "warmer"}), graded(RUBRIC))
     models.script("distill", operations(add(SQL_RULE)))
@@ -513,9 +514,23 @@ def test_every_checkpoint_of_a_run_holds_data_not_python_types(models, loop_inpu
         ),
         *(write[2] for writes in saver.writes.values() for write in writes.values()),
     ]
-    namespaces = {space for spaces in saver.storage.values() for space in spaces}
-    assert any(space.startswith("distill") for space in namespaces)
     assert stored and not [item for item in stored if b"critic_loop" in item[1]]
+
+
+def test_the_distill_step_keeps_no_checkpoints_of_its_own(models, loop_input) -> None:
+    # its input is the run's whole history: checkpointed, it would be stored twice more
+    models.script("worker", "draft 1")
+    models.script("critic", graded(RUBRIC))
+    models.script("distill", operations(add(SQL_RULE)))
+    saver = InMemorySaver()
+    graph = build_graph(checkpointer=saver, store=InMemoryStore())
+    out = graph.invoke(
+        loop_input, {"configurable": {"thread_id": "t"}}, context=memory_context("sql")
+    )
+    assert out["memory_report"]["added"] and out["memory_errors"] == []
+    namespaces = {space for spaces in saver.storage.values() for space in spaces}
+    assert namespaces == {""}
+    assert not [key for key in saver.writes if key[1]]
 
 
 def test_the_distill_handoff_names_every_field_of_a_finished_run() -> None:

@@ -8,6 +8,13 @@ checkpoint with `UnsafeCheckpoint` if it names anything else, or if it is a pick
 can run anything). The loop's channels hold plain JSON and messages, so nothing else is
 ever needed.
 
+Large values are stored compressed (zlib, tagged `msgpack+zlib`): a round's draft is
+stored in its step's writes and, when the worker revises it, again in the route's
+`Send` and in the checkpoint that holds that pending `Send`, and each checkpoint carries
+LangGraph's channel versions. Compression keeps those copies small; values stored
+before it, uncompressed, load as before. A compressed value that would unpack to more
+than `MAX_UNPACKED_BYTES` is refused like any other tampered row.
+
 The LangGraph server has its own serializer: langgraph.json turns on its strict mode
 (`LANGGRAPH_STRICT_MSGPACK`) and turns off its pickle fallback.
 """
@@ -18,6 +25,7 @@ import contextvars
 import functools
 import importlib
 import inspect
+import zlib
 from typing import Any
 
 from langgraph.checkpoint.serde.event_hooks import SerdeEvent, register_serde_event_listener
@@ -39,6 +47,18 @@ STATE_MODULES = (
 
 LOADABLE_KINDS = frozenset({"msgpack", "null", "bytes", "bytearray"})
 """Serialized kinds a checkpoint may hold; "pickle" and others are refused."""
+
+COMPRESSED = "+zlib"
+"""Suffix of the kind of a value stored compressed (`msgpack+zlib`)."""
+
+COMPRESS_FROM_BYTES = 1024
+"""Serialized values this large or larger are stored compressed; smaller ones gain little."""
+
+COMPRESSION_LEVEL = 1
+"""zlib's fastest level: on drafts and checkpoints it packs nearly as tight as its default."""
+
+MAX_UNPACKED_BYTES = 256 * 1024 * 1024
+"""The most a stored compressed value may unpack to (a bound against a planted zlib bomb)."""
 
 
 @functools.cache
@@ -75,8 +95,17 @@ class StrictSerializer(JsonPlusSerializer):
         """Allow LangGraph's safe types and this project's state models only."""
         super().__init__(pickle_fallback=False, allowed_msgpack_modules=project_types())
 
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        """Serialize a value as LangGraph does, compressed when it is large."""
+        kind, data = super().dumps_typed(obj)
+        if len(data) < COMPRESS_FROM_BYTES:
+            return kind, data
+        return kind + COMPRESSED, zlib.compress(data, COMPRESSION_LEVEL)
+
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         """Load a stored value, or raise `UnsafeCheckpoint` if it names a forbidden type."""
+        if data[0].endswith(COMPRESSED):
+            data = (data[0].removesuffix(COMPRESSED), unpacked(data[1]))
         kind = data[0]
         if kind not in LOADABLE_KINDS:
             raise UnsafeCheckpoint(f"refusing a stored checkpoint value of kind {kind!r}")
@@ -96,3 +125,24 @@ class StrictSerializer(JsonPlusSerializer):
                 + " (was the database tampered with?)"
             )
         return value
+
+
+def unpacked(data: bytes) -> bytes:
+    """Decompress a stored value.
+
+    Raises:
+        UnsafeCheckpoint: it is not zlib data, or it unpacks to more than `MAX_UNPACKED_BYTES`.
+    """
+    inflater = zlib.decompressobj()
+    try:
+        value = inflater.decompress(data, MAX_UNPACKED_BYTES)
+    except zlib.error as error:
+        raise UnsafeCheckpoint(
+            f"refusing a stored checkpoint value that is not zlib data: {error}"
+        ) from error
+    if inflater.unconsumed_tail or not inflater.eof:
+        raise UnsafeCheckpoint(
+            "refusing a stored compressed checkpoint value that is cut off or unpacks to more "
+            f"than {MAX_UNPACKED_BYTES} bytes (was the database tampered with?)"
+        )
+    return value

@@ -30,6 +30,10 @@ class Settings:
     recall_call_seconds: float = 0.2
     recall_call_samples: int = 5
     growth_rounds: int = 10
+    storage_rounds_short: int = 10
+    storage_rounds_mid: int = 40
+    storage_rounds: int = 100
+    storage_repeats: int = 3
     profile_rounds: int = 30
     thread_rounds: int = 10
     warmup: int = 1
@@ -53,6 +57,10 @@ QUICK = Settings(
     recall_samples=10,
     recall_call_samples=2,
     profile_rounds=10,
+    storage_rounds_short=5,
+    storage_rounds_mid=10,
+    storage_rounds=20,
+    storage_repeats=1,
 )
 """Few repeats and smaller sizes, for CI (timings are not asserted there)."""
 

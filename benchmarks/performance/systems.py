@@ -31,6 +31,7 @@ from langchain_openai import ChatOpenAI
 from typing_extensions import TypedDict
 
 from benchmarks.performance.server import loop_task
+from critic_loop.state.history import append_only
 from critic_loop.state.verdict import critic_output_schema
 from tests.support.rubrics import RUBRIC
 
@@ -399,3 +400,78 @@ class AsyncCriticLoopSqlite:
             store=self.persistence.store,
         )
         return rounds_of(state.model_dump())
+
+
+class MinimalHistoryState(TypedDict):
+    """The minimal history loop's state: each round's draft and verdict, appended."""
+
+    rounds: int
+    drafts: Annotated[list[str], operator.add]
+    verdicts: Annotated[list[dict[str, Any]], operator.add]
+
+
+class MinimalDeltaHistoryState(TypedDict):
+    """The same state on critic-loop's history channel (`DeltaChannel`)."""
+
+    rounds: int
+    drafts: Annotated[list[str], append_only()]
+    verdicts: Annotated[list[dict[str, Any]], append_only()]
+
+
+class MinimalHistoryLoop:
+    """The minimal LangGraph loop's storage: two steps a round that append a draft and a verdict.
+
+    No model is called: `generate` appends a distinct 4 KB draft and `critique` a small
+    failing verdict, until `rounds` rounds. With `delta=False` the lists are LangGraph's
+    default reducer channels (`operator.add`), checkpointed whole at every step: what any
+    LangGraph loop with a growing list stores; with `delta=True` they are critic-loop's
+    history channel, stored once. Run on `checkpointer` with `durability="sync"`.
+    """
+
+    def __init__(self, checkpointer: Any, delta: bool) -> None:
+        """Compile the loop on `checkpointer`."""
+        from langgraph.graph import END, START, StateGraph
+
+        from tests.support.long_history import distinct_draft
+
+        schema: type[Any] = MinimalDeltaHistoryState if delta else MinimalHistoryState
+
+        def generate(state: dict[str, Any]) -> dict[str, Any]:
+            return {"drafts": [distinct_draft(len(state["drafts"]) + 1)]}
+
+        def critique(state: dict[str, Any]) -> dict[str, Any]:
+            number = len(state["drafts"])
+            verdict = {"round": number, "passed": False, "feedback": "Shorter.", "hint": "Cut."}
+            return {"verdicts": [verdict]}
+
+        def after_critique(state: dict[str, Any]) -> str:
+            return END if len(state["verdicts"]) >= state["rounds"] else "generate"
+
+        builder = StateGraph(schema)
+        builder.add_node("generate", generate)
+        builder.add_node("critique", critique)
+        builder.add_edge(START, "generate")
+        builder.add_edge("generate", "critique")
+        builder.add_conditional_edges("critique", after_critique, ["generate", END])
+        self.graph = builder.compile(checkpointer=checkpointer)
+
+    def run(self, rounds: int) -> dict[str, Any]:
+        """Run `rounds` rounds on a new thread; return its final values."""
+        from critic_loop.run import thread_config
+
+        values: dict[str, Any] = self.graph.invoke(
+            {"rounds": rounds, "drafts": [], "verdicts": []},
+            {**thread_config(), "recursion_limit": 2 * rounds + 10},
+            durability="sync",
+        )
+        return values
+
+
+def minimal_history_bytes(values: dict[str, Any]) -> int:
+    """Return the bytes of a minimal history loop's drafts and verdicts, as JSON."""
+    import json
+
+    return sum(
+        len(json.dumps(item, separators=(",", ":")).encode())
+        for item in [*values["drafts"], *values["verdicts"]]
+    )

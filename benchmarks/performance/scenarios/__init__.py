@@ -30,6 +30,7 @@ SCENARIOS: dict[str, Scenario] = {
     "served": served.through_the_server,
     "recall": recall.recall_at_size,
     "growth": growth.prompt_growth,
+    "storage": growth.storage_growth,
     "profile": profile.where_the_time_goes,
 }
 """Every scenario, in the order the full run measures them."""

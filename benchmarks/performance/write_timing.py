@@ -1,0 +1,54 @@
+"""The time a thread's checkpoint writes take, round by round.
+
+`WriteTimer` wraps a (synchronous) saver's `put` and `put_writes` on the instance and adds
+up the time each call takes, by round: a round starts with the write of its draft (a
+write to the `drafts` channel) and takes every write after it until the next draft, so
+its generate, critique and route steps' checkpoints and writes are all counted in it.
+The time includes serializing (and compressing) what is stored, which is where a
+checkpoint holding the whole history paid for its length.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+class WriteTimer:
+    """Adds up the seconds of a saver's checkpoint writes per round (see the module)."""
+
+    def __init__(self, saver: Any) -> None:
+        """Time every `put` and `put_writes` of `saver` from now on."""
+        self.seconds: dict[int, float] = defaultdict(float)
+        self.round = 0
+        self._lock = threading.Lock()
+        saver.put = self._timed(saver.put, draws=False)
+        saver.put_writes = self._timed(saver.put_writes, draws=True)
+
+    def _timed(self, method: Callable[..., Any], draws: bool) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if draws and any(channel == "drafts" for channel, _ in args[1]):
+                with self._lock:
+                    self.round += 1
+            start = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                with self._lock:
+                    self.seconds[self.round] += time.perf_counter() - start
+
+        return timed
+
+    def of_rounds(self, rounds: Sequence[int]) -> float:
+        """Return the median write time of `rounds` (a window smooths single rounds' noise)."""
+        return statistics.median(self.seconds[number] for number in rounds)
+
+
+def window(center: int, last: int, width: int = 5) -> list[int]:
+    """Return `width` rounds around `center`, within 1..`last` (round 100: 96..100)."""
+    start = max(1, min(center - width // 2, last - width + 1))
+    return list(range(start, start + width))

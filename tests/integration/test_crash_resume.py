@@ -68,7 +68,9 @@ def database(request, tmp_path) -> str:
     return request.getfixturevalue("postgres_url")
 
 
-def cli(server: ScriptedOpenAIServer, database: str, thread_id: str, cwd: Path) -> list[str]:
+def cli(
+    server: ScriptedOpenAIServer, database: str, thread_id: str, cwd: Path, rounds: int = 5
+) -> list[str]:
     (cwd / "task.json").write_text(
         json.dumps({"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]})
     )
@@ -88,9 +90,9 @@ def cli(server: ScriptedOpenAIServer, database: str, thread_id: str, cwd: Path) 
         "--critic-model",
         "openai:c",
         "--max-iterations",
-        "5",
+        str(rounds),
         "--stall-rounds",
-        "5",
+        str(rounds),
     ]
 
 
@@ -147,3 +149,57 @@ def _state(database: str, thread_id: str) -> dict[str, Any]:
         graph = build_graph(checkpointer=persistence.checkpointer)
         values: dict[str, Any] = graph.get_state({"configurable": {"thread_id": thread_id}}).values
     return values
+
+
+class HangsAtDraft:
+    """`DistinctDrafts`, except that draft request `number` hangs (its process is killed)."""
+
+    def __init__(self, number: int) -> None:
+        from tests.support.long_history import DistinctDrafts
+
+        self.inner = DistinctDrafts()
+        self.number = number
+        self.hanging = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, request: dict[str, Any]) -> Answer:
+        answer = self.inner(request)
+        if not is_structured_request(request) and self.inner.drafts == self.number:
+            self.hanging.set()
+            self.release.wait(120)
+        return answer
+
+
+def test_a_40_round_run_killed_in_round_35_resumes_on_the_stored_writes(
+    database: str, tmp_path: Path
+) -> None:
+    script = HangsAtDraft(35)
+    thread_id = f"crash-{uuid4().hex[:8]}"
+    with ScriptedOpenAIServer(script) as server:
+        command = cli(server, database, thread_id, tmp_path, rounds=40)
+        first = subprocess.Popen(
+            command,
+            cwd=tmp_path,
+            env=clean_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert script.hanging.wait(120), "the run never reached round 35"
+            time.sleep(0.2)
+            first.kill()
+            first.wait(10)
+        finally:
+            script.release.set()
+        assert first.returncode == -9
+        second = subprocess.run(
+            command, cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=300
+        )
+    assert second.returncode == 1, second.stdout + second.stderr  # exhausted: no pass
+    assert "round 35:" in second.stdout and "round 34:" not in second.stdout
+    assert "outcome: exhausted after 40 round(s)" in second.stdout
+    assert script.inner.drafts == 41  # rounds 1..34 were not drafted again
+    state = _state(database, thread_id)
+    assert [d["round"] for d in state["drafts"]] == list(range(1, 41))
+    assert [c["round"] for c in state["critiques"]] == list(range(1, 41))
+    assert len({d["text"] for d in state["drafts"]}) == 40

@@ -117,6 +117,15 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
     assert len(state["values"]["critiques"]) == 2
     history = await client.threads.get_history(thread["thread_id"], limit=50)
     assert sorted({len(h["values"].get("critiques", [])) for h in history}) == [0, 1, 2]
+    # Studio's time travel: each checkpoint read back by id holds the history up to it
+    # (stored as each step's writes and replayed, not as whole lists in every checkpoint)
+    for entry in history:
+        checkpoint_id = entry["checkpoint"]["checkpoint_id"]
+        at = await client.threads.get_state(thread["thread_id"], checkpoint_id=checkpoint_id)
+        assert at["values"].get("drafts", []) == entry["values"].get("drafts", [])
+        assert at["values"].get("critiques", []) == entry["values"].get("critiques", [])
+    graded_once = [h for h in history if len(h["values"].get("critiques", [])) == 1]
+    assert [d["text"] for d in graded_once[-1]["values"]["drafts"]] == ["draft one"]
 
     # the rule is in the server's store, indexed for semantic search
     found = await client.store.search_items(

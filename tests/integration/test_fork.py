@@ -124,3 +124,62 @@ def test_resuming_before_finalize_with_a_larger_cap_keeps_revising(models, saver
     out = graph.invoke(None, config, context=context(max_iterations=3))
     assert out["outcome"] == "passed"
     assert [d["text"] for d in out["drafts"]] == ["draft 1", "draft 2"]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "long.sqlite")
+    return request.getfixturevalue("postgres_url")
+
+
+def test_fork_from_round_30_of_a_40_round_thread_on_the_stored_writes(
+    database, tmp_path, monkeypatch, capsys
+) -> None:
+    from uuid import uuid4
+
+    from critic_loop.persistence import open_persistence
+    from critic_loop.run import thread_config
+    from tests.support.long_history import DistinctDrafts, long_run_context
+    from tests.support.openai_server import ScriptedOpenAIServer
+    from tests.support.run_history import cli_runner
+
+    thread = f"long-{uuid4().hex[:8]}"
+    with (
+        ScriptedOpenAIServer(DistinctDrafts()) as server,
+        open_persistence(database) as persistence,
+    ):
+        saver = persistence.checkpointer
+        original = run_loop(
+            TASK,
+            RUBRIC,
+            context=long_run_context(40, server.base_url),
+            thread_id=thread,
+            checkpointer=saver,
+            store=persistence.store,
+        )
+        assert (original.outcome, original.rounds) == ("exhausted", 40)
+        tip = saver.get_tuple(thread_config(thread)).config
+        forked = fork_loop(
+            thread,
+            30,
+            context=long_run_context(35, server.base_url),
+            checkpointer=saver,
+            store=persistence.store,
+        )
+        graph = build_graph(checkpointer=saver)
+        still = graph.get_state(tip).values
+    assert (forked.outcome, forked.rounds) == ("exhausted", 35)
+    assert forked.drafts[:30] == original.drafts[:30]
+    assert not {d.text for d in forked.drafts[30:]} & {d.text for d in original.drafts}
+    assert [d.round for d in forked.drafts] == list(range(1, 36))
+    # the original branch still reads whole at its own tip
+    assert [d["text"] for d in still["drafts"]] == [d.text for d in original.drafts]
+    assert len(still["critiques"]) == 40
+
+    cli = cli_runner(tmp_path, monkeypatch, capsys)
+    shown = cli("show", thread, "--db", database, "--json").json
+    assert [d["text"] for d in shown["values"]["drafts"]] == [d.text for d in forked.drafts]
+    assert len(shown["round_seconds"]) == 35
+    story = cli("show", thread, "--db", database).stdout
+    assert "round 35" in story and "round 36" not in story

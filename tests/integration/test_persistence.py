@@ -101,3 +101,84 @@ def test_closing_waits_for_a_write_in_flight(tmp_path) -> None:
     assert wrote == [True]  # the write finished before the connection closed
     with pytest.raises(sqlite_files.sqlite_module().ProgrammingError):
         connection.execute("SELECT 1")  # a use after closing is an error, not a crash
+
+
+# --- threads written before the history was stored once ----------------------------------
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def old_threads(request, tmp_path):
+    """A database holding `old-finished` and `old-unfinished`, written by the old declaration."""
+    import os
+    import subprocess
+    import sys
+    from contextlib import ExitStack
+    from pathlib import Path
+
+    from tests.support.long_history import DistinctDrafts
+    from tests.support.openai_server import ScriptedOpenAIServer
+    from tests.support.stored_bytes import fresh_postgres
+
+    root = Path(__file__).resolve().parents[2]
+    with ExitStack() as stack:
+        if request.param == "sqlite":
+            database = str(tmp_path / "old.sqlite")
+        else:
+            url = request.getfixturevalue("postgres_url")
+            database = stack.enter_context(fresh_postgres(url))
+        server = stack.enter_context(ScriptedOpenAIServer(DistinctDrafts()))
+        written = subprocess.run(
+            [sys.executable, "-m", "tests.support.old_threads", database, server.base_url],
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert written.returncode == 0, written.stdout + written.stderr
+        yield database, server
+
+
+def test_threads_written_before_read_resume_and_fork_on_the_new_storage(
+    old_threads, tmp_path, monkeypatch, capsys
+) -> None:
+    from critic_loop import fork_loop, run_loop
+    from critic_loop.graphs.app import build_graph
+    from critic_loop.run import thread_config
+    from tests.support.old_threads import FINISHED, UNFINISHED, context
+    from tests.support.rubrics import RUBRIC, TASK
+    from tests.support.run_history import cli_runner
+
+    database, server = old_threads
+    with open_persistence(database) as persistence:
+        saver = persistence.checkpointer
+        head = saver.get_tuple(thread_config(FINISHED))
+        assert len(head.checkpoint["channel_values"]["drafts"]) == 3  # stored whole, as before
+        graph = build_graph(checkpointer=saver)
+        old = graph.get_state(thread_config(FINISHED)).values
+        assert [c["round"] for c in old["critiques"]] == [1, 2, 3]
+        assert old["outcome"] == "exhausted"
+
+        resumed = run_loop(
+            TASK,
+            RUBRIC,
+            context=context(server.base_url, 4),
+            thread_id=UNFINISHED,
+            checkpointer=saver,
+        )
+        assert (resumed.outcome, resumed.rounds) == ("exhausted", 4)
+        assert [d.round for d in resumed.drafts] == [1, 2, 3, 4]
+        stored = saver.get_tuple(thread_config(UNFINISHED)).checkpoint["channel_values"]
+        assert "drafts" not in stored  # the new steps store only their writes
+
+        forked = fork_loop(FINISHED, 1, context=context(server.base_url, 2), checkpointer=saver)
+        assert [d.text for d in forked.drafts][:1] == [d["text"] for d in old["drafts"]][:1]
+        assert (forked.rounds, len(forked.drafts)) == (2, 2)
+        assert forked.drafts[1].text not in {d["text"] for d in old["drafts"]}
+
+    cli = cli_runner(tmp_path, monkeypatch, capsys)
+    listed = {run["thread_id"]: run for run in cli("runs", "--db", database, "--json").json}
+    assert (listed[FINISHED]["rounds"], listed[UNFINISHED]["rounds"]) == (2, 4)
+    shown = cli("show", UNFINISHED, "--db", database, "--json").json
+    assert [d["round"] for d in shown["values"]["drafts"]] == [1, 2, 3, 4]
+    assert sorted(shown["round_seconds"]) == ["1", "2", "3", "4"]

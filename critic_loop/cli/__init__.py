@@ -37,6 +37,7 @@ from critic_loop.cli.calibrate import calibrate
 from critic_loop.cli.history import runs, show, stats
 from critic_loop.cli.lint_command import lint_rubric_command
 from critic_loop.cli.memory_commands import forget, rules
+from critic_loop.cli.prune_command import prune
 from critic_loop.cli.run_commands import demo, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
 from critic_loop.cli.worker_command import worker
@@ -94,6 +95,7 @@ cli.add_command(demo)
 cli.add_command(runs)
 cli.add_command(show)
 cli.add_command(stats)
+cli.add_command(prune)
 cli.add_command(rules)
 cli.add_command(forget)
 cli.add_command(calibrate)

@@ -275,6 +275,11 @@ def story(thread: Thread, diff: bool) -> list[str]:
         times += f", last step {when(thread.updated_at)} UTC"
     lines += [times, "task:", *(f"  {line}" for line in thread.task.splitlines())]
     lines += _rubric_lines(thread.values.get("rubric"))
+    if thread.pruned_at:
+        lines.append(
+            f"history pruned {thread.pruned_at}: its drafts and critiques are gone; the "
+            f"outcome and the final draft (round {thread.values.get('final_round')}) were kept"
+        )
     recalled = thread.values.get("recalled_rules") or []
     if recalled:
         lines.append(f"memory: {len(recalled)} rule(s) recalled from scope {thread.scope!r}")
@@ -369,6 +374,7 @@ def show(thread_id: str, db: str | None, diff: bool, as_json: bool) -> None:
             {
                 "thread_id": thread.thread_id,
                 "finished": thread.finished,
+                "pruned_at": thread.pruned_at,
                 "started_at": iso(thread.started_at),
                 "ended_at": iso(thread.ended_at),
                 "updated_at": iso(thread.updated_at),

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from critic_loop.errors import UsageProblem
+from critic_loop.persistence.retention import PRUNED_AT
 from critic_loop.state.history import append_only
 
 if TYPE_CHECKING:
@@ -95,6 +96,8 @@ class Thread:
     started_at: datetime | None = None
     line: list[Step] = field(default_factory=list)
     """The checkpoints from the first to the latest, oldest first (when the history was read)."""
+    pruned_at: str | None = None
+    """When `critic-loop prune --keep-results` compacted it to its result (ISO), if it did."""
 
     @property
     def outcome(self) -> str | None:
@@ -244,7 +247,13 @@ def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thre
     if not is_loop_run(values):
         return None
     values.update(history_values(checkpointer, item))
-    return Thread(_thread_of(item), values, updated_at=timestamp(item.checkpoint))
+    pruned_at = (item.metadata or {}).get(PRUNED_AT)
+    return Thread(
+        _thread_of(item),
+        values,
+        updated_at=timestamp(item.checkpoint),
+        pruned_at=str(pruned_at) if pruned_at else None,
+    )
 
 
 def root_config(thread_id: str) -> dict[str, Any]:

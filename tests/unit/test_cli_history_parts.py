@@ -207,7 +207,7 @@ def test_grade_raises_when_the_critic_gives_no_verdict(models) -> None:
 
 # --- the commands' help -----------------------------------------------------------------------
 
-COMMANDS = ["runs", "show", "stats", "rules", "forget", "calibrate"]
+COMMANDS = ["runs", "show", "stats", "prune", "rules", "forget", "calibrate"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -1,0 +1,130 @@
+"""`critic-loop prune`: bound a database over time by pruning finished runs older than a cutoff.
+
+A thin command over `critic_loop.persistence.retention.prune_runs` (see it for what is
+removed and what is never touched). Nothing heavy is imported until the command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+import click
+
+from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
+from critic_loop.errors import UsageProblem
+
+if TYPE_CHECKING:
+    from critic_loop.persistence.retention import PruneReport
+
+UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+"""The units `--older-than` takes."""
+
+AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([mhdw])\s*$")
+
+
+def age(text: str) -> timedelta:
+    """Read an age such as `30d`, `12h`, `90m` or `2w`.
+
+    Raises:
+        UsageProblem: it is not a number followed by one of m, h, d, w.
+    """
+    found = AGE.match(text)
+    if found is None:
+        raise UsageProblem(
+            f"--older-than {text!r}: expected a number and a unit, as in 30d, 12h, 90m or 2w"
+        )
+    return timedelta(**{UNITS[found.group(2)]: float(found.group(1))})
+
+
+def report_lines(report: PruneReport) -> list[str]:
+    """Lay the report out as plain text: one line per run, then a summary."""
+    verb = "would prune" if report.dry_run else "pruned"
+    how = {True: "compacted to its result", False: "deleted"}
+    lines = [
+        f"{run.thread_id}  {run.outcome}  {run.rounds} round(s)  ended "
+        f"{run.ended_at.isoformat(timespec='seconds')}  {how[run.kept_result]}"
+        for run in report.pruned
+    ]
+    left = ", ".join(f"{count} {reason}" for reason, count in sorted(report.left.items()))
+    lines.append(
+        f"{verb} {len(report.pruned)} finished run(s) that ended before "
+        f"{report.cutoff.isoformat(timespec='seconds')}" + (f"; left alone: {left}" if left else "")
+    )
+    return lines
+
+
+@click.command(cls=SectionedCommand)
+@option(
+    "--older-than",
+    "older_than",
+    required=True,
+    metavar="AGE",
+    section="What",
+    help="Prune finished runs whose last step is older than this (30d, 12h, 90m, 2w).",
+)
+@option(
+    "--keep-results",
+    is_flag=True,
+    section="What",
+    help=(
+        "Keep each run's outcome, final draft, open items, task and rubric (its last "
+        "checkpoint); drop its drafts, critiques and every earlier checkpoint."
+    ),
+)
+@option(
+    "--dry-run", is_flag=True, section="What", help="List what would be pruned; change nothing."
+)
+@option(
+    "--vacuum",
+    is_flag=True,
+    section="What",
+    help="Shrink the SQLite file afterwards (waits for other writers; no effect on PostgreSQL).",
+)
+@db_option
+@json_option("the report")
+def prune(
+    older_than: str,
+    keep_results: bool,
+    dry_run: bool,
+    vacuum: bool,
+    db: str | None,
+    as_json: bool,
+) -> None:
+    """Delete (or compact) finished runs older than AGE, to bound the database over time.
+
+    Only runs that ended (an outcome, no step left) before the cutoff are touched; a run
+    in progress, stopped mid-way or waiting for a review is never pruned, and rules are
+    kept. Safe to run while other runs go on, for example from cron.
+    """
+    from critic_loop.persistence.retention import prune_runs
+
+    report = prune_runs(
+        age(older_than), database=db, keep_results=keep_results, dry_run=dry_run, vacuum=vacuum
+    )
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "cutoff": report.cutoff.isoformat(),
+                    "dry_run": report.dry_run,
+                    "pruned": [
+                        {
+                            "thread_id": run.thread_id,
+                            "outcome": run.outcome,
+                            "rounds": run.rounds,
+                            "ended_at": run.ended_at.isoformat(),
+                            "kept_result": run.kept_result,
+                        }
+                        for run in report.pruned
+                    ],
+                    "left": report.left,
+                },
+                indent=2,
+            )
+        )
+        return
+    for line in report_lines(report):
+        click.echo(line)

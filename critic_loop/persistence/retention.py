@@ -1,0 +1,277 @@
+"""Retention: bound a database over time by pruning finished runs older than a cutoff.
+
+`prune_runs` (and `critic-loop prune`) removes the threads of runs that finished more than
+`older_than` ago, on SQLite or PostgreSQL. With `keep_results` a thread is compacted
+instead: its last checkpoint stays (the task, the rubric, the outcome and its reason,
+the final draft and its round, the open items), every earlier checkpoint and every
+write goes, so the history (drafts, critiques, feedback) reads as empty and
+`critic-loop show` says when it was pruned. Rules learned from the runs stay in the
+store.
+
+It touches only finished runs: threads whose last step declared an outcome and left
+nothing to do (LangGraph's `get_state` shows no next step), whose last checkpoint is
+older than the cutoff. A run in progress or stopped mid-way, one waiting for a person's
+review, and threads of other graphs are left alone. Each thread is removed in one
+transaction that first checks its last checkpoint is still the one judged finished, so
+a run that wrote to it since is not touched. (A fork started from an old finished thread
+writes nothing before its first step ends; the run lease of issue #22 closes that window.)
+
+Deleted rows free their space for later runs; the SQLite file itself shrinks only with
+`vacuum=True` (`VACUUM`, which waits for other writers), and PostgreSQL's autovacuum
+makes the space reusable.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from critic_loop.persistence import database_target, is_postgres, open_persistence
+
+logger = logging.getLogger(__name__)
+
+PRUNED_AT = "pruned_at"
+"""The metadata key a compacted thread's last checkpoint gets: when it was pruned (ISO)."""
+
+
+@dataclass(frozen=True)
+class PrunedRun:
+    """A finished run that was (or, in a dry run, would be) pruned."""
+
+    thread_id: str
+    outcome: str
+    ended_at: datetime
+    rounds: int
+    kept_result: bool
+
+
+@dataclass
+class PruneReport:
+    """What `prune_runs` did: the runs pruned, and how many threads it left, by reason."""
+
+    cutoff: datetime
+    dry_run: bool
+    pruned: list[PrunedRun] = field(default_factory=list)
+    left: dict[str, int] = field(default_factory=dict)
+
+    def leave(self, reason: str) -> None:
+        """Count a thread left alone for `reason`."""
+        self.left[reason] = self.left.get(reason, 0) + 1
+
+
+def prune_runs(
+    older_than: timedelta,
+    *,
+    database: str | Path | None = None,
+    keep_results: bool = False,
+    dry_run: bool = False,
+    vacuum: bool = False,
+    now: datetime | None = None,
+) -> PruneReport:
+    """Prune the runs of `database` (see the module docstring) that ended before `now - older_than`.
+
+    Args:
+        older_than: How long ago a run must have ended (its last checkpoint) to be pruned.
+        database: A SQLite path or a `postgresql://` URL; default: the embedded database.
+        keep_results: Compact each run to its last checkpoint instead of deleting it.
+        dry_run: Report what would be pruned, and change nothing.
+        vacuum: Shrink the SQLite file afterwards (ignored on PostgreSQL).
+        now: The present (default: the current time, UTC).
+
+    Returns:
+        The runs pruned and the threads left alone.
+    """
+    if older_than < timedelta(0):
+        raise ValueError("older_than must not be negative")
+    cutoff = (now or datetime.now(UTC)) - older_than
+    report = PruneReport(cutoff=cutoff, dry_run=dry_run)
+    target = database_target(database)
+    with open_persistence(target) as persistence:
+        from critic_loop.graphs.app import loop_graph
+
+        graph = loop_graph(persistence.checkpointer, None)
+        for thread_id, head in _heads(persistence.checkpointer).items():
+            if keep_results and head.compacted:
+                report.leave("compacted already")
+                continue
+            run = _finished_run(graph, thread_id, head.ended_at, cutoff, keep_results, report)
+            if run is None:
+                continue
+            if not dry_run and not _remove(target, thread_id, head.checkpoint_id, keep_results):
+                report.leave("written to since it was judged")
+                continue
+            report.pruned.append(run)
+    if vacuum and not dry_run and report.pruned and not is_postgres(target):
+        _vacuum(Path(target))
+    return report
+
+
+@dataclass(frozen=True)
+class _Head:
+    """A thread's last root checkpoint: its id, its time, and whether it was compacted."""
+
+    checkpoint_id: str
+    ended_at: datetime | None
+    compacted: bool
+
+
+def _heads(checkpointer: Any) -> dict[str, _Head]:
+    """Return each thread's last root checkpoint, in one pass over them (newest first)."""
+    heads: dict[str, _Head] = {}
+    listing = checkpointer.list(None)
+    try:
+        for item in listing:
+            configurable = item.config["configurable"]
+            thread_id = str(configurable["thread_id"])
+            if configurable.get("checkpoint_ns") or thread_id in heads:
+                continue
+            heads[thread_id] = _Head(
+                str(configurable["checkpoint_id"]),
+                _when(item.checkpoint),
+                compacted=PRUNED_AT in (item.metadata or {}),
+            )
+    finally:
+        close = getattr(listing, "close", None)
+        if close is not None:
+            close()  # the SQLite saver holds its connection while a listing is open
+    return heads
+
+
+def _when(checkpoint: Any) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(str(checkpoint["ts"]))
+    except (KeyError, ValueError):
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _finished_run(
+    graph: Any,
+    thread_id: str,
+    ended_at: datetime | None,
+    cutoff: datetime,
+    keep_results: bool,
+    report: PruneReport,
+) -> PrunedRun | None:
+    """Return the run of `thread_id` if it is to be pruned, else count why it is left."""
+    if ended_at is None or ended_at >= cutoff:
+        report.leave("active since the cutoff")
+        return None
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    snapshot = graph.get_state(config)
+    values = snapshot.values
+    if "task" not in values or "rubric" not in values:
+        report.leave("not a critic-loop run")
+        return None
+    if values.get("outcome") is None or snapshot.next:
+        report.leave("unfinished")
+        return None
+    rounds = max((critique["round"] for critique in values.get("critiques") or []), default=0)
+    return PrunedRun(thread_id, str(values["outcome"]), ended_at, rounds, keep_results)
+
+
+def _remove(target: str, thread_id: str, head: str, keep_result: bool) -> bool:
+    """Delete (or compact) one thread if its last checkpoint is still `head`; tell whether."""
+    pruned_at = datetime.now(UTC).isoformat(timespec="seconds")
+    if is_postgres(target):
+        return _remove_postgres(target, thread_id, head, keep_result, pruned_at)
+    return _remove_sqlite(Path(target), thread_id, head, keep_result, pruned_at)
+
+
+@contextmanager
+def _sqlite_transaction(path: Path) -> Iterator[Any]:
+    """Yield a connection inside `BEGIN IMMEDIATE` (the write lock); commit, or roll back."""
+    from critic_loop.persistence import sqlite
+
+    connection = sqlite.connect(path, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield connection
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+
+
+def _remove_sqlite(
+    path: Path, thread_id: str, head: str, keep_result: bool, pruned_at: str
+) -> bool:
+    with _sqlite_transaction(path) as db:
+        latest = db.execute(
+            "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? "
+            "AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
+            (thread_id,),
+        ).fetchone()
+        if latest is None or latest[0] != head:
+            return False
+        if not keep_result:
+            db.execute("DELETE FROM writes WHERE thread_id = ?", (thread_id,))
+            db.execute("DELETE FROM checkpoints WHERE thread_id = ?", (thread_id,))
+            return True
+        others = "thread_id = ? AND NOT (checkpoint_ns = '' AND checkpoint_id = ?)"
+        db.execute(f"DELETE FROM writes WHERE {others}", (thread_id, head))
+        db.execute(f"DELETE FROM checkpoints WHERE {others}", (thread_id, head))
+        metadata = {**json.loads(latest[1] or b"{}"), PRUNED_AT: pruned_at}
+        db.execute(
+            "UPDATE checkpoints SET parent_checkpoint_id = NULL, metadata = ? "
+            "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+            (json.dumps(metadata).encode(), thread_id, head),
+        )
+        return True
+
+
+def _remove_postgres(
+    url: str, thread_id: str, head: str, keep_result: bool, pruned_at: str
+) -> bool:
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    with psycopg.connect(url) as db, db.transaction():
+        latest = db.execute(
+            "SELECT checkpoint_id FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '' "
+            "ORDER BY checkpoint_id DESC LIMIT 1 FOR UPDATE",
+            (thread_id,),
+        ).fetchone()
+        if latest is None or latest[0] != head:
+            return False
+        if not keep_result:
+            for table in ("checkpoint_writes", "checkpoint_blobs", "checkpoints"):
+                db.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_id,))
+            return True
+        others = "thread_id = %s AND NOT (checkpoint_ns = '' AND checkpoint_id = %s)"
+        db.execute(f"DELETE FROM checkpoint_writes WHERE {others}", (thread_id, head))
+        db.execute(  # keep the blobs the last checkpoint names (its channels' versions)
+            "DELETE FROM checkpoint_blobs b WHERE b.thread_id = %s AND (b.checkpoint_ns <> '' "
+            "OR b.version IS DISTINCT FROM (SELECT h.checkpoint -> 'channel_versions' ->> "
+            "b.channel FROM checkpoints h WHERE h.thread_id = %s AND h.checkpoint_ns = '' "
+            "AND h.checkpoint_id = %s))",
+            (thread_id, thread_id, head),
+        )
+        db.execute(f"DELETE FROM checkpoints WHERE {others}", (thread_id, head))
+        db.execute(
+            "UPDATE checkpoints SET parent_checkpoint_id = NULL, metadata = metadata || %s "
+            "WHERE thread_id = %s AND checkpoint_ns = '' AND checkpoint_id = %s",
+            (Jsonb({PRUNED_AT: pruned_at}), thread_id, head),
+        )
+        return True
+
+
+def _vacuum(path: Path) -> None:
+    from critic_loop.persistence import sqlite
+
+    connection = sqlite.connect(path, isolation_level=None)
+    try:
+        connection.execute("VACUUM")
+    finally:
+        connection.close()

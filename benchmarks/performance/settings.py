@@ -21,8 +21,10 @@ class Settings:
     concurrent_loops: int = 100
     concurrent_rounds: int = 5
     concurrent_repeats: int = 3
-    served_runs: int = 50
-    served_rounds: int = 5
+    served_runs: int = 200
+    served_rounds: int = 3
+    served_latency_seconds: float = 0.2
+    served_jobs_per_worker: int = 200
     served_single_repeats: int = 3
     recall_rules: int = 10_000
     recall_samples: int = 40
@@ -34,6 +36,12 @@ class Settings:
     storage_rounds_mid: int = 40
     storage_rounds: int = 100
     storage_repeats: int = 3
+    flight_latency_seconds: float = 0.5
+    flight_rounds: int = 3
+    flight_loops: int = 100
+    flight_many: int = 1000
+    flight_repeats: int = 3
+    flight_cpu_loops: int = 50
     profile_rounds: int = 30
     thread_rounds: int = 10
     warmup: int = 1
@@ -52,6 +60,7 @@ QUICK = Settings(
     concurrent_loops=50,
     concurrent_repeats=1,
     served_runs=20,
+    served_jobs_per_worker=20,
     served_single_repeats=1,
     recall_rules=2_000,
     recall_samples=10,
@@ -61,6 +70,11 @@ QUICK = Settings(
     storage_rounds_mid=10,
     storage_rounds=20,
     storage_repeats=1,
+    flight_latency_seconds=0.2,
+    flight_loops=20,
+    flight_many=100,
+    flight_repeats=1,
+    flight_cpu_loops=10,
 )
 """Few repeats and smaller sizes, for CI (timings are not asserted there)."""
 

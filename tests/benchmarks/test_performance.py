@@ -59,6 +59,28 @@ def test_quick_smallest_scenarios_write_a_report(tmp_path: Path, capsys) -> None
     assert "met?" in printed and str(out) in printed
 
 
+def test_the_storage_scenario_reports_bytes_beside_the_minimal_loop(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.delenv("CRITIC_LOOP_TEST_POSTGRES_URL", raising=False)
+    out = tmp_path / "report.json"
+    sizes = ["storage_rounds_short=2", "storage_rounds_mid=3", "storage_rounds=4"]
+    arguments = ["--quick", "--only", "storage", "--out", str(out)]
+    assert main([*arguments, *(f"--set={size}" for size in sizes)]) == 0
+
+    report = json.loads(out.read_text())
+    figures = {figure["name"]: figure for figure in report["figures"]}
+    beyond = figures["SQLite: bytes stored at 4 rounds beyond a 1-round run's / its history"]
+    assert beyond["value"] > 0 and beyond["target"] == 3.0
+    assert figures["SQLite: bytes stored, 4 rounds / 2 rounds"]["value"] > 1
+    assert figures["PostgreSQL"]["skipped"]
+    runs = report["details"]["storage"]["sqlite"]["runs"]
+    assert [run["rounds"] for run in runs["critic-loop"]] == [1, 2, 3, 4]
+    default_lists = runs["minimal LangGraph loop, operator.add lists"]
+    delta_lists = runs["minimal LangGraph loop, DeltaChannel lists"]
+    assert default_lists[-1]["stored"] > delta_lists[-1]["stored"]  # the default stores more
+
+
 def test_targets_are_reported_not_enforced() -> None:
     over = Figure("s", "ratio", 1.5, "x", "base", 1.1)
     under = Figure("s", "ratio", 0.9, "x", "base", 1.1)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -25,8 +25,14 @@ def free_port() -> int:
 class DevServer:
     """`langgraph dev` on a free port, serving this project's langgraph.json."""
 
-    def __init__(self, env: Mapping[str, str] | None = None, startup_timeout: float = 90) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        startup_timeout: float = 90,
+        arguments: Sequence[str] = (),
+    ) -> None:
         self.port = free_port()
+        self.arguments = list(arguments)
         self.url = f"http://127.0.0.1:{self.port}"
         self.extra_env = dict(env or {})
         self.startup_timeout = startup_timeout
@@ -53,6 +59,7 @@ class DevServer:
             "--no-reload",
             "--port",
             str(self.port),
+            *self.arguments,
         ]
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(

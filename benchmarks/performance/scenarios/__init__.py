@@ -14,6 +14,7 @@ from benchmarks.performance.report import Figure
 from benchmarks.performance.scenarios import (
     concurrent,
     growth,
+    in_flight,
     overhead,
     profile,
     recall,
@@ -27,6 +28,7 @@ SCENARIOS: dict[str, Scenario] = {
     "overhead": overhead.zero_latency,
     "latency": overhead.with_latency,
     "concurrent": concurrent.many_loops,
+    "in_flight": in_flight.many_in_flight,
     "served": served.through_the_server,
     "recall": recall.recall_at_size,
     "growth": growth.prompt_growth,

@@ -1,11 +1,12 @@
 """Figure 4: many runs through the real `langgraph dev` server, driven with `langgraph_sdk`.
 
 The dev server (tests.support.dev_server, on a free port) serves this project's
-langgraph.json; its model calls go to the benchmark's scripted server with
-`latency_seconds` per call. One run alone is timed first (its latency is the baseline),
-then `served_runs` runs are started at once with `runs.wait`, each on its own thread, then
-one alone again. One run in this process (`graph.ainvoke` in memory) is timed beside each
-lone served run, to show what the server adds to a run's latency.
+langgraph.json with `--n-jobs-per-worker served_jobs_per_worker` (its default, 10, would
+queue all but 10 runs); its model calls go to the benchmark's scripted server with
+`served_latency_seconds` per call. One run alone is timed first (its latency is the
+baseline), then `served_runs` runs are started at once with `runs.wait`, each on its own
+thread, then one alone again. One run in this process (`graph.ainvoke` in memory) is
+timed beside each lone served run, to show what the server adds to a run's latency.
 """
 
 from __future__ import annotations
@@ -104,12 +105,13 @@ async def _measure(settings: Settings, url: str, base_url: str) -> dict[str, Any
 def through_the_server(settings: Settings, workdir: Any, details: dict[str, Any]) -> list[Figure]:
     """Figure 4: runs completed, runs per second, and one run's latency beside them."""
     with (
-        ServerProcess(settings.latency_seconds) as model_server,
+        ServerProcess(settings.served_latency_seconds) as model_server,
         DevServer(
             env={
                 "OPENAI_BASE_URL": model_server.base_url,
                 "OPENAI_API_KEY": "unused-by-the-scripted-server",
-            }
+            },
+            arguments=["--n-jobs-per-worker", str(settings.served_jobs_per_worker)],
         ) as dev_server,
     ):
         measured = asyncio.run(_measure(settings, dev_server.url, model_server.base_url))
@@ -119,9 +121,12 @@ def through_the_server(settings: Settings, workdir: Any, details: dict[str, Any]
     single = median(measured["single"])
     per_second = completed / measured["wall"]
     baseline = f"1 run alone: {single:.2f} s ({1 / single:.2f} runs/s)"
+    rounds = settings.served_rounds
     notes = [
-        f"{settings.served_rounds} rounds per run, {settings.latency_seconds * 1000:.0f} ms per "
-        "model call; langgraph dev's default --n-jobs-per-worker (10)"
+        f"{rounds} rounds per run, {settings.served_latency_seconds * 1000:.0f} ms per "
+        f"model call; langgraph dev --n-jobs-per-worker {settings.served_jobs_per_worker}; "
+        f"{completed * rounds / measured['wall']:.1f} rounds/s; a run's latency under load: "
+        f"median {median(measured['runs']):.2f} s"
     ]
     if measured["errors"]:
         notes.append(f"first error: {measured['errors'][0]}")

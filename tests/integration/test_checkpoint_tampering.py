@@ -89,3 +89,50 @@ def test_python_callers_rubric_objects_load_from_the_allowlist(models, tmp_path)
         graph.invoke({"task": TASK, "rubric": RUBRIC}, config, context=scripted_context())
         history = list(graph.get_state_history(config))
     assert any(isinstance(s.values.get("rubric", [None])[0], type(RUBRIC[0])) for s in history)
+
+
+@pytest.mark.parametrize("planted", ["bomb", "not zlib"])
+def test_a_compressed_row_that_unpacks_too_far_or_not_at_all_is_refused(
+    models, tmp_path, monkeypatch, planted
+) -> None:
+    import zlib
+
+    from critic_loop.persistence import serde
+
+    path = tmp_path / "runs.sqlite"
+    finished_run(models, path)
+    monkeypatch.setattr(serde, "MAX_UNPACKED_BYTES", 1 << 20)  # 1 MiB, so the bomb is small
+    blob = zlib.compress(b"\0" * (2 << 20)) if planted == "bomb" else b"not zlib data"
+    connection = sqlite3.connect(path)
+    connection.execute(
+        "update checkpoints set type = 'msgpack+zlib', checkpoint = ? where thread_id = 't' "
+        "and checkpoint_id = (select max(checkpoint_id) from checkpoints where thread_id = 't')",
+        (blob,),
+    )
+    connection.commit()
+    connection.close()
+    with open_persistence(path) as persistence:
+        graph = build_graph(checkpointer=persistence.checkpointer)
+        with pytest.raises(UnsafeCheckpoint, match="refusing a stored"):
+            graph.get_state({"configurable": {"thread_id": "t"}})
+
+
+def test_large_values_are_stored_compressed_and_load_back(models, tmp_path) -> None:
+    text = "A long draft, every sentence of it different: " + " ".join(
+        f"sentence {n} says {n * 7 % 13} things." for n in range(400)
+    )
+    models.script("worker", text)
+    models.script("critic", graded(RUBRIC))
+    path = tmp_path / "runs.sqlite"
+    run_loop(TASK, RUBRIC, context=scripted_context(), thread_id="t", database=path)
+    kinds = {
+        kind
+        for (kind,) in sqlite3.connect(path).execute(
+            "select type from writes where thread_id = 't' and channel = 'drafts'"
+        )
+    }
+    assert kinds == {"msgpack+zlib"}
+    with open_persistence(path) as persistence:
+        graph = build_graph(checkpointer=persistence.checkpointer)
+        values = graph.get_state({"configurable": {"thread_id": "t"}}).values
+    assert values["drafts"][0]["text"] == text and values["final"] == text

@@ -35,7 +35,7 @@ class Settings:
     storage_rounds_short: int = 10
     storage_rounds_mid: int = 40
     storage_rounds: int = 100
-    storage_repeats: int = 3
+    storage_repeats: int = 5
     flight_latency_seconds: float = 0.5
     flight_rounds: int = 3
     flight_loops: int = 100

@@ -24,6 +24,7 @@ class WriteTimer:
     def __init__(self, saver: Any) -> None:
         """Time every `put` and `put_writes` of `saver` from now on."""
         self.seconds: dict[int, float] = defaultdict(float)
+        self.cpu_seconds: dict[int, float] = defaultdict(float)
         self.round = 0
         self._lock = threading.Lock()
         saver.put = self._timed(saver.put, draws=False)
@@ -34,18 +35,25 @@ class WriteTimer:
             if draws and any(channel == "drafts" for channel, _ in args[1]):
                 with self._lock:
                     self.round += 1
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             try:
                 return method(*args, **kwargs)
             finally:
                 with self._lock:
                     self.seconds[self.round] += time.perf_counter() - start
+                    self.cpu_seconds[self.round] += time.thread_time() - cpu
 
         return timed
 
-    def of_rounds(self, rounds: Sequence[int]) -> float:
-        """Return the median write time of `rounds` (a window smooths single rounds' noise)."""
-        return statistics.median(self.seconds[number] for number in rounds)
+    def of_rounds(self, rounds: Sequence[int], cpu: bool = True) -> float:
+        """Return the median write time of `rounds` (a window smooths single rounds' noise).
+
+        By default the CPU time of the writing thread (`time.thread_time`): what writing
+        costs, without the waits for the disk and for other processes on a shared machine,
+        which swamp a write of a millisecond or two; `cpu=False` gives the wall time.
+        """
+        times = self.cpu_seconds if cpu else self.seconds
+        return statistics.median(times[number] for number in rounds)
 
 
 def window(center: int, last: int, width: int = 5) -> list[int]:

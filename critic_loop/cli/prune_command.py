@@ -99,10 +99,14 @@ def prune(
     in progress, stopped mid-way or waiting for a review is never pruned, and rules are
     kept. Safe to run while other runs go on, for example from cron.
     """
+    from critic_loop.cli.stored_threads import open_database
     from critic_loop.persistence.retention import prune_runs
 
+    limit = age(older_than)
+    with open_database(db):  # a database that is not there, or cannot be opened, is named
+        pass
     report = prune_runs(
-        age(older_than), database=db, keep_results=keep_results, dry_run=dry_run, vacuum=vacuum
+        limit, database=db, keep_results=keep_results, dry_run=dry_run, vacuum=vacuum
     )
     if as_json:
         click.echo(

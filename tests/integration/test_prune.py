@@ -227,3 +227,6 @@ def test_the_command_prunes_every_finished_run_and_leaves_the_run_in_flight(
     assert runs.result["state"].rounds == 3
     wrong = cli("prune", "--older-than", "30 days", "--db", runs.database)
     assert wrong.returncode == 2 and "30d, 12h, 90m or 2w" in wrong.stderr
+    missing = cli("prune", "--older-than", "1d", "--db", str(tmp_path / "nothing.sqlite"))
+    assert missing.returncode == 2 and "no database at" in missing.stderr
+    assert not (tmp_path / "nothing.sqlite").exists()

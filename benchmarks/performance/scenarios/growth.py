@@ -123,6 +123,7 @@ def _database(backend: str, workdir: Path) -> Iterator[tuple[str, Callable[[], i
 
 
 def _write_ratio(timer: WriteTimer, rounds: int) -> float | None:
+    """Return the CPU time of the last 5 rounds' writes / of rounds 3..7's (medians)."""
     if rounds < 10:
         return None
     return timer.of_rounds(window(rounds, rounds)) / timer.of_rounds(window(5, rounds))
@@ -153,13 +154,28 @@ def critic_loop_run(backend: str, workdir: Path, rounds: int, base_url: str) -> 
 
 @contextmanager
 def _plain_saver(backend: str, database: str) -> Iterator[Any]:
-    """LangGraph's own saver on `database`, as any LangGraph app opens it."""
+    """LangGraph's own saver (its own serializer) on `database`.
+
+    The SQLite file is opened as critic-loop opens it (write-ahead log, `synchronous=NORMAL`)
+    so that both pay the same for a commit.
+    """
     if backend == "sqlite":
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        with SqliteSaver.from_conn_string(database) as saver:
-            saver.setup()
+        from critic_loop.persistence import sqlite
+
+        connection = sqlite.connect(Path(database))
+        try:
+            saver = SqliteSaver(connection)
+            try:
+                saver.setup()
+            except Exception as error:  # set up before, with pysqlite3 (see persistence)
+                if not sqlite.already_migrated(error):
+                    raise
+                saver.is_setup = True
             yield saver
+        finally:
+            connection.close()
         return
     from langgraph.checkpoint.postgres import PostgresSaver
 
@@ -242,7 +258,9 @@ def _storage_figures(
             interval=median_interval(ratios[CRITIC_LOOP]),
             notes=[
                 f"median over {len(ratios[CRITIC_LOOP])} run(s) of the last "
-                f"{len(window(last, last))} rounds' median write time / rounds 3..7's"
+                f"{len(window(last, last))} rounds' median write time / rounds 3..7's; the "
+                "CPU time of the saver's put and put_writes (thread_time): the waits for the "
+                "disk and for other processes swamp a write of 1 to 2 ms on a shared machine"
             ],
         ),
     ]

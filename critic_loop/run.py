@@ -25,6 +25,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 from langgraph.types import Command, StateSnapshot, StreamMode
 
+from critic_loop.branch_points import graded_checkpoints
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.model_choice import choose_models
@@ -110,12 +111,18 @@ def round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> Run
     """Return the config of the checkpoint taken right after round `round_number` was graded.
 
     Invoking the graph from it continues the thread from that round (a fork): the route
-    step runs again with the new run's context.
+    step runs again with the new run's context. The candidates are found from the
+    checkpoints' writes (`critic_loop.branch_points`); the newest one whose state shows the
+    route step next, with round `round_number` graded, is the one.
 
     Raises:
         LookupError: the thread has no such round.
     """
-    for snapshot in graph.get_state_history(thread_config(thread_id)):
+    checkpointer = graph.checkpointer
+    if not isinstance(checkpointer, BaseCheckpointSaver):
+        raise LookupError("forking a thread needs the graph's checkpointer")
+    for config in graded_checkpoints(checkpointer, thread_id, round_number):
+        snapshot = graph.get_state(config)
         critiques = [Critique.model_validate(c) for c in snapshot.values.get("critiques", [])]
         if snapshot.next == ("route",) and rounds_done(critiques) == round_number:
             return snapshot.config

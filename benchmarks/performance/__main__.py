@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import tempfile
 import time
@@ -68,10 +69,12 @@ def run(names: list[str], settings: Settings, quick: bool) -> Report:
     """Run the scenarios `names` with `settings`; return the report."""
     report = Report(settings={"quick": quick, "scenarios": names, **settings.as_json()})
     durations: dict[str, float] = {}
+    load: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="critic-loop-bench-") as scratch:
         for name in names:
             logger.info("running %s", name)
             start = time.perf_counter()
+            load[name] = [os.getloadavg()[0]]
             try:
                 report.figures += SCENARIOS[name](settings, Path(scratch), report.details)
             except Exception as error:  # one broken scenario must not hide the others
@@ -80,7 +83,9 @@ def run(names: list[str], settings: Settings, quick: bool) -> Report:
                     Figure(name, "scenario", None, "", "-", skipped=f"failed: {error!r}"[:300])
                 )
             durations[name] = time.perf_counter() - start
+            load[name].append(os.getloadavg()[0])
     report.details["scenario_seconds"] = durations
+    report.details["load_average"] = load  # the machine's 1-minute load, before and after
     return report
 
 

@@ -5,7 +5,9 @@ up the time each call takes, by round: a round starts with the write of its draf
 write to the `drafts` channel) and takes every write after it until the next draft, so
 its generate, critique and route steps' checkpoints and writes are all counted in it.
 The time includes serializing (and compressing) what is stored, which is where a
-checkpoint holding the whole history paid for its length.
+checkpoint holding the whole history paid for its length. Beside the time it counts the
+bytes each round hands the saver (serialized with the saver's own serializer, outside
+the timed call): a deterministic measure of the work, free of the machine's noise.
 """
 
 from __future__ import annotations
@@ -25,10 +27,16 @@ class WriteTimer:
         """Time every `put` and `put_writes` of `saver` from now on."""
         self.seconds: dict[int, float] = defaultdict(float)
         self.cpu_seconds: dict[int, float] = defaultdict(float)
+        self.bytes: dict[int, int] = defaultdict(int)
         self.round = 0
         self._lock = threading.Lock()
+        self._serde = saver.serde
         saver.put = self._timed(saver.put, draws=False)
         saver.put_writes = self._timed(saver.put_writes, draws=True)
+
+    def _size(self, args: tuple[Any, ...], draws: bool) -> int:
+        values = [value for _, value in args[1]] if draws else [args[1]]
+        return sum(len(self._serde.dumps_typed(value)[1]) for value in values)
 
     def _timed(self, method: Callable[..., Any], draws: bool) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -39,9 +47,12 @@ class WriteTimer:
             try:
                 return method(*args, **kwargs)
             finally:
+                seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu
+                size = self._size(args, draws)
                 with self._lock:
-                    self.seconds[self.round] += time.perf_counter() - start
-                    self.cpu_seconds[self.round] += time.thread_time() - cpu
+                    self.seconds[self.round] += seconds
+                    self.cpu_seconds[self.round] += cpu
+                    self.bytes[self.round] += size
 
         return timed
 
@@ -54,6 +65,10 @@ class WriteTimer:
         """
         times = self.cpu_seconds if cpu else self.seconds
         return statistics.median(times[number] for number in rounds)
+
+    def bytes_of_rounds(self, rounds: Sequence[int]) -> float:
+        """Return the median bytes the writes of `rounds` handed the saver."""
+        return statistics.median(self.bytes[number] for number in rounds)
 
 
 def window(center: int, last: int, width: int = 5) -> list[int]:

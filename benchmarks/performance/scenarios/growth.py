@@ -34,7 +34,6 @@ from benchmarks.performance.systems import (
 from benchmarks.performance.timing import median, median_interval
 from benchmarks.performance.write_timing import WriteTimer, window
 from tests.support.long_history import DistinctDrafts, history_bytes, long_run_context
-from tests.support.openai_server import ScriptedOpenAIServer
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.stored_bytes import fresh_postgres, postgres_bytes, sqlite_bytes
 
@@ -108,6 +107,8 @@ class StoredRun:
     held: int
     write_ratio: float | None = None
     """Median write time of the last 5 rounds / of rounds 3..7 (long runs only)."""
+    bytes_ratio: float | None = None
+    """The same for the bytes those rounds' writes hand the saver."""
 
 
 @contextmanager
@@ -127,6 +128,13 @@ def _write_ratio(timer: WriteTimer, rounds: int) -> float | None:
     if rounds < 10:
         return None
     return timer.of_rounds(window(rounds, rounds)) / timer.of_rounds(window(5, rounds))
+
+
+def _bytes_ratio(timer: WriteTimer, rounds: int) -> float | None:
+    """Return the bytes the last 5 rounds' writes hand the saver / rounds 3..7's (medians)."""
+    if rounds < 10:
+        return None
+    return timer.bytes_of_rounds(window(rounds, rounds)) / timer.bytes_of_rounds(window(5, rounds))
 
 
 def critic_loop_run(backend: str, workdir: Path, rounds: int, base_url: str) -> StoredRun:
@@ -149,7 +157,13 @@ def critic_loop_run(backend: str, workdir: Path, rounds: int, base_url: str) -> 
             )
         if (state.outcome, state.rounds) != ("exhausted", rounds):
             raise RuntimeError(f"critic-loop ended {state.outcome} after {state.rounds} rounds")
-        return StoredRun(rounds, size() - empty, history_bytes(state), _write_ratio(timer, rounds))
+        return StoredRun(
+            rounds,
+            size() - empty,
+            history_bytes(state),
+            _write_ratio(timer, rounds),
+            _bytes_ratio(timer, rounds),
+        )
 
 
 @contextmanager
@@ -194,7 +208,11 @@ def minimal_run(backend: str, workdir: Path, rounds: int, delta: bool) -> Stored
             timer = WriteTimer(saver)
             values = MinimalHistoryLoop(saver, delta).run(rounds)
         return StoredRun(
-            rounds, size() - empty, minimal_history_bytes(values), _write_ratio(timer, rounds)
+            rounds,
+            size() - empty,
+            minimal_history_bytes(values),
+            _write_ratio(timer, rounds),
+            _bytes_ratio(timer, rounds),
         )
 
 
@@ -216,9 +234,13 @@ def _storage_figures(
     def growth(system: str) -> float:
         return runs[system][last].stored / runs[system][short].stored
 
+    def written(system: str) -> str:
+        ratio = runs[system][last].bytes_ratio
+        return "-" if ratio is None else f"{ratio:.2f}x"
+
     floors = [
         f"{system}: {beyond(system):.2f}x, {growth(system):.1f}x {last} / {short} rounds, "
-        f"write time {median(ratios[system]):.2f}x"
+        f"write time {median(ratios[system]):.2f}x, bytes written {written(system)}"
         for system in (DEFAULT_LISTS, DELTA_LISTS)
     ]
     return [
@@ -257,10 +279,12 @@ def _storage_figures(
             samples=ratios,
             interval=median_interval(ratios[CRITIC_LOOP]),
             notes=[
+                f"bytes its writes hand the saver, round {last} / round 5: "
+                f"{written(CRITIC_LOOP)} (LangGraph's default lists: {written(DEFAULT_LISTS)})",
                 f"median over {len(ratios[CRITIC_LOOP])} run(s) of the last "
                 f"{len(window(last, last))} rounds' median write time / rounds 3..7's; the "
                 "CPU time of the saver's put and put_writes (thread_time): the waits for the "
-                "disk and for other processes swamp a write of 1 to 2 ms on a shared machine"
+                "disk and for other processes swamp a write of 1 to 2 ms on a shared machine",
             ],
         ),
     ]
@@ -275,7 +299,7 @@ def _measure_storage(
         name: {} for name in (CRITIC_LOOP, DEFAULT_LISTS, DELTA_LISTS)
     }
     ratios: dict[str, list[float]] = {name: [] for name in runs}
-    with ScriptedOpenAIServer(DistinctDrafts()) as server:
+    with LatencyServer(DistinctDrafts(), keep_requests=False) as server:
         systems: dict[str, Callable[[int], StoredRun]] = {
             CRITIC_LOOP: lambda n: critic_loop_run(backend, workdir, n, server.base_url),
             DEFAULT_LISTS: lambda n: minimal_run(backend, workdir, n, delta=False),

@@ -11,10 +11,10 @@ store.
 It touches only finished runs: threads whose last step declared an outcome and left
 nothing to do (LangGraph's `get_state` shows no next step), whose last checkpoint is
 older than the cutoff. A run in progress or stopped mid-way, one waiting for a person's
-review, and threads of other graphs are left alone. Each thread is removed in one
-transaction that first checks its last checkpoint is still the one judged finished, so
-a run that wrote to it since is not touched. (A fork started from an old finished thread
-writes nothing before its first step ends; the run lease of issue #22 closes that window.)
+review, and threads of other graphs are left alone. Each thread is judged and removed
+while holding its lease (`critic_loop.persistence.leases`), so no run, resume or fork of
+it can start meanwhile, and a thread whose lease a run holds is left alone; the removal
+is one transaction that first checks the last checkpoint is still the one judged.
 
 Deleted rows free their space for later runs; the SQLite file itself shrinks only with
 `vacuum=True` (`VACUUM`, which waits for other writers), and PostgreSQL's autovacuum
@@ -34,6 +34,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from critic_loop.errors import ThreadBusy
 from critic_loop.persistence import database_target, is_postgres, open_persistence
 
 logger = logging.getLogger(__name__)
@@ -102,11 +103,21 @@ def prune_runs(
             if keep_results and head.compacted:
                 report.leave("compacted already")
                 continue
-            run = _finished_run(graph, thread_id, head.ended_at, cutoff, keep_results, report)
-            if run is None:
+            if head.ended_at is None or head.ended_at >= cutoff:
+                report.leave("active since the cutoff")
                 continue
-            if not dry_run and not _remove(target, thread_id, head.checkpoint_id, keep_results):
-                report.leave("written to since it was judged")
+            try:
+                with persistence.leases.hold(thread_id):
+                    run = _finished_run(graph, thread_id, head.ended_at, keep_results, report)
+                    if run is None:
+                        continue
+                    if not dry_run and not _remove(
+                        target, thread_id, head.checkpoint_id, keep_results
+                    ):
+                        report.leave("written to since it was judged")
+                        continue
+            except ThreadBusy:
+                report.leave("held by a run")
                 continue
             report.pruned.append(run)
     if vacuum and not dry_run and report.pruned and not is_postgres(target):
@@ -154,17 +165,9 @@ def _when(checkpoint: Any) -> datetime | None:
 
 
 def _finished_run(
-    graph: Any,
-    thread_id: str,
-    ended_at: datetime | None,
-    cutoff: datetime,
-    keep_results: bool,
-    report: PruneReport,
+    graph: Any, thread_id: str, ended_at: datetime, keep_results: bool, report: PruneReport
 ) -> PrunedRun | None:
     """Return the run of `thread_id` if it is to be pruned, else count why it is left."""
-    if ended_at is None or ended_at >= cutoff:
-        report.leave("active since the cutoff")
-        return None
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     snapshot = graph.get_state(config)
     values = snapshot.values

@@ -186,6 +186,19 @@ def test_prune_removes_the_old_finished_runs_and_nothing_else(runs: Runs) -> Non
     assert [d["round"] for d in runs.values(runs.in_flight)["drafts"]] == [1, 2, 3]
 
 
+def test_a_finished_thread_whose_lease_a_run_holds_is_left_alone(runs: Runs) -> None:
+    # a fork of an old finished thread holds its lease before it reads or writes anything
+    later = runs.between + timedelta(days=1)
+    forked, other = runs.old
+    before = runs.values(forked)
+    with open_persistence(runs.database) as persistence, persistence.leases.hold(forked):
+        report = prune_runs(timedelta(days=1), database=runs.database, now=later)
+    assert [run.thread_id for run in report.pruned] == [other]
+    assert report.left["held by a run"] == 1
+    assert runs.values(forked) == before
+    runs.land()
+
+
 def test_keep_results_compacts_a_run_to_its_outcome_and_final_draft(
     runs: Runs, tmp_path, monkeypatch, capsys
 ) -> None:
@@ -220,7 +233,8 @@ def test_the_command_prunes_every_finished_run_and_leaves_the_run_in_flight(
     )
     done = cli("prune", "--older-than", "0m", "--db", runs.database)
     assert done.returncode == 0, done.stderr
-    assert "pruned 3 finished run(s)" in done.stdout and "3 unfinished" in done.stdout
+    assert "pruned 3 finished run(s)" in done.stdout
+    assert "1 held by a run" in done.stdout and "2 unfinished" in done.stdout
     listed = {run["thread_id"] for run in cli("runs", "--db", runs.database, "--json").json}
     assert listed == {runs.stopped, runs.reviewing, runs.in_flight}
     runs.land()

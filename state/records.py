@@ -111,6 +111,30 @@ class Draft(BaseModel):
         return DraftRef(round=self.round, candidate=self.candidate)
 
 
+class Agreement(BaseModel):
+    """How a candidate behaved beside the other candidates of its round on further inputs.
+
+    Set when several candidates of a round passed every check and a test suite could vary
+    its examples' inputs (see `critic_loop.nodes.verifiers.agreement`). It only ranks
+    passing drafts among themselves; it never changes a verdict.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    probes: int = Field(ge=1, description="Further inputs the candidates were run on.")
+    support: int = Field(
+        ge=1, description="Candidates (this one included) that behaved the same on all of them."
+    )
+    candidates: int = Field(ge=1, description="Candidates compared.")
+
+    def describe(self) -> str:
+        """Say it in one sentence, for the evidence."""
+        return (
+            f"On {self.probes} further inputs varied from the tests' own, {self.support} of "
+            f"the round's {self.candidates} candidates (this one included) behaved the same."
+        )
+
+
 class Critique(BaseModel):
     """The critic's judgement of one draft, or the reason no judgement could be made."""
 
@@ -137,6 +161,13 @@ class Critique(BaseModel):
         description="Why each rejected critic answer was rejected, in order (an audit trail).",
     )
     usage: TokenUsage = Field(default_factory=TokenUsage, description="Critic tokens spent.")
+    agreement: Agreement | None = Field(
+        default=None,
+        description=(
+            "When several candidates of the round passed: how many behaved like this one on "
+            "further inputs (the larger the share, the likelier it is right)."
+        ),
+    )
 
     @property
     def ref(self) -> DraftRef:

@@ -14,7 +14,12 @@ may hold several candidates):
    are no `llm` criteria, or (by default) when the failed checks already rule out a pass
    (a must check failed, or too much weight is lost); its criteria are then marked as
    not graded this round;
-4. the results merge into one verdict per draft, one result per criterion in rubric order.
+4. the results merge into one verdict per draft, one result per criterion in rubric order;
+5. when several candidates of the round passed and the rubric has a test suite, the
+   candidates are run on further inputs varied from the suite's examples and grouped by
+   behaviour (`critic_loop.nodes.verifiers.agreement`): each compared critique records how
+   many candidates behaved like it, and the test result's evidence says so. That ranks
+   the passing drafts among themselves (`progress.best_critique`); no verdict changes.
 
 A judge whose answers stay invalid after `Context.critic_attempts` calls ends the run as
 `verifier_error`, never as a pass.
@@ -22,6 +27,7 @@ A judge whose answers stay invalid after `Context.critic_attempts` calls ends th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -30,14 +36,15 @@ from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
-from critic_loop.nodes.operator_policy import Trust, context_of, trust_of
-from critic_loop.nodes.steps import Steps, dual_node, gather, subroutine
+from critic_loop.nodes.operator_policy import Trust, context_of, trust_of, with_tests_inline
+from critic_loop.nodes.steps import Call, Steps, dual_node, gather, subroutine
+from critic_loop.nodes.verifiers.agreement import Grouping, behaviour_groups
 from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge import judge_steps
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
-from critic_loop.state.records import Critique, Draft, DraftRef, TokenUsage
-from critic_loop.state.rubric import CriterionBase
+from critic_loop.state.records import Agreement, Critique, Draft, DraftRef, TokenUsage
+from critic_loop.state.rubric import CriterionBase, TestSuite
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
 
@@ -216,6 +223,57 @@ def _without_judge(
     return Critique(round=draft.round, candidate=draft.candidate, attempts=0, verdict=verdict)
 
 
+def grouping_call(suite: TestSuite, drafts: Sequence[Draft], trust: Trust) -> Call[Grouping | None]:
+    """Describe grouping `drafts` by behaviour on `suite`'s further inputs (file read first)."""
+    texts = [draft.text for draft in drafts]
+
+    async def asynchronous() -> Grouping | None:
+        inline = await asyncio.to_thread(with_tests_inline, suite, trust)
+        return await behaviour_groups(inline, texts).asynchronous()
+
+    def sync() -> Grouping | None:
+        return behaviour_groups(with_tests_inline(suite, trust), texts).sync()
+
+    return Call(sync, asynchronous)
+
+
+def with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) -> Critique:
+    """Return `critique` with its agreement recorded and told in the suite's evidence."""
+    verdict = critique.verdict
+    assert verdict is not None
+    results = [
+        result.model_copy(update={"evidence": f"{result.evidence}\n{agreement.describe()}"})
+        if result.criterion_id == suite.id
+        else result
+        for result in verdict.results
+    ]
+    update = {"verdict": verdict.model_copy(update={"results": results}), "agreement": agreement}
+    return critique.model_copy(update=update)
+
+
+def agreement_steps(
+    done: list[Critique],
+    drafts: dict[DraftRef, Draft],
+    rubric: Sequence[CriterionBase],
+    trust: Trust,
+) -> Steps[list[Critique]]:
+    """Record the agreement of a round's candidates when several passed (module doc, 5)."""
+    suite = next((c for c in rubric if isinstance(c, TestSuite)), None)
+    compared = [c for c in done if c.verdict is not None and c.ref in drafts]
+    if suite is None or sum(c.verdict.passed for c in compared if c.verdict) < 2:
+        return done
+    grouping: Grouping | None = yield grouping_call(suite, [drafts[c.ref] for c in compared], trust)
+    if grouping is None:
+        return done
+    agreements = {
+        critique.ref: Agreement(
+            probes=grouping.probes, support=grouping.support(index), candidates=len(compared)
+        )
+        for index, critique in enumerate(compared)
+    }
+    return [with_agreement(c, suite, agreements[c.ref]) if c.ref in agreements else c for c in done]
+
+
 HOPELESS = "the failed checks already rule out a pass."
 BEHIND = "another candidate did better on the checks."
 
@@ -278,6 +336,8 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
                 for ref in to_judge
             ]
         )
+    graded_here = {ref: drafts[ref] for ref in checked}
+    done = yield from agreement_steps(done, graded_here, rubric, trust)
     by_ref = {critique.ref: critique for critique in done}
     done += [as_repeat(by_ref[first], drafts[ref]) for ref, first in same_as.items()]
     done.sort(key=lambda critique: (critique.round, critique.candidate))

@@ -34,12 +34,18 @@ def strength(critique: Critique) -> Strength:
 def best_critique(critiques: Sequence[Critique]) -> Critique | None:
     """Return the critique of the best draft so far, if any draft was graded.
 
-    Ties go to the latest round, and within a round to the first candidate.
+    Ties go to the latest round, then (among a round's candidates) to the one whose
+    behaviour most candidates share (`Critique.agreement`), then to the first candidate.
     """
     graded = [critique for critique in critiques if critique.verdict is not None]
     if not graded:
         return None
-    return max(graded, key=lambda c: (strength(c), c.round, -c.candidate))
+    return max(graded, key=lambda c: (strength(c), c.round, support(c), -c.candidate))
+
+
+def support(critique: Critique) -> int:
+    """How many of its round's candidates behaved like this draft (1 when not compared)."""
+    return critique.agreement.support if critique.agreement is not None else 1
 
 
 def best_of_round(critiques: Sequence[Critique]) -> Critique | None:
@@ -67,6 +73,20 @@ def per_round_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Ve
     return verdicts
 
 
+def attempt_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Verdict]:
+    """Return the verdict of each attempt from round `since` on, oldest first.
+
+    A round of several candidates is several attempts (its weakest first, its best
+    last); a later round is one attempt, its draft.
+    """
+    verdicts = []
+    for number in range(since, rounds_done(critiques) + 1):
+        graded = [c for c in critiques if c.round == number and c.verdict is not None]
+        graded.sort(key=lambda c: (strength(c), -c.candidate))
+        verdicts += [critique.verdict for critique in graded if critique.verdict is not None]
+    return verdicts
+
+
 def repeated_failures(verdicts: Sequence[Verdict], window: int) -> bool:
     """Tell whether the last `window` verdicts all failed exactly the same criteria."""
     if len(verdicts) < window:
@@ -88,8 +108,10 @@ def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window:
     """Say why revising has stalled, or None if it has not.
 
     A draft that repeats an earlier one stalls at once. Otherwise revising has stalled
-    when the last `window` rounds since the latest fresh sample failed the same criteria,
-    or brought no score gain over the best before them.
+    when the last `window` attempts since the latest fresh sample failed the same criteria
+    (the candidates of a round each count as an attempt: three first drafts that all
+    fail the same criteria have stalled), or the last `window` rounds brought no score
+    gain over the best before them.
     """
     latest = latest_round(critiques)
     repeats = [c for c in latest if c.duplicate_of is not None]
@@ -97,10 +119,12 @@ def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window:
         earlier = repeats[0].duplicate_of
         assert earlier is not None
         return f"round {latest[0].round} repeated the draft of round {earlier.round} word for word"
-    verdicts = per_round_verdicts(critiques, since=fresh_start(drafts))
-    if repeated_failures(verdicts, window):
-        failing = ", ".join(sorted(verdicts[-1].failing_ids))
-        return f"the same criteria failed {window} rounds in a row: {failing}"
+    since = fresh_start(drafts)
+    attempts = attempt_verdicts(critiques, since)
+    if repeated_failures(attempts, window):
+        failing = ", ".join(sorted(attempts[-1].failing_ids))
+        return f"the same criteria failed {window} times in a row: {failing}"
+    verdicts = per_round_verdicts(critiques, since)
     if no_score_gain(verdicts, window):
         best = max(verdict.score for verdict in verdicts[:-window])
         return f"no score gain in {window} rounds over the best so far ({best:.2f})"

@@ -1,0 +1,373 @@
+"""Agreement among candidates that pass the visible tests: which behaviour do most share?
+
+A handful of examples is a thin test: several drafts can pass them and still differ on the
+inputs nobody wrote down, and usually only one behaviour is right. This module runs the
+candidates of one round on further inputs and groups them by what they do there, the way
+AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most samples share:
+
+1. `probe_inputs` reads the test suite's source and takes every call of a function the
+   tests import from the drafted module whose arguments are literals (`add(1, 2)`), then
+   varies one argument at a time, keeping its type (numbers moved by one, set to zero or
+   negated; strings and lists emptied, shortened, reversed, repeated; case changed; ...).
+   The examples' own calls are left out: every passing candidate already agrees on them.
+2. `same_behaviour` runs two candidates on those inputs in the same sandbox, with the same
+   limits, as the `tests` criterion (through `run_test_suite`, its public function): the
+   code under test is a module holding both candidates, each loaded in a namespace of its
+   own, whose `behaviour(candidate, input)` returns a short fingerprint of the result (or
+   says it raised); a generated test asserts the two fingerprints agree on every input.
+   Only strings cross from the candidates' code to the assertion.
+3. `behaviour_groups` joins the candidates that agree into groups: each is compared with
+   the first member of every group found so far ("the same result on every input" is
+   transitive), so three candidates take at most three sandbox runs.
+
+The critic uses the groups only to choose among drafts that already passed every check:
+agreement never changes a verdict, so it cannot turn a failing test into a pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from critic_loop.nodes.steps import Call
+from critic_loop.nodes.verifiers.checks.structured import extract_code
+from critic_loop.nodes.verifiers.checks.test_suite import arun_test_suite, run_test_suite
+from critic_loop.state.rubric import TestSuite
+
+MAX_PROBES = 24
+"""The most further inputs the candidates are run on."""
+
+MAX_LITERAL_CHARS = 2000
+"""A visible call whose arguments are longer than this (as source) is not varied."""
+
+_SMALL = 10**6
+"""Integers beyond this are not doubled (the inputs stay cheap to run)."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One call to make: a function the tests import, with literal arguments."""
+
+    function: str
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def source(self) -> str:
+        """Return the call's data as a Python literal: (name, args, kwargs)."""
+        return repr((self.function, self.args, dict(self.kwargs)))
+
+
+def _imported_functions(tree: ast.Module, module: str) -> tuple[set[str], set[str]]:
+    """Return the names imported from `module`, and the names `module` itself is bound to."""
+    names: set[str] = set()
+    aliases: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == module and node.level == 0:
+            names |= {alias.asname or alias.name for alias in node.names if alias.name != "*"}
+        elif isinstance(node, ast.Import):
+            aliases |= {alias.asname or alias.name for alias in node.names if alias.name == module}
+    return names, aliases
+
+
+def _called_name(call: ast.Call, names: set[str], aliases: set[str]) -> str | None:
+    function = call.func
+    if isinstance(function, ast.Name) and function.id in names:
+        return function.id
+    if (
+        isinstance(function, ast.Attribute)
+        and isinstance(function.value, ast.Name)
+        and function.value.id in aliases
+    ):
+        return function.attr
+    return None
+
+
+def _literal(node: ast.expr) -> tuple[bool, Any]:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+    return _round_trips(value), value
+
+
+def _round_trips(value: Any) -> bool:
+    """Tell whether `repr(value)` reads back as an equal literal (no NaN, no infinity)."""
+    try:
+        return bool(ast.literal_eval(repr(value)) == value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+
+
+def visible_calls(tests: str, module: str) -> list[Probe]:
+    """Return the calls the tests make to `module`'s functions with literal arguments."""
+    try:
+        tree = ast.parse(tests)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    names, aliases = _imported_functions(tree, module)
+    found: list[Probe] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _called_name(node, names, aliases)
+        if name is None or any(isinstance(arg, ast.Starred) for arg in node.args):
+            continue
+        if any(keyword.arg is None for keyword in node.keywords):
+            continue
+        if len(ast.unparse(node)) > MAX_LITERAL_CHARS:
+            continue
+        parsed = [_literal(arg) for arg in node.args]
+        keywords = [(keyword.arg, _literal(keyword.value)) for keyword in node.keywords]
+        if all(ok for ok, _ in parsed) and all(ok for _, (ok, _) in keywords):
+            found.append(
+                Probe(
+                    name,
+                    tuple(value for _, value in parsed),
+                    tuple((str(key), value) for key, (_, value) in keywords),
+                )
+            )
+    return list(dict.fromkeys(found))
+
+
+def _int_variants(value: int) -> list[Any]:
+    variants = [value + 1, value - 1, 0, 1, -value]
+    if abs(value) < _SMALL:
+        variants.append(2 * value)
+    variants.append(value // 2)
+    return variants
+
+
+def _sequence_variants(value: list[Any] | tuple[Any, ...]) -> list[Any]:
+    kind = type(value)
+    items = list(value)
+    variants = [items[:0], items[:1], items[1:], items[::-1], items + items[-1:], items[:-1]]
+    with contextlib.suppress(TypeError):  # items that do not compare stay unsorted
+        variants.append(sorted(items))
+    if items:
+        variants += [[changed, *items[1:]] for changed in variants_of(items[0])[:2]]
+    return [kind(variant) for variant in variants]
+
+
+def _text_variants(value: str) -> list[Any]:
+    return [
+        "",
+        value[:1],
+        value[1:],
+        value[::-1],
+        value + value,
+        value.upper(),
+        value.lower(),
+        value[:-1],
+        value + value[-1:],
+    ]
+
+
+def variants_of(value: Any) -> list[Any]:
+    """Return values of the same type near `value` (possibly repeating it)."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return _int_variants(value)
+    if isinstance(value, float):
+        return [value + 1.0, -value, 0.0, value / 2]
+    if isinstance(value, str):
+        return _text_variants(value)
+    if isinstance(value, list | tuple):
+        return _sequence_variants(value)
+    if isinstance(value, dict):
+        keys = list(value)
+        return [{}, {key: value[key] for key in keys[:-1]}, {key: value[key] for key in keys[1:]}]
+    return []
+
+
+def _varied(call: Probe) -> Iterator[Probe]:
+    """Yield `call` with one argument at a time replaced by a nearby value."""
+    for position, argument in enumerate(call.args):
+        for variant in variants_of(argument):
+            args = (*call.args[:position], variant, *call.args[position + 1 :])
+            yield Probe(call.function, args, call.kwargs)
+    for position, (key, argument) in enumerate(call.kwargs):
+        for variant in variants_of(argument):
+            kwargs = (*call.kwargs[:position], (key, variant), *call.kwargs[position + 1 :])
+            yield Probe(call.function, call.args, kwargs)
+
+
+def probe_inputs(criterion: TestSuite, limit: int = MAX_PROBES) -> list[Probe]:
+    """Return up to `limit` further calls, varied from the suite's own (which are left out).
+
+    The suite must be inline (`tests`); a suite with no literal call of an imported
+    function gives none.
+    """
+    calls = visible_calls(criterion.tests or "", criterion.module)
+    seen = {call.source() for call in calls}
+    chosen: list[Probe] = []
+    # one variant of each visible call in turn, so every example contributes
+    for probe in itertools.chain.from_iterable(
+        itertools.zip_longest(*(_varied(call) for call in calls))
+    ):
+        if probe is None or len(chosen) >= limit:
+            continue
+        text = probe.source()
+        if text not in seen and len(text) <= MAX_LITERAL_CHARS and _round_trips(probe.args):
+            seen.add(text)
+            chosen.append(probe)
+    return chosen
+
+
+BEHAVIOUR_MODULE = '''\
+import copy
+import hashlib
+
+SOURCES = {sources}
+PROBES = {probes}
+_loaded = {{}}
+
+
+def _canonical(value, depth=0):
+    if depth > 50:
+        return "..."
+    if isinstance(value, (set, frozenset)):
+        inner = sorted(_canonical(item, depth + 1) for item in value)
+        return type(value).__name__ + "{{" + ",".join(inner) + "}}"
+    if isinstance(value, dict):
+        inner = sorted(
+            _canonical(key, depth + 1) + ":" + _canonical(item, depth + 1)
+            for key, item in value.items()
+        )
+        return "dict{{" + ",".join(inner) + "}}"
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__ + "[" + ",".join(_canonical(v, depth + 1) for v in value) + "]"
+    if isinstance(value, float):
+        return "float:" + repr(round(value, 9))
+    return type(value).__name__ + ":" + repr(value)
+
+
+def _candidate(number):
+    if number not in _loaded:
+        namespace = {{"__name__": "candidate_%d" % number}}
+        try:
+            exec(compile(SOURCES[number], "candidate_%d.py" % number, "exec"), namespace)
+        except Exception:
+            namespace = None
+        _loaded[number] = namespace
+    return _loaded[number]
+
+
+def behaviour(number, index):
+    """A short fingerprint of what candidate `number` does on probe `index`."""
+    namespace = _candidate(number)
+    name, args, kwargs = PROBES[index]
+    function = None if namespace is None else namespace.get(name)
+    if not callable(function):
+        return "missing"
+    try:
+        value = function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        text = _canonical(value)
+    except Exception:
+        return "raised"
+    return "returned:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+'''
+
+PAIR_TEST = """\
+from {module} import PROBES, behaviour
+
+
+def test_same_behaviour_on_every_probe():
+    for index in range(len(PROBES)):
+        assert behaviour(0, index) == behaviour(1, index), index
+"""
+
+
+def pair_suite(criterion: TestSuite) -> TestSuite:
+    """Return the suite that passes when the two drafts of `behaviour_module` agree.
+
+    It keeps `criterion`'s sandbox limits and module name; the module it runs is
+    `behaviour_module`'s, not a draft.
+    """
+    return criterion.model_copy(
+        update={"tests": PAIR_TEST.format(module=criterion.module), "tests_file": None}
+    )
+
+
+def behaviour_module(probes: Sequence[Probe], left: str, right: str) -> str:
+    """Return the module holding two drafts' code and the probes to run them on."""
+    sources = [extract_code(left), extract_code(right)]
+    listed = "[\n" + "".join(f"    {probe.source()},\n" for probe in probes) + "]"
+    return BEHAVIOUR_MODULE.format(sources=repr(sources), probes=listed)
+
+
+def same_behaviour(
+    criterion: TestSuite, probes: Sequence[Probe], left: str, right: str
+) -> Call[bool]:
+    """Describe running drafts `left` and `right` on `probes`: True if they agree on all.
+
+    Raises (when called):
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+    """
+    suite = pair_suite(criterion)
+    module = behaviour_module(probes, left, right)
+
+    async def compare() -> bool:
+        return (await arun_test_suite(suite, module)).passed
+
+    return Call(lambda: run_test_suite(suite, module).passed, compare)
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """The candidates grouped by behaviour on the probes."""
+
+    probes: int
+    """How many further inputs the candidates were run on."""
+    group: list[int]
+    """Each candidate's group: the index of the group's first candidate."""
+
+    def support(self, index: int) -> int:
+        """How many candidates (this one included) behave like candidate `index`."""
+        return self.group.count(self.group[index])
+
+
+def behaviour_groups(criterion: TestSuite, drafts: Sequence[str]) -> Call[Grouping | None]:
+    """Describe grouping `drafts` by their behaviour on `criterion`'s further inputs.
+
+    Each draft is compared with the first member of each group found so far, in order,
+    and joins the first it agrees with (or starts a group). The sandbox runs are
+    CPU-bound, so they run one after another under async too. Returns None (when called)
+    when the suite gives no further inputs.
+
+    Raises (when called):
+        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+    """
+    probes = probe_inputs(criterion)
+
+    def compare(left: int, right: int) -> Call[bool]:
+        return same_behaviour(criterion, probes, drafts[left], drafts[right])
+
+    def sync() -> Grouping | None:
+        if not probes:
+            return None
+        group: list[int] = []
+        for index in range(len(drafts)):
+            leaders = dict.fromkeys(group)
+            found = next((lead for lead in leaders if compare(lead, index).sync()), index)
+            group.append(found)
+        return Grouping(len(probes), group)
+
+    async def asynchronous() -> Grouping | None:
+        if not probes:
+            return None
+        group: list[int] = []
+        for index in range(len(drafts)):
+            found = index
+            for lead in dict.fromkeys(group):
+                if await compare(lead, index).asynchronous():
+                    found = lead
+                    break
+            group.append(found)
+        return Grouping(len(probes), group)
+
+    return Call(sync, asynchronous)

@@ -1,0 +1,96 @@
+"""Agreement: when several candidates pass thin tests, the behaviour most of them share wins.
+
+The candidates run in the real sandbox (the `tests` criterion's), so these are
+integration tests; the worker is scripted.
+"""
+
+from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.verifiers.agreement import behaviour_groups, probe_inputs, variants_of
+from critic_loop.state.rubric import TestSuite
+from tests.support.contexts import scripted_context
+
+VISIBLE = """\
+from solution import compact
+
+
+def test_runs_are_counted():
+    assert compact("aaabcc") == "a3bc2"
+"""
+
+SUITE = TestSuite(id="examples", kind="tests", tests=VISIBLE, timeout_seconds=30)
+RUBRIC = [SUITE.model_dump(exclude_none=True)]
+TASK = "Write compact(s): each run of a character becomes the character and its count (> 1)."
+
+HARD_CODED = 'def compact(s):\n    return "a3bc2"\n'
+LOOPS = """\
+```python
+def compact(s):
+    out, i = [], 0
+    while i < len(s):
+        j = i
+        while j < len(s) and s[j] == s[i]:
+            j += 1
+        out.append(s[i] + (str(j - i) if j - i > 1 else ""))
+        i = j
+    return "".join(out)
+```
+"""
+GROUPBY = """\
+```python
+from itertools import groupby
+
+
+def compact(s):
+    return "".join(k + (str(n) if (n := len(list(g))) > 1 else "") for k, g in groupby(s))
+```
+"""
+REVERSED = "def compact(s):\n    return s[::-1]\n"
+
+
+def test_further_inputs_vary_the_examples_arguments_and_leave_the_examples_out() -> None:
+    probes = probe_inputs(SUITE)
+    arguments = [probe.args for probe in probes]
+    assert ("",) in arguments and ("aaabcc"[::-1],) in arguments
+    assert ("aaabcc",) not in arguments  # every passing candidate already agrees there
+    assert all(probe.function == "compact" for probe in probes)
+    assert variants_of(True) == [False]
+    assert [0, 1] in variants_of([1, 0])  # sorted
+
+
+def test_candidates_are_grouped_by_what_they_return_on_the_further_inputs() -> None:
+    grouping = behaviour_groups(SUITE, [HARD_CODED, LOOPS, GROUPBY]).sync()
+    assert grouping is not None and grouping.probes == len(probe_inputs(SUITE))
+    assert grouping.group == [0, 1, 1]
+    assert [grouping.support(index) for index in range(3)] == [1, 2, 2]
+
+
+def test_a_suite_without_literal_calls_gives_no_grouping() -> None:
+    opaque = SUITE.model_copy(update={"tests": "def test_nothing():\n    assert True\n"})
+    assert behaviour_groups(opaque, [LOOPS, GROUPBY]).sync() is None
+
+
+def test_of_the_passing_candidates_the_one_most_others_agree_with_is_chosen(models) -> None:
+    models.script("worker", HARD_CODED, LOOPS, GROUPBY)
+    out = build_graph().invoke(
+        {"task": TASK, "rubric": RUBRIC}, context=scripted_context(candidates=3)
+    )
+    assert out["outcome"] == "passed"
+    assert out["final"] in (LOOPS, GROUPBY)  # never the hard-coded answer
+    support = {c["candidate"]: c["agreement"]["support"] for c in out["critiques"]}
+    texts = {d["candidate"]: d["text"] for d in out["drafts"]}
+    assert {texts[n]: support[n] for n in support} == {HARD_CODED: 1, LOOPS: 2, GROUPBY: 2}
+    chosen = next(c for c in out["critiques"] if texts[c["candidate"]] == out["final"])
+    evidence = chosen["verdict"]["results"][0]["evidence"]
+    assert "2 of the round's 3 candidates (this one included) behaved the same" in evidence
+
+
+def test_agreement_never_passes_a_candidate_that_fails_the_visible_tests(models) -> None:
+    models.script("worker", HARD_CODED, REVERSED, REVERSED.replace("s[::-1]", "s[::-1][:]"))
+    out = build_graph().invoke(
+        {"task": TASK, "rubric": RUBRIC}, context=scripted_context(candidates=3)
+    )
+    assert out["outcome"] == "passed" and out["final"] == HARD_CODED
+    passed = [c["candidate"] for c in out["critiques"] if c["verdict"]["passed"]]
+    texts = {d["candidate"]: d["text"] for d in out["drafts"]}
+    assert [texts[n] for n in passed] == [HARD_CODED]  # the two that agree still fail
+    assert all(c["agreement"] is None for c in out["critiques"])  # one passer: nothing to rank

@@ -9,7 +9,7 @@ caller leaves out takes its value from the environment variable `CRITIC_LOOP_<FI
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import (
@@ -23,6 +23,12 @@ from critic_loop.state.environment import EnvironmentOnce
 
 MAX_ITERATIONS_LIMIT = 100
 """The largest iteration cap a run may ask for."""
+
+MAX_CANDIDATES = 8
+"""The most first drafts a run may ask for."""
+
+AUTO_CANDIDATES = 3
+"""How many first drafts `candidates="auto"` writes when code can choose among them."""
 
 StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
 """How the critic is made to answer in the verdict schema.
@@ -148,28 +154,33 @@ class Context(BaseSettings):
         ge=2,
         le=MAX_ITERATIONS_LIMIT,
         description=(
-            "Revising has stalled when this many rounds in a row fail the same criteria, "
-            "or bring no score gain over the best before them (counted since the last "
+            "Revising has stalled when this many attempts in a row fail the same criteria "
+            "(each candidate of round 1 is an attempt, each later round one), or this many "
+            "rounds bring no score gain over the best before them (counted since the last "
             "fresh sample); a repeated draft stalls at once. See on_stall."
         ),
     )
-    on_stall: Literal["stop", "resample"] = Field(
-        default="resample",
+    on_stall: Literal["stop", "resample", "auto"] = Field(
+        default="auto",
         description=(
             "When revising stalls (the same criteria keep failing, the score stops rising, "
             "or a draft repeats an earlier one): resample draws a fresh draft from the task "
             "at sample_temperature and revising goes on from the best draft so far; stop "
-            "ends the run as 'stalled'. The round cap bounds both."
+            "ends the run as 'stalled'; auto stops when round 1 drew several candidates "
+            "(fresh drafts were tried already) and resamples when it drew one. The round "
+            "cap bounds all three."
         ),
     )
-    candidates: int = Field(
-        default=1,
-        ge=1,
-        le=8,
+    candidates: Annotated[int, Field(ge=1, le=MAX_CANDIDATES)] | Literal["auto"] = Field(
+        default="auto",
         description=(
-            "How many first drafts to write side by side in round 1; the loop continues "
-            "from the best. Checks grade every candidate, the LLM judge only those the "
-            "checks leave in contention."
+            "How many first drafts to write side by side in round 1 (1 to 8); the loop "
+            "continues from the best. Checks grade every candidate, the LLM judge only "
+            "those the checks leave in contention. auto: "
+            f"{AUTO_CANDIDATES} when code can choose among them at no model cost (the "
+            "rubric has a test suite, or every criterion is a deterministic check); 1 when "
+            "only the LLM judge can choose. Each candidate counts as an attempt toward "
+            "stall_rounds."
         ),
     )
     sample_temperature: float = Field(

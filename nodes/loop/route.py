@@ -97,9 +97,21 @@ def decide(
     stalled = stall_reason(critiques, drafts, context.stall_rounds)
     if stalled is None:
         return GoOn("revision")
-    if context.on_stall == "stop":
+    if stall_action(context, drafts) == "stop":
         return Decision("stalled", stalled)
     return GoOn("resample", stalled)
+
+
+def stall_action(context: Context, drafts: Sequence[Draft]) -> Literal["stop", "resample"]:
+    """Return what a stall does: `Context.on_stall`, with "auto" read from round 1's drafts.
+
+    auto stops when round 1 drew several candidates (fresh drafts were already tried side
+    by side) and resamples when it drew one.
+    """
+    if context.on_stall != "auto":
+        return context.on_stall
+    first_round = sum(1 for draft in drafts if draft.round == 1)
+    return "stop" if first_round > 1 else "resample"
 
 
 def _by_a_person(review: Review) -> Decision | GoOn:
@@ -138,7 +150,8 @@ def first_round(
 ) -> list[Send]:
     """Send the worker round 1's turns: one per candidate, side by side."""
     context = read_context(runtime)
-    return [to_worker(turn) for turn in first_turns(state.task, state.recalled_rules, context)]
+    turns = first_turns(state.task, state.recalled_rules, context, state.rubric)
+    return [to_worker(turn) for turn in turns]
 
 
 def route(

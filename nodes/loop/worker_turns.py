@@ -4,7 +4,8 @@ The worker only ever sees a `WorkerTurn`: the task, the recalled rules, and (to 
 its own drafts with the feedback addressed to it. This module reads the whole state to
 build one, and is the only place that decides what the worker sees:
 
-- round 1: `Context.candidates` first drafts, the first at `temperature`, the others at
+- round 1: `Context.candidates` first drafts (`candidate_count`: "auto" asks for several
+  only when code can choose among them), the first at `temperature`, the others at
   `sample_temperature` so they differ;
 - a revision always starts from the best draft so far, never from a worse one; when the
   latest draft scored lower, the turn carries a warning saying what went wrong in it;
@@ -20,18 +21,38 @@ from typing import Literal
 from langgraph.types import Send
 
 from critic_loop.nodes.loop.history_queries import best_critique, best_of_round, draft_of
-from critic_loop.state.context import Context
+from critic_loop.state.context import AUTO_CANDIDATES, Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
 from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
-from critic_loop.state.rubric import Task
+from critic_loop.state.rubric import CriterionBase, Task, TestSuite
 from critic_loop.state.rules import RecalledRule
 
 MAX_SUMMARY_CHARACTERS = 300
 """The one-line summary of earlier failures a fresh sample gets is at most this long."""
 
 
-def first_turns(task: Task, rules: Sequence[RecalledRule], context: Context) -> list[WorkerTurn]:
-    """Return round 1's turns: one per candidate."""
+def code_chooses(rubric: Sequence[CriterionBase]) -> bool:
+    """Tell whether code can choose among candidates: a test suite, or checks only."""
+    return bool(rubric) and (
+        any(isinstance(criterion, TestSuite) for criterion in rubric)
+        or all(criterion.deterministic for criterion in rubric)
+    )
+
+
+def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
+    """Return how many first drafts round 1 writes (`Context.candidates`, "auto" resolved)."""
+    if context.candidates != "auto":
+        return context.candidates
+    return AUTO_CANDIDATES if code_chooses(rubric) else 1
+
+
+def first_turns(
+    task: Task,
+    rules: Sequence[RecalledRule],
+    context: Context,
+    rubric: Sequence[CriterionBase] = (),
+) -> list[WorkerTurn]:
+    """Return round 1's turns: one per candidate (see `candidate_count`)."""
     return [
         WorkerTurn(
             task=task,
@@ -41,7 +62,7 @@ def first_turns(task: Task, rules: Sequence[RecalledRule], context: Context) -> 
             rules=[rule.text for rule in rules],
             temperature=context.temperature if number == 1 else context.sample_temperature,
         )
-        for number in range(1, context.candidates + 1)
+        for number in range(1, candidate_count(context, rubric) + 1)
     ]
 
 

@@ -117,11 +117,11 @@ def test_every_ending_comes_with_a_reason() -> None:
     exhausted = decide(history(("tone", "length"), ("tone",)), [], ctx)
     assert exhausted == ("exhausted", "2 round(s) reached max_iterations without a pass")
     stalled = decide(history(("tone",), ("tone",), ("tone",)), [], CONTEXT)
-    assert stalled == ("stalled", "the same criteria failed 3 rounds in a row: tone")
+    assert stalled == ("stalled", "the same criteria failed 3 times in a row: tone")
     passed = decide(history(()), [], CONTEXT)
     assert isinstance(passed, Decision) and passed.reason.startswith("every must criterion passed")
 
 
 def test_a_stall_resamples_by_default() -> None:
     stalled = decide(history(("tone",), ("tone",), ("tone",)), [], Context(max_iterations=10))
-    assert stalled == GoOn("resample", "the same criteria failed 3 rounds in a row: tone")
+    assert stalled == GoOn("resample", "the same criteria failed 3 times in a row: tone")

@@ -20,17 +20,19 @@ from critic_loop.state.context import Context
 
 CONFIGS: dict[str, dict[str, Any]] = {
     # one worker call with critic-loop's own worker prompt; graded only by the hidden grader
-    "single_shot": {"max_iterations": 1},
-    # the plain revision loop: stop when progress stalls
-    "stop": {"on_stall": "stop"},
-    # critic-loop as it ships (on_stall="resample" is becoming the default)
+    "single_shot": {"max_iterations": 1, "candidates": 1, "on_stall": "resample"},
+    # the plain revision loop: one draft, stop when progress stalls
+    "stop": {"candidates": 1, "on_stall": "stop"},
+    # one draft, a fresh sample when revising stalls (the defaults until 2026-12)
+    "resample": {"candidates": 1, "on_stall": "resample"},
+    # critic-loop as it ships: candidates and on_stall "auto", read from the rubric
     "default": {},
-    # three candidate drafts per round
-    "candidates3": {"candidates": 3},
+    # three candidate drafts in round 1, then revisions and fresh samples to the round cap
+    "candidates3": {"candidates": 3, "on_stall": "resample"},
 }
 """Each configuration's own `Context` settings, on top of the shared ones."""
 
-DEFAULT_CONFIGS = ("single_shot", "stop", "default", "candidates3")
+DEFAULT_CONFIGS = ("single_shot", "resample", "default", "candidates3")
 """The configurations a run compares unless told otherwise."""
 
 BASELINE = "single_shot"

@@ -46,11 +46,14 @@ class Row:
     outcome: str | None = None
     outcome_reason: str | None = None
     rounds: int = 0
-    """Graded rounds (critiques)."""
+    """Graded rounds. (Rows recorded before `drafts` existed counted critiques here, so
+    the candidates of one round counted apart.)"""
+    drafts: int = 0
+    """Drafts written (every candidate of every round)."""
     worker_calls: int = 0
-    """Drafts written."""
+    """Worker model calls, repeated requests after a malformed reply included."""
     critic_calls: int = 0
-    """Critic model calls (deterministic checks make none)."""
+    """Every other model call: judges and their retries (deterministic checks make none)."""
     input_tokens: int = 0
     output_tokens: int = 0
     tokens_estimated: bool = False
@@ -65,6 +68,20 @@ class Row:
     grade_evidence: str = ""
     error: str | None = None
     """Why the pair has no result (an exception in the run or grading); None if it has."""
+    draft_grades: list[dict[str, Any]] = field(default_factory=list)
+    """Every draft of the run: round, candidate, whether it passed the loop's checks
+    (`visible`), whether the hidden grader solves it (`solved`), and the agreement support
+    the critic recorded (`support`, 1 when not compared)."""
+
+    @property
+    def visible_pass(self) -> bool:
+        """Whether the loop's own checks passed the result (the run ended `passed`)."""
+        return self.error is None and self.outcome == "passed"
+
+    @property
+    def visible_pass_hidden_fail(self) -> bool:
+        """Whether the result passed the loop's checks but not the hidden grader."""
+        return self.visible_pass and not self.solved
 
     @property
     def model_calls(self) -> int:

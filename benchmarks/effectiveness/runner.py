@@ -14,9 +14,11 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from benchmarks.effectiveness.calls import Tally, counting
 from benchmarks.effectiveness.configs import Configuration
 from benchmarks.effectiveness.grading import grade, loop_rubric
 from benchmarks.effectiveness.report import Report, Row
@@ -54,24 +56,49 @@ def plan(
     ]
 
 
-def measure(row: Row, state: LoopState) -> Row:
-    """Fill in a row's counts from a finished run's state.
+def measure(row: Row, state: LoopState, tally: Tally) -> Row:
+    """Fill in a row's counts from a finished run's state and the calls counted during it.
 
-    Worker calls are the drafts, critic calls the critic model calls of every critique
-    (deterministic checks make none), tokens the usage of both.
+    Calls and tokens are what `calls.counting` saw (see `calls`): the worker's calls, and
+    every other model call as critic calls. Tokens the server did not report are
+    estimated from the run's own records (and the row says so).
     """
-    usages = [draft.usage for draft in state.drafts] + [c.usage for c in state.critiques]
     row.outcome = state.outcome
     row.outcome_reason = state.outcome_reason
-    row.rounds = len(state.critiques)
-    row.worker_calls = len(state.drafts)
-    row.critic_calls = sum(critique.attempts for critique in state.critiques)
-    row.input_tokens = sum(usage.input_tokens for usage in usages)
-    row.output_tokens = sum(usage.output_tokens for usage in usages)
-    row.tokens_estimated = any(usage.estimated for usage in usages)
+    row.rounds = state.rounds
+    row.drafts = len(state.drafts)
+    row.worker_calls = tally.calls["worker"]
+    row.critic_calls = tally.total_calls - row.worker_calls
+    row.input_tokens = tally.input_tokens
+    row.output_tokens = tally.output_tokens
+    if tally.unreported:
+        usages = [draft.usage for draft in state.drafts] + [c.usage for c in state.critiques]
+        row.input_tokens = max(row.input_tokens, sum(u.input_tokens for u in usages))
+        row.output_tokens = max(row.output_tokens, sum(u.output_tokens for u in usages))
+        row.tokens_estimated = True
     row.final_round = state.final_round
     row.final = state.final
     return row
+
+
+def grade_drafts(task: Task, state: LoopState) -> list[dict[str, Any]]:
+    """Grade every draft of a run with the hidden grader, beside the loop's own verdict."""
+    critiques = {critique.ref: critique for critique in state.critiques}
+    grades = []
+    for draft in state.drafts:
+        critique = critiques.get(draft.ref)
+        verdict = critique.verdict if critique is not None else None
+        agreement = critique.agreement if critique is not None else None
+        grades.append(
+            {
+                "round": draft.round,
+                "candidate": draft.candidate,
+                "visible": verdict is not None and verdict.passed,
+                "solved": grade(task, draft.text).solved,
+                "support": agreement.support if agreement is not None else 1,
+            }
+        )
+    return grades
 
 
 def _error(error: BaseException) -> str:
@@ -84,21 +111,23 @@ def run_pair(pair: Pair) -> Row:
     row = Row(task=task.id, kind=task.kind, config=configuration.name)
     started = time.monotonic()
     try:
-        state = run_loop(
-            task.prompt,
-            loop_rubric(task),
-            context=configuration.context(),
-            checkpointer=InMemorySaver(),
-        )
+        with counting() as counter:
+            state = run_loop(
+                task.prompt,
+                loop_rubric(task),
+                context=configuration.context(),
+                checkpointer=InMemorySaver(),
+            )
     except Exception as error:  # a model or server fault: recorded, the benchmark goes on
         row.wall_seconds = round(time.monotonic() - started, 3)
         row.error = _error(error)
         logger.warning("%s / %s: the run failed: %s", task.id, configuration.name, row.error)
         return row
     row.wall_seconds = round(time.monotonic() - started, 3)
-    measure(row, state)
+    measure(row, state, counter.tally)
     try:
         result = grade(task, state.final or "")
+        row.draft_grades = grade_drafts(task, state)
     except Exception as error:  # the grader could not run (sandbox setup): recorded
         row.error = _error(error)
         logger.warning("%s / %s: grading failed: %s", task.id, configuration.name, row.error)

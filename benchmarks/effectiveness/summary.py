@@ -36,6 +36,10 @@ class ConfigSummary:
     tokens_estimated: bool
     wall_seconds: float
     """Total time the loop ran over the tasks."""
+    visible_passes: int = 0
+    """Results the loop's own checks passed (the run ended `passed`)."""
+    visible_pass_hidden_fail: int = 0
+    """Of those, the results the hidden grader fails (tests the examples did not cover)."""
 
     @property
     def pass_rate(self) -> float:
@@ -100,6 +104,8 @@ def summarize(settings: dict[str, Any], rows: Sequence[Row], baseline: str = BAS
                 mean_tokens=_mean([row.tokens for row in mine]),
                 tokens_estimated=any(row.tokens_estimated for row in mine),
                 wall_seconds=sum(row.wall_seconds for row in mine),
+                visible_passes=sum(row.visible_pass for row in mine),
+                visible_pass_hidden_fail=sum(row.visible_pass_hidden_fail for row in mine),
             )
         )
     return Summary(summaries, complete, partial, not_run, by_kind)
@@ -139,6 +145,7 @@ def format_table(settings: dict[str, Any], summary: Summary, baseline: str = BAS
         "mean tokens",
         "wall s",
         "errors",
+        "passed visible, failed hidden",
     ]
     body = [
         [
@@ -152,6 +159,7 @@ def format_table(settings: dict[str, Any], summary: Summary, baseline: str = BAS
             ("~" if c.tokens_estimated else "") + f"{c.mean_tokens:.0f}",
             f"{c.wall_seconds:.1f}",
             str(c.errors),
+            f"{c.visible_pass_hidden_fail}/{c.visible_passes}",
         ]
         for c in summary.configs
     ]

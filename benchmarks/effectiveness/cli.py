@@ -116,6 +116,13 @@ def parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     parse.add_argument(
+        "--reuse",
+        metavar="REPORT:CONFIGS",
+        help="copy another report's rows of these configurations (comma-separated) instead "
+        "of running them again; it must have run them with the same settings, and you vouch "
+        "that critic-loop's code for them is unchanged (the report records the source)",
+    )
+    parse.add_argument(
         "--seed", type=int, help="shuffle each kind's tasks with this seed before --limit"
     )
     parse.add_argument(
@@ -215,7 +222,13 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], Report, list[Any]]:
         extra=extra,
         seed=args.seed,
     )
-    return tasks, open_report(args, settings), configurations
+    report = open_report(args, settings)
+    if args.reuse:
+        source, _, names = args.reuse.rpartition(":")
+        if not source or not _names(names):
+            raise UsageError("--reuse takes REPORT:CONFIG[,CONFIG...]")
+        report.reuse(Path(source), _names(names))
+    return tasks, report, configurations
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -245,6 +245,54 @@ class Report:
         settings: dict[str, Any] = self.data["settings"]
         return settings
 
+    def reuse(self, source: Path, configs: list[str]) -> int:
+        """Copy into this report the rows `source` has for `configs` (and this run's tasks).
+
+        Only rows without an error are copied, and only when `source` ran each of those
+        configurations with the same complete `Context` and the same model, server, rounds
+        and `--set` as this report. The caller vouches that critic-loop's code for them
+        did not change; `settings.reused` records what was copied, from which file and
+        which commits. Returns the number of rows copied.
+
+        Raises:
+            ReportError: `source` cannot be read, or it ran them differently.
+        """
+        data = load(source)
+        recorded = data["settings"]
+        problems = [
+            f"{key}: {source} has {recorded.get(key)!r}, this report {self.settings.get(key)!r}"
+            for key in COMPARED_SETTINGS
+            if recorded.get(key) != self.settings.get(key)
+        ]
+        for name in configs:
+            mine = self.settings.get("contexts", {}).get(name)
+            theirs = recorded.get("contexts", {}).get(name)
+            if mine is None:
+                problems.append(f"configuration {name!r} is not one of this run's")
+            elif theirs != mine:
+                problems.append(f"configuration {name!r} ran with other settings in {source}")
+        if problems:
+            raise ReportError(f"cannot reuse rows of {source}:\n  " + "\n  ".join(problems))
+        tasks = set(self.settings["task_ids"])
+        copied = [
+            row
+            for row in rows_of(data)
+            if row.config in configs and row.task in tasks and row.error is None
+        ]
+        for row in copied:
+            self.rows.setdefault((row.task, row.config), row)
+        self.settings.setdefault("reused", []).append(
+            {
+                "from": str(source),
+                "configs": configs,
+                "rows": len(copied),
+                "commits": [run.get("git_commit") for run in recorded.get("runs", [])],
+                "at": now(),
+            }
+        )
+        self.save()
+        return len(copied)
+
     def done(self, task: str, config: str) -> bool:
         """Tell whether the pair has a row without an error (it will not run again)."""
         row = self.rows.get((task, config))

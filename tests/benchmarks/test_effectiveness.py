@@ -311,3 +311,44 @@ def test_every_task_loads_and_critic_loop_accepts_its_criteria() -> None:
     for task in [*coding, *writing]:
         check_task(task)
     assert set(QUICK_IDS) <= set(TASKS)
+
+
+def test_rows_of_an_unchanged_configuration_are_reused_not_run_again(
+    server: ScriptedOpenAIServer,
+    worker: ScriptedWorker,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first = tmp_path / "first.json"
+    assert run(server, "--ids", ",".join(IDS), "--configs", "single_shot", "--out", str(first)) == 0
+    worker.calls.clear()
+    second = tmp_path / "second.json"
+    reuse = f"{first}:single_shot"
+    arguments = ["--ids", ",".join(IDS), "--configs", "single_shot,resample"]
+    assert run(server, *arguments, "--reuse", reuse, "--out", str(second)) == 0
+    assert len(worker.calls) == 4  # resample's pairs only: chunk_pad takes two rounds
+    report = json.loads(second.read_text())
+    [reused] = report["settings"]["reused"]
+    assert (reused["from"], reused["configs"], reused["rows"]) == (str(first), ["single_shot"], 3)
+    before = {r["task"]: r for r in json.loads(first.read_text())["rows"]}
+    after = {r["task"]: r for r in report["rows"] if r["config"] == "single_shot"}
+    assert after == before
+
+    # a configuration that ran with other settings is not reused
+    other = tmp_path / "other.json"
+    refused = run(server, *arguments, "--rounds", "2", "--reuse", reuse, "--out", str(other))
+    assert refused == 2
+    assert "cannot reuse rows" in capsys.readouterr().err
+
+
+def test_the_default_drafts_three_candidates_for_code_and_every_call_is_counted(
+    server: ScriptedOpenAIServer, worker: ScriptedWorker, tmp_path: Path
+) -> None:
+    out = tmp_path / "report.json"
+    assert run(server, "--ids", "chunk_pad", "--configs", "default", "--out", str(out)) == 0
+    [row] = json.loads(out.read_text())["rows"]
+    # three first drafts fail the examples alike: a stall, and auto stops there
+    assert (row["outcome"], row["rounds"], row["drafts"]) == ("stalled", 1, 3)
+    assert row["worker_calls"] == row["model_calls"] == len(worker.calls) == 3
+    assert [g["candidate"] for g in row["draft_grades"]] == [1, 2, 3]
+    assert not any(g["visible"] or g["solved"] for g in row["draft_grades"])

@@ -15,7 +15,8 @@ AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most sample
    code under test is a module holding both candidates, each loaded in a namespace of its
    own, whose `behaviour(candidate, input)` returns a short fingerprint of the result (or
    says it raised); a generated test asserts the two fingerprints agree on every input.
-   Only strings cross from the candidates' code to the assertion.
+   Only a function call with two integers crosses into the candidates' code, and a short
+   string comes back, so the comparison holds across the harness's process boundary.
 3. `behaviour_groups` joins the candidates that agree into groups: each is compared with
    the first member of every group found so far ("the same result on every input" is
    transitive), so three candidates take at most three sandbox runs.
@@ -273,23 +274,26 @@ def behaviour(number, index):
 '''
 
 PAIR_TEST = """\
-from {module} import PROBES, behaviour
+from {module} import behaviour
 
 
 def test_same_behaviour_on_every_probe():
-    for index in range(len(PROBES)):
+    for index in range({count}):
         assert behaviour(0, index) == behaviour(1, index), index
 """
 
 
-def pair_suite(criterion: TestSuite) -> TestSuite:
+def pair_suite(criterion: TestSuite, probes: int) -> TestSuite:
     """Return the suite that passes when the two drafts of `behaviour_module` agree.
 
     It keeps `criterion`'s sandbox limits and module name; the module it runs is
     `behaviour_module`'s, not a draft.
     """
     return criterion.model_copy(
-        update={"tests": PAIR_TEST.format(module=criterion.module), "tests_file": None}
+        update={
+            "tests": PAIR_TEST.format(module=criterion.module, count=probes),
+            "tests_file": None,
+        }
     )
 
 
@@ -308,7 +312,7 @@ def same_behaviour(
     Raises (when called):
         IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
     """
-    suite = pair_suite(criterion)
+    suite = pair_suite(criterion, len(probes))
     module = behaviour_module(probes, left, right)
 
     async def compare() -> bool:

@@ -131,7 +131,7 @@ def visible_calls(tests: str, module: str) -> list[Probe]:
                     tuple((str(key), value) for key, (_, value) in keywords),
                 )
             )
-    return list(dict.fromkeys(found))
+    return list({call.source(): call for call in reversed(found)}.values())[::-1]
 
 
 def _int_variants(value: int) -> list[Any]:

@@ -94,3 +94,10 @@ def test_agreement_never_passes_a_candidate_that_fails_the_visible_tests(models)
     texts = {d["candidate"]: d["text"] for d in out["drafts"]}
     assert [texts[n] for n in passed] == [HARD_CODED]  # the two that agree still fail
     assert all(c["agreement"] is None for c in out["critiques"])  # one passer: nothing to rank
+
+
+def test_calls_with_list_arguments_are_probed_too() -> None:
+    tests = "from solution import top\n\n\ndef test_top():\n    assert top([3, 1, 2]) == 3\n"
+    suite = SUITE.model_copy(update={"tests": tests})
+    probes = probe_inputs(suite)
+    assert ([],) in [probe.args for probe in probes] and ([2, 1, 3],) in [p.args for p in probes]

@@ -8,7 +8,8 @@ AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most sample
 1. `probe_inputs` reads the test suite's source and takes every call of a function the
    tests import from the drafted module whose arguments are literals (`add(1, 2)`), then
    varies one argument at a time, keeping its type (numbers moved by one, set to zero or
-   negated; strings and lists emptied, shortened, reversed, repeated; case changed; ...).
+   negated, made large; strings and lists emptied, shortened, reversed, repeated, padded
+   with a space; numbers in a list negated; case changed; ...), every argument in turn.
    The examples' own calls are left out: every passing candidate already agrees on them.
 2. `same_behaviour` runs two candidates on those inputs in the same sandbox, with the same
    limits, as the `tests` criterion (through `run_test_suite`, its public function): the
@@ -39,7 +40,7 @@ from critic_loop.nodes.verifiers.checks.structured import extract_code
 from critic_loop.nodes.verifiers.checks.test_suite import arun_test_suite, run_test_suite
 from critic_loop.state.rubric import TestSuite
 
-MAX_PROBES = 24
+MAX_PROBES = 32
 """The most further inputs the candidates are run on."""
 
 MAX_LITERAL_CHARS = 2000
@@ -135,17 +136,27 @@ def visible_calls(tests: str, module: str) -> list[Probe]:
 
 
 def _int_variants(value: int) -> list[Any]:
-    variants = [value + 1, value - 1, 0, 1, -value]
+    variants = [value + 1, value - 1, 0, -value, value * 10 + 1, 1]
     if abs(value) < _SMALL:
         variants.append(2 * value)
-    variants.append(value // 2)
-    return variants
+    return [*variants, value // 2, value + 100]
+
+
+def _numbers(items: list[Any]) -> bool:
+    return bool(items) and all(
+        isinstance(item, int | float) and not isinstance(item, bool) for item in items
+    )
 
 
 def _sequence_variants(value: list[Any] | tuple[Any, ...]) -> list[Any]:
     kind = type(value)
     items = list(value)
-    variants = [items[:0], items[:1], items[1:], items[::-1], items + items[-1:], items[:-1]]
+    variants = [items[:0], items[:1], items[::-1]]
+    if _numbers(items):
+        variants.append([-item for item in items])
+    if items:
+        variants.append([items[0], *items])
+    variants += [items[1:], items + items[-1:], items[:-1]]
     with contextlib.suppress(TypeError):  # items that do not compare stay unsorted
         variants.append(sorted(items))
     if items:
@@ -157,12 +168,14 @@ def _text_variants(value: str) -> list[Any]:
     return [
         "",
         value[:1],
-        value[1:],
         value[::-1],
-        value + value,
         value.upper(),
+        " " + value,
+        value + value,
+        value[1:],
         value.lower(),
         value[:-1],
+        value + " ",
         value + value[-1:],
     ]
 
@@ -186,15 +199,36 @@ def variants_of(value: Any) -> list[Any]:
 
 
 def _varied(call: Probe) -> Iterator[Probe]:
-    """Yield `call` with one argument at a time replaced by a nearby value."""
+    """Yield `call` with one argument at a time replaced by a nearby value.
+
+    The arguments take turns (the first variant of each, then the second of each, ...),
+    so a bounded number of probes varies every argument.
+    """
+    per_argument: list[list[Probe]] = []
     for position, argument in enumerate(call.args):
-        for variant in variants_of(argument):
-            args = (*call.args[:position], variant, *call.args[position + 1 :])
-            yield Probe(call.function, args, call.kwargs)
+        per_argument.append(
+            [
+                Probe(
+                    call.function,
+                    (*call.args[:position], v, *call.args[position + 1 :]),
+                    call.kwargs,
+                )
+                for v in variants_of(argument)
+            ]
+        )
     for position, (key, argument) in enumerate(call.kwargs):
-        for variant in variants_of(argument):
-            kwargs = (*call.kwargs[:position], (key, variant), *call.kwargs[position + 1 :])
-            yield Probe(call.function, call.args, kwargs)
+        per_argument.append(
+            [
+                Probe(
+                    call.function,
+                    call.args,
+                    (*call.kwargs[:position], (key, v), *call.kwargs[position + 1 :]),
+                )
+                for v in variants_of(argument)
+            ]
+        )
+    for turn in itertools.zip_longest(*per_argument):
+        yield from (probe for probe in turn if probe is not None)
 
 
 def probe_inputs(criterion: TestSuite, limit: int = MAX_PROBES) -> list[Probe]:

@@ -118,9 +118,10 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument(
         "--reuse",
         metavar="REPORT:CONFIGS",
-        help="copy another report's rows of these configurations (comma-separated) instead "
-        "of running them again; it must have run them with the same settings, and you vouch "
-        "that critic-loop's code for them is unchanged (the report records the source)",
+        help="copy another report's rows of these configurations (comma-separated; NAME=OLD "
+        "takes this run's NAME from the report's OLD) instead of running them again; it must "
+        "have run them with the same settings, and you vouch that critic-loop's code for "
+        "them is unchanged (the report records the source)",
     )
     parse.add_argument(
         "--seed", type=int, help="shuffle each kind's tasks with this seed before --limit"
@@ -226,8 +227,9 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], Report, list[Any]]:
     if args.reuse:
         source, _, names = args.reuse.rpartition(":")
         if not source or not _names(names):
-            raise UsageError("--reuse takes REPORT:CONFIG[,CONFIG...]")
-        report.reuse(Path(source), _names(names))
+            raise UsageError("--reuse takes REPORT:CONFIG[,NAME=OLD...]")
+        pairs = [name.partition("=") for name in _names(names)]
+        report.reuse(Path(source), {mine: theirs or mine for mine, _, theirs in pairs})
     return tasks, report, configurations
 
 

@@ -245,14 +245,15 @@ class Report:
         settings: dict[str, Any] = self.data["settings"]
         return settings
 
-    def reuse(self, source: Path, configs: list[str]) -> int:
+    def reuse(self, source: Path, configs: dict[str, str]) -> int:
         """Copy into this report the rows `source` has for `configs` (and this run's tasks).
 
-        Only rows without an error are copied, and only when `source` ran each of those
-        configurations with the same complete `Context` and the same model, server, rounds
-        and `--set` as this report. The caller vouches that critic-loop's code for them
-        did not change; `settings.reused` records what was copied, from which file and
-        which commits. Returns the number of rows copied.
+        `configs` maps each configuration of this run to the name `source` gave it. Only
+        rows without an error are copied, and only when `source` ran each configuration
+        with the same complete `Context` and the same model, server, rounds and `--set` as
+        this report. The caller vouches that critic-loop's code for them did not change;
+        `settings.reused` records what was copied, from which file and which commits.
+        Returns the number of rows copied.
 
         Raises:
             ReportError: `source` cannot be read, or it ran them differently.
@@ -264,20 +265,24 @@ class Report:
             for key in COMPARED_SETTINGS
             if recorded.get(key) != self.settings.get(key)
         ]
-        for name in configs:
+        for name, theirs_named in configs.items():
             mine = self.settings.get("contexts", {}).get(name)
-            theirs = recorded.get("contexts", {}).get(name)
+            theirs = recorded.get("contexts", {}).get(theirs_named)
             if mine is None:
                 problems.append(f"configuration {name!r} is not one of this run's")
             elif theirs != mine:
-                problems.append(f"configuration {name!r} ran with other settings in {source}")
+                problems.append(
+                    f"configuration {theirs_named!r} of {source} ran with other settings "
+                    f"than this run's {name!r}"
+                )
         if problems:
             raise ReportError(f"cannot reuse rows of {source}:\n  " + "\n  ".join(problems))
         tasks = set(self.settings["task_ids"])
+        as_mine = {theirs: mine for mine, theirs in configs.items()}
         copied = [
-            row
+            Row.from_json({**row.as_json(), "config": as_mine[row.config]})
             for row in rows_of(data)
-            if row.config in configs and row.task in tasks and row.error is None
+            if row.config in as_mine and row.task in tasks and row.error is None
         ]
         for row in copied:
             self.rows.setdefault((row.task, row.config), row)

@@ -329,10 +329,18 @@ def test_rows_of_an_unchanged_configuration_are_reused_not_run_again(
     assert len(worker.calls) == 4  # resample's pairs only: chunk_pad takes two rounds
     report = json.loads(second.read_text())
     [reused] = report["settings"]["reused"]
-    assert (reused["from"], reused["configs"], reused["rows"]) == (str(first), ["single_shot"], 3)
+    assert reused["from"] == str(first) and reused["rows"] == 3
+    assert reused["configs"] == {"single_shot": "single_shot"}
     before = {r["task"]: r for r in json.loads(first.read_text())["rows"]}
     after = {r["task"]: r for r in report["rows"] if r["config"] == "single_shot"}
     assert after == before
+
+    # a configuration may be reused under another name, if it ran with the same settings
+    third = tmp_path / "third.json"
+    renamed = f"{second}:single_shot,stop=resample"
+    arguments_stop = ["--ids", ",".join(IDS), "--configs", "single_shot,stop"]
+    assert run(server, *arguments_stop, "--reuse", renamed, "--out", str(third)) == 2
+    assert "ran with other settings than this run's 'stop'" in capsys.readouterr().err
 
     # a configuration that ran with other settings is not reused
     other = tmp_path / "other.json"

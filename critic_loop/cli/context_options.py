@@ -50,7 +50,60 @@ def _bounds(info: FieldInfo) -> dict[str, Any]:
     return bounds
 
 
+class NumberOrWord(click.ParamType[Any]):
+    """A whole number in a range, or one of a few words (a field like `int | "auto"`)."""
+
+    name = "number-or-word"
+
+    def __init__(self, words: tuple[str, ...], low: int | None, high: int | None) -> None:
+        """Accept one of `words`, or a whole number from `low` to `high` (None: unbounded)."""
+        self.words = words
+        self.number = click.IntRange(low, high) if (low, high) != (None, None) else click.INT
+        self.described = "a whole number" + (
+            f" from {low} to {high}" if low is not None and high is not None else ""
+        )
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        """Show the words and the numbers, as `[auto|N]`."""
+        return f"[{'|'.join(self.words)}|N]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Return the word as it is, or the number; fail in one line otherwise."""
+        if value in self.words:
+            return value
+        try:
+            return self.number.convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"{value!r} is neither {' nor '.join(self.words)} nor {self.described}")
+
+
+def _number_or_word(annotation: Any) -> click.ParamType[Any] | None:
+    """Return the type of an `Annotated[int, ...] | Literal[...]` field, else None."""
+    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return None
+    words: list[str] = []
+    numbers: list[Any] = []
+    for member in typing.get_args(annotation):
+        if typing.get_origin(member) is Literal:
+            words += [str(word) for word in typing.get_args(member)]
+        else:
+            numbers.append(member)
+    if not words or len(numbers) != 1:
+        return None
+    number, *extras = typing.get_args(numbers[0]) or (numbers[0],)
+    if number is not int:
+        return None
+    bounds: dict[str, Any] = {}
+    for extra in extras:
+        if isinstance(extra, FieldInfo):
+            bounds.update(_bounds(extra))
+    return NumberOrWord(tuple(words), bounds.get("min"), bounds.get("max"))
+
+
 def _click_type(annotation: Any, info: FieldInfo) -> click.ParamType[Any]:
+    mixed = _number_or_word(annotation)
+    if mixed is not None:
+        return mixed
     if typing.get_origin(annotation) is Literal:
         return click.Choice([str(choice) for choice in typing.get_args(annotation)])
     if annotation is int:

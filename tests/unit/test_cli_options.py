@@ -46,3 +46,20 @@ def test_only_the_flags_given_become_settings() -> None:
         "recall": False,
         "critic_models": ["a:b"],
     }
+
+
+@pytest.mark.parametrize(("given", "read"), [("auto", "auto"), ("3", 3)])
+def test_a_number_or_a_word_is_read_as_the_field_takes_it(given: str, read: object) -> None:
+    context = cli.commands["run"].make_context("run", ["--candidates", given])
+    assert chosen_settings(context.params) == {"candidates": read}
+
+
+@pytest.mark.parametrize("given", ["9", "many", "0"])
+def test_a_number_or_word_out_of_bounds_is_one_line_naming_both(given: str) -> None:
+    with pytest.raises(click.BadParameter) as raised:
+        cli.commands["run"].make_context("run", ["--candidates", given])
+    message = raised.value.format_message()
+    assert message == (
+        f"Invalid value for '--candidates': {given!r} is neither auto nor a whole number "
+        "from 1 to 8"
+    )

@@ -3,8 +3,8 @@
 import pytest
 from click.testing import CliRunner
 
-from critic_loop.nodes.loop.worker_turns import candidate_count, first_turns
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, stall_action
+from critic_loop.nodes.loop.worker_turns import candidate_count, first_turns
 from critic_loop.state.context import AUTO_CANDIDATES, Context
 from critic_loop.state.records import Critique, Draft
 from critic_loop.state.rubric import Criterion, TestSuite, WordCount

@@ -213,7 +213,64 @@ def format_matrix(settings: dict[str, Any], rows: Sequence[Row]) -> str:
     return "\n".join([legend, *_columns(["task", "kind", *configs], body, left=2)])
 
 
+@dataclass(frozen=True)
+class AgreementEffect:
+    """What choosing by agreement did, against taking the first passing candidate."""
+
+    config: str
+    runs: int
+    """Runs whose passing round had several candidates that passed the visible checks."""
+    changed: int
+    """Of those, the runs where agreement chose another than the first passing candidate."""
+    gained: int
+    """Runs where the chosen draft solves the task and the first passing one does not."""
+    lost: int
+    """Runs where the first passing draft solves the task and the chosen one does not."""
+
+
+def agreement_effect(config: str, rows: Sequence[Row]) -> AgreementEffect:
+    """Compare, per run, the draft agreement chose with the first that passed (`draft_grades`).
+
+    The chosen draft is the passing one most candidates behaved like (ties to the first),
+    as the critic ranks them; the counterfactual is the first passing candidate.
+    """
+    runs = changed = gained = lost = 0
+    for row in rows:
+        if row.config != config or not row.visible_pass:
+            continue
+        passing = [
+            grade
+            for grade in row.draft_grades
+            if grade["round"] == row.final_round and grade["visible"]
+        ]
+        if len(passing) < 2:
+            continue
+        runs += 1
+        first = min(passing, key=lambda grade: grade["candidate"])
+        chosen = max(passing, key=lambda grade: (grade["support"], -grade["candidate"]))
+        if chosen is not first:
+            changed += 1
+            gained += chosen["solved"] and not first["solved"]
+            lost += first["solved"] and not chosen["solved"]
+    return AgreementEffect(config, runs, changed, gained, lost)
+
+
+def format_agreement(settings: dict[str, Any], rows: Sequence[Row]) -> str:
+    """Render what agreement did, per configuration that ever chose among passing drafts."""
+    effects = [agreement_effect(config, rows) for config in settings["configs"]]
+    lines = [
+        f"agreement ({effect.config}): {effect.runs} run(s) passed with several candidates; "
+        f"it chose another than the first passing one in {effect.changed}, solving "
+        f"{effect.gained} the first would not and losing {effect.lost}"
+        for effect in effects
+        if effect.runs
+    ]
+    return "\n".join(lines)
+
+
 def format_report(settings: dict[str, Any], rows: Sequence[Row]) -> str:
-    """Render the table and the per-task matrix of a report."""
+    """Render the table, what agreement did, and the per-task matrix of a report."""
     summary = summarize(settings, rows)
-    return format_table(settings, summary) + "\n\n" + format_matrix(settings, rows)
+    agreement = format_agreement(settings, rows)
+    parts = [format_table(settings, summary), agreement, format_matrix(settings, rows)]
+    return "\n\n".join(part for part in parts if part)

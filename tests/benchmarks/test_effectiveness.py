@@ -360,3 +360,62 @@ def test_the_default_drafts_three_candidates_for_code_and_every_call_is_counted(
     assert row["worker_calls"] == row["model_calls"] == len(worker.calls) == 3
     assert [g["candidate"] for g in row["draft_grades"]] == [1, 2, 3]
     assert not any(g["visible"] or g["solved"] for g in row["draft_grades"])
+
+
+def test_what_agreement_chose_is_compared_with_the_first_passing_candidate() -> None:
+    from benchmarks.effectiveness.summary import agreement_effect, format_agreement
+
+    def grade(candidate: int, visible: bool, solved: bool, support: int) -> dict[str, Any]:
+        return {
+            "round": 1,
+            "candidate": candidate,
+            "visible": visible,
+            "solved": solved,
+            "support": support,
+        }
+
+    def row(task: str, *grades: dict[str, Any], solved: bool) -> Row:
+        return Row(
+            task=task,
+            kind="coding",
+            config="default",
+            solved=solved,
+            outcome="passed",
+            final_round=1,
+            draft_grades=list(grades),
+        )
+
+    rows = [
+        # the first passing candidate is the odd one out: agreement picks 2, which solves it
+        row(
+            "a",
+            grade(1, True, False, 1),
+            grade(2, True, True, 2),
+            grade(3, True, True, 2),
+            solved=True,
+        ),
+        # the first is in the larger group: no change
+        row(
+            "b",
+            grade(1, True, True, 2),
+            grade(2, False, False, 1),
+            grade(3, True, True, 2),
+            solved=True,
+        ),
+        # agreement picks the wrong majority
+        row(
+            "c",
+            grade(1, True, True, 1),
+            grade(2, True, False, 2),
+            grade(3, True, False, 2),
+            solved=False,
+        ),
+        # one passing candidate: nothing to choose
+        row("d", grade(1, False, False, 1), grade(2, True, False, 1), solved=False),
+    ]
+    effect = agreement_effect("default", rows)
+    assert (effect.runs, effect.changed, effect.gained, effect.lost) == (3, 2, 1, 1)
+    assert format_agreement({"configs": ["default", "single_shot"]}, rows) == (
+        "agreement (default): 3 run(s) passed with several candidates; it chose another than "
+        "the first passing one in 2, solving 1 the first would not and losing 1"
+    )

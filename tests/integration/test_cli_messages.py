@@ -139,6 +139,8 @@ def test_a_check_only_rubric_runs_without_a_critic_and_quiet_prints_only_the_dra
             "--check",
             "no_todo=regex:pattern=TODO,must_match=false",
             "--no-memory",
+            "--candidates",
+            "1",  # one draft, then its revision (auto would draft three side by side)
             *model_args(server),
         )
     assert done.returncode == 0, done.stderr

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.effectiveness.report import ReportError, load, rows_of
-from benchmarks.effectiveness.summary import format_report
+from benchmarks.effectiveness.summary import format_report, summarize
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,9 +23,17 @@ def main(argv: list[str] | None = None) -> int:
         "--configs",
         help="compare only these configurations, comma-separated (the tasks all of them ran)",
     )
+    parse.add_argument(
+        "--tasks-of",
+        type=Path,
+        metavar="OTHER",
+        help="count only the tasks another report finished with every configuration it ran "
+        "(to compare two reports on the same tasks)",
+    )
     args = parse.parse_args(argv)
     try:
         data = load(args.report)
+        other = load(args.tasks_of) if args.tasks_of else None
     except ReportError as error:
         print(f"summarize: {error}", file=sys.stderr)
         return 2
@@ -40,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         settings = {**settings, "configs": chosen}
     rows = [row for row in rows_of(data) if row.config in settings["configs"]]
+    if other is not None:
+        tasks = set(summarize(other["settings"], rows_of(other)).tasks)
+        rows = [row for row in rows if row.task in tasks]
+        settings = {**settings, "task_ids": [t for t in settings["task_ids"] if t in tasks]}
     print(format_report(settings, rows))
     return 0
 

@@ -419,3 +419,22 @@ def test_what_agreement_chose_is_compared_with_the_first_passing_candidate() -> 
         "agreement (default): 3 run(s) passed with several candidates; it chose another than "
         "the first passing one in 2, solving 1 the first would not and losing 1"
     )
+
+
+def test_summarize_can_count_only_the_tasks_another_report_finished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def report(name: str, configs: list[str], tasks: list[str]) -> Path:
+        path = tmp_path / name
+        settings = {"model": "m", "rounds": 2, "configs": configs, "task_ids": IDS}
+        made = Report.create(path, settings)
+        for task in tasks:
+            for config in configs:
+                made.record(Row(task=task, kind="coding", config=config, solved=True))
+        return path
+
+    every = report("every.json", ["single_shot", "default"], IDS)
+    some = report("some.json", ["default"], IDS[:2])
+    assert summarize.main([str(every), "--tasks-of", str(some)]) == 0
+    printed = capsys.readouterr().out
+    assert "; 2 task(s) (2 coding)" in printed and IDS[2] not in printed

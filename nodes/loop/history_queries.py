@@ -77,11 +77,14 @@ def attempt_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Verd
     """Return the verdict of each attempt from round `since` on, oldest first.
 
     A round of several candidates is several attempts (its weakest first, its best
-    last); a later round is one attempt, its draft.
+    last), less the candidates that repeat another word for word; a later round is one
+    attempt, its draft.
     """
     verdicts = []
     for number in range(since, rounds_done(critiques) + 1):
         graded = [c for c in critiques if c.round == number and c.verdict is not None]
+        if len(graded) > 1:  # a candidate repeating another of its round is no new attempt
+            graded = [c for c in graded if c.duplicate_of is None]
         graded.sort(key=lambda c: (strength(c), -c.candidate))
         verdicts += [critique.verdict for critique in graded if critique.verdict is not None]
     return verdicts

@@ -208,7 +208,7 @@ async def test_mixed_rubric_round_trips_and_its_checks_run_under_the_server(
         thread["thread_id"],
         "critic_loop",
         input={"task": "Write a README section.", "rubric": MIXED},
-        context={**context("mixed"), "max_iterations": 1, "memory": False},
+        context={**context("mixed"), "max_iterations": 1, "memory": False, "candidates": 1},
     )
     assert "__error__" not in result, result
     assert result["outcome"] == "exhausted"

@@ -19,7 +19,12 @@ from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
 
-CONTEXT = {"worker_model": "openai:stub", "critic_model": "openai:stub", "memory": False}
+CONTEXT = {
+    "worker_model": "openai:stub",
+    "critic_model": "openai:stub",
+    "memory": False,
+    "candidates": 1,  # the stub's script holds one draft a round
+}
 DANGEROUS = [
     "os:system",
     "subprocess:call",

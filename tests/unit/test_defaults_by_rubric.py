@@ -88,3 +88,12 @@ def test_stall_action_reads_auto_from_round_one() -> None:
     assert stall_action(Context(), [draft(1, 1), draft(1, 2)]) == "stop"
     assert stall_action(Context(on_stall="resample"), [draft(1, 1), draft(1, 2)]) == "resample"
     assert stall_action(Context(on_stall="stop"), [draft(1)]) == "stop"
+
+
+def test_candidates_repeating_another_of_their_round_are_no_new_attempts() -> None:
+    drafts = [draft(1, n) for n in (1, 2, 3)]
+    original = failing(1, 1, "tone")
+    repeats = [
+        original.model_copy(update={"candidate": n, "duplicate_of": original.ref}) for n in (2, 3)
+    ]
+    assert decide([original, *repeats], drafts, Context()) == GoOn("revision")

@@ -438,3 +438,36 @@ def test_summarize_can_count_only_the_tasks_another_report_finished(
     assert summarize.main([str(every), "--tasks-of", str(some)]) == 0
     printed = capsys.readouterr().out
     assert "; 2 task(s) (2 coding)" in printed and IDS[2] not in printed
+
+
+def test_every_model_call_is_counted_retries_and_judge_calls_too() -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from benchmarks.effectiveness.calls import counting
+    from critic_loop.run import run_loop
+    from tests.support.openai_server import BrokenBody, Raw, RoleScript
+    from tests.support.verdicts import graded
+
+    rubric = [{"id": "clear", "text": "It is clear."}]
+    script = RoleScript(
+        worker=[BrokenBody(b'{"id": "x", "choices": [{"message'), "A clear draft."],
+        critic=[Raw('{"results": [{"criterion_id": "cle'), graded(rubric)],
+    )
+    with ScriptedOpenAIServer(script) as model_server, counting() as counter:
+        state = run_loop(
+            "Write something clear.",
+            rubric,
+            context={
+                "worker_model": "openai:scripted",
+                "critic_model": "openai:scripted",
+                "base_url": model_server.base_url,
+                "memory": False,
+                "structured_output_method": "json_mode",
+            },
+            checkpointer=InMemorySaver(),
+        )
+    assert state.outcome == "passed"
+    # a malformed worker reply and an unreadable verdict each cost a second call
+    assert dict(counter.tally.calls) == {"worker": 2, "critic": 2}
+    assert len(model_server.requests) == 4
+    assert counter.tally.input_tokens > 0 and counter.tally.output_tokens > 0

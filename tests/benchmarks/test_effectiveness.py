@@ -355,11 +355,17 @@ def test_the_default_drafts_three_candidates_for_code_and_every_call_is_counted(
     out = tmp_path / "report.json"
     assert run(server, "--ids", "chunk_pad", "--configs", "default", "--out", str(out)) == 0
     [row] = json.loads(out.read_text())["rows"]
-    # three first drafts fail the examples alike: a stall, and auto stops there
-    assert (row["outcome"], row["rounds"], row["drafts"]) == ("stalled", 1, 3)
-    assert row["worker_calls"] == row["model_calls"] == len(worker.calls) == 3
-    assert [g["candidate"] for g in row["draft_grades"]] == [1, 2, 3]
-    assert not any(g["visible"] or g["solved"] for g in row["draft_grades"])
+    # the scripted worker answers the three candidates alike: one attempt, so no stall yet,
+    # and round 2 revises it into the correct draft
+    assert (row["outcome"], row["rounds"], row["drafts"]) == ("passed", 2, 4)
+    assert row["worker_calls"] == row["model_calls"] == len(worker.calls) == 4
+    assert [(g["round"], g["candidate"]) for g in row["draft_grades"]] == [
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (2, 1),
+    ]
+    assert [g["solved"] for g in row["draft_grades"]] == [False, False, False, True]
 
 
 def test_what_agreement_chose_is_compared_with_the_first_passing_candidate() -> None:

@@ -66,6 +66,7 @@ def test_a_round_with_megabytes_of_evidence_keeps_a_small_state(tmp_path) -> Non
                 "base_url": server.base_url,
                 "max_iterations": 1,
                 "memory": False,
+                "candidates": 1,  # the script holds one draft
             },
             thread_id="flood",
             database=database,

@@ -226,6 +226,24 @@ class Context(BaseSettings):
             "criterion (more calls, much smaller answers: what small local models need)."
         ),
     )
+    judge_mode: Literal["verdict", "extract"] = Field(
+        default="verdict",
+        description=(
+            "verdict: the judge decides (met / not met / not sure) and a pass must quote the "
+            "artifact; extract: the judge is only asked to copy the few words of the "
+            "artifact that show a criterion (one call per criterion), and code decides: a "
+            "short quotation found in the artifact passes, anything else is not met "
+            "(small models copy better than they judge)."
+        ),
+    )
+    lint_checks: bool = Field(
+        default=False,
+        description=(
+            "Grade a judged criterion the rubric linter can decide exactly (a word limit, "
+            "a quoted phrase, digits, an exclamation mark, valid JSON, ...) with that "
+            "check instead of the judge (see critic-loop lint-rubric)."
+        ),
+    )
     worker_max_tokens: int | None = Field(
         default=None, ge=16, le=200_000, description="Cap on a draft's length in tokens."
     )

@@ -8,6 +8,8 @@ may hold several candidates):
    again: it gets that draft's verdict, marked as a repeat (a stall signal);
 2. every deterministic criterion (word counts, patterns, JSON, Python functions, test
    suites, ...) is checked by code, in rubric order, on every other draft;
+   With `Context.lint_checks`, a judged criterion the rubric linter can decide exactly
+   (`rubric_lint.decided_by_code`) is checked by code here too, not judged;
 3. the LLM judge (one critic model, or a panel) grades only the `llm` criteria, and only
    for the candidates the checks leave in contention (the best on the checks), so N
    candidates do not cost N judge calls when the checks decide. It is skipped when there
@@ -41,6 +43,7 @@ from critic_loop.nodes.steps import Call, Steps, dual_node, gather, subroutine
 from critic_loop.nodes.verifiers.agreement import Grouping, behaviour_groups
 from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge import judge_steps
+from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
 from critic_loop.state.records import Agreement, Critique, Draft, DraftRef, TokenUsage
@@ -283,6 +286,8 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     context = context_of(runtime)
     trust = trust_of(runtime)
     rubric: Sequence[CriterionBase] = state.rubric
+    if context.lint_checks:  # judged criteria code can decide are checked by code
+        rubric = decided_by_code(rubric)
     threshold = context.pass_threshold
     graded = {critique.ref for critique in state.critiques}
     history = [(d, c) for c in state.critiques for d in state.drafts if d.ref == c.ref]

@@ -11,7 +11,11 @@ criteria it was given:
   (`CriterionAnswer`): the quotation first, then "met", "not met" or "not sure" (which
   counts as not met, with a hint).
 
-Either way a pass must quote the few words of the artifact that show it (`grounding`). A
+Either way a pass must quote the few words of the artifact that show it (`grounding`).
+With `Context.judge_mode="extract"` the judge decides nothing: asked about one criterion
+per call, it only replies with the words of the artifact that show it, in plain text (no
+schema to fill), and code decides (`accept_extracted`): a short quotation found in the
+artifact passes, anything else is not met. A
 panel (`Context.critic_models`, `Context.critic_samples`) asks every judge side by side;
 a criterion passes when a strict majority of the judges that answered pass it, and at
 least `Context.critic_min_agreement` of them; the evidence and hint come from a judge on
@@ -21,22 +25,26 @@ valid answer abstains; if all abstain, the critique records a verifier error.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from critic_loop.nodes.models.faults import MALFORMED_REPLIES
+from critic_loop.nodes.models.loading import grading_model
 from critic_loop.nodes.models.structured import (
     Attempts,
     ask_until_valid,
     parse_answer,
     structured_model,
 )
+from critic_loop.nodes.models.usage import usage_of
 from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.steps import Steps, gather, subroutine
+from critic_loop.nodes.steps import Steps, gather, invoke, subroutine
 from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
@@ -148,6 +156,55 @@ def one_criterion_prompt(
             )
         )
     return messages
+
+
+EXAMPLE_FENCE = "example"
+"""The markers around the examples' artifacts (fixed, so a server can reuse their prefix)."""
+
+
+def extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
+    """Return the worked examples of an extracting judge's prompt (a JSON list in a template).
+
+    Raises:
+        ValueError: the template is not a JSON list of artifact, statement and quote.
+    """
+    examples = json.loads(render_prompt("critic_extract_examples.jinja", prompts_dir))
+    fields = {"artifact", "statement", "quote"}
+    if not isinstance(examples, list) or not all(
+        isinstance(item, dict) and set(item) == fields for item in examples
+    ):
+        raise ValueError("critic_extract_examples.jinja must be a JSON list of " + str(fields))
+    return examples
+
+
+def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) -> list[BaseMessage]:
+    """Build the prompt that asks only for the words of the artifact that show one criterion.
+
+    Worked examples come first, as earlier turns of the conversation (a small model
+    follows what it was shown better than what it was told); then the artifact, fenced,
+    and the criterion.
+    """
+
+    def ask(text: str, statement: str, fence: str) -> HumanMessage:
+        return HumanMessage(
+            render_prompt(
+                "critic_extract.jinja",
+                context.prompts_dir,
+                artifact=text,
+                statement=statement,
+                fence=fence,
+            )
+        )
+
+    messages: list[BaseMessage] = [
+        SystemMessage(render_prompt("critic_extract_system.jinja", context.prompts_dir))
+    ]
+    for example in extract_examples(context.prompts_dir):
+        messages += [
+            ask(example["artifact"], example["statement"], EXAMPLE_FENCE),
+            AIMessage(example["quote"]),
+        ]
+    return [*messages, ask(artifact, criterion.text, secrets.token_hex(8))]
 
 
 UNVERIFIED_PASS = (
@@ -289,9 +346,55 @@ def accept_one(
     ], hint
 
 
+NO_WORDS = {"none", "n/a", "nothing", "no", "null"}
+"""Answers that say no words of the artifact show the criterion."""
+
+NOTHING_QUOTED = "Not met: the judge found no words in the artifact that show it."
+"""The evidence of a criterion the extracting judge found nothing for."""
+
+
+def extracted_quote(reply: str) -> str:
+    """Read the words a judge replied with: its first line, without quotation marks."""
+    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    return " ".join(first.split()).strip().strip("\"“”`'").strip()
+
+
+def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Graded, str | None]:
+    """Decide one criterion from the words the judge replied with, by code.
+
+    A quotation that is a short part of the artifact (`grounding.quote_problem`) passes;
+    "NONE" or nothing is not met. Words that are not in the artifact, or the artifact
+    copied whole, are not met either, and the second value says why (the judge may be
+    asked again); it is None when the decision is final.
+    """
+    quote = extracted_quote(reply)
+    if not quote or quote.lower().strip(" .!") in NO_WORDS:
+        result = CriterionResult(
+            criterion_id=criterion.id, passed=False, evidence=NOTHING_QUOTED, hint=NOT_SURE_HINT
+        )
+        return ([result], ""), None
+    problem = quote_problem(quote, artifact)
+    if problem is None:
+        passed = CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
+        return ([passed], ""), None
+    evidence = f'Not met: the judge\'s evidence "{quote[:200]}" is no evidence ({problem}).'
+    result = CriterionResult(
+        criterion_id=criterion.id, passed=False, evidence=evidence, hint=NOT_SURE_HINT
+    )
+    return ([result], ""), problem
+
+
+def accept_extracted(reply: str, criterion: CriterionBase, artifact: str) -> Graded:
+    """Decide one criterion from the words the judge replied with (see `extracted`)."""
+    return extracted(reply, criterion, artifact)[0]
+
+
 def _ask(
     judge: Judge, criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> Steps[Attempts[Graded]]:
+    if context.judge_mode == "extract" and len(criteria) == 1:
+        return (yield from _ask_extract(judge, criteria[0], artifact, context))
     one = context.judge_granularity == "criterion" and len(criteria) == 1
     model = structured_model(
         judge.spec,
@@ -317,6 +420,41 @@ def _ask(
         context.critic_attempts,
         accept_last=lambda answer: accept_answer(answer, criteria, artifact, unverified="fail"),
     )
+    return attempts
+
+
+EXTRACT_MAX_TOKENS = 64
+"""The most tokens an extracting judge may reply with (a few words are asked for)."""
+
+
+def _ask_extract(
+    judge: Judge, criterion: CriterionBase, artifact: str, context: Context
+) -> Steps[Attempts[Graded]]:
+    """Ask for the evidence of one criterion in plain text, and decide it by code.
+
+    Words that are not in the artifact (a small model copies the criterion's own words),
+    or the artifact copied whole, are asked for again with the reason, within
+    `critic_attempts` calls; "NONE" and a short quotation are final. A reply that cannot
+    be read is asked again too.
+    """
+    capped = context.model_copy(update={"critic_max_tokens": EXTRACT_MAX_TOKENS})
+    model = grading_model(judge.spec, "critic", capped)
+    prompt = extract_prompt(criterion, artifact, context)
+    attempts: Attempts[Graded] = Attempts()
+    while attempts.calls < context.critic_attempts:
+        attempts.calls += 1
+        try:
+            reply = yield invoke(model, prompt)
+        except MALFORMED_REPLIES as failure:
+            attempts.rejected.append(f"the reply could not be read ({type(failure).__name__})")
+            continue
+        attempts.usage += usage_of(reply, prompt)
+        attempts.value, problem = extracted(reply.text, criterion, artifact)
+        if problem is None:
+            return attempts
+        attempts.rejected.append(f"the evidence {problem}")
+        retry = render_prompt("critic_extract_retry.jinja", context.prompts_dir, problem=problem)
+        prompt = [*prompt, AIMessage(reply.text), HumanMessage(retry)]
     return attempts
 
 
@@ -355,10 +493,12 @@ def judge_steps(
 ) -> Steps[Judgement]:
     """Grade the `llm` criteria with the critic model, or with the panel.
 
-    With `judge_granularity="criterion"`, each criterion is graded in a call of its own
-    (side by side under async), with no id to echo, and the answers are merged.
+    With `judge_granularity="criterion"` (or `judge_mode="extract"`), each criterion is
+    graded in a call of its own (side by side under async), with no id to echo, and the
+    answers are merged.
     """
-    if context.judge_granularity == "rubric" or len(criteria) == 1:
+    per_criterion = context.judge_granularity == "criterion" or context.judge_mode == "extract"
+    if not per_criterion or len(criteria) == 1:
         return (yield from _judge_together(criteria, artifact, context))
     parts: list[Judgement] = yield gather(
         [subroutine(partial(_judge_together, [one], artifact, context)) for one in criteria]

@@ -14,7 +14,9 @@ reports:
 
 The rules are plain patterns over the sentence; a criterion they do not recognise is
 left alone. `critic-loop lint-rubric` prints the findings, and a run notes at its start
-(a "lint" event) each judged criterion that could be a check.
+(a "lint" event) each judged criterion that could be a check. With `Context.lint_checks`
+the critic grades such criteria with the proposed check instead of the judge
+(`decided_by_code`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from critic_loop.state.rubric import CriterionBase
+from pydantic import TypeAdapter
+
+from critic_loop.state.rubric import AnyCriterion, CriterionBase
 
 NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -258,3 +262,25 @@ def check_flag(proposal: dict[str, Any]) -> str:
     ]
     flag = f"--check {proposal['id']}={proposal['kind']}"
     return flag + (":" + ",".join(settings) if settings else "")
+
+
+_CRITERION: TypeAdapter[Any] = TypeAdapter(AnyCriterion)
+
+
+def code_check_for(criterion: CriterionBase) -> CriterionBase | None:
+    """Return the check that decides a judged criterion in its place, if the linter has one.
+
+    The check keeps the criterion's id, text, severity and weight, so the verdict reads
+    as if the judge had graded it.
+    """
+    proposal = next((f.proposal for f in lint_criterion(criterion) if f.proposal), None)
+    if proposal is None:
+        return None
+    kept = {"text": criterion.text, "severity": criterion.severity, "weight": criterion.weight}
+    check: CriterionBase = _CRITERION.validate_python({**proposal, **kept})
+    return check
+
+
+def decided_by_code(rubric: Sequence[CriterionBase]) -> list[CriterionBase]:
+    """Return `rubric` with each judged criterion code can decide replaced by its check."""
+    return [code_check_for(criterion) or criterion for criterion in rubric]

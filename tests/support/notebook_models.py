@@ -22,6 +22,7 @@ from tests.support.openai_server import (
     Structured,
     Text,
     artifact_of,
+    is_extract_request,
     is_structured_request,
     rubric_ids,
     schema_name,
@@ -61,6 +62,9 @@ class StandIn:
     rules: list[dict[str, Any]] = field(default_factory=list)
 
     def __call__(self, request: dict[str, Any]) -> Answer:
+        if is_extract_request(request):  # the judge copies evidence, code decides
+            answer = self._answer(request)
+            return Text(answer["quote"] if answer["verdict"] == "met" else "NONE")
         if not is_structured_request(request):
             return Text(self._draft(request))
         if schema_name(request) == "rule_operations":

@@ -87,6 +87,16 @@ def is_structured_request(request: dict[str, Any]) -> bool:
     return bool(request.get("tools")) or "response_format" in request
 
 
+EXTRACT_REQUEST = "Copy the words of the artifact that show it, or NONE."
+"""The last line of a judge's request for evidence in plain words (`judge_mode: extract`)."""
+
+
+def is_extract_request(request: dict[str, Any]) -> bool:
+    """Whether the request asks a judge for the words that show a criterion, in plain text."""
+    text = "\n".join(str(message.get("content") or "") for message in request["messages"])
+    return not is_structured_request(request) and EXTRACT_REQUEST in text
+
+
 @dataclass
 class RoleScript:
     """Answers plain requests from `worker` and structured ones from `critic`, in order."""
@@ -124,6 +134,9 @@ class FailFirstCritic:
     verdicts: int = 0
 
     def __call__(self, request: dict[str, Any]) -> Answer:
+        if is_extract_request(request):  # the judge copies evidence: none at first
+            self.verdicts += 1
+            return Text("NONE" if self.verdicts <= self.failures else quoted_of(request))
         if not is_structured_request(request):
             self.drafts += 1
             return Text(f"Draft number {self.drafts}.")
@@ -171,11 +184,17 @@ def schema_name(request: dict[str, Any]) -> str | None:
 ARTIFACT = re.compile(r"<<<ARTIFACT (\w+)>>>\n(.*?)\n<<<END ARTIFACT \1>>>", re.DOTALL)
 
 
+def quoted_of(request: dict[str, Any]) -> str:
+    """The first words of the artifact a judge request fences (a short quotation of it)."""
+    return " ".join(artifact_of(request).split()[:4]).replace('"', "'") or "the artifact"
+
+
 def artifact_of(request: dict[str, Any]) -> str:
-    """The artifact a judge request fences between its random markers."""
+    """The artifact a judge request fences between its random markers (the last one: worked
+    examples before it fence theirs too)."""
     text = "\n".join(str(message.get("content") or "") for message in request["messages"])
-    found = ARTIFACT.search(text)
-    return found.group(2) if found else ""
+    found = ARTIFACT.findall(text)
+    return found[-1][1] if found else ""
 
 
 SHORT_DRAFT = "A first, short draft."
@@ -201,6 +220,8 @@ class DiligentModel:
     def __call__(self, request: dict[str, Any]) -> Answer:
         if self.latency:
             time.sleep(self.latency)
+        if is_extract_request(request):  # the judge copies evidence, code decides
+            return Text(quoted_of(request))
         if not is_structured_request(request):
             self.drafts += 1
             return Text(SHORT_DRAFT if self.drafts == 1 else FULL_DRAFT)

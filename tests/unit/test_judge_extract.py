@@ -1,0 +1,136 @@
+"""A small judge copies evidence; code decides (`judge_mode: extract`), and asks it less.
+
+The local 0.5B model answered "met" to nearly every criterion, quoting the artifact back
+whole. Asked only to copy the words that show a criterion, it often answers NONE, or
+copies words that are not in the artifact at all, when nothing shows it; so the decision
+is code's: a short quotation found in the artifact is a pass, anything else is not. With
+`lint_checks`, criteria the rubric linter can decide exactly are checked by code and the
+judge is not asked about them at all.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from critic_loop.grading import critique_artifact, grade
+from critic_loop.nodes.verifiers.judge import (
+    EXTRACT_MAX_TOKENS,
+    NOTHING_QUOTED,
+    accept_extracted,
+    extract_prompt,
+)
+from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
+from critic_loop.state.context import Context
+from critic_loop.state.rubric import Criterion
+from tests.support.openai_server import (
+    ScriptedOpenAIServer,
+    Text,
+    artifact_of,
+    is_structured_request,
+)
+
+JACKET = "This jacket is not waterproof, so keep it for dry days. It costs 45 dollars."
+PRICE = Criterion(id="price", text="It states a price in dollars.")
+SEASON = Criterion(id="season", text="It names a season (spring, summer, autumn or winter).")
+
+
+def test_a_short_quotation_found_in_the_artifact_passes() -> None:
+    [result], _ = accept_extracted("costs 45 dollars", PRICE, JACKET)
+    assert result.passed and result.evidence == '"costs 45 dollars"'
+
+
+@pytest.mark.parametrize(
+    ("quote", "why"),
+    [
+        ("NONE", NOTHING_QUOTED),
+        ("", NOTHING_QUOTED),
+        ("none.", NOTHING_QUOTED),
+        ("spring", "not in the artifact"),  # words of the criterion, not of the artifact
+        (JACKET, "whole artifact"),
+    ],
+)
+def test_no_words_words_not_in_the_artifact_or_all_of_it_are_not_met(quote, why) -> None:
+    [result], _ = accept_extracted(quote, SEASON, JACKET)
+    assert not result.passed and why in result.evidence
+    assert result.hint  # the worker is told something it can act on
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ['"costs 45 dollars"', "`costs 45 dollars`\nThe price is stated.", "  costs 45 dollars. "],
+)
+def test_the_reply_is_read_as_its_first_line_without_quotation_marks(reply) -> None:
+    [result], _ = accept_extracted(reply, PRICE, JACKET)
+    assert result.passed
+
+
+def test_the_prompt_asks_for_words_of_the_artifact_about_one_criterion() -> None:
+    prompt = "\n".join(str(m.content) for m in extract_prompt(PRICE, JACKET, Context()))
+    assert "Statement: It states a price in dollars." in prompt and JACKET in prompt
+    assert "NONE" in prompt and SEASON.text not in prompt
+
+
+def copies_the_last_word_of_the_artifact(request: dict) -> Text:
+    assert not is_structured_request(request)  # plain words, no schema to fill
+    return Text(artifact_of(request).split()[-1])
+
+
+def test_extract_mode_asks_once_per_criterion_and_code_decides() -> None:
+    with ScriptedOpenAIServer(copies_the_last_word_of_the_artifact) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        context |= {"judge_mode": "extract"}
+        critique = critique_artifact(JACKET, [PRICE, SEASON], context)
+    assert critique.attempts == 2 and len(server.requests) == 2
+    assert critique.verdict is not None
+    assert [r.passed for r in critique.verdict.results] == [True, True]
+    assert critique.verdict.results[0].evidence == '"dollars."'
+
+
+def test_lint_checks_decide_what_code_can_and_leave_the_judge_the_rest() -> None:
+    short = Criterion(id="short", text="It has fewer than ten words.")
+    question = Criterion(id="question", text="It asks a question.")
+    assert [c.deterministic for c in decided_by_code([short, question, PRICE])] == [
+        True,
+        True,
+        False,
+    ]
+    with ScriptedOpenAIServer(copies_the_last_word_of_the_artifact) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        context |= {"judge_mode": "extract", "lint_checks": True}
+        verdict = grade(JACKET, [short, question, PRICE], context)
+    assert len(server.requests) == 1  # the judge is asked about the price alone
+    by_id = {r.criterion_id: r for r in verdict.results}
+    assert not by_id["short"].passed and by_id["short"].source == "check"
+    assert not by_id["question"].passed and by_id["question"].source == "check"
+    assert by_id["price"].passed and by_id["price"].source != "check"
+    assert by_id["short"].severity == short.severity and by_id["short"].weight == short.weight
+
+
+def test_the_extracting_judge_is_asked_for_a_few_words_only() -> None:
+    with ScriptedOpenAIServer(copies_the_last_word_of_the_artifact) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        grade(JACKET, [PRICE], context | {"judge_mode": "extract"})
+    [request] = server.requests
+    assert request["max_tokens"] == EXTRACT_MAX_TOKENS
+
+
+def test_words_not_in_the_artifact_are_asked_for_again_and_none_is_final() -> None:
+    replies = iter(["a price in dollars", "45 dollars", "NONE"])
+    with ScriptedOpenAIServer(lambda request: Text(next(replies))) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        context |= {"judge_mode": "extract"}
+        first = critique_artifact(JACKET, [PRICE], context)
+        second = critique_artifact(JACKET, [SEASON], context)
+    assert first.attempts == 2 and first.verdict is not None and first.verdict.passed
+    assert "not in the artifact" in first.rejected[0]
+    retry = server.requests[1]["messages"]
+    assert retry[-2]["content"] == "a price in dollars" and "no evidence" in retry[-1]["content"]
+    assert second.attempts == 1 and second.verdict is not None and not second.verdict.passed
+
+
+def test_the_last_attempt_decides_words_not_in_the_artifact_as_not_met() -> None:
+    with ScriptedOpenAIServer(lambda request: Text("a price in dollars")) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        critique = critique_artifact(JACKET, [PRICE], context | {"judge_mode": "extract"})
+    assert critique.attempts == 3 and critique.verdict is not None
+    assert not critique.verdict.passed and "no evidence" in critique.verdict.results[0].evidence

@@ -74,6 +74,11 @@ def parser() -> argparse.ArgumentParser:
     chosen.add_argument(
         "--quick", action="store_true", help=f"{', '.join(QUICK_IDS)} only (a smoke run for CI)"
     )
+    chosen.add_argument(
+        "--held-out",
+        action="store_true",
+        help="the held-out set (48 pairs written after the defaults were chosen) instead",
+    )
     parse.add_argument(
         "--configs",
         type=_names,
@@ -128,7 +133,7 @@ def prepare(args: argparse.Namespace) -> tuple[list[Case], Report, list[Any]]:
     Raises:
         UsageError, ConfigError, ReportError, ValueError: bad input.
     """
-    cases = select(args.ids, quick=args.quick)
+    cases = select(args.ids, quick=args.quick, held_out=args.held_out)
     model, base_url = choose_model(args)
     extra = dict(args.set)
     table = table_for(model)

@@ -18,6 +18,14 @@ from critic_loop.model_choice import LOCAL_SETTINGS
 CONFIGS: dict[str, dict[str, Any]] = {
     # what `critic-loop calibrate` and `run` use for a model on a local server
     "default": {},
+    # the judge decides each criterion (met / not met / not sure, quoting the artifact)
+    "verdict": {"judge_mode": "verdict", "lint_checks": False},
+    # the same, with the criteria the rubric linter can decide checked by code instead
+    "verdict_lint": {"judge_mode": "verdict", "lint_checks": True},
+    # the judge only copies the words that show each criterion; code decides
+    "extract": {"judge_mode": "extract", "lint_checks": False},
+    # the same, with the criteria the rubric linter can decide checked by code instead
+    "extract_lint": {"judge_mode": "extract", "lint_checks": True},
     # one judge call for the whole rubric instead of one per criterion
     "rubric": {"judge_granularity": "rubric"},
     # three samples of the judge at temperature 0.7; a strict majority passes a criterion

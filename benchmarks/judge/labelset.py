@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.judge.cases import CASES, QUICK_IDS, Case
+from benchmarks.judge.held_out import HELD_OUT
 
 LABELS = Path(__file__).resolve().parent / "labels.jsonl"
 """The built file, beside this module."""
@@ -39,16 +40,22 @@ def render(cases: Iterable[Case] = CASES) -> str:
     return "".join(json.dumps(as_line(case), ensure_ascii=False) + "\n" for case in cases)
 
 
-def select(ids: Sequence[str] | None = None, *, quick: bool = False) -> list[Case]:
-    """Return the cases to grade: all of them, the `--quick` slice, or the named ones.
+def select(
+    ids: Sequence[str] | None = None, *, quick: bool = False, held_out: bool = False
+) -> list[Case]:
+    """Return the cases to grade: the set, the `--quick` slice, the held-out set, or the named.
+
+    Named cases may come from the set or the held-out set.
 
     Raises:
-        ValueError: an id is not in the set.
+        ValueError: an id is in neither.
     """
+    if held_out:
+        return list(HELD_OUT)
     wanted = list(QUICK_IDS) if quick else ids
     if not wanted:
         return list(CASES)
-    known = {case.id: case for case in CASES}
+    known = {case.id: case for case in (*CASES, *HELD_OUT)}
     unknown = [name for name in wanted if name not in known]
     if unknown:
         raise ValueError(f"unknown case id(s): {', '.join(unknown)}")

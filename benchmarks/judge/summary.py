@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.judge.cases import CASES
+from benchmarks.judge.held_out import HELD_OUT
 from benchmarks.judge.report import Row
 from critic_loop.cli.agreement import Agreement
 
-LABELS = {case.id: {pair.id: pair.label for pair in case.pairs} for case in CASES}
-TRAPS = {(case.id, pair.id): pair.trap for case in CASES for pair in case.pairs}
+EVERY_CASE = (*CASES, *HELD_OUT)
+LABELS = {case.id: {pair.id: pair.label for pair in case.pairs} for case in EVERY_CASE}
+TRAPS = {(case.id, pair.id): pair.trap for case in EVERY_CASE for pair in case.pairs}
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,9 @@ class Figures:
 def compared(rows: Sequence[Row], configs: Sequence[str]) -> list[Row]:
     """Keep the rows of the artifacts every configuration has a finished row for."""
     finished = {(row.case, row.config) for row in rows if row.error is None}
-    cases = [case.id for case in CASES if all((case.id, config) in finished for config in configs)]
+    cases = [
+        case.id for case in EVERY_CASE if all((case.id, config) in finished for config in configs)
+    ]
     keep = set(cases)
     return [row for row in rows if row.case in keep and row.config in configs and not row.error]
 

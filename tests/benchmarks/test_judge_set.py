@@ -15,6 +15,7 @@ import pytest
 
 from benchmarks.judge import labelset
 from benchmarks.judge.cases import CASES, QUICK_IDS
+from benchmarks.judge.held_out import HELD_OUT
 from critic_loop.cli.calibrate import read_labels
 
 PAIRS = [(case, pair) for case in CASES for pair in case.pairs]
@@ -97,3 +98,37 @@ def test_the_quick_slice_is_part_of_the_set_and_holds_both_labels() -> None:
     assert len(labels) >= 10 and True in labels and False in labels
     with pytest.raises(ValueError, match="unknown case"):
         labelset.select(["no_such_case"])
+
+
+HELD_OUT_PAIRS = [(case, pair) for case in HELD_OUT for pair in case.pairs]
+
+
+def test_the_held_out_set_is_apart_from_the_set_and_about_half_pass() -> None:
+    assert len(HELD_OUT_PAIRS) >= 40
+    assert not {case.id for case in HELD_OUT} & {case.id for case in CASES}
+    assert not {case.artifact for case in HELD_OUT} & {case.artifact for case in CASES}
+    passing = sum(pair.label for _, pair in HELD_OUT_PAIRS)
+    assert 0.4 <= passing / len(HELD_OUT_PAIRS) <= 0.6, f"{passing} of {len(HELD_OUT_PAIRS)}"
+    assert {case.kind for case in HELD_OUT} == {"writing", "code"}
+
+
+def test_a_criterion_text_means_one_thing_in_both_sets() -> None:
+    by_id: dict[str, set[str]] = {}
+    for _, pair in PAIRS + HELD_OUT_PAIRS:
+        by_id.setdefault(pair.id, set()).add(pair.text)
+    assert {name: texts for name, texts in by_id.items() if len(texts) > 1} == {}
+
+
+@pytest.mark.parametrize(
+    ("case", "pair"),
+    [(case, pair) for case, pair in HELD_OUT_PAIRS if pair.oracle is not None],
+    ids=lambda item: getattr(item, "id", ""),
+)
+def test_held_out_labels_that_code_can_decide_agree_with_the_code(case, pair) -> None:
+    assert pair.oracle is not None
+    assert pair.oracle(case.artifact) is pair.label, f"{case.id}/{pair.id} is mislabelled"
+
+
+def test_the_held_out_set_is_chosen_by_its_flag() -> None:
+    assert labelset.select(held_out=True) == list(HELD_OUT)
+    assert labelset.select(["garden_autumn", "haiku_rain"])[0].id == "garden_autumn"

@@ -77,7 +77,7 @@ def parser() -> argparse.ArgumentParser:
     chosen.add_argument(
         "--held-out",
         action="store_true",
-        help="the held-out set (48 pairs written after the defaults were chosen) instead",
+        help="the held-out set instead (48 pairs that took no part in choosing the defaults)",
     )
     parse.add_argument(
         "--configs",

@@ -1,11 +1,11 @@
-"""A held-out set: 16 artifacts and 48 pairs written after the judge's technique was chosen.
+"""A held-out set: 16 artifacts and 48 pairs that took no part in choosing the judge.
 
 The judge's defaults were chosen by measuring techniques on the main set (`cases.CASES`),
-so figures on it flatter whatever was tuned there. These pairs were written afterwards,
-on other topics but of the same kinds (counts, absence, language, "names X", quoting,
-negation, numbers, questions, code), half met and half not, and were graded only to
-report on them: `python -m benchmarks.judge --held-out`. Labels follow the same rule as
-the main set (any reader agrees; an oracle where code can decide).
+so figures on it flatter whatever was tuned there. These pairs were written apart from it
+(other topics, the same kinds: counts, absence, language, "names X", quoting, negation,
+numbers, questions, code; about half met), and no model graded them until the defaults
+were chosen: they are only reported on (`python -m benchmarks.judge --held-out`). Labels
+follow the same rule as the main set (any reader agrees; an oracle where code can decide).
 """
 
 from __future__ import annotations

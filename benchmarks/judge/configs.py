@@ -24,6 +24,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "verdict_lint": {"judge_mode": "verdict", "lint_checks": True},
     # the judge only copies the words that show each criterion; code decides
     "extract": {"judge_mode": "extract", "lint_checks": False},
+    # the same, asked once: words that are not in the artifact are not asked for again
+    "extract_once": {"judge_mode": "extract", "lint_checks": False, "critic_attempts": 1},
     # the same, with the criteria the rubric linter can decide checked by code instead
     "extract_lint": {"judge_mode": "extract", "lint_checks": True},
     # one judge call for the whole rubric instead of one per criterion

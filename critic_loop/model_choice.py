@@ -1,8 +1,9 @@
 """Choose models for the command line when the user named none: whatever this machine has.
 
 - an OpenAI-compatible server (`--base-url`, `CRITIC_LOOP_BASE_URL` or `OPENAI_BASE_URL`):
-  the model it serves (asked from its `/models`), judged one criterion per call, which is
-  what small local models need;
+  the model it serves (asked from its `/models`), judged one criterion per call by a judge
+  that only copies evidence (code decides), with criteria code can decide checked by
+  code, which is what small local models need;
 - else an OpenAI key: the `Context` defaults (OpenAI);
 - else a Gemini key (`GOOGLE_API_KEY` / `GEMINI_API_KEY`): Gemini Flash drafts, Gemini Pro
   judges;
@@ -29,8 +30,18 @@ GEMINI_MODELS = {
     "critic_model": "google_genai:gemini-2.5-pro",
 }
 
-LOCAL_SETTINGS: dict[str, Any] = {"judge_granularity": "criterion", "worker_max_tokens": 1024}
-"""Settings that suit small models on local servers (unless the user chose otherwise)."""
+LOCAL_SETTINGS: dict[str, Any] = {
+    "judge_granularity": "criterion",
+    "judge_mode": "extract",
+    "lint_checks": True,
+    "worker_max_tokens": 1024,
+}
+"""Settings that suit small models on local servers (unless the user chose otherwise).
+
+The judge's were chosen on the judge benchmark (`benchmarks/judge/results`): with the
+local 0.5B model, a judge that only copies evidence, with the criteria code can decide
+checked by code, was right more often than one asked to decide.
+"""
 
 
 class DiscoveryFailed(RuntimeError):

@@ -15,36 +15,58 @@ from typing import Any
 
 from critic_loop.model_choice import LOCAL_SETTINGS
 
+VERDICT = {"judge_mode": "verdict", "lint_checks": False}
+"""The judge decides each criterion itself (the local defaults before the benchmark chose)."""
+
 CONFIGS: dict[str, dict[str, Any]] = {
     # what `critic-loop calibrate` and `run` use for a model on a local server
     "default": {},
-    # the judge decides each criterion (met / not met / not sure, quoting the artifact)
-    "verdict": {"judge_mode": "verdict", "lint_checks": False},
-    # the same, with the criteria the rubric linter can decide checked by code instead
-    "verdict_lint": {"judge_mode": "verdict", "lint_checks": True},
     # the judge only copies the words that show each criterion; code decides
     "extract": {"judge_mode": "extract", "lint_checks": False},
     # the same, asked once: words that are not in the artifact are not asked for again
     "extract_once": {"judge_mode": "extract", "lint_checks": False, "critic_attempts": 1},
-    # the same, with the criteria the rubric linter can decide checked by code instead
+    # the same as extract, with the criteria the rubric linter decides checked by code
     "extract_lint": {"judge_mode": "extract", "lint_checks": True},
+    # the judge decides each criterion (met / not met / not sure, quoting the artifact)
+    "verdict": VERDICT,
+    # the same, with the criteria the rubric linter decides checked by code
+    "verdict_lint": {**VERDICT, "lint_checks": True},
     # one judge call for the whole rubric instead of one per criterion
-    "rubric": {"judge_granularity": "rubric"},
+    "rubric": {**VERDICT, "judge_granularity": "rubric"},
     # three samples of the judge at temperature 0.7; a strict majority passes a criterion
-    "samples3": {"critic_samples": 3, "critic_temperature": 0.7},
+    "samples3": {**VERDICT, "critic_samples": 3, "critic_temperature": 0.7},
     # the same three samples, but a criterion passes only if all three pass it
     "samples3_unanimous": {
+        **VERDICT,
         "critic_samples": 3,
         "critic_temperature": 0.7,
         "critic_min_agreement": 1.0,
     },
     # a panel of three critic models (here the one local model, three times) at 0.7
-    "panel3": {"critic_models": ["{model}", "{model}", "{model}"], "critic_temperature": 0.7},
+    "panel3": {
+        **VERDICT,
+        "critic_models": ["{model}", "{model}", "{model}"],
+        "critic_temperature": 0.7,
+    },
 }
-"""Each configuration's own `Context` settings ("{model}" stands for the critic model)."""
+"""Each configuration's own `Context` settings ("{model}" stands for the critic model).
 
-DEFAULT_CONFIGS = ("default", "rubric", "samples3", "samples3_unanimous", "panel3")
-"""The configurations a run compares unless told otherwise."""
+The verdict-mode configurations (`verdict` and after) pin `judge_mode: verdict` and no
+lint checks, so they measure what they measured before the local defaults changed.
+"""
+
+DEFAULT_CONFIGS = (
+    "default",
+    "extract",
+    "extract_once",
+    "verdict",
+    "verdict_lint",
+    "rubric",
+    "samples3",
+    "samples3_unanimous",
+    "panel3",
+)
+"""The configurations a run compares unless told otherwise (`extract_lint` is `default`)."""
 
 HARNESS_FIELDS = frozenset({"critic_model", "worker_model", "base_url"})
 """Settings the harness owns (`--model`, `--base-url`); `--set` may not change them."""

@@ -2,8 +2,10 @@
 
 The scripted judge (`DiligentModel`) passes every criterion it is asked about, quoting the
 first words of the artifact, so every figure is known in advance: on the quick slice (12
-pairs, 5 labelled met), agreement 5/12, every pair labelled not met a false pass, no false
-fail, a verdict on all 4 artifacts, one call per criterion.
+pairs, 5 labelled met), the `verdict` configuration agrees on 5 of 12, every pair labelled
+not met a false pass, no false fail, a verdict on all 4 artifacts, one call per
+criterion; the default (an extracting judge, criteria the linter decides checked by code)
+is asked about 10 of the 12 and gets the two code decides right.
 """
 
 from __future__ import annotations
@@ -27,22 +29,29 @@ def server():
 def test_the_quick_slice_reports_every_figure(tmp_path, server, capsys) -> None:
     out = tmp_path / "judge.json"
     status = cli.main(
-        ["--quick", "--configs", "default,rubric", "--base-url", server.base_url]
+        ["--quick", "--configs", "verdict,rubric,default", "--base-url", server.base_url]
         + ["--model", "openai:scripted", "--out", str(out)]
     )
     assert status == 0
     data = load(out)
     figures = {f["config"]: f for f in summary_json(data["settings"], rows_of(data))}
-    default = figures["default"]
-    assert (default["artifacts"], default["verdicts"], default["n"]) == (4, 4, 12)
-    assert default["both_pass"] == 5 and default["false_pass"] == 7
-    assert default["false_pass_rate"] == 1.0 and default["false_fail_rate"] == 0.0
-    assert default["calls_per_grade"] == 3.0  # one call per criterion
+    verdict = figures["verdict"]
+    assert (verdict["artifacts"], verdict["verdicts"], verdict["n"]) == (4, 4, 12)
+    assert verdict["both_pass"] == 5 and verdict["false_pass"] == 7
+    assert verdict["false_pass_rate"] == 1.0 and verdict["false_fail_rate"] == 0.0
+    assert verdict["calls_per_grade"] == 3.0  # one call per criterion
     assert figures["rubric"]["calls_per_grade"] == 1.0  # one call for the rubric
-    assert default["tokens_per_grade"] > 0 and default["wall_seconds"] > 0
+    assert verdict["tokens_per_grade"] > 0 and verdict["wall_seconds"] > 0
+    # the default: the judge copies the artifact's first words, which code takes as
+    # evidence, but the two criteria the linter decides are checked by code
+    default = figures["default"]
+    assert default["both_pass"] == 5 and default["false_pass"] == 6
+    assert default["calls_per_grade"] == 2.5  # 10 calls: two criteria never reach the judge
     printed = capsys.readouterr().out
-    assert "default" in printed and "7/7 100%" in printed and "agreement by trap" in printed
-    assert data["settings"]["contexts"]["default"]["judge_granularity"] == "criterion"
+    assert "verdict" in printed and "7/7 100%" in printed and "agreement by trap" in printed
+    contexts = data["settings"]["contexts"]
+    assert contexts["verdict"]["judge_granularity"] == "criterion"
+    assert contexts["default"]["judge_mode"] == "extract" and contexts["default"]["lint_checks"]
 
 
 def test_resume_grades_only_what_is_missing(tmp_path, server) -> None:
@@ -53,7 +62,8 @@ def test_resume_grades_only_what_is_missing(tmp_path, server) -> None:
     )
     before = len(server.requests)
     assert cli.main(["--quick", "--configs", "default", *common, "--resume", str(out)]) == 0
-    assert len(server.requests) - before == 9  # three artifacts left, three criteria each
+    # three artifacts left, three criteria each, one of them (a question) checked by code
+    assert len(server.requests) - before == 8
     data = json.loads(out.read_text())
     assert sorted(row["case"] for row in data["rows"]) == sorted(
         ["haiku_rain", "train_english", "jacket_not_waterproof", "add_prints"]

@@ -46,6 +46,8 @@ def real_context() -> Context:
         critic_model=f"openai:{model}",
         base_url=base_url,
         judge_granularity="criterion",
+        judge_mode="extract",
+        lint_checks=True,
         worker_max_tokens=300,
         critic_max_tokens=400,
         max_iterations=3,

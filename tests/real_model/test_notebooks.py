@@ -30,6 +30,8 @@ SETTINGS = (
     "worker_model",
     "critic_model",
     "judge_granularity",
+    "judge_mode",
+    "lint_checks",
     "worker_max_tokens",
     "critic_max_tokens",
     "stall_rounds",

@@ -99,21 +99,37 @@ def is_extract_request(request: dict[str, Any]) -> bool:
 
 @dataclass
 class RoleScript:
-    """Answers plain requests from `worker` and structured ones from `critic`, in order."""
+    """Answers plain requests from `worker` and structured ones from `critic`, in order.
+
+    A judge asked for evidence in plain words (`judge_mode: extract`) is answered from
+    `critic` too: a one-criterion answer stands for its words ("met" with `QUOTE` quotes
+    the artifact's first words; anything else is NONE).
+    """
 
     worker: list[Answer | str] = field(default_factory=list)
     critic: list[Answer | dict[str, Any]] = field(default_factory=list)
 
     def __call__(self, request: dict[str, Any]) -> Answer:
-        queue: list[Any] = self.critic if is_structured_request(request) else self.worker
+        judged = is_structured_request(request) or is_extract_request(request)
+        queue: list[Any] = self.critic if judged else self.worker
         if not queue:
             return Failure(500, "script exhausted", code="script_exhausted")
         item = queue.pop(0)
         if isinstance(item, str):
             return Text(item)
+        if isinstance(item, dict) and is_extract_request(request):
+            return Text(evidence_words(item, request))
         if isinstance(item, dict):
             return Structured(item)
         return item  # type: ignore[no-any-return]
+
+
+def evidence_words(answer: dict[str, Any], request: dict[str, Any]) -> str:
+    """The plain words an extracting judge replies with, for a scripted judge's answer."""
+    if answer.get("verdict", "met") != "met" or not answer.get("quote"):
+        return "NONE"
+    quote = str(answer["quote"])
+    return quoted_of(request) if quote == QUOTE else quote
 
 
 def rubric_ids(request: dict[str, Any]) -> list[str]:

@@ -19,6 +19,8 @@ def test_a_local_server_wins_and_its_model_is_discovered(served) -> None:
         "worker_model": "openai:model-at-h/v1",
         "critic_model": "openai:model-at-h/v1",
         "judge_granularity": "criterion",
+        "judge_mode": "extract",
+        "lint_checks": True,
         "worker_max_tokens": 1024,
     }
 

@@ -60,6 +60,12 @@ def show_event(event: dict[str, Any]) -> None:
         click.echo(sandbox_line(event))
     elif kind == "lint":
         for finding in event["findings"]:
+            if finding.get("decided_by_code"):
+                click.echo(
+                    f"note: criterion {finding['criterion']!r} is decided by code, not by the "
+                    f"critic model ({finding['message']}; lint_checks)"
+                )
+                continue
             click.echo(
                 f"note: criterion {finding['criterion']!r} is judged by the critic model, but "
                 f"code could decide it ({finding['message']}); see critic-loop lint-rubric"

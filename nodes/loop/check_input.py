@@ -104,5 +104,10 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
             runtime.stream_writer(sandbox_event(criterion.id, isolation.mode, bound))
     checkable = [f for f in lint_rubric(checked.rubric) if f.problem == "checkable"]
     if checkable:
-        runtime.stream_writer(lint_event([finding.as_json() for finding in checkable]))
+        decided = context_of(runtime).lint_checks
+        findings = [
+            {**finding.as_json(), "decided_by_code": decided and finding.proposal is not None}
+            for finding in checkable
+        ]
+        runtime.stream_writer(lint_event(findings))
     return {"rubric": dump_rubric(checked.rubric)}

@@ -63,3 +63,20 @@ def test_a_run_notes_at_its_start_the_judged_criteria_code_could_decide(tmp_path
         "note: criterion 'short' is judged by the critic model, but code could decide it "
         "(a word count: code counts it); see critic-loop lint-rubric"
     ]
+
+
+def test_with_lint_checks_the_note_says_code_decides(tmp_path, models, cli) -> None:
+    rubric = [RUBRIC[0], RUBRIC[3]]
+    (tmp_path / "task.json").write_text(json.dumps({"task": "Write copy.", "rubric": rubric}))
+    models.script("worker", "TrailFlask keeps drinks cold for a day.")
+    models.script("critic", graded([RUBRIC[3]]))
+    done = cli(
+        "run", "--input", "task.json", "--worker-model", "scripted:worker",
+        "--critic-model", "scripted:critic", "--no-memory", "--lint-checks",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        "note: criterion 'short' is decided by code, not by the critic model "
+        "(a word count: code counts it; lint_checks)"
+    ]

@@ -318,6 +318,16 @@ class Context(BaseSettings):
         description="The domain whose rules are recalled and written (a store namespace).",
     )
     recall_k: int = Field(default=5, ge=0, le=50, description="The most rules given to the worker.")
+    recall_min_relevance: float = Field(
+        default=0.25,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "How relevant to the task a rule must be to be recalled: the share of content "
+            "words the task has in common with what the rule was learned on (0 recalls "
+            "any rule of the scope)."
+        ),
+    )
     max_rules: int = Field(
         default=50,
         ge=1,

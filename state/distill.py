@@ -14,7 +14,7 @@ from critic_loop.state.bounds import check_depth
 from critic_loop.state.history import append_only
 from critic_loop.state.records import Critique, Draft, Outcome
 from critic_loop.state.rubric import Rubric, Task
-from critic_loop.state.rules import MemoryReport, RuleOperation
+from critic_loop.state.rules import Lesson, MemoryReport, RuleOperation
 
 
 class DistillInput(BaseModel):
@@ -49,8 +49,12 @@ class DistillOutput(BaseModel):
 
 
 class DistillState(DistillInput, DistillOutput):
-    """The subgraph's working state: the run, the proposed changes, and the report."""
+    """The subgraph's working state: the run, its lessons, the proposed changes, the report."""
 
+    lessons: list[Lesson] = Field(
+        default_factory=list,
+        description="What the run showed: checks that failed, then passed after a hint.",
+    )
     proposed: list[RuleOperation] | None = Field(
         default=None, description="The changes the distiller proposed; null until it answered."
     )

@@ -12,13 +12,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from critic_loop.state.records import Outcome
+from critic_loop.state.records import Outcome, TokenUsage
 
 RULES_NAMESPACE_PREFIX = ("critic_loop", "rules")
 """Rules of scope S live under ("critic_loop", "rules", S)."""
 
 MAX_RULE_WORDS = 40
 """Longer texts are logs or summaries, not rules."""
+
+MAX_TOPICS = 5
+"""The most task topics a rule keeps (the latest): what recall matches a new task against."""
 
 
 def rules_namespace(scope: str) -> tuple[str, ...]:
@@ -68,6 +71,14 @@ class Rule(BaseModel):
         default_factory=list, description="Ids of the criteria the rule helps with."
     )
     scope: str = Field(description="The memory scope (domain) it belongs to.")
+    topics: list[str] = Field(
+        default_factory=list,
+        description=(
+            "What the tasks that taught or reinforced it were about: each task's content "
+            "words, latest last. Recall matches a new task against them (and the text); "
+            "the worker never sees them."
+        ),
+    )
     provenance: RuleProvenance = Field(description="The run that first taught it.")
     last_changed_by: RuleProvenance | None = Field(
         default=None, description="The run that last updated or reinforced it."
@@ -87,15 +98,30 @@ class RecalledRule(BaseModel):
     scope: str = Field(description="The scope it was recalled from.")
 
 
+class Lesson(BaseModel):
+    """What a finished run shows, found by code: a check failed, then passed after a hint.
+
+    The hint (as the worker saw it, with what it quoted of the rubric cut out) is the
+    lesson's text: a rule candidate, stored as it is unless the distiller generalises it.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    criterion_id: str = Field(description="The criterion that failed and then passed.")
+    text: str = Field(description="The hint after which it passed.")
+
+
 class RuleOperation(BaseModel):
-    """One change the distiller proposes to the rules of a scope."""
+    """One change the distiller proposes to the rules of a scope: a lesson, generalised."""
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Literal["add", "update", "delete"] = Field(description="What to do.")
-    rule_id: str = Field(description="The existing rule's id for update/delete; empty for add.")
-    text: str = Field(description="The rule's new text for add/update; empty for delete.")
-    criteria: list[str] = Field(description="Ids of the criteria the rule helps with.")
+    action: Literal["add", "update"] = Field(
+        description="add a new rule, or update (rewrite) an existing one."
+    )
+    rule_id: str = Field(description="The existing rule's id for update; empty for add.")
+    text: str = Field(description="The rule: one short imperative sentence.")
+    criteria: list[str] = Field(description="Ids of the checks the rule helps with.")
     reason: str = Field(description="Why, in one short sentence.")
 
 
@@ -105,7 +131,7 @@ class DistillerReport(BaseModel):
     model_config = ConfigDict(extra="forbid", title="rule_operations")
 
     operations: list[RuleOperation] = Field(
-        description="Changes to the rule list; empty when there is nothing worth keeping."
+        description="One rule per lesson, generalised; empty to keep the lessons as they are."
     )
 
 
@@ -126,5 +152,13 @@ class MemoryReport(BaseModel):
     )
     rejected: list[str] = Field(
         default_factory=list, description="Proposed operations that were refused, and why."
+    )
+    lessons: list[str] = Field(
+        default_factory=list,
+        description="What the run showed: hints after which a failing check passed.",
+    )
+    distiller_calls: int = Field(default=0, ge=0, description="Calls made to the distiller.")
+    distiller_usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Tokens those calls spent."
     )
     skipped: str | None = Field(default=None, description="Why distillation did not run.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,9 @@ EXAMPLE = EXAMPLES / "product_blurb.json"
 """The demo's task and rubric: chosen so that even a 0.5B local model passes it in a few
 rounds (see benchmarks/demo_trials/). `product_description.json` beside it is a harder
 one for stronger models."""
+
+DEMO_SCOPE = "demo"
+"""The memory scope the demo learns in (and recalls from) unless told otherwise."""
 
 DEMO_STORY = (
     "About this demo: a worker model writes a short product description for a water "
@@ -323,7 +327,11 @@ def demo(**parameters: Any) -> int:
 
     Two are checks decided by code (a word limit, the shop's closing line) and one is
     judged by the critic model; the worker sees none of them, only the critic's hints.
-    It is sized so that a small local model passes it within the default rounds.
+    It is sized so that a small local model passes it within the default rounds. Its
+    lessons are kept in the memory scope `DEMO_SCOPE` unless `--memory-scope` (or
+    CRITIC_LOOP_MEMORY_SCOPE) names another, so they stay out of the user's own runs.
     """
     data = _read_json(EXAMPLE)
+    if parameters.get("memory_scope") is None and not os.environ.get("CRITIC_LOOP_MEMORY_SCOPE"):
+        parameters = {**parameters, "memory_scope": DEMO_SCOPE}
     return execute(data, parameters, intro=demo_intro(data))

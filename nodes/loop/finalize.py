@@ -12,6 +12,7 @@ from langgraph.types import Command
 from critic_loop.nodes.events import finished_event
 from critic_loop.nodes.loop.history_queries import best_critique, draft_of, with_overrides
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
+from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
@@ -66,18 +67,30 @@ def ending(
 
 
 def memory_left_alone(
-    state: LoopState, outcome: Outcome, context: Context, store: BaseStore | None
+    state: LoopState,
+    outcome: Outcome,
+    context: Context,
+    store: BaseStore | None,
+    distill_skipped: str | None,
 ) -> MemoryReport | None:
     """Return why the memory steps have nothing to do after this run, or None if they do.
 
-    With memory off (or no store, or a run that did not complete) there is no rule usage
-    to record and nothing to distill: the run ends at finalize, with the report the
-    distill subgraph would have written, and skips their steps.
+    With memory off (or no store, or a run that did not complete, or one that showed no
+    lesson) there is no rule usage to record and nothing to distill: the run ends at
+    finalize, with the report the distill subgraph would have written, and skips their
+    steps. `distill_skipped` is why the run is not distilled (`distill_skip`), if it is not.
     """
-    if usage_to_record(state.recalled_rules, outcome, store):
+    if usage_to_record(state.recalled_rules, outcome, store) or distill_skipped is None:
         return None
-    reason = skip_reason(outcome, context, store)
-    return None if reason is None else MemoryReport(scope=context.memory_scope, skipped=reason)
+    return MemoryReport(scope=context.memory_scope, skipped=distill_skipped)
+
+
+def distill_skip(
+    state: LoopState, outcome: Outcome, context: Context, store: BaseStore | None
+) -> str | None:
+    """Say why this run will not be distilled, or None if it will (see `skip_reason`)."""
+    lessons = observed_lessons(state.critiques, state.rubric) if context.distills else []
+    return skip_reason(outcome, context, store, lessons)
 
 
 def finalize(
@@ -99,10 +112,13 @@ def finalize(
     chosen = best_critique(with_overrides(state.critiques, state.reviews))
     thread_id = runtime.execution_info.thread_id if runtime.execution_info else None
     update = ending(state, decision, chosen, thread_id)
-    learning = context.memory and context.distill
+    store = memory_store(runtime)
+    not_distilled = distill_skip(state, decision.outcome, context, store)
     rounds = rounds_done(state.critiques)
-    runtime.stream_writer(finished_event(decision.outcome, decision.reason, rounds, learning))
-    skipped = memory_left_alone(state, decision.outcome, context, memory_store(runtime))
+    runtime.stream_writer(
+        finished_event(decision.outcome, decision.reason, rounds, not_distilled is None)
+    )
+    skipped = memory_left_alone(state, decision.outcome, context, store, not_distilled)
     if skipped is not None:
         update["memory_report"] = skipped.model_dump(mode="json")
         return Command(goto="__end__", update=update)  # langgraph.graph.END

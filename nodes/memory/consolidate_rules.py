@@ -1,17 +1,23 @@
-"""Distillation, step 2: apply the proposed operations to the scope's rules, without duplicates.
+"""Distillation, step 2: store the run's lessons as rules of the scope, without duplicates.
 
-- add: refused if it copies the task, a draft or a criterion, or is too long; merged into
-  an existing rule that says the same thing (normalized text), else stored as a new rule.
-- update: rewrites an existing rule; if the new text duplicates another rule, the two
-  are merged.
-- delete: removes an existing rule.
-Then, while the scope holds more than `Context.max_rules`, the weakest rule (lowest
-smoothed pass rate of the runs that consulted it, then least recently changed) is retired.
-Store failures are recorded in `memory_errors`.
+- The distiller's operations come first. Each must restate one of the run's lessons
+  (`rule_text.restates`); one that does not is refused, as is one that copies the task, a
+  draft or a criterion, or is too long.
+  - add: merged into an existing rule that says the same thing (normalized text), else
+    stored as a new rule.
+  - update: rewrites an existing rule; if the new text duplicates another rule, the two
+    are merged.
+- Every lesson no accepted operation restated is then stored as it is (the same checks
+  and merging apply), so a run's lessons are kept when the distiller fails or is refused.
+A rule stored, rewritten or merged into records the task's topic (`relevance.topic_of`),
+which recall matches later tasks against. Then, while the scope holds more than
+`Context.max_rules`, the weakest rule (lowest smoothed pass rate of the runs that
+consulted it, then least recently changed) is retired. Store failures are recorded in
+`memory_errors`.
 
 All of it happens while holding the scope's lock (see `scope_locks`), against the rules
 as they are then: a run distilling at the same time cannot add the same rule twice or
-undo another's change. Operations on rules that another run removed are refused.
+undo another's change. Updates of rules that another run removed are refused.
 """
 
 from __future__ import annotations
@@ -28,15 +34,24 @@ from pydantic import ValidationError
 
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
+from critic_loop.nodes.memory.relevance import topic_of, with_topic
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
-from critic_loop.nodes.memory.rule_text import find_duplicate, refusal
+from critic_loop.nodes.memory.rule_text import find_duplicate, refusal, restates
 from critic_loop.nodes.memory.scope_locks import locked
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.records import rounds_done
-from critic_loop.state.rules import MemoryReport, Rule, RuleOperation, RuleProvenance, utc_now
+from critic_loop.state.rules import (
+    MAX_TOPICS,
+    Lesson,
+    MemoryReport,
+    Rule,
+    RuleOperation,
+    RuleProvenance,
+    utc_now,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +66,7 @@ class Consolidation:
     rules: dict[str, Rule]
     report: MemoryReport
     known_criteria: set[str] = field(default_factory=set)
+    topic: str = ""
 
     def _texts(self) -> dict[str, str]:
         return {rule_id: rule.text for rule_id, rule in self.rules.items()}
@@ -58,15 +74,18 @@ class Consolidation:
     def _criteria(self, proposed: list[str]) -> list[str]:
         return [c for c in dict.fromkeys(proposed) if c in self.known_criteria]
 
-    def _refused(self, operation: RuleOperation) -> bool:
+    def _topics(self, rule: Rule) -> list[str]:
+        return with_topic(rule.topics, self.topic, MAX_TOPICS)
+
+    def _refused(self, action: str, text: str) -> bool:
         problem = refusal(
-            operation.text,
+            text,
             task=self.state.task,
             drafts=[draft.text for draft in self.state.drafts],
             rubric=self.state.rubric,
         )
         if problem is not None:
-            self.report.rejected.append(f"{operation.action} {operation.text!r}: {problem}")
+            self.report.rejected.append(f"{action} {text!r}: {problem}")
         return problem is not None
 
     def _unknown(self, operation: RuleOperation) -> bool:
@@ -83,14 +102,14 @@ class Consolidation:
         del self.rules[rule_id]
         yield delete_rule(self.store, self.report.scope, rule_id)
 
-    def _reinforce(self, rule_id: str, operation: RuleOperation) -> Steps[None]:
+    def _reinforce(self, rule_id: str, criteria: list[str]) -> Steps[None]:
         rule = self.rules[rule_id]
-        merged = self._criteria([*rule.criteria, *operation.criteria])
         yield from self._write(
             rule_id,
             rule.model_copy(
                 update={
-                    "criteria": merged,
+                    "criteria": self._criteria([*rule.criteria, *criteria]),
+                    "topics": self._topics(rule),
                     "updated_at": utc_now(),
                     "last_changed_by": self.provenance,
                 }
@@ -98,52 +117,70 @@ class Consolidation:
         )
         self.report.reinforced.append(rule_id)
 
-    def add(self, operation: RuleOperation) -> Steps[None]:
-        """Store a new lesson, or merge it into the rule that already says it."""
-        if self._refused(operation):
-            return
-        duplicate = find_duplicate(operation.text, self._texts())
+    def restated(self, operation: RuleOperation) -> list[Lesson]:
+        """Return the lessons `operation` restates; refuse it if it restates none."""
+        lessons = [lesson for lesson in self.state.lessons if restates(operation.text, lesson.text)]
+        if not lessons:
+            self.report.rejected.append(
+                f"{operation.action} {operation.text!r}: it restates none of the run's lessons"
+            )
+        return lessons
+
+    def add(self, text: str, criteria: list[str], action: str = "add") -> Steps[bool]:
+        """Store a new rule, or merge it into the rule that already says it; False if refused."""
+        if self._refused(action, text):
+            return False
+        duplicate = find_duplicate(text, self._texts())
         if duplicate is not None:
-            yield from self._reinforce(duplicate, operation)
-            return
+            yield from self._reinforce(duplicate, criteria)
+            return True
         rule_id = uuid4().hex
         rule = Rule(
-            text=operation.text.strip(),
-            criteria=self._criteria(operation.criteria),
+            text=text.strip(),
+            criteria=self._criteria(criteria),
             scope=self.report.scope,
+            topics=[self.topic] if self.topic else [],
             provenance=self.provenance,
         )
         yield from self._write(rule_id, rule)
         self.report.added.append(rule_id)
+        return True
 
-    def update(self, operation: RuleOperation) -> Steps[None]:
+    def update(self, operation: RuleOperation, criteria: list[str]) -> Steps[bool]:
         """Rewrite a rule; merge it into another rule if the new text duplicates that one."""
-        if self._unknown(operation) or self._refused(operation):
-            return
+        if self._unknown(operation) or self._refused(operation.action, operation.text):
+            return False
         duplicate = find_duplicate(operation.text, self._texts(), exclude=operation.rule_id)
         if duplicate is not None:
-            yield from self._reinforce(duplicate, operation)
+            yield from self._reinforce(duplicate, criteria)
             yield from self._remove(operation.rule_id)
             self.report.deleted.append(operation.rule_id)
-            return
+            return True
         rule = self.rules[operation.rule_id]
         updated = rule.model_copy(
             update={
                 "text": operation.text.strip(),
-                "criteria": self._criteria(operation.criteria) or rule.criteria,
+                "criteria": self._criteria(criteria) or rule.criteria,
+                "topics": self._topics(rule),
                 "updated_at": utc_now(),
                 "last_changed_by": self.provenance,
             }
         )
         yield from self._write(operation.rule_id, updated)
         self.report.updated.append(operation.rule_id)
+        return True
 
-    def delete(self, operation: RuleOperation) -> Steps[None]:
-        """Remove a rule."""
-        if self._unknown(operation):
-            return
-        yield from self._remove(operation.rule_id)
-        self.report.deleted.append(operation.rule_id)
+    def apply(self, operation: RuleOperation) -> Steps[list[Lesson]]:
+        """Apply one of the distiller's operations; return the lessons it restated, if kept."""
+        lessons = self.restated(operation)
+        if not lessons:
+            return []
+        criteria = [*operation.criteria, *(lesson.criterion_id for lesson in lessons)]
+        if operation.action == "update":
+            kept = yield from self.update(operation, criteria)
+        else:
+            kept = yield from self.add(operation.text, criteria)
+        return lessons if kept else []
 
     def retire_weakest(self, max_rules: int) -> Steps[None]:
         """Remove the weakest rules until at most `max_rules` remain."""
@@ -166,11 +203,14 @@ def _stored_rules(items: list[Any]) -> dict[str, Rule]:
 
 
 def _consolidate(work: Consolidation, max_rules: int) -> Steps[None]:
-    """Read the scope's rules afresh, apply the proposed operations, retire the weakest."""
+    """Read the scope's rules afresh, store the lessons, retire the weakest."""
     work.rules = _stored_rules((yield from read_scope(work.store, work.report.scope)))
+    restated: list[Lesson] = []
     for operation in work.state.proposed or []:
-        apply = {"add": work.add, "update": work.update, "delete": work.delete}
-        yield from apply[operation.action](operation)
+        restated += yield from work.apply(operation)
+    for lesson in work.state.lessons:
+        if lesson not in restated:
+            yield from work.add(lesson.text, [lesson.criterion_id], action="keep lesson")
     yield from work.retire_weakest(max_rules)
     values = ((rule_id, rule.model_dump(mode="json")) for rule_id, rule in work.rules.items())
     yield write_all(work.store, ranking_writes(work.report.scope, ranked(values)))
@@ -179,7 +219,7 @@ def _consolidate(work: Consolidation, max_rules: int) -> Steps[None]:
 def consolidate_rules_steps(
     state: DistillState, runtime: Runtime[Context]
 ) -> Steps[dict[str, Any]]:
-    """Apply the proposed operations to the store and report what changed."""
+    """Store the run's lessons (as the distiller generalised them) and report what changed."""
     context = context_of(runtime)
     store = memory_store(runtime)
     if store is None or state.proposed is None or state.outcome is None:
@@ -194,8 +234,11 @@ def consolidate_rules_steps(
             thread_id=thread_id, outcome=state.outcome, rounds=rounds_done(state.critiques)
         ),
         rules={},
-        report=MemoryReport(scope=context.memory_scope),
+        report=(state.memory_report or MemoryReport(scope=context.memory_scope)).model_copy(
+            update={"scope": context.memory_scope}, deep=True
+        ),
         known_criteria={criterion.id for criterion in state.rubric},
+        topic=topic_of(state.task),
     )
     try:
         yield locked(store, context.memory_scope, partial(_consolidate, work, context.max_rules))

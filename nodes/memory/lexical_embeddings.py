@@ -30,6 +30,13 @@ compares every rule of a scope: fewer dimensions keep recall from thousands of r
 a small share of one model call.
 """
 
+INDEXED_FIELDS = ("text", "topics[*]")
+"""What the index embeds of a rule: its text, and each topic of the tasks it was learned on.
+
+A store's similarity search scores a rule by the closest of these to the query (the
+task), so recall's pool holds the rules learned on tasks like the one at hand.
+"""
+
 EMBEDDINGS_VARIABLE = "CRITIC_LOOP_EMBEDDINGS"
 """Environment variable choosing the index's embeddings: "lexical" or "provider:model"."""
 
@@ -75,21 +82,21 @@ def rule_index() -> IndexConfig:
     """
     choice = os.environ.get(EMBEDDINGS_VARIABLE, "").strip() or LEXICAL
     if choice in (LEXICAL, "hashing"):  # "hashing" was this index's earlier name
-        return {"dims": DIMENSIONS, "embed": embed_texts, "fields": ["text"]}
+        return {"dims": DIMENSIONS, "embed": embed_texts, "fields": list(INDEXED_FIELDS)}
     dims = os.environ.get(EMBEDDING_DIMS_VARIABLE)
     if not dims or not dims.isdigit():
         raise ValueError(
             f"{EMBEDDINGS_VARIABLE}={choice!r} needs {EMBEDDING_DIMS_VARIABLE} set to the "
             "model's vector length (for example 1536 for openai:text-embedding-3-small)"
         )
-    return {"dims": int(dims), "embed": choice, "fields": ["text"]}
+    return {"dims": int(dims), "embed": choice, "fields": list(INDEXED_FIELDS)}
 
 
 def sqlite_rule_index() -> SqliteIndexConfig:
     """Return `rule_index()` for `SqliteStore`, which reads `text_fields` instead of `fields`.
 
     Without `text_fields` it would embed each rule's whole JSON value (usage counts,
-    provenance and all) rather than its text.
+    provenance and all) rather than its text and topics.
     """
-    index: dict[str, Any] = {**rule_index(), "text_fields": ["text"]}
+    index: dict[str, Any] = {**rule_index(), "text_fields": list(INDEXED_FIELDS)}
     return cast(SqliteIndexConfig, index)

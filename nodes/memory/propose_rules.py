@@ -1,25 +1,29 @@
-"""Distillation, step 1: ask a model what a finished run teaches, as rule operations.
+"""Distillation, step 1: find what a finished run shows, and ask a model to generalise it.
 
-The distiller sees the task, how each round was graded (failing criteria and the critic's
-hints), the criteria, and the scope's existing rules; it answers in a strict JSON schema
-with add / update / delete operations. It never sees the drafts, so it cannot paste them.
-Failures (no store, model or store errors, unusable answers) are recorded in
-`memory_errors`; the run's own result is untouched.
+The lessons are found by code (`lessons`): checks that failed, then passed after a hint.
+A run with none teaches nothing, and the distiller is not called. Otherwise the distiller
+sees the task, the lessons and the scope's rules that fit the task, and answers in a
+strict JSON schema with one operation per lesson: add it as a general rule, or update the
+existing rule it refines. It never sees the drafts or the rubric, so it cannot paste
+them. A distiller that fails (model or store errors, unusable answers) is recorded in
+`memory_errors`, and the lessons are still consolidated as they are; the run's own result
+is untouched.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
-from critic_loop.nodes.memory.ranking import strongest_rules
+from critic_loop.nodes.memory.recall import relevant_rules
 from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.prompts import render_prompt
@@ -27,7 +31,7 @@ from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.records import COMPLETED_OUTCOMES, Outcome
-from critic_loop.state.rules import DistillerReport, MemoryReport
+from critic_loop.state.rules import DistillerReport, Lesson, MemoryReport
 from critic_loop.state.schema import portable_schema
 
 logger = logging.getLogger(__name__)
@@ -35,8 +39,11 @@ logger = logging.getLogger(__name__)
 DISTILL_ATTEMPTS = 2
 """Distiller calls allowed when its answer cannot be parsed."""
 
-RULES_SHOWN = 20
-"""The most existing rules the distiller sees (the strongest); duplicates are caught anyway."""
+RULES_SHOWN = 10
+"""The most existing rules the distiller sees (those recall would give this task)."""
+
+NOTHING_TO_LEARN = "nothing to learn: no check failed in one round and passed in a later one"
+"""Why a completed run with no lessons is not distilled."""
 
 
 @functools.cache
@@ -45,36 +52,32 @@ def distiller_output_schema() -> dict[str, Any]:
     return portable_schema(DistillerReport, "Changes to a list of rules learned from a run.")
 
 
-def skip_reason(outcome: Outcome | None, context: Context, store: BaseStore | None) -> str | None:
-    """Say why a run that ended with `outcome` is not distilled, or None if it is."""
+def skip_reason(
+    outcome: Outcome | None,
+    context: Context,
+    store: BaseStore | None,
+    lessons: Sequence[Lesson],
+) -> str | None:
+    """Say why a run that ended with `outcome` and showed `lessons` is not distilled, or None."""
     if not context.distills:
         return "distillation is turned off for this run"
     if store is None:
         return "no store is configured"
     if outcome not in COMPLETED_OUTCOMES:
         return f"the run did not complete (outcome: {outcome})"
+    if not lessons:
+        return NOTHING_TO_LEARN
     return None
 
 
 def distill_prompt(
-    state: DistillState, existing: Mapping[str, str], context: Context, problem: str | None
+    state: DistillState,
+    lessons: Sequence[Lesson],
+    existing: Mapping[str, str],
+    context: Context,
+    problem: str | None,
 ) -> list[BaseMessage]:
-    """Build the distiller's prompt from the run's grading history and the existing rules."""
-    graded = [critique for critique in state.critiques if critique.verdict is not None]
-    latest_hints: dict[str, str] = {}
-    for critique in graded:
-        for result in critique.verdict.failing if critique.verdict else []:
-            if result.hint:
-                latest_hints[result.criterion_id] = result.hint[:300]
-    rounds = [
-        {
-            "round": critique.round,
-            "failing": [r.criterion_id for r in critique.verdict.failing]
-            if critique.verdict
-            else [],
-        }
-        for critique in graded
-    ]
+    """Build the distiller's prompt from the run's lessons and the rules that fit its task."""
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("distill_system.jinja", context.prompts_dir)),
         HumanMessage(
@@ -82,10 +85,7 @@ def distill_prompt(
                 "distill_run.jinja",
                 context.prompts_dir,
                 task=state.task,
-                outcome=state.outcome,
-                rounds=rounds,
-                hints=latest_hints,
-                rubric=state.rubric,
+                lessons=lessons,
                 existing=existing,
             )
         ),
@@ -99,28 +99,40 @@ def distill_prompt(
     return messages
 
 
-def _failed(context: Context, error: str) -> dict[str, Any]:
-    report = MemoryReport(
-        scope=context.memory_scope, skipped="distillation failed (see memory_errors)"
-    )
-    return {"memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
+def _failed(update: dict[str, Any], report: MemoryReport, error: str) -> dict[str, Any]:
+    """Record a failure; the lessons in `update` go on to consolidation if it has any."""
+    return {**update, "memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
 
 
 def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Ask the distiller for rule operations; record a skip or a failure instead if need be."""
+    """Find the run's lessons and ask the distiller to generalise them; else say why not."""
     context = context_of(runtime)
     store = memory_store(runtime)
-    reason = skip_reason(state.outcome, context, store)
+    lessons = observed_lessons(state.critiques, state.rubric)
+    reason = skip_reason(state.outcome, context, store, lessons)
     if reason is not None or store is None:
         report = MemoryReport(scope=context.memory_scope, skipped=reason)
         return {"memory_report": report.model_dump(mode="json")}
+    report = MemoryReport(scope=context.memory_scope, lessons=[lesson.text for lesson in lessons])
     try:
-        items = yield from strongest_rules(store, context.memory_scope, RULES_SHOWN)
-        existing = {
-            item.key: item.value["text"]
-            for item in items[:RULES_SHOWN]
-            if isinstance(item.value.get("text"), str)
-        }
+        items = yield from relevant_rules(
+            store,
+            context.memory_scope,
+            state.task,
+            limit=RULES_SHOWN,
+            floor=context.recall_min_relevance,
+        )
+    except Exception as error:  # the store is down: consolidating would fail as well
+        logger.warning("reading rules to distill failed: %s", error, exc_info=True)
+        return _failed({}, report, f"distill: {type(error).__name__}: {error}")
+    existing = {
+        item.key: item.value["text"] for item in items if isinstance(item.value.get("text"), str)
+    }
+    update: dict[str, Any] = {
+        "lessons": [lesson.model_dump(mode="json") for lesson in lessons],
+        "proposed": [],  # if the distiller fails, the lessons are kept as they are
+    }
+    try:
         distiller = structured_model(
             context.distiller_model,
             role="distiller",
@@ -130,21 +142,24 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         )
         attempts = yield from ask_until_valid(
             distiller,
-            lambda problem: distill_prompt(state, existing, context, problem),
+            lambda problem: distill_prompt(state, lessons, existing, context, problem),
             lambda answer: parse_answer(answer, DistillerReport),
             DISTILL_ATTEMPTS,
         )
     except Exception as error:
         logger.warning("distillation failed: %s", error, exc_info=True)
-        return _failed(context, f"distill: {type(error).__name__}: {error}")
+        return _failed(update, report, f"distill: {type(error).__name__}: {error}")
+    report.distiller_calls, report.distiller_usage = attempts.calls, attempts.usage
     if attempts.value is None:
         problem = attempts.rejected[-1]
         logger.warning("distillation gave no usable answer: %s", problem)
         return _failed(
-            context,
+            update,
+            report,
             f"distill: no usable answer after {attempts.calls} call(s); last problem: {problem}",
         )
-    return {"proposed": [op.model_dump(mode="json") for op in attempts.value.operations]}
+    update["proposed"] = [op.model_dump(mode="json") for op in attempts.value.operations]
+    return {**update, "memory_report": report.model_dump(mode="json")}
 
 
 propose_rules = dual_node(propose_rules_steps)

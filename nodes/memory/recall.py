@@ -1,12 +1,16 @@
-"""Recall: before the first draft, load the rules of the run's scope for the worker.
+"""Recall: before the first draft, give the worker the rules of its scope that fit its task.
 
-At most `Context.recall_k` rules are recalled: the most similar to the task when the store
-has a vector index (its search results then carry similarity scores), otherwise the most
-useful (then most recently changed), read from the scope's ranking (`ranking`) rather
-than by reading every rule. They go to the
-worker only; the critic's view has no field for them, so its judgement stays independent
-of the worker's lessons. A store that cannot be read does not stop the run: the failure is
-recorded in `memory_errors` and the worker starts without rules.
+Recall compares a pool of the scope's rules with the task: the `POOL` most similar to it
+when the store has a vector index (its search results then carry similarity scores),
+otherwise the whole scope if it is that small, else its `POOL` most useful rules, read
+from the scope's ranking (`ranking`) rather than by reading every rule. Of those, only
+the rules at least `Context.recall_min_relevance` relevant to the task (`relevance`: the
+words the task shares with what a rule was learned on) are kept, so a lesson from one
+kind of task does not reach another, and the worker gets at most `Context.recall_k` of
+them, the most useful first. They go to the worker only; the critic's view has no field
+for them, so its judgement stays independent of the worker's lessons. A store that cannot
+be read does not stop the run: the failure is recorded in `memory_errors` and the worker
+starts without rules.
 """
 
 from __future__ import annotations
@@ -15,12 +19,13 @@ import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
-from langgraph.store.base import SearchItem
+from langgraph.store.base import BaseStore, Item, SearchItem
 from pydantic import BaseModel, ValidationError
 
 from critic_loop.nodes.events import recall_event
 from critic_loop.nodes.memory.owned_store import memory_store
-from critic_loop.nodes.memory.ranking import strongest_rules
+from critic_loop.nodes.memory.ranking import strength, strongest_rules
+from critic_loop.nodes.memory.relevance import relevance, topic_words
 from critic_loop.nodes.memory.rule_store import search_rules
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.steps import Steps, dual_node
@@ -37,7 +42,40 @@ class RecallView(BaseModel):
     task: Task
 
 
-def _recalled(item: SearchItem, scope: str) -> RecalledRule | None:
+POOL = 32
+"""Rules of a scope compared with the task at recall (at most `ranking.HEAD` - `SLACK`)."""
+
+
+def candidate_rules(store: BaseStore, scope: str, task: str) -> Steps[list[Item]]:
+    """Return the rules of `scope` recall compares with `task` (see the module docstring)."""
+    items: list[Item] = yield search_rules(store, scope, query=task, limit=POOL)
+    indexed = any(isinstance(item, SearchItem) and item.score is not None for item in items)
+    if not indexed and len(items) >= POOL:  # maybe more: take the strongest
+        items = yield from strongest_rules(store, scope, POOL)
+    return items
+
+
+def relevant_rules(
+    store: BaseStore, scope: str, task: str, *, limit: int, floor: float
+) -> Steps[list[Item]]:
+    """Return up to `limit` rules of `scope` at least `floor` relevant to `task`.
+
+    The most useful come first, then the most relevant, then the most recently changed.
+    """
+    words = topic_words(task)
+    scored = [
+        (item, relevance(words, item.value))
+        for item in (yield from candidate_rules(store, scope, task))
+    ]
+    kept = [(item, score) for item, score in scored if score >= floor]
+    kept.sort(
+        key=lambda pair: (strength(pair[0].value)[0], pair[1], strength(pair[0].value)[1]),
+        reverse=True,
+    )
+    return [item for item, _ in kept[:limit]]
+
+
+def _recalled(item: Item, scope: str) -> RecalledRule | None:
     try:
         rule = Rule.model_validate(item.value)
     except ValidationError:
@@ -54,15 +92,17 @@ def recall_steps(state: RecallView, runtime: Runtime[Context]) -> Steps[dict[str
         return {"recalled_rules": []}
     scope = context.memory_scope
     try:
-        items = yield search_rules(store, scope, query=state.task, limit=context.recall_k)
-        indexed = any(item.score is not None for item in items)
-        if not indexed and len(items) >= context.recall_k:  # maybe more: take the strongest
-            items = yield from strongest_rules(store, scope, context.recall_k)
+        items = yield from relevant_rules(
+            store,
+            scope,
+            state.task,
+            limit=context.recall_k,
+            floor=context.recall_min_relevance,
+        )
     except Exception as error:
         logger.warning("recall failed in scope %s: %s", scope, error, exc_info=True)
         return {"recalled_rules": [], "memory_errors": [f"recall: {type(error).__name__}: {error}"]}
     recalled = [rule for item in items if (rule := _recalled(item, scope)) is not None]
-    recalled = recalled[: context.recall_k]
     runtime.stream_writer(recall_event(recalled, scope))
     return {"recalled_rules": [rule.model_dump(mode="json") for rule in recalled]}
 

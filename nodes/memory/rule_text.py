@@ -6,14 +6,21 @@ answering." / "Count the words before you answer."), or differ only by a typo. R
 different numbers are never the same ("under 50 words" / "under 100 words"). A duplicate
 is merged rather than stored twice. A proposed rule that copies the task, a draft or a
 criterion verbatim is a log, not a lesson, and is refused.
+
+A rule the distiller writes must restate a lesson of the run (`restates`): keep what the
+lesson quotes and its numbers ("Include 'Order now'." may become "End every product
+description with 'Order now'.", not "Write clearly."), or, for a lesson with nothing
+quoted, share a content word with it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 
 from critic_loop.nodes.memory.content_words import STOP_WORDS, words
+from critic_loop.nodes.memory.relevance import stem as _stem
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MAX_RULE_WORDS
 
@@ -26,12 +33,8 @@ COPIED_SPAN_WORDS = 8
 MIN_COPIED_WORDS = 4
 """Sources shorter than this are ordinary phrases, not something a rule could copy."""
 
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > 4 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+MIN_RULE_WORDS = 2
+"""A terse hint ("simpler") is a note on one draft, not a rule."""
 
 
 def _content(tokens: list[str]) -> frozenset[str]:
@@ -76,10 +79,12 @@ def copies(text: str, source: str) -> bool:
 def refusal(
     text: str, *, task: str, drafts: Iterable[str], rubric: Sequence[CriterionBase]
 ) -> str | None:
-    """Say why `text` cannot be a rule (blank, too long, a copy), or None if it can."""
+    """Say why `text` cannot be a rule (blank, one word, too long, a copy), or None if it can."""
     tokens = words(text)
     if not tokens:
         return "the rule is empty"
+    if len(tokens) < MIN_RULE_WORDS:
+        return "a single word is not a rule"
     if len(tokens) > MAX_RULE_WORDS:
         return f"the rule has {len(tokens)} words; rules are at most {MAX_RULE_WORDS} words"
     if copies(text, task):
@@ -90,3 +95,39 @@ def refusal(
         if copies(text, criterion.describe()):
             return f"the rule quotes criterion {criterion.id!r} verbatim"
     return None
+
+
+PATTERN = re.compile(r"(?<![\w/])/[^/\s](?:[^/\n]*[^/\s])?/(?![\w/])")
+"""A regular expression as checks' hints write it: /pattern/."""
+
+QUOTED = re.compile(r"(?<!\w)'([^'\n]+)'(?!\w)|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|`([^`\n]+)`")
+"""Text in single, double, typographic or back quotes."""
+
+NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def anchors(text: str) -> list[str]:
+    """Return what a rule restating `text` must keep: its quoted phrases and numbers.
+
+    Numbers inside a quoted phrase or a /pattern/ are not counted twice (or at all).
+    """
+    plain = PATTERN.sub(" ", text)
+    quoted = [next(group for group in match.groups() if group) for match in QUOTED.finditer(plain)]
+    unquoted = QUOTED.sub(" ", plain)
+    return [phrase.strip() for phrase in quoted if phrase.strip()] + NUMBER.findall(unquoted)
+
+
+def _mentions(text: str, phrase: str) -> bool:
+    """Tell whether `text` holds `phrase` (case and spacing ignored) as whole words."""
+    folded = " ".join(phrase.lower().split())
+    before = r"(?<!\w)" if folded[:1].isalnum() else ""
+    after = r"(?!\w)" if folded[-1:].isalnum() else ""
+    return re.search(before + re.escape(folded) + after, " ".join(text.lower().split())) is not None
+
+
+def restates(text: str, lesson: str) -> bool:
+    """Tell whether a proposed rule `text` restates `lesson` (see the module docstring)."""
+    kept = anchors(lesson)
+    if kept:
+        return all(_mentions(text, anchor) for anchor in kept)
+    return bool(_content(words(PATTERN.sub(" ", text))) & _content(words(PATTERN.sub(" ", lesson))))

@@ -126,7 +126,7 @@ def test_bad_iteration_cap_exits_2(tmp_path, run_cli) -> None:
 
 def test_with_only_a_local_server_set_the_served_model_is_used(tmp_path, run_cli) -> None:
     met = {"quote": QUOTE, "verdict": "met", "hint": ""}  # one criterion per call: no id
-    script = RoleScript(worker=["only try"], critic=[met, {"operations": []}])
+    script = RoleScript(worker=["only try"], critic=[met])
     with ScriptedOpenAIServer(script) as server:
         done = run_cli(
             "run",
@@ -138,9 +138,9 @@ def test_with_only_a_local_server_set_the_served_model_is_used(tmp_path, run_cli
         )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "worker openai:scripted, critic openai:scripted" in done.stdout
-    assert [r["model"] for r in server.requests] == ["scripted"] * 3  # worker, judge, distiller
+    # worker and judge; a run that passed at once teaches nothing: no distiller call
+    assert [r["model"] for r in server.requests] == ["scripted"] * 2
     assert server.plain_requests()[0]["max_tokens"] == 1024
-    assert "memory: 0 rule(s) added" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -107,8 +107,8 @@ def test_show_tells_the_run_round_by_round(history, cli) -> None:
     )
     assert '  [pass] length (must, judge): It says "first try".' in lines
     assert "  [FAIL] tone (must, judge): evidence for tone" in lines
-    assert "         hint: Use plainer words." in lines
-    assert "feedback to the worker:" in lines and "  - Use plainer words." in lines
+    assert "         hint: Define every term you use." in lines
+    assert "feedback to the worker:" in lines and "  - Define every term you use." in lines
     assert "--- draft, round 2 (revision of round 1" in text
     assert "outcome: passed after 2 round(s) (thread t-pass)" in text
     assert "  why: every must criterion passed" in text
@@ -147,8 +147,8 @@ def test_show_json_is_the_threads_values(history, cli) -> None:
     values = shown["values"]
     assert values["outcome"] == "passed" and values["final"] == "second try\nwith a second line"
     assert [d["text"] for d in values["drafts"]] == ["first try", "second try\nwith a second line"]
-    assert values["critiques"][0]["verdict"]["results"][2]["hint"] == "Use plainer words."
-    assert values["feedback"][0]["hints"] == ["Use plainer words."]
+    assert values["critiques"][0]["verdict"]["results"][2]["hint"] == "Define every term you use."
+    assert values["feedback"][0]["hints"] == ["Define every term you use."]
     assert set(shown["round_seconds"]) == {"1", "2"}
     assert all(seconds >= 0 for seconds in shown["round_seconds"].values())
     assert shown["started_at"] <= shown["ended_at"]

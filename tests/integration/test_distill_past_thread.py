@@ -59,7 +59,8 @@ def test_distill_an_earlier_thread_on_demand(models, loop_input, tmp_path) -> No
     assert stored.text == "Always include a worked example."
     assert stored.provenance.thread_id == "earlier"
     assert stored.provenance.outcome == "passed" and stored.provenance.rounds == 2
-    # the distiller saw the run's grading history, not its drafts
+    # the distiller saw the run's lesson, not its drafts or its rubric
     prompt = models["distill"].texts()[0]
-    assert "Round 1: failed example" in prompt and "Add a worked example." in prompt
+    assert "[example] Add a worked example." in prompt
     assert "draft 1" not in prompt and "draft 2" not in prompt
+    assert all(criterion.text not in prompt for criterion in RUBRIC)

@@ -67,7 +67,7 @@ class ByContent:
                 "evidence": f'It says "{draft}".',
                 "passed": passed,
                 "terminal": False,
-                "hint": "" if passed else "Say more.",
+                "hint": "" if passed else "State the one idea up front.",
             }
             for cid in rubric_ids(request)
         ]

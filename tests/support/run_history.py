@@ -25,9 +25,9 @@ from tests.support.rubrics import RUBRIC, TASK
 from tests.support.scripted_model import ScriptedChatModel
 from tests.support.verdicts import graded
 
-TONE = {"tone": "Use plainer words."}
+TONE = {"tone": "Define every term you use."}
 RULE = "Write for beginners: define every term you use."
-OTHER_RULE = "Always include one worked example."
+OTHER_RULE = "Define each term the first time you use it."
 THREADS = ["t-pass", "t-exhausted", "t-candidates", "t-recall", "t-unfinished"]
 """The threads `make_history` writes, oldest first."""
 
@@ -50,8 +50,10 @@ def history_context(**overrides: Any) -> Context:
 def make_history(db: str, tag: str = "") -> list[str]:
     """Write five runs into `db` (oldest first); return their thread ids.
 
-    - t-pass: tone fails in round 1, passes in round 2; distills RULE into scope default;
-    - t-exhausted: scope "other", fails twice at a cap of 2; distills OTHER_RULE there;
+    - t-pass: tone fails in round 1, passes in round 2 (after its hint); distills RULE into
+      scope default;
+    - t-exhausted: scope "other", fails twice at a cap of 2, tone in round 1 (passing it
+      after its hint) and example in round 2; distills OTHER_RULE there;
     - t-candidates: two candidates in round 1, the second passes; memory off;
     - t-recall: is given RULE from scope default and passes in round 1;
     - t-unfinished: the critic fails mid-run, so the run never ends.
@@ -82,12 +84,12 @@ def make_history(db: str, tag: str = "") -> list[str]:
         script(
             ["draft one", "draft two"],
             [graded(RUBRIC, TONE), graded(RUBRIC, {"example": "Add an example."})],
-            [add_rule(OTHER_RULE, "example")],
+            [add_rule(OTHER_RULE, "tone")],
         )
         run("t-exhausted", "Explain what a queue is.", memory_scope=other_scope, max_iterations=2)
         script(["candidate A", "candidate B"], [graded(RUBRIC, TONE), graded(RUBRIC)])
         run("t-candidates", candidates=2, memory=False)
-        script(["right away"], [graded(RUBRIC)], [{"operations": []}])
+        script(["right away"], [graded(RUBRIC)])  # nothing to learn: no distiller call
         run("t-recall")
         script(["never graded"], [])  # the critic has nothing to say: the run stops
         with pytest.raises(Exception, match="script exhausted"):

@@ -105,6 +105,7 @@ def test_on_temporal_distills_steps_become_steps_of_the_loop() -> None:
     assert not any("distill" in (e.source, getattr(e, "target", "")) for e in temporal.edges)
     # the state gains distill's working fields, and the result is the loop's state
     assert set(temporal.state.model_fields) == set(LoopState.model_fields) | {
+        "lessons",
         "proposed",
         "source_thread_id",
     }

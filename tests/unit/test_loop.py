@@ -268,7 +268,7 @@ def test_each_round_streams_a_draft_and_a_verdict_event(models, context, loop_in
         ("finished", 2),
     ]
     assert events[-1]["outcome"] == "passed"
-    assert events[-1]["learning"] is context.memory
+    assert events[-1]["learning"] is False  # no store: nothing will be distilled
     first = events[1]
     assert first["passed"] is False
     assert first["score"] == pytest.approx(2 / 3)

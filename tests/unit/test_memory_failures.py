@@ -33,7 +33,7 @@ def context(**overrides) -> Context:
 
 def script_two_rounds(models) -> None:
     models.script("worker", "draft 1", "draft 2")
-    models.script("critic", graded(RUBRIC, {"tone": "simpler"}), graded(RUBRIC))
+    models.script("critic", graded(RUBRIC, {"tone": "Use simpler words."}), graded(RUBRIC))
 
 
 def invoke(store, loop_input, **overrides) -> dict:
@@ -43,7 +43,7 @@ def invoke(store, loop_input, **overrides) -> dict:
     )
 
 
-def test_distillation_model_error_keeps_outcome_and_final(models, loop_input) -> None:
+def test_distillation_model_error_keeps_outcome_final_and_the_lessons(models, loop_input) -> None:
     script_two_rounds(models)
     models.script("distill", RuntimeError("model provider returned 500"))
     store = InMemoryStore()
@@ -51,8 +51,10 @@ def test_distillation_model_error_keeps_outcome_and_final(models, loop_input) ->
     assert out["outcome"] == "passed"
     assert out["final"] == "draft 2"
     assert out["memory_errors"] == ["distill: RuntimeError: model provider returned 500"]
-    assert out["memory_report"]["skipped"] == "distillation failed (see memory_errors)"
-    assert store.search(rules_namespace("sql")) == []
+    assert out["memory_report"]["skipped"] is None
+    assert out["memory_report"]["lessons"] == ["Use simpler words."]
+    [rule] = store.search(rules_namespace("sql"))
+    assert rule.value["text"] == "Use simpler words." and rule.value["criteria"] == ["tone"]
 
 
 def test_malformed_distiller_answers_are_retried_then_recorded(models, loop_input) -> None:
@@ -64,6 +66,7 @@ def test_malformed_distiller_answers_are_retried_then_recorded(models, loop_inpu
     [error] = out["memory_errors"]
     assert error.startswith("distill: no usable answer after 2 call(s)")
     assert "does not match the schema" in error
+    assert out["memory_report"]["added"]  # the lesson is kept as it is
 
 
 def test_store_down_keeps_the_run_and_records_each_memory_failure(models, loop_input) -> None:
@@ -97,7 +100,7 @@ def test_memory_round_trip_on_the_async_path(models, loop_input) -> None:
     rule = {
         "action": "add",
         "rule_id": "",
-        "text": "Prefer plain words.",
+        "text": "Prefer simpler words to jargon.",
         "criteria": ["tone"],
         "reason": "r",
     }
@@ -106,11 +109,11 @@ def test_memory_round_trip_on_the_async_path(models, loop_input) -> None:
     asyncio.run(graph.ainvoke(loop_input, {"configurable": {"thread_id": "a"}}, context=context()))
     models.script("worker", "draft")
     models.script("critic", graded(RUBRIC))
-    models.script("distill", {"operations": []})
+    models.script("distill")
     out = asyncio.run(
         graph.ainvoke(loop_input, {"configurable": {"thread_id": "b"}}, context=context())
     )
-    assert [r["text"] for r in out["recalled_rules"]] == ["Prefer plain words."]
+    assert [r["text"] for r in out["recalled_rules"]] == ["Prefer simpler words to jargon."]
     [item] = store.search(rules_namespace("sql"))
     assert item.value["usage"] == {"consulted": 1, "passed": 1, "rounds_when_passed": 1}
     assert item.value["provenance"]["thread_id"] == "a"
@@ -121,7 +124,7 @@ def test_an_unusable_distiller_is_a_memory_error_not_a_refused_run(
 ) -> None:
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    models.script("worker", "one two three")
+    models.script("worker", "one two three four five six", "one two three")
     checks_only = {**loop_input, "rubric": [{"id": "short", "kind": "word_count", "max": 5}]}
     out = invoke(  # no critic is needed for checks, and the distiller cannot be made
         InMemoryStore(),
@@ -133,3 +136,5 @@ def test_an_unusable_distiller_is_a_memory_error_not_a_refused_run(
     [error] = out["memory_errors"]
     assert error.startswith("distill: MissingApiKey: The distiller model")
     assert "GOOGLE_API_KEY" in error
+    assert out["memory_report"]["lessons"] == ["Cut it to at most 5 words."]
+    assert out["memory_report"]["added"]  # kept as it is

@@ -4,6 +4,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.store.memory import InMemoryStore
 
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.memory.relevance import topic_of
 from critic_loop.state.context import Context
 from critic_loop.state.rules import rules_namespace
 from tests.support.verdicts import graded
@@ -23,12 +24,19 @@ RUBRIC = [
 TASK = "Write a product page for a new hiking backpack. " + "Context sentence. " * 60
 DRAFT = "word " * 700
 LONG_HINT = "Rewrite this part so that it meets the requirement precisely. " * 12
+LESSON_HINT = "Say exactly what reader {0} needs and nothing more. " * 5
 
 
 def test_worker_critic_and_distiller_prompts_fit_an_8k_context(models) -> None:
     rounds = 10
     models.script("worker", *[f"draft {n}: {DRAFT}" for n in range(rounds)])
-    failing = [{f"c{(n + k) % 12}": LONG_HINT for k in range(6)} for n in range(rounds)]
+    failing = [
+        {
+            f"c{(n + k) % 12}": LONG_HINT if k % 2 else LESSON_HINT.format((n + k) % 12)
+            for k in range(6)
+        }
+        for n in range(rounds)
+    ]
     models.script("critic", *[graded(RUBRIC, fails, feedback=LONG_HINT) for fails in failing])
     models.script("distill", {"operations": []})
     store = InMemoryStore()
@@ -36,6 +44,7 @@ def test_worker_critic_and_distiller_prompts_fit_an_8k_context(models) -> None:
         rule = {
             "text": f"Rule {n}: " + "always do the careful thing before answering " * 4,
             "scope": "big",
+            "topics": [topic_of(TASK)] * 5,
             "provenance": {"outcome": "passed", "rounds": 2},
         }
         store.put(rules_namespace("big"), f"r{n}", rule)
@@ -50,6 +59,8 @@ def test_worker_critic_and_distiller_prompts_fit_an_8k_context(models) -> None:
     out = build_graph(store=store).invoke({"task": TASK, "rubric": RUBRIC}, context=context)
     assert out["outcome"] == "exhausted"
     assert out["memory_errors"] == []
+    assert len(out["recalled_rules"]) == context.recall_k
+    assert len(out["memory_report"]["lessons"]) >= 3  # the distiller sees several
     sizes = {
         role: max(count_tokens_approximately(prompt) for prompt in models[role].prompts)
         for role in ("worker", "critic", "distill")

@@ -90,3 +90,42 @@ def test_round_n_worker_prompt_holds_the_previous_draft_and_its_critique(
     assert "Too technical." in third[3].text
     assert "Replace jargon with plain words." in third[3].text
     assert "Needs an example." not in third[3].text
+
+
+def test_rules_learned_from_the_critics_hints_never_carry_criterion_text(models, context) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    from critic_loop.state.rules import rules_namespace
+
+    store = InMemoryStore()
+    graph = build_graph(checkpointer=InMemorySaver(), store=store)
+    rubric = [c.model_dump() for c in RUBRIC]
+    context = context.model_copy(update={"distill_model": "scripted:distill"})
+    # round 1 fails every criterion; two hints quote their criterion, one is a clean lesson
+    echoed = {c.id: f"Criterion says: {c.text}" for c in RUBRIC}
+    echoed["example"] = "Add a phone-book example."
+    models.script("worker", *DRAFTS[:2])
+    models.script("critic", graded(RUBRIC, echoed), graded(RUBRIC))
+    quoting = {"action": "add", "rule_id": "", "criteria": [], "reason": "r"}
+    models.script(  # the distiller tries to slip the criteria in as rules
+        "distill",
+        {"operations": [{**quoting, "text": f"Add an example: {c.text}"} for c in RUBRIC]},
+    )
+    first = graph.invoke(
+        {"task": TASK, "rubric": rubric}, {"configurable": {"thread_id": "a"}}, context=context
+    )
+    assert first["memory_report"]["lessons"] == ["Add a phone-book example."]
+    stored = [item.value["text"] for item in store.search(rules_namespace("default"))]
+    assert stored == ["Add a phone-book example."]
+
+    models.script("worker", "a draft")
+    models.script("critic", graded(RUBRIC))
+    second = graph.invoke(
+        {"task": TASK, "rubric": rubric}, {"configurable": {"thread_id": "b"}}, context=context
+    )
+    assert [rule["text"] for rule in second["recalled_rules"]] == stored
+    prompt = models["worker"].texts()[-1]
+    assert "Add a phone-book example." in prompt  # the rule reached the worker...
+    for criterion in RUBRIC:  # ...and no criterion's text did
+        assert criterion.text.lower() not in prompt.lower()

@@ -1,0 +1,59 @@
+"""What a finished run shows, found without a model: checks that failed, then passed after a hint.
+
+A criterion that failed in one round and passed in the draft the run kept, graded in a
+later round, was fixed by a revision, and the revision followed the hint of the last
+round that failed it. That hint is a lesson: a rule candidate ("Include 'Order now'.",
+"Cut it to at most 50 words."). It is taken as the worker saw it (`worker_feedback`'s
+redaction), so a lesson never carries more of the rubric than the worker was shown; a
+hint whose redaction cut something out is dropped, since what is left would not read as
+a rule. Criteria that passed at once, or never passed, teach nothing this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from critic_loop.nodes.loop.feedback import REDACTED, REDACTED_ID, redact_criteria
+from critic_loop.nodes.loop.history_queries import best_critique
+from critic_loop.state.records import Critique
+from critic_loop.state.rubric import CriterionBase
+from critic_loop.state.rules import Lesson
+
+MAX_LESSON_CHARACTERS = 300
+"""Longer hints (test output, long notes) are reports, not lessons."""
+
+
+def _last_hint(critiques: Sequence[Critique], criterion_id: str, before: int) -> str:
+    """Return the hint of the latest round before `before` that failed `criterion_id`."""
+    for critique in sorted(critiques, key=lambda c: (c.round, -c.candidate), reverse=True):
+        if critique.round >= before or critique.verdict is None:
+            continue
+        for result in critique.verdict.failing:
+            if result.criterion_id == criterion_id and result.hint.strip():
+                return result.hint.strip()
+    return ""
+
+
+def _as_lesson(hint: str, rubric: Sequence[CriterionBase]) -> str | None:
+    text = " ".join(redact_criteria(hint, rubric).split())
+    if not text or REDACTED in text or REDACTED_ID in text:
+        return None
+    return text if len(text) <= MAX_LESSON_CHARACTERS else None
+
+
+def observed_lessons(
+    critiques: Sequence[Critique], rubric: Sequence[CriterionBase]
+) -> list[Lesson]:
+    """List the lessons a run shows: one per criterion fixed after a hint, in rubric order."""
+    kept = best_critique(critiques)
+    if kept is None or kept.verdict is None:
+        return []
+    lessons: dict[str, Lesson] = {}
+    for result in kept.verdict.results:
+        if not result.passed or result.skipped:
+            continue
+        hint = _last_hint(critiques, result.criterion_id, before=kept.round)
+        text = _as_lesson(hint, rubric) if hint else None
+        if text is not None and text.lower() not in lessons:
+            lessons[text.lower()] = Lesson(criterion_id=result.criterion_id, text=text)
+    return list(lessons.values())

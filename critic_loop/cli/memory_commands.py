@@ -65,7 +65,7 @@ def rules_of(store: BaseStore, scope: str) -> list[Item]:
 
 
 def rule_summary(item: Item) -> dict[str, Any]:
-    """Describe a stored rule: text, criteria, usage statistics, provenance and times."""
+    """Describe a stored rule: text, criteria, topics, usage, provenance and times."""
     from pydantic import ValidationError
 
     from critic_loop.state.rules import Rule
@@ -80,6 +80,7 @@ def rule_summary(item: Item) -> dict[str, Any]:
         "scope": rule.scope,
         "text": rule.text,
         "criteria": rule.criteria,
+        "topics": rule.topics,
         "usage": {
             "consulted": usage.consulted,
             "passed": usage.passed,
@@ -129,6 +130,7 @@ def rule_lines(summary: dict[str, Any]) -> list[str]:
         summary["id"],
         f"  {summary['text']}",
         f"  criteria: {', '.join(summary['criteria']) or '-'}",
+        *(f"  learned on a task about: {topic}" for topic in summary["topics"]),
         f"  used: {used}",
         f"  {learned}",
         f"  created {_time(summary['created_at'])}, updated {_time(summary['updated_at'])}",

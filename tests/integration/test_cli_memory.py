@@ -53,6 +53,7 @@ def test_rules_show_usage_and_provenance(history_db, cli) -> None:
     assert lines[0] == "scope 'default': 1 rule(s), strongest first"
     assert lines[2] == f"  {RULE}"
     assert "  criteria: tone" in lines
+    assert "  learned on a task about: explain hash map" in lines  # the topic recall matches
     # t-recall was given the rule and passed in one round
     used = "  used: consulted by 1 run(s), 1 passed (100%), 1.0 round(s) on average when passed"
     assert used in lines
@@ -72,6 +73,7 @@ def test_rules_json_and_every_scope(history_db, cli) -> None:
         "usefulness": pytest.approx(2 / 3),
     }
     assert rule["provenance"] == {"thread_id": "t-pass", "outcome": "passed", "rounds": 2}
+    assert rule["topics"] == ["explain hash map"]
     assert rule["created_at"] <= rule["updated_at"]
     every = cli("rules", "--db", history_db, "--all-scopes", "--json").json
     assert sorted(r["scope"] for r in every) == ["default", "other"]

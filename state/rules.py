@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from critic_loop.state.records import Outcome, TokenUsage
 
@@ -86,6 +86,16 @@ class Rule(BaseModel):
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     usage: RuleUsage = Field(default_factory=RuleUsage)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def about(self) -> str:
+        """The text and the topics in one string: what a store's vector index embeds.
+
+        One vector per rule, whatever its number of topics, keeps a similarity search as
+        cheap as one over the texts alone. Stored with the rule, ignored when read back.
+        """
+        return " | ".join([self.text, *self.topics])
 
 
 class RecalledRule(BaseModel):

@@ -30,11 +30,12 @@ compares every rule of a scope: fewer dimensions keep recall from thousands of r
 a small share of one model call.
 """
 
-INDEXED_FIELDS = ("text", "topics[*]")
-"""What the index embeds of a rule: its text, and each topic of the tasks it was learned on.
+INDEXED_FIELDS = ("about",)
+"""What the index embeds of a rule: `Rule.about`, its text and the topics of the tasks it was
+learned on, in one string (one vector per rule).
 
-A store's similarity search scores a rule by the closest of these to the query (the
-task), so recall's pool holds the rules learned on tasks like the one at hand.
+A store's similarity search then ranks first the rules learned on tasks like the query
+(the task), so recall's pool holds those.
 """
 
 EMBEDDINGS_VARIABLE = "CRITIC_LOOP_EMBEDDINGS"
@@ -96,7 +97,7 @@ def sqlite_rule_index() -> SqliteIndexConfig:
     """Return `rule_index()` for `SqliteStore`, which reads `text_fields` instead of `fields`.
 
     Without `text_fields` it would embed each rule's whole JSON value (usage counts,
-    provenance and all) rather than its text and topics.
+    provenance and all) rather than its text and topics (`about`).
     """
     index: dict[str, Any] = {**rule_index(), "text_fields": list(INDEXED_FIELDS)}
     return cast(SqliteIndexConfig, index)

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from critic_loop.nodes.events import recall_event
 from critic_loop.nodes.memory.owned_store import memory_store
-from critic_loop.nodes.memory.ranking import strength, strongest_rules
+from critic_loop.nodes.memory.ranking import HEAD, SLACK, strength, strongest_rules
 from critic_loop.nodes.memory.relevance import relevance, topic_words
 from critic_loop.nodes.memory.rule_store import search_rules
 from critic_loop.nodes.operator_policy import context_of
@@ -42,8 +42,9 @@ class RecallView(BaseModel):
     task: Task
 
 
-POOL = 32
-"""Rules of a scope compared with the task at recall (at most `ranking.HEAD` - `SLACK`)."""
+POOL = HEAD - SLACK
+"""Rules of a scope compared with the task at recall: more than a scope keeps by default
+(`Context.max_rules`), and no more than the head of its ranking holds."""
 
 
 def candidate_rules(store: BaseStore, scope: str, task: str) -> Steps[list[Item]]:

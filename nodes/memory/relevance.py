@@ -16,6 +16,7 @@ model, and an index, when there is one, only chooses which rules are compared.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -232,8 +233,12 @@ def topic_of(task: str) -> str:
     return " ".join(list(dict.fromkeys(_topical(task)))[:MAX_TOPIC_WORDS])
 
 
+@functools.lru_cache(maxsize=4096)
 def topic_words(text: str) -> frozenset[str]:
-    """Return the stems of the content words of `text` (a task, a topic or a rule)."""
+    """Return the stems of the content words of `text` (a task, a topic or a rule).
+
+    Cached: recall compares the same topics and rule texts with every task.
+    """
     return frozenset(stem(word) for word in _topical(text))
 
 

@@ -56,12 +56,12 @@ def dev_server(model_server):
         yield server
 
 
-async def stream_run(client, thread_id: str, scope: str, server: DevServer):
+async def stream_run(client, thread_id: str, scope: str, server: DevServer, task: str = TASK):
     custom, values = [], None
     async for part in client.runs.stream(
         thread_id,
         "critic_loop",
-        input=INPUT,
+        input={**INPUT, "task": task},
         context=context(scope),
         stream_mode=["custom", "values"],
     ):
@@ -136,15 +136,28 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
     assert item["score"] is not None
     assert item["value"]["provenance"]["thread_id"] == thread["thread_id"]
 
-    # a second run in the same scope starts with the rule
+    assert item["value"]["topics"] == ["explain hash map"]
+
+    # a second run in the same scope starts with the rule (it passes at once: no distiller)
     model_server.responder.worker[:] = ["draft"]
-    model_server.responder.critic[:] = [graded(RUBRIC), {"operations": []}]
+    model_server.responder.critic[:] = [graded(RUBRIC)]
     second = await client.threads.create()
     await stream_run(client, second["thread_id"], scope, dev_server)
     state = await client.threads.get_state(second["thread_id"])
     assert [rule["text"] for rule in state["values"]["recalled_rules"]] == [RULE]
     worker_requests = model_server.plain_requests()
     assert RULE in str(worker_requests[-1]["messages"])
+
+    # an unrelated task in the same scope is given nothing
+    model_server.responder.worker[:] = ["draft"]
+    model_server.responder.critic[:] = [graded(RUBRIC)]
+    third = await client.threads.create()
+    await stream_run(
+        client, third["thread_id"], scope, dev_server, task="Write a haiku about autumn rain."
+    )
+    state = await client.threads.get_state(third["thread_id"])
+    assert state["values"]["recalled_rules"] == []
+    assert RULE not in str(model_server.plain_requests()[-1]["messages"])
 
 
 async def test_server_reports_bad_input_clearly(dev_server) -> None:
@@ -164,10 +177,13 @@ async def test_distill_graph_is_served_on_its_own(dev_server, model_server) -> N
     scope = f"ondemand-{uuid4().hex[:8]}"
     model_server.responder.critic[:] = [{"operations": [ADD_RULE]}]
     client = get_client(url=dev_server.url)
-    past_run = {
+    past_run = {  # it failed "example", then passed after the hint
         **INPUT,
-        "drafts": [{"round": 1, "text": "a draft"}],
-        "critiques": [{"round": 1, "verdict": graded(RUBRIC)}],
+        "drafts": [{"round": 1, "text": "a draft"}, {"round": 2, "text": "a better draft"}],
+        "critiques": [
+            {"round": 1, "verdict": graded(RUBRIC, {"example": "Add a phone-book example."})},
+            {"round": 2, "verdict": graded(RUBRIC)},
+        ],
         "outcome": "passed",
         "source_thread_id": "some-old-thread",
     }

@@ -53,6 +53,32 @@ def test_runs_and_rules_live_in_postgres(models, postgres_url, monkeypatch) -> N
     assert sorted({len(s.values.get("critiques", [])) for s in history}) == [0, 1, 2]
 
 
+SHOP = "Write a short product description of a stainless steel water bottle for our shop."
+
+
+def test_recall_on_postgres_gives_a_rule_to_its_kind_of_task_only(
+    models, postgres_url, monkeypatch
+) -> None:
+    monkeypatch.setenv("CRITIC_LOOP_DATABASE_URL", postgres_url)  # no pgvector: unindexed
+    scope = f"pg-{uuid4().hex[:8]}"
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"example": "Include 'Order now'."}), graded(RUBRIC))
+    models.script("distill", {"operations": []})
+    learned = run_loop(SHOP, RUBRIC, context=context(scope))
+    assert learned.memory_report is not None and learned.memory_report.added
+    for task, given in (
+        ("Write a haiku about autumn rain.", []),
+        (
+            "Write a short product description of wool hiking socks for our shop.",
+            ["Include 'Order now'."],
+        ),
+    ):
+        models.script("worker", "draft")
+        models.script("critic", graded(RUBRIC))
+        state = asyncio.run(arun_loop(task, RUBRIC, context=context(scope)))
+        assert [rule.text for rule in state.recalled_rules] == given, task
+
+
 def test_async_savers_on_postgres(models, postgres_url) -> None:
     models.script("worker", "draft 1", "draft 2")
     models.script("critic", graded(RUBRIC, {"tone": "simpler"}), graded(RUBRIC))

@@ -1,6 +1,7 @@
 """Figure 5: recall from a scope of many rules, against one model call, on each store.
 
-A scope is filled with `recall_rules` rules (distinct texts, varied usage), then the
+A scope is filled with `recall_rules` rules (distinct texts, varied usage, each learned on
+a task of one of ten kinds, four of them the kinds recall is asked about), then the
 recall node's own work (`recall_steps`: `search_rules` plus ranking) is timed directly,
 interleaved across the stores: SQLite without the vector index, SQLite with it (pysqlite3
 and sqlite-vec, as the embedded default has on Linux x86-64), and PostgreSQL when
@@ -66,6 +67,17 @@ TASKS = [
     "Draft a polite reminder about an overdue invoice with its deadline.",
 ]
 
+LEARNED_ON = [
+    *TASKS,
+    "Write a haiku about autumn rain.",
+    "Reply to a customer whose parcel arrived two days late.",
+    "Write a Python function that returns the median of a list of numbers.",
+    "Write up the notes of a team meeting that chose a new company logo.",
+    "Translate a short hotel booking request into French.",
+    "Write a two-sentence weather forecast for Denver tomorrow.",
+]
+"""The tasks the filled rules were learned on: the recalled tasks' kinds and six others."""
+
 
 def _share_interval(samples: list[float], call: float) -> tuple[float, float] | None:
     """Return the p50's 95% bootstrap interval, as percent of one model call."""
@@ -75,7 +87,10 @@ def _share_interval(samples: list[float], call: float) -> tuple[float, float] | 
 
 def rules(scope: str, count: int, seed: int = 7) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield `count` distinct rules for `scope` as (key, stored value), deterministically."""
+    from critic_loop.nodes.memory.relevance import topic_of
+
     chooser = random.Random(seed)
+    topics = [topic_of(task) for task in LEARNED_ON]
     for number in range(count):
         text = (
             f"{chooser.choice(VERBS)} {chooser.choice(OBJECTS)} {chooser.choice(PLACES)} "
@@ -86,6 +101,7 @@ def rules(scope: str, count: int, seed: int = 7) -> Iterator[tuple[str, dict[str
             text=text,
             criteria=[chooser.choice(["length", "example", "tone"])],
             scope=scope,
+            topics=[chooser.choice(topics)],
             provenance=RuleProvenance(outcome="passed", rounds=chooser.randrange(1, 6)),
             usage=RuleUsage(consulted=consulted, passed=chooser.randrange(0, consulted + 1)),
         )

@@ -3,19 +3,21 @@
 Recall compares a pool of the scope's rules with the task: the `POOL` most similar to it
 when the store has a vector index (its search results then carry similarity scores),
 otherwise the whole scope if it is that small, else its `POOL` most useful rules, read
-from the scope's ranking (`ranking`) rather than by reading every rule. Of those, only
-the rules at least `Context.recall_min_relevance` relevant to the task (`relevance`: the
-words the task shares with what a rule was learned on) are kept, so a lesson from one
-kind of task does not reach another, and the worker gets at most `Context.recall_k` of
-them, the most useful first. They go to the worker only; the critic's view has no field
-for them, so its judgement stays independent of the worker's lessons. A store that cannot
-be read does not stop the run: the failure is recorded in `memory_errors` and the worker
-starts without rules.
+from the scope's ranking (`ranking`) rather than by reading every rule (once a store's
+searches have shown it has no index, recall reads the ranking's head straight away). Of
+those, only the rules at least `Context.recall_min_relevance` relevant to the task
+(`relevance`: the words the task shares with what a rule was learned on) are kept, so a
+lesson from one kind of task does not reach another, and the worker gets at most
+`Context.recall_k` of them, the most useful first. They go to the worker only; the
+critic's view has no field for them, so its judgement stays independent of the worker's
+lessons. A store that cannot be read does not stop the run: the failure is recorded in
+`memory_errors` and the worker starts without rules.
 """
 
 from __future__ import annotations
 
 import logging
+import weakref
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -47,10 +49,22 @@ POOL = HEAD - SLACK
 (`Context.max_rules`), and no more than the head of its ranking holds."""
 
 
+_scored_searches: weakref.WeakKeyDictionary[BaseStore, bool] = weakref.WeakKeyDictionary()
+"""Whether each store's similarity searches have come back scored (it has a vector index)."""
+
+
 def candidate_rules(store: BaseStore, scope: str, task: str) -> Steps[list[Item]]:
-    """Return the rules of `scope` recall compares with `task` (see the module docstring)."""
+    """Return the rules of `scope` recall compares with `task` (see the module docstring).
+
+    A store whose searches came back unscored before has no index: its ranking's head is
+    read at once, without a search that would only say so again.
+    """
+    if _scored_searches.get(store) is False:
+        return (yield from strongest_rules(store, scope, POOL))
     items: list[Item] = yield search_rules(store, scope, query=task, limit=POOL)
     indexed = any(isinstance(item, SearchItem) and item.score is not None for item in items)
+    if items:
+        _scored_searches[store] = indexed
     if not indexed and len(items) >= POOL:  # maybe more: take the strongest
         items = yield from strongest_rules(store, scope, POOL)
     return items

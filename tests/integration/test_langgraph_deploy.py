@@ -91,7 +91,7 @@ def test_the_image_configures_the_store_and_strict_checkpoints(dockerfile: list[
     assert values["LANGGRAPH_STRICT_MSGPACK"] == "true"
     assert json.loads(values["LANGGRAPH_CHECKPOINTER"]) == {"serde": {"pickle_fallback": False}}
     index = json.loads(values["LANGGRAPH_STORE"])["index"]
-    assert index["dims"] == 128 and index["fields"] == ["text"]
+    assert index["dims"] == 128 and index["fields"] == rule_index()["fields"] == ["about"]
     assert index["dims"] == rule_index()["dims"]
 
     # the server loads the embed function as langgraph-api does, from the image's WORKDIR

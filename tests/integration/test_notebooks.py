@@ -43,7 +43,7 @@ EXPECTED = {
         "recalled 1 rule(s)",
         "recalled: End with one practical safety reminder",
         "outcome: passed after 1 round(s)",
-        "1 rule(s) reinforced",
+        "memory: nothing distilled (nothing to learn",
         "consulted by 1 run(s), 1 of them passed",
     ],
 }

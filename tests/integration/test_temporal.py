@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from critic_loop.errors import ThreadFinished
+from critic_loop.nodes.memory.relevance import topic_of
 from critic_loop.persistence import open_persistence
 from critic_loop.run import arun_loop
 from critic_loop.state.loop import LoopState
@@ -139,7 +140,7 @@ class ByContent:
                 "evidence": f'It says "{draft}".',
                 "passed": passed,
                 "terminal": False,
-                "hint": "" if passed else "Say more.",
+                "hint": "" if passed else "State the one idea up front.",
             }
             for cid in rubric_ids(request)
         ]
@@ -154,6 +155,7 @@ def seed_rules(database: Path) -> None:
             seed = Rule(
                 text=SEED,
                 scope=scope,
+                topics=[topic_of(job_task(job))],  # learned on this kind of task: recalled
                 provenance=RuleProvenance(thread_id="seed", outcome="passed", rounds=1),
             )
             persistence.store.put(rules_namespace(scope), "seed", seed.model_dump(mode="json"))
@@ -393,7 +395,10 @@ async def test_two_workers_one_killed_mid_flight_lose_and_duplicate_nothing(
         assert len(drafts) == len(set(drafts)), f"job {job} has a duplicated draft"
     assert stored_rules(temporal_db) == stored_rules(in_process_db)
     for scope, rules in stored_rules(temporal_db).items():
-        assert [rule[0] for rule in rules] == sorted([SEED, RULE]), scope  # one of each
+        # a run that passed at once, or never, showed no lesson: only the seed is there
+        learned = PASS_ROUND[int(scope.removeprefix("job-")) % len(PASS_ROUND)] in (2, 3)
+        expected = sorted([SEED, RULE]) if learned else [SEED]
+        assert [rule[0] for rule in rules] == expected, scope  # one of each
         assert [rule[2] for rule in rules if rule[0] == SEED] == [1], scope  # counted once
     assert figures["activities_run_again"], "the kill interrupted no node"
 

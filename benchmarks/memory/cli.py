@@ -37,6 +37,7 @@ from benchmarks.memory.taskset import (
     select,
     sequence,
 )
+from critic_loop.model_choice import LOCAL_SETTINGS
 from critic_loop.state.context import Context
 
 DEFAULT_ROUNDS = 4
@@ -107,6 +108,14 @@ def parser() -> argparse.ArgumentParser:
         "--seed", type=int, help="shuffle the families' order in each pass (per repeat)"
     )
     parse.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="run up to this many sequences (memory off, memory on, per repeat) side by side "
+        "(default 1: task by task, off then on); a server that answers one request at a "
+        "time answers them in turn",
+    )
+    parse.add_argument(
         "--out", type=Path, help=f"the report file to write (default: {DEFAULT_OUT})"
     )
     parse.add_argument(
@@ -149,6 +158,10 @@ def mode_contexts(
 ) -> dict[str, Context]:
     """Build each mode's run context: the same settings, memory off or on.
 
+    With a server named (`base_url`), the settings the command line picks for a local
+    server's model (`LOCAL_SETTINGS`: the judge asked one criterion at a time, the worker's
+    answer capped) apply unless `extra` (`--set`) says otherwise.
+
     Raises:
         UsageError: `extra` sets a field the harness owns, or a setting is invalid.
     """
@@ -164,6 +177,7 @@ def mode_contexts(
         "base_url": base_url,
         "max_iterations": rounds,
         "on_exhausted": "best",
+        **(LOCAL_SETTINGS if base_url else {}),
         **extra,
     }
     try:
@@ -193,8 +207,8 @@ def prepare(
     Raises:
         UsageError, TaskFileError, ReportError, ValueError: bad input.
     """
-    if args.repeats < 1:
-        raise UsageError("--repeats must be at least 1")
+    if args.repeats < 1 or args.jobs < 1:
+        raise UsageError("--repeats and --jobs must be at least 1")
     tasks = choose_tasks(args)
     model, base_url = choose_model(args)
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
@@ -238,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     status = 0
     try:
-        run_benchmark(sequences, contexts, report)
+        run_benchmark(sequences, contexts, report, jobs=args.jobs)
     except KeyboardInterrupt:
         print(f"\ninterrupted: continue with --resume {report.path}", file=sys.stderr)
         status = 130

@@ -1,7 +1,8 @@
 """Run the sequence with memory off and with memory on, task by task, into the report.
 
 Each task runs twice in turn, memory off then memory on, so a report cut short still
-compares the modes on the same tasks. Both go through critic-loop's own `run_loop`, each
+compares the modes on the same tasks (with `--jobs`, the sequences run side by side
+instead, each in its own thread). Both go through critic-loop's own `run_loop`, each
 mode of each repeat with its own SQLite database (checkpoints and rules) that starts
 empty: the memory-on sequence learns in its store as it goes and recalls from it, the
 memory-off sequence never reads or writes rules. After every memory-on task the rules its
@@ -12,8 +13,10 @@ task, and where each rule was recalled.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 from uuid import uuid4
@@ -164,15 +167,66 @@ def describe(row: Row) -> str:
     )
 
 
+class Progress:
+    """Records finished rows (from any thread), logs them, and stops a run that keeps failing."""
+
+    def __init__(self, report: Report, total: int) -> None:
+        """Count towards `total` rows into `report`."""
+        self.report = report
+        self.total = total
+        self.done = 0
+        self.consecutive_errors = 0
+        self.stop: str | None = None
+        """Why the run stops (rows kept failing, or an interrupt); None while it goes on."""
+        self._lock = threading.Lock()
+
+    def finished(self, step: Step, row: Row, rules: list[dict[str, Any]] | None) -> None:
+        """Record a row, say so, and decide whether the run goes on."""
+        with self._lock:
+            self.report.record(row, rules)
+            self.done += 1
+            logger.info(
+                "[%d/%d] repeat %d, %s, memory %s: %s",
+                self.done,
+                self.total,
+                step.repeat,
+                step.task.id,
+                step.mode,
+                describe(row),
+            )
+            self.consecutive_errors = self.consecutive_errors + 1 if row.error else 0
+            if self.consecutive_errors >= MAX_CONSECUTIVE_ERRORS and self.stop is None:
+                self.stop = (
+                    f"{self.consecutive_errors} rows in a row failed (is the server up?); the "
+                    f"report keeps them, and --resume {self.report.path} runs them again"
+                )
+
+
+def lanes(steps: Sequence[Step], jobs: int) -> list[list[Step]]:
+    """Split the steps into the lanes that run side by side, each in order.
+
+    One job runs every step in one lane, task by task and memory off then on; more jobs
+    give each (repeat, mode) sequence a lane of its own (sequences share nothing).
+    """
+    if jobs <= 1:
+        return [list(steps)] if steps else []
+    by_sequence: dict[tuple[int, str], list[Step]] = {}
+    for step in steps:
+        by_sequence.setdefault((step.repeat, step.mode), []).append(step)
+    return list(by_sequence.values())
+
+
 def run_benchmark(
     sequences: Sequence[Sequence[Task]],
     contexts: dict[str, Context],
     report: Report,
     run: Callable[[Step, Report], tuple[Row, list[dict[str, Any]] | None]] = run_step,
+    jobs: int = 1,
 ) -> int:
     """Run every step the report has not done, recording each row as it finishes.
 
-    Returns the number of steps run.
+    With `jobs` above 1, up to that many sequences run at once (see `lanes`). Returns the
+    number of steps run.
 
     Raises:
         RunAborted: `MAX_CONSECUTIVE_ERRORS` rows in a row failed.
@@ -182,23 +236,26 @@ def run_benchmark(
     if skipped:
         logger.info("%d row(s) already in %s are skipped", skipped, report.path)
     report.stores_dir.mkdir(parents=True, exist_ok=True)
-    consecutive_errors = 0
-    for number, step in enumerate(pending, 1):
-        row, rules = run(step, report)
-        report.record(row, rules)
-        logger.info(
-            "[%d/%d] repeat %d, %s, memory %s: %s",
-            number,
-            len(pending),
-            step.repeat,
-            step.task.id,
-            step.mode,
-            describe(row),
-        )
-        consecutive_errors = consecutive_errors + 1 if row.error is not None else 0
-        if consecutive_errors >= MAX_CONSECUTIVE_ERRORS:
-            raise RunAborted(
-                f"{consecutive_errors} rows in a row failed (is the server up?); the report "
-                f"keeps them, and --resume {report.path} runs them again"
-            )
-    return len(pending)
+    progress = Progress(report, len(pending))
+
+    def run_lane(lane: list[Step]) -> None:
+        for step in lane:
+            if progress.stop is not None:
+                return
+            progress.finished(step, *run(step, report))
+
+    work = lanes(pending, jobs)
+    if len(work) <= 1:
+        for lane in work:
+            run_lane(lane)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="memory-bench") as pool:
+            try:
+                for future in [pool.submit(run_lane, lane) for lane in work]:
+                    future.result()
+            except KeyboardInterrupt:
+                progress.stop = "interrupted"  # the lanes finish the runs in flight, then stop
+                raise
+    if progress.stop is not None:
+        raise RunAborted(progress.stop)
+    return progress.done

@@ -109,6 +109,7 @@ def test_memory_on_learns_from_a_family_s_first_task_and_helps_its_later_ones(
     assert settings["contexts"]["off"]["memory"] is False
     assert settings["contexts"]["on"]["memory"] is True
     assert settings["contexts"]["on"]["memory_scope"] == "default"  # one scope for all
+    assert settings["contexts"]["on"]["worker_max_tokens"] == 1024  # as the CLI picks locally
 
     rows = {(row["mode"], row["task"]): row for row in report["rows"]}
     # interleaved: memory off, then on, for each task in sequence order
@@ -214,3 +215,24 @@ def test_the_task_set_never_tells_a_family_its_requirement(tmp_path: Path) -> No
     (tmp_path / "tasks.json").write_text(json.dumps(broken))
     with pytest.raises(TaskFileError, match="shop_socks gives its family's requirement away"):
         load_tasks(tmp_path / "tasks.json")
+
+
+def test_sequences_run_side_by_side_with_jobs_give_the_same_rows(
+    server: ScriptedOpenAIServer, tmp_path: Path
+) -> None:
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    assert run(server, "--quick", "--out", str(one)) == 0
+    assert run(server, "--quick", "--jobs", "2", "--out", str(two)) == 0
+
+    def outcomes(path: Path) -> dict[tuple[str, str], tuple[Any, ...]]:
+        rows = json.loads(path.read_text())["rows"]
+        return {
+            (row["mode"], row["task"]): (
+                row["passed"],
+                row["rounds"],
+                [given["text"] for given in row["recalled"]],
+            )
+            for row in rows
+        }
+
+    assert outcomes(two) == outcomes(one) and len(outcomes(one)) == 14

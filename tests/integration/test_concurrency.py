@@ -1,30 +1,71 @@
 """Many runs on one database and one memory scope: nothing corrupted, nothing lost.
 
 Runs share a SQLite file (or a PostgreSQL server) and a scope holding one rule. Each run
-recalls the rule, passes, counts itself in the rule's usage, and distills the same lesson.
+recalls the rule, fails round 1 and passes round 2 after the judge's hint, counts itself in
+the rule's usage, and distills the same lesson.
 Afterwards the file is intact, every thread holds an outcome, the rule counts each run
 exactly once, and the lesson is stored once.
 """
 
 import asyncio
+import json
 import multiprocessing
 import sqlite3
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import pytest
 
 from critic_loop import arun_loop, run_loop
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.memory.relevance import topic_of
 from critic_loop.persistence import open_persistence
 from critic_loop.state.rules import Rule, RuleProvenance, rules_namespace
-from tests.support.openai_server import DiligentModel, ScriptedOpenAIServer
+from tests.support.openai_server import (
+    FULL_DRAFT,
+    SHORT_DRAFT,
+    Answer,
+    DiligentModel,
+    ScriptedOpenAIServer,
+    Structured,
+    Text,
+    artifact_of,
+    is_structured_request,
+    rubric_ids,
+    schema_name,
+)
 
 pytestmark = pytest.mark.integration
 
 RUNS = int(__import__("os").environ.get("RUNS", "20"))
+TASK = "Explain recursion."
 SEEDED = "Read the task twice before you write."
 RUBRIC = [{"id": "clear", "text": "It is clear."}]
+HINT = "Give a worked example of recursion."
+
+
+def revises_once(request: dict[str, Any]) -> Answer:
+    """Every run's first draft fails with `HINT`, its revision passes; the distiller adds
+    nothing, so every run keeps the same lesson as it is."""
+    if not is_structured_request(request):
+        revising = "did not pass review" in json.dumps(request["messages"])
+        return Text(FULL_DRAFT if revising else SHORT_DRAFT)
+    if schema_name(request) == "rule_operations":
+        return Structured({"operations": []})
+    draft = artifact_of(request)
+    passed = draft.strip() != SHORT_DRAFT
+    results = [
+        {
+            "criterion_id": criterion_id,
+            "evidence": f'It says "{draft.split(".")[0][:80]}".',
+            "passed": passed,
+            "terminal": False,
+            "hint": "" if passed else HINT,
+        }
+        for criterion_id in rubric_ids(request)
+    ]
+    return Structured({"results": results, "feedback": "", "passed": passed})
 
 
 def context(server: ScriptedOpenAIServer, scope: str) -> dict:
@@ -37,7 +78,12 @@ def context(server: ScriptedOpenAIServer, scope: str) -> dict:
 
 
 def seed(database: str, scope: str) -> None:
-    rule = Rule(text=SEEDED, scope=scope, provenance=RuleProvenance(outcome="passed", rounds=1))
+    rule = Rule(
+        text=SEEDED,
+        scope=scope,
+        topics=[topic_of(TASK)],  # learned on a task like the runs': recalled by every one
+        provenance=RuleProvenance(outcome="passed", rounds=1),
+    )
     with open_persistence(database) as persistence:
         persistence.store.put(rules_namespace(scope), "seeded", rule.model_dump(mode="json"))
 
@@ -54,11 +100,11 @@ def check_everything_counted(database: str, scope: str, threads: list[str]) -> N
     assert rules["seeded"]["usage"] == {
         "consulted": len(threads),
         "passed": len(threads),
-        "rounds_when_passed": len(threads),
+        "rounds_when_passed": 2 * len(threads),
     }
     texts = [rule["text"] for rule in rules.values()]
     assert sorted(texts) == sorted({*texts}), "a lesson was stored twice"
-    assert len(texts) == 2  # the seeded rule and the one distilled lesson
+    assert sorted(texts) == sorted([SEEDED, HINT])  # the seeded rule and the one lesson
 
 
 def integrity(path: Path) -> str:
@@ -69,13 +115,13 @@ def test_twenty_async_runs_in_one_process(tmp_path) -> None:
     database, scope = str(tmp_path / "runs.sqlite"), f"async-{uuid4().hex[:6]}"
     seed(database, scope)
     threads = [f"a{i}" for i in range(RUNS)]
-    with ScriptedOpenAIServer(DiligentModel()) as server:
+    with ScriptedOpenAIServer(revises_once) as server:
 
         async def all_runs() -> None:
             await asyncio.gather(
                 *(
                     arun_loop(
-                        "Explain recursion.",
+                        TASK,
                         RUBRIC,
                         context=context(server, scope),
                         thread_id=thread,
@@ -97,13 +143,13 @@ def _run_in_child(base_url: str, database: str, scope: str, thread: str) -> None
         "base_url": base_url,
         "memory_scope": scope,
     }
-    run_loop("Explain recursion.", RUBRIC, context=settings, thread_id=thread, database=database)
+    run_loop(TASK, RUBRIC, context=settings, thread_id=thread, database=database)
 
 
 def run_processes(database: str, scope: str) -> list[str]:
     threads = [f"p{i}-{uuid4().hex[:6]}" for i in range(RUNS)]
     forking = multiprocessing.get_context("fork")
-    with ScriptedOpenAIServer(DiligentModel()) as server:
+    with ScriptedOpenAIServer(revises_once) as server:
         children = [
             forking.Process(target=_run_in_child, args=(server.base_url, database, scope, thread))
             for thread in threads

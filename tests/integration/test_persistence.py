@@ -1,4 +1,4 @@
-"""The embedded default (SQLite) keeps runs and rules in one file; the rule index embeds text."""
+"""The embedded default (SQLite) keeps runs and rules in one file; the index embeds `about`."""
 
 import asyncio
 import sqlite3
@@ -6,11 +6,19 @@ import sqlite3
 import pytest
 
 from critic_loop.persistence import aopen_persistence, open_persistence
-from critic_loop.state.rules import rules_namespace
+from critic_loop.state.rules import Rule, RuleProvenance, rules_namespace
 
 pytestmark = pytest.mark.integration
 
-RULE = {"text": "Qualify every column with its table alias when joining tables.", "usage": {}}
+
+def rule(text: str, *topics: str) -> dict:
+    provenance = RuleProvenance(outcome="passed", rounds=2)
+    return Rule(text=text, scope="sql", topics=list(topics), provenance=provenance).model_dump(
+        mode="json"
+    )
+
+
+RULE = rule("Qualify every column with its table alias when joining tables.")
 
 
 def test_checkpoints_and_rules_share_one_sqlite_file(tmp_path, monkeypatch) -> None:
@@ -28,20 +36,23 @@ def test_checkpoints_and_rules_share_one_sqlite_file(tmp_path, monkeypatch) -> N
     assert {"checkpoints", "writes", "store"} <= tables
 
 
-def test_the_embedded_index_embeds_the_rule_text_only(tmp_path) -> None:
+def test_the_embedded_index_embeds_what_a_rule_is_about_only(tmp_path) -> None:
     with open_persistence(tmp_path / "db.sqlite") as persistence:
         if not persistence.indexed:
             pytest.skip("this Python cannot load SQLite extensions (no pysqlite3)")
         persistence.store.put(rules_namespace("sql"), "r1", RULE)
         persistence.store.put(
-            rules_namespace("sql"), "r2", {"text": "Count syllables in each line.", "usage": {}}
+            rules_namespace("sql"), "r2", rule("Count syllables in each line.", "haiku rain")
         )
         [best, other] = persistence.store.search(
             rules_namespace("sql"), query=RULE["text"], limit=2
         )
+        [poem] = persistence.store.search(rules_namespace("sql"), query="haiku rain", limit=1)
     assert best.key == "r1"
-    assert best.score == pytest.approx(1.0, abs=1e-4)  # only the text was embedded
+    # only `about` (text and topics) was embedded: not the usage, provenance or times
+    assert best.score == pytest.approx(1.0, abs=1e-4)
     assert other.score < 0.5
+    assert poem.key == "r2"  # found by the topic of the task it was learned on
 
 
 def test_async_persistence_reads_what_sync_wrote(tmp_path) -> None:

@@ -1,8 +1,9 @@
 """Distillation, step 2: store the run's lessons as rules of the scope, without duplicates.
 
 - The distiller's operations come first. Each must restate one of the run's lessons
-  (`rule_text.restates`); one that does not is refused, as is one that copies the task, a
-  draft or a criterion, or is too long.
+  (`rule_text.restates`) in the words of its lessons and the task (`invented_words`); one
+  that does not is refused, as is one that copies the task, a draft or a criterion, or is
+  too long.
   - add: merged into an existing rule that says the same thing (normalized text), else
     stored as a new rule.
   - update: rewrites an existing rule; if the new text duplicates another rule, the two
@@ -36,7 +37,12 @@ from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.relevance import topic_of, with_topic
 from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
-from critic_loop.nodes.memory.rule_text import find_duplicate, refusal, restates
+from critic_loop.nodes.memory.rule_text import (
+    find_duplicate,
+    invented_words,
+    refusal,
+    restates,
+)
 from critic_loop.nodes.memory.scope_locks import locked
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.steps import Steps, dual_node
@@ -118,12 +124,21 @@ class Consolidation:
         self.report.reinforced.append(rule_id)
 
     def restated(self, operation: RuleOperation) -> list[Lesson]:
-        """Return the lessons `operation` restates; refuse it if it restates none."""
+        """Return the lessons `operation` restates; refuse it if it restates none, or adds words.
+
+        Words of neither its lessons nor the task (`invented_words`) are refused too.
+        """
         lessons = [lesson for lesson in self.state.lessons if restates(operation.text, lesson.text)]
-        if not lessons:
-            self.report.rejected.append(
-                f"{operation.action} {operation.text!r}: it restates none of the run's lessons"
-            )
+        problem = "it restates none of the run's lessons" if not lessons else None
+        invented = invented_words(
+            operation.text, [lesson.text for lesson in lessons], self.state.task
+        )
+        if lessons and invented:
+            listed = ", ".join(repr(word) for word in invented[:3])
+            problem = f"it brings in words of neither its lesson nor the task: {listed}"
+        if problem is not None:
+            self.report.rejected.append(f"{operation.action} {operation.text!r}: {problem}")
+            return []
         return lessons
 
     def add(self, text: str, criteria: list[str], action: str = "add") -> Steps[bool]:
@@ -171,7 +186,12 @@ class Consolidation:
         return True
 
     def apply(self, operation: RuleOperation) -> Steps[list[Lesson]]:
-        """Apply one of the distiller's operations; return the lessons it restated, if kept."""
+        """Apply one of the distiller's operations; return the lessons it restated, if kept.
+
+        A copy (of the task, a draft, a criterion) is refused as such before anything else.
+        """
+        if self._refused(operation.action, operation.text):
+            return []
         lessons = self.restated(operation)
         if not lessons:
             return []

@@ -10,7 +10,10 @@ criterion verbatim is a log, not a lesson, and is refused.
 A rule the distiller writes must restate a lesson of the run (`restates`): keep what the
 lesson quotes and its numbers ("Include 'Order now'." may become "End every product
 description with 'Order now'.", not "Write clearly."), or, for a lesson with nothing
-quoted, share a content word with it.
+quoted, share a content word with it. And it may use only the words of its lessons, of the
+task and of instructions (`invented_words`): a small model told to generalise "Include
+'Order now'." copies the frame of its prompt's example ("Sign every email with ..."), which
+would send the worker after something no check asked for.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 
 from critic_loop.nodes.memory.content_words import STOP_WORDS, words
+from critic_loop.nodes.memory.relevance import FUNCTION_WORDS, INSTRUCTION_WORDS
 from critic_loop.nodes.memory.relevance import stem as _stem
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MAX_RULE_WORDS
@@ -131,3 +135,54 @@ def restates(text: str, lesson: str) -> bool:
     if kept:
         return all(_mentions(text, anchor) for anchor in kept)
     return bool(_content(words(PATTERN.sub(" ", text))) & _content(words(PATTERN.sub(" ", lesson))))
+
+
+RULE_WORDS = frozenset(
+    {
+        "add",
+        "after",
+        "always",
+        "avoid",
+        "begin",
+        "close",
+        "end",
+        "ensure",
+        "finish",
+        "first",
+        "follow",
+        "include",
+        "instead",
+        "keep",
+        "last",
+        "line",
+        "mention",
+        "never",
+        "once",
+        "put",
+        "remember",
+        "say",
+        "sentence",
+        "show",
+        "start",
+        "state",
+        "sure",
+        "word",
+        "words",
+    }
+)
+"""Words any rule may use to say what to do, beyond those of its lessons and its task."""
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(word) for word in words(PATTERN.sub(" ", text))}
+
+
+def invented_words(text: str, lessons: Iterable[str], task: str) -> list[str]:
+    """List the words of `text` found in none of `lessons`, the task or `RULE_WORDS`."""
+    allowed = set().union(*(_stems(lesson) for lesson in lessons), _stems(task))
+    allowed |= {_stem(word) for word in RULE_WORDS | FUNCTION_WORDS | INSTRUCTION_WORDS}
+    return [
+        word
+        for word in dict.fromkeys(words(PATTERN.sub(" ", text)))
+        if _stem(word) not in allowed and not word.isdigit()
+    ]

@@ -25,7 +25,7 @@ from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
 
-RULE = "Give one worked example with real keys and values."
+RULE = "Always give one worked example with real keys and values."
 ADD_RULE = {"action": "add", "rule_id": "", "text": RULE, "criteria": ["example"], "reason": "r"}
 INPUT = {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}
 
@@ -78,7 +78,7 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
     scope = f"devserver-{uuid4().hex[:8]}"
     model_server.responder.worker[:] = ["draft one", "draft two"]
     model_server.responder.critic[:] = [
-        graded(RUBRIC, {"example": "Add a phone-book example."}),
+        graded(RUBRIC, {"example": "Give one worked example with real keys and values."}),
         graded(RUBRIC),
         {"operations": [ADD_RULE]},  # the distiller also answers in structured output
     ]
@@ -181,7 +181,7 @@ async def test_distill_graph_is_served_on_its_own(dev_server, model_server) -> N
         **INPUT,
         "drafts": [{"round": 1, "text": "a draft"}, {"round": 2, "text": "a better draft"}],
         "critiques": [
-            {"round": 1, "verdict": graded(RUBRIC, {"example": "Add a phone-book example."})},
+            {"round": 1, "verdict": graded(RUBRIC, {"example": "Give a worked example."})},
             {"round": 2, "verdict": graded(RUBRIC)},
         ],
         "outcome": "passed",

@@ -15,7 +15,8 @@ from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
 
-RULE = "Lead with the definition, then give one worked example."
+HINT = "Lead with the definition, then give a worked example."
+RULE = "Always lead with the definition, then give one worked example."
 
 
 def context(scope: str) -> Context:
@@ -31,7 +32,7 @@ def test_runs_and_rules_live_in_postgres(models, postgres_url, monkeypatch) -> N
     monkeypatch.setenv("CRITIC_LOOP_DATABASE_URL", postgres_url)
     scope, first_thread = f"pg-{uuid4().hex[:8]}", f"t-{uuid4().hex[:8]}"
     models.script("worker", "draft 1", "draft 2")
-    models.script("critic", graded(RUBRIC, {"example": "Add one."}), graded(RUBRIC))
+    models.script("critic", graded(RUBRIC, {"example": HINT}), graded(RUBRIC))
     add = {"action": "add", "rule_id": "", "text": RULE, "criteria": ["example"], "reason": "r"}
     models.script("distill", {"operations": [add]})
     first = run_loop(TASK, RUBRIC, context=context(scope), thread_id=first_thread)  # no db given

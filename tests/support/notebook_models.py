@@ -185,9 +185,7 @@ CODE_TASK = StandIn(
     },
 )
 
-SAFETY_RULE = (
-    "End with one practical safety reminder: what to bring and what to check before setting out."
-)
+SAFETY_RULE = "Always close a welcome message with what to bring and to check."
 
 MEMORY = StandIn(
     drafts=[

@@ -26,8 +26,8 @@ from tests.support.scripted_model import ScriptedChatModel
 from tests.support.verdicts import graded
 
 TONE = {"tone": "Define every term you use."}
-RULE = "Write for beginners: define every term you use."
-OTHER_RULE = "Define each term the first time you use it."
+RULE = "Always define every term you use."
+OTHER_RULE = "Define each term you use, always."
 THREADS = ["t-pass", "t-exhausted", "t-candidates", "t-recall", "t-unfinished"]
 """The threads `make_history` writes, oldest first."""
 

@@ -21,7 +21,7 @@ from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
 EXAMPLE_HINT = "Add a worked example."
-EXAMPLE_RULE = "Give every explanation one worked example."
+EXAMPLE_RULE = "Always add one worked example."
 
 
 def add(text: str, *criteria: str) -> dict:
@@ -224,16 +224,19 @@ def test_the_distiller_must_keep_what_the_lesson_quotes(models, store) -> None:
         operations(
             add("Keep answers short.", "length"),  # drops the number: refused
             add("Write clearly.", "tone"),  # restates nothing
-            add("Keep every answer to at most 50 words.", "length"),
+            add("Cut every email to at most 50 words.", "length"),  # no email in sight
+            add("Always cut it to at most 50 words.", "length"),
         ),
     )
     report = distill(store, hints={"length": "Cut it to at most 50 words."})["memory_report"]
     assert [rule.text for rule in rules_in(store, "sql").values()] == [
-        "Keep every answer to at most 50 words."
+        "Always cut it to at most 50 words."
     ]
     assert report["rejected"] == [
         "add 'Keep answers short.': it restates none of the run's lessons",
         "add 'Write clearly.': it restates none of the run's lessons",
+        "add 'Cut every email to at most 50 words.': it brings in words of neither its "
+        "lesson nor the task: 'email'",
     ]
 
 
@@ -274,18 +277,18 @@ def test_an_update_operation_rewrites_a_rule(models, store) -> None:
             {
                 "action": "update",
                 "rule_id": rule_id,
-                "text": "Give exactly one worked example with real values.",
+                "text": "Always give one worked example with real values.",
                 "criteria": ["example"],
                 "reason": "more precise",
             }
         ),
     )
-    report = distill(store, hints={"example": "Give one example with real values."})[
+    report = distill(store, hints={"example": "Give one worked example with real values."})[
         "memory_report"
     ]
     assert report["updated"] == [rule_id]
     rule = rules_in(store, "sql")[rule_id]
-    assert rule.text == "Give exactly one worked example with real values."
+    assert rule.text == "Always give one worked example with real values."
     assert rule.updated_at > rule.created_at
 
 

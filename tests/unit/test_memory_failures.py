@@ -100,7 +100,7 @@ def test_memory_round_trip_on_the_async_path(models, loop_input) -> None:
     rule = {
         "action": "add",
         "rule_id": "",
-        "text": "Prefer simpler words to jargon.",
+        "text": "Always use simpler words.",
         "criteria": ["tone"],
         "reason": "r",
     }
@@ -113,7 +113,7 @@ def test_memory_round_trip_on_the_async_path(models, loop_input) -> None:
     out = asyncio.run(
         graph.ainvoke(loop_input, {"configurable": {"thread_id": "b"}}, context=context())
     )
-    assert [r["text"] for r in out["recalled_rules"]] == ["Prefer simpler words to jargon."]
+    assert [r["text"] for r in out["recalled_rules"]] == ["Always use simpler words."]
     [item] = store.search(rules_namespace("sql"))
     assert item.value["usage"] == {"consulted": 1, "passed": 1, "rounds_when_passed": 1}
     assert item.value["provenance"]["thread_id"] == "a"

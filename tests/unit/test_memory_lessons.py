@@ -4,7 +4,7 @@ import pytest
 
 from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.relevance import relevance, topic_of, topic_words, with_topic
-from critic_loop.nodes.memory.rule_text import anchors, restates
+from critic_loop.nodes.memory.rule_text import anchors, invented_words, restates
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import Contains, Criterion
 from critic_loop.state.verdict import CriterionResult, Verdict
@@ -75,6 +75,16 @@ def test_what_a_rule_must_keep_of_its_lesson() -> None:
 
 
 SHOP = "Write a short product description of a stainless steel water bottle for our shop."
+
+
+def test_a_rule_may_use_the_words_of_its_lesson_the_task_and_instructions_only() -> None:
+    lesson = ["Include 'Order now'."]
+    general = "End every product description with 'Order now'."
+    assert invented_words(general, lesson, SHOP) == []
+    # the frame of the prompt's example, copied by a small model
+    assert invented_words("Sign every email with 'Order now'.", lesson, SHOP) == ["sign", "email"]
+    sorry = ["Remove or rewrite the text matching /\\bsorry\\b/ (first at 'sorry')."]
+    assert invented_words("Never write 'sorry' to a customer.", sorry, "Reply to a customer.") == []
 
 
 @pytest.mark.parametrize(

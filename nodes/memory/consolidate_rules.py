@@ -42,6 +42,7 @@ from critic_loop.nodes.memory.rule_text import (
     invented_words,
     refusal,
     restates,
+    says_what_to_do,
 )
 from critic_loop.nodes.memory.scope_locks import locked
 from critic_loop.nodes.operator_policy import context_of
@@ -136,6 +137,8 @@ class Consolidation:
         if lessons and invented:
             listed = ", ".join(repr(word) for word in invented[:3])
             problem = f"it brings in words of neither its lesson nor the task: {listed}"
+        elif lessons and not any(says_what_to_do(operation.text, x.text) for x in lessons):
+            problem = "it only repeats what the lesson quotes, without saying what to do"
         if problem is not None:
             self.report.rejected.append(f"{operation.action} {operation.text!r}: {problem}")
             return []

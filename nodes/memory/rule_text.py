@@ -177,6 +177,18 @@ def _stems(text: str) -> set[str]:
     return {_stem(word) for word in words(PATTERN.sub(" ", text))}
 
 
+def says_what_to_do(text: str, lesson: str) -> bool:
+    """Tell whether `text` says more than what `lesson` quotes: an instruction, not a quote.
+
+    "Order now at Tidewater." restates "Include 'Order now at Tidewater'." but tells the
+    worker nothing about what to do with the words.
+    """
+    rest = PATTERN.sub(" ", text).lower()
+    for anchor in anchors(lesson):
+        rest = rest.replace(" ".join(anchor.lower().split()), " ")
+    return bool(_content(words(rest)))
+
+
 def invented_words(text: str, lessons: Iterable[str], task: str) -> list[str]:
     """List the words of `text` found in none of `lessons`, the task or `RULE_WORDS`."""
     allowed = set().union(*(_stems(lesson) for lesson in lessons), _stems(task))

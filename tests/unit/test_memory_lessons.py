@@ -4,7 +4,12 @@ import pytest
 
 from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.relevance import relevance, topic_of, topic_words, with_topic
-from critic_loop.nodes.memory.rule_text import anchors, invented_words, restates
+from critic_loop.nodes.memory.rule_text import (
+    anchors,
+    invented_words,
+    restates,
+    says_what_to_do,
+)
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import Contains, Criterion
 from critic_loop.state.verdict import CriterionResult, Verdict
@@ -72,6 +77,12 @@ def test_what_a_rule_must_keep_of_its_lesson() -> None:
     assert not restates("Keep it under 150 words.", "Cut it to at most 50 words.")
     assert restates("Keep the tone friendly.", "Use a friendlier tone.")
     assert not restates("Write clearly.", "Use a friendlier tone.")
+    # the quote alone, as the 0.5B model once "generalised" it, says nothing to do
+    assert restates("Order now at Tidewater.", "Include 'Order now at Tidewater'.")
+    assert not says_what_to_do("Order now at Tidewater.", "Include 'Order now at Tidewater'.")
+    assert says_what_to_do(
+        "Close with 'Order now at Tidewater'.", "Include 'Order now at Tidewater'."
+    )
 
 
 SHOP = "Write a short product description of a stainless steel water bottle for our shop."

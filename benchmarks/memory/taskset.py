@@ -1,8 +1,8 @@
 """The task set: families of tasks that share a hidden requirement, and unrelated tasks.
 
 `tasks/tasks.json` holds the families (each a house requirement, the rubric that checks
-it, the words that would give it away, and four tasks that never use them) and the
-unrelated tasks (each with its own
+it, the words that would give it away, and four tasks that never use them, each with the
+checks of what its own text asks, if any) and the unrelated tasks (each with its own
 rubric, stated in its task). `sequence` interleaves them into the order a run takes: the
 families' first tasks, then their second tasks, and so on, with an unrelated task after
 every `UNRELATED_EVERY` family tasks. A family's first task is where memory can only
@@ -112,7 +112,9 @@ def load_tasks(path: Path = TASKS_FILE) -> TaskSet:
                     Task(
                         id=item["id"],
                         task=item["task"],
-                        rubric=_checked_rubric(family["rubric"], f"family {family['id']}"),
+                        rubric=_checked_rubric(
+                            [*family["rubric"], *item.get("rubric", [])], f"task {item['id']}"
+                        ),
                         family=family["id"],
                         index=index,
                     )

@@ -19,6 +19,8 @@ import jwt
 import pytest
 from langgraph_sdk import get_client
 
+from critic_loop.nodes.memory.relevance import topic_of
+from critic_loop.state.rules import Rule, RuleProvenance
 from tests.support.dev_server import DevServer
 from tests.support.hidden_programs import path_without
 from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
@@ -51,12 +53,10 @@ def context() -> dict[str, Any]:
 
 
 def rule(text: str, scope: str = SCOPE) -> dict[str, Any]:
-    return {
-        "text": text,
-        "criteria": [],
-        "scope": scope,
-        "provenance": {"thread_id": None, "outcome": "passed", "rounds": 1},
-    }
+    """A rule learned on a task like the runs' (so recall finds it relevant)."""
+    provenance = RuleProvenance(thread_id=None, outcome="passed", rounds=1)
+    learned = Rule(text=text, scope=scope, topics=[topic_of(TASK)], provenance=provenance)
+    return learned.model_dump(mode="json")
 
 
 def own(user: str) -> tuple[str, ...]:
@@ -206,10 +206,13 @@ async def test_bobs_distill_run_writes_only_into_bobs_own_scope(
     bob, alice = client_of(server, "bob"), client_of(server, "alice")
     add = {"action": "add", "rule_id": "", "text": "Bob's lesson.", "criteria": [], "reason": "r"}
     model_server.responder.critic[:] = [{"operations": [add]}]
-    past_run = {
+    past_run = {  # "example" failed, then passed after its hint: a lesson to keep
         **INPUT,
-        "drafts": [{"round": 1, "text": "a draft"}],
-        "critiques": [{"round": 1, "verdict": graded(RUBRIC)}],
+        "drafts": [{"round": 1, "text": "a draft"}, {"round": 2, "text": "a better draft"}],
+        "critiques": [
+            {"round": 1, "verdict": graded(RUBRIC, {"example": "Keep Bob's lesson in mind."})},
+            {"round": 2, "verdict": graded(RUBRIC)},
+        ],
         "outcome": "passed",
     }
     result = await bob.runs.wait(

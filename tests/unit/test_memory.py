@@ -110,7 +110,7 @@ def test_rules_learned_in_a_scope_reach_the_next_worker_of_that_scope_only(
     assert [r["id"] for r in second["recalled_rules"]] == [rule_id]
     first_prompt = models["worker"].texts()[0]
     assert EXAMPLE_RULE in first_prompt
-    assert first_prompt.index(EXAMPLE_RULE) < first_prompt.index(TASK)
+    assert first_prompt.index(TASK) < first_prompt.index(EXAMPLE_RULE)  # the rule comes last
     assert all(EXAMPLE_RULE not in prompt for prompt in models["critic"].texts())
     assert second["memory_report"]["skipped"] == NOTHING_TO_LEARN
     assert models["distill"].calls == 0

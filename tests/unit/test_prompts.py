@@ -8,15 +8,17 @@ def test_built_in_prompt_renders() -> None:
     assert render_prompt("worker_task.jinja", task="Write a haiku.", rules=[]) == "Write a haiku."
 
 
-def test_task_prompt_puts_recalled_rules_before_the_task() -> None:
+def test_task_prompt_puts_recalled_rules_after_the_task() -> None:
+    # the local 0.5B model ignored a rule listed before the task (or in the system prompt)
+    # and followed it when it came after the task, as something important
     rendered = render_prompt(
         "worker_task.jinja", task="Write a haiku.", rules=["Count syllables per line."]
     )
     assert rendered.splitlines() == [
-        "Lessons from earlier work of this kind:",
-        "- Count syllables per line.",
-        "",
         "Write a haiku.",
+        "",
+        "Important, from earlier work of this kind:",
+        "- Count syllables per line.",
     ]
 
 

@@ -656,9 +656,7 @@ def test_every_checkpoint_of_a_run_holds_data_not_python_types(models, loop_inpu
 
 def test_the_distill_step_keeps_no_checkpoints_of_its_own(models, loop_input) -> None:
     # its input is the run's whole history: checkpointed, it would be stored twice more
-    models.script("worker", "draft 1")
-    models.script("critic", graded(RUBRIC))
-    models.script("distill", operations(add(SQL_RULE)))
+    script_fix(models, {"tone": "Use warmer words."}, operations(add("Use warmer words.")))
     saver = InMemorySaver()
     graph = build_graph(checkpointer=saver, store=InMemoryStore())
     out = graph.invoke(

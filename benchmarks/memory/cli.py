@@ -49,6 +49,12 @@ HARNESS_FIELDS = frozenset(
 )
 """Settings the harness owns (`--model`, `--base-url`, `--rounds`, the mode); `--set` may not."""
 
+BENCHMARK_SETTINGS: dict[str, Any] = {"candidates": 1}
+"""Settings of both modes unless `--set` says otherwise: one first draft per run, so a
+round is one draft and the rounds to pass measure what memory changes (critic-loop's
+default, `candidates: auto`, drafts three side by side for these all-check rubrics, each
+counted as an attempt, at three times the worker's calls in both modes)."""
+
 
 def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
@@ -160,7 +166,8 @@ def mode_contexts(
 
     With a server named (`base_url`), the settings the command line picks for a local
     server's model (`LOCAL_SETTINGS`: the judge asked one criterion at a time, the worker's
-    answer capped) apply unless `extra` (`--set`) says otherwise.
+    answer capped) apply unless `extra` (`--set`) says otherwise; so do
+    `BENCHMARK_SETTINGS`, with or without a server.
 
     Raises:
         UsageError: `extra` sets a field the harness owns, or a setting is invalid.
@@ -177,6 +184,7 @@ def mode_contexts(
         "base_url": base_url,
         "max_iterations": rounds,
         "on_exhausted": "best",
+        **BENCHMARK_SETTINGS,
         **(LOCAL_SETTINGS if base_url else {}),
         **extra,
     }

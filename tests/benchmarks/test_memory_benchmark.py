@@ -110,6 +110,8 @@ def test_memory_on_learns_from_a_family_s_first_task_and_helps_its_later_ones(
     assert settings["contexts"]["on"]["memory"] is True
     assert settings["contexts"]["on"]["memory_scope"] == "default"  # one scope for all
     assert settings["contexts"]["on"]["worker_max_tokens"] == 1024  # as the CLI picks locally
+    assert settings["contexts"]["off"]["candidates"] == 1  # one draft a round, in both modes
+    assert settings["contexts"]["on"]["candidates"] == 1
 
     rows = {(row["mode"], row["task"]): row for row in report["rows"]}
     # interleaved: memory off, then on, for each task in sequence order

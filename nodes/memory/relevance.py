@@ -2,11 +2,13 @@
 
 A rule remembers the topics of the tasks that taught it (`Rule.topics`: each task's
 content words). A new task's relevance to the rule is the largest similarity between the
-task's words and one of those topics, or the rule's own text: the number of words they
-share over the geometric mean of their sizes (cosine similarity of word sets), with
-words compared by stem and the words that say what to do rather than what about
-("write", "short", "please", ...) left out. Product descriptions for one shop share a
-third to a half of their words; a product description and a haiku share none.
+task's words and one of those topics, or the rule's own text outside its quotes (a quoted
+phrase, such as 'Order now at Tidewater', is what to write, not what the task is about: a
+reply about an order is no product description): the number of words they share over the
+geometric mean of their sizes (cosine similarity of word sets), with words compared by
+stem and the words that say what to do rather than what about ("write", "short",
+"please", ...) left out. Product descriptions for one shop share a third to a half of
+their words; a product description and a haiku share none.
 
 Recall gives the worker only rules at least `Context.recall_min_relevance` relevant to
 its task, so a lesson learned on one kind of task stays with that kind. The measure is
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -242,6 +245,15 @@ def topic_words(text: str) -> frozenset[str]:
     return frozenset(stem(word) for word in _topical(text))
 
 
+QUOTED = re.compile(r"(?<!\w)'[^'\n]+'(?!\w)|\"[^\"\n]+\"")
+"""A phrase in single or double quotes (an apostrophe inside a word starts none)."""
+
+
+def unquoted(text: str) -> str:
+    """Return `text` without its quoted phrases ("Never say 'sorry'." -> "Never say .")."""
+    return QUOTED.sub(" ", text)
+
+
 def similarity(first: frozenset[str], second: frozenset[str]) -> float:
     """Return the cosine similarity of two word sets (0 when either is empty)."""
     if not first or not second:
@@ -251,7 +263,9 @@ def similarity(first: frozenset[str], second: frozenset[str]) -> float:
 
 def relevance(task: frozenset[str], rule: Mapping[str, Any]) -> float:
     """Return how relevant a stored rule (its raw value) is to a task (its `topic_words`)."""
-    texts: list[Any] = [rule.get("text"), *(rule.get("topics") or [])]
+    text = rule.get("text")
+    texts: list[Any] = [unquoted(text) if isinstance(text, str) else None]
+    texts += rule.get("topics") or []
     return max(
         (similarity(task, topic_words(text)) for text in texts if isinstance(text, str)),
         default=0.0,

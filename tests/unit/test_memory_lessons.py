@@ -3,7 +3,13 @@
 import pytest
 
 from critic_loop.nodes.memory.lessons import observed_lessons
-from critic_loop.nodes.memory.relevance import relevance, topic_of, topic_words, with_topic
+from critic_loop.nodes.memory.relevance import (
+    relevance,
+    topic_of,
+    topic_words,
+    unquoted,
+    with_topic,
+)
 from critic_loop.nodes.memory.rule_text import (
     anchors,
     invented_words,
@@ -111,6 +117,19 @@ def test_a_rule_may_use_the_words_of_its_lesson_the_task_and_instructions_only()
 def test_a_rule_is_relevant_to_tasks_like_those_it_was_learned_on(task, related) -> None:
     rule = {"text": "Include 'Order now'.", "topics": [topic_of(SHOP)]}
     assert (relevance(topic_words(task), rule) >= 0.25) is related
+
+
+def test_a_rule_s_quoted_phrase_says_what_to_write_not_what_the_task_is_about() -> None:
+    # the memory benchmark's shop rule reached a support reply about an order through
+    # the word "order" of its closing line
+    rule = {"text": "Include 'Order now at Tidewater'.", "topics": [topic_of(SHOP)]}
+    refund = "Reply to a customer who was charged twice for the same order."
+    assert relevance(topic_words(refund), rule) < 0.25
+    unquoted_rule = {"text": "Mention the customer's order number in every reply."}
+    assert relevance(topic_words(refund), unquoted_rule) >= 0.25  # its own words still count
+    assert unquoted("Don't say 'sorry' or \"oops\" to a customer's face.") == (
+        "Don't say   or   to a customer's face."
+    )
 
 
 def test_a_topic_is_the_task_s_content_words_and_topics_keep_the_latest() -> None:

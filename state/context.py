@@ -290,6 +290,36 @@ class Context(BaseSettings):
             "'verifier_error'."
         ),
     )
+    call_budget: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description=(
+            "The most model calls the run may make, every role counted (worker, judges, "
+            "their retries, the distiller). Checked before each call; a run that reaches it "
+            "ends as 'exhausted' with its best draft. Unset: the operator's ceiling."
+        ),
+    )
+    token_budget: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000_000,
+        description=(
+            "The most tokens (input and output, every call) the run may spend. Checked "
+            "before each call; the calls in flight may finish past it. Unset: the "
+            "operator's ceiling."
+        ),
+    )
+    time_budget_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        le=7 * 24 * 3600,
+        description=(
+            "The most seconds the run may spend drafting and grading (time waiting for a "
+            "person, or stopped between a failure and its resume, does not count). Checked "
+            "before each call. Unset: the operator's ceiling."
+        ),
+    )
     worker_history_rounds: int = Field(
         default=1,
         ge=1,

@@ -38,3 +38,7 @@ class TrustViolation(ValueError):
 
 class IsolationUnavailable(RuntimeError):
     """Drafted code cannot run here: the sandbox it needs is missing (the message says why)."""
+
+
+class CeilingExceeded(TrustViolation):
+    """A client asked for more than the operator's ceiling of a count or limit."""

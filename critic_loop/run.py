@@ -30,6 +30,7 @@ from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.model_choice import choose_models
 from critic_loop.nodes.loop.check_input import preflight, validated_input
+from critic_loop.nodes.models.faults import ModelUnreachable
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.persistence.leases import LocalThreadLeases
 from critic_loop.results import result_of
@@ -193,6 +194,18 @@ def _mode(on_event: EventHandler | None) -> StreamMode:
     return "custom" if on_event is not None else "updates"
 
 
+@contextmanager
+def resumable(thread_id: str) -> Iterator[None]:
+    """Add to a model server's connection failure how to resume the run it stopped."""
+    try:
+        yield
+    except ModelUnreachable as error:
+        error.add_note(
+            f"Every finished step is saved; resume with run_loop(..., thread_id={thread_id!r})."
+        )
+        raise
+
+
 def drive_loop(
     graph: LoopGraph,
     start: Any,
@@ -211,11 +224,12 @@ def drive_loop(
     thread_id = config["configurable"]["thread_id"]
     head = thread_config(thread_id)  # not the branch point
     while True:
-        for event in graph.stream(
-            start, config, context=context, stream_mode=_mode(on_event), durability="sync"
-        ):
-            if on_event is not None:
-                on_event(event)
+        with resumable(thread_id):
+            for event in graph.stream(
+                start, config, context=context, stream_mode=_mode(on_event), durability="sync"
+            ):
+                if on_event is not None:
+                    on_event(event)
         snapshot = graph.get_state(head)
         request = review_request(snapshot)
         if request is None:
@@ -323,11 +337,12 @@ async def arun_loop(
     async with _agraph(checkpointer, store, database, thread_id, wait_for_thread) as graph:
         start = start_from(await graph.aget_state(config), thread_id, loop_input(task, rubric))
         while True:
-            async for event in graph.astream(
-                start, config, context=resolved, stream_mode=_mode(on_event), durability="sync"
-            ):
-                if on_event is not None:
-                    on_event(event)
+            with resumable(thread_id):
+                async for event in graph.astream(
+                    start, config, context=resolved, stream_mode=_mode(on_event), durability="sync"
+                ):
+                    if on_event is not None:
+                        on_event(event)
             snapshot = await graph.aget_state(config)
             request = review_request(snapshot)
             if request is None:

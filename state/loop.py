@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from critic_loop.state.bounds import check_depth
+from critic_loop.state.budget import Allowance
 from critic_loop.state.history import append_only
 from critic_loop.state.records import (
     Critique,
@@ -71,6 +72,13 @@ class LoopOutput(BaseModel):
 
     outcome: Outcome | None = Field(default=None, description="How the run ended.")
     outcome_reason: str | None = Field(default=None, description="Why, in words.")
+    exhausted_by: str | None = Field(
+        default=None,
+        description=(
+            "For an exhausted run, the limit it reached: max_iterations, call_budget, "
+            "token_budget or time_budget_seconds."
+        ),
+    )
     final: str | None = Field(
         default=None, description="The passing (or accepted) draft, else the best one."
     )
@@ -111,6 +119,13 @@ class LoopState(BaseModel):
     )
     outcome_reason: str | None = Field(
         default=None, description="Why the run ended as it did, in words."
+    )
+    exhausted_by: str | None = Field(
+        default=None,
+        description=(
+            "For an exhausted run, the limit it reached: max_iterations, call_budget, "
+            "token_budget or time_budget_seconds."
+        ),
     )
     final: str | None = Field(
         default=None,
@@ -183,6 +198,13 @@ class WorkerTurn(BaseModel):
         description="For a fresh sample: what earlier attempts failed (never their text).",
     )
     temperature: float = Field(ge=0.0, le=2.0, description="The worker's sampling temperature.")
+    allowance: Allowance = Field(
+        default_factory=Allowance,
+        description=(
+            "What the run's budgets leave this turn: calls, tokens, seconds (unset: "
+            "unbounded). The route derives it from the history."
+        ),
+    )
 
     @property
     def revises(self) -> DraftRef | None:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from critic_loop.state.records import Outcome
+from critic_loop.state.records import Outcome, TokenUsage
 
 RULES_NAMESPACE_PREFIX = ("critic_loop", "rules")
 """Rules of scope S live under ("critic_loop", "rules", S)."""
@@ -128,3 +128,5 @@ class MemoryReport(BaseModel):
         default_factory=list, description="Proposed operations that were refused, and why."
     )
     skipped: str | None = Field(default=None, description="Why distillation did not run.")
+    calls: int = Field(default=0, ge=0, description="Distiller calls made.")
+    usage: TokenUsage = Field(default_factory=TokenUsage, description="Distiller tokens spent.")

@@ -202,7 +202,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as error:
         _say(str(error))
     except RunInterrupted as error:
-        _say(str(error))
+        _say(
+            f"{error}\nEvery finished step is saved; fix the cause and resume with: "
+            f"{resume_command(arguments, error.thread_id)}"
+        )
         return 3
     except Exception as error:  # a bug in critic-loop or a library it uses
         _say(

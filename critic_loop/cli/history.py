@@ -202,6 +202,9 @@ def draft_diff(before: Draft, after: Draft) -> list[str]:
 
 
 def _draft_lines(draft: Draft, drafts: Sequence[Draft], diff: bool) -> list[str]:
+    if draft.stopped is not None:
+        calls = f"{draft.attempts} worker call(s)"
+        return [f"--- no draft, {_draft_label(draft)} ({calls}): {draft.stopped} ---"]
     about = f"{_origin(draft)}, {len(draft.text)} characters, {_usage('worker', draft.usage)}"
     if draft.full_length is not None:
         about += f"; cut from {draft.full_length} characters"
@@ -412,6 +415,16 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
         return lines
     outcomes = ", ".join(f"{name} {count}" for name, count in figures["outcomes"].items())
     lines.append(f"outcomes: {outcomes} (pass rate {100 * figures['pass_rate']:.0f}%)")
+    limits = figures["exhausted_by"]
+    if limits:
+        reached = ", ".join(f"{name} {count}" for name, count in limits.items())
+        lines.append(f"  exhausted by: {reached}")
+    calls = figures["model_calls_per_run"]
+    if calls["count"]:
+        lines.append(
+            f"model calls per run (every role): median {_number(calls['median'], 0)}, "
+            f"p90 {_number(calls['p90'], 0)}, mean {_number(calls['mean'])}"
+        )
     rounds = figures["rounds_to_pass"]
     if rounds["count"]:
         lines.append(

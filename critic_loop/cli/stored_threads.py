@@ -55,6 +55,7 @@ STATE_FIELDS = frozenset(
         "recalled_rules",
         "outcome",
         "outcome_reason",
+        "exhausted_by",
         "final",
         "final_round",
         "open_items",

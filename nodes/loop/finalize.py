@@ -16,6 +16,7 @@ from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
 from critic_loop.nodes.operator_policy import ContextReader, context_of
+from critic_loop.state.budget import spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, OpenItem, Outcome, rounds_done
@@ -58,6 +59,7 @@ def ending(
     return {
         "outcome": decision.outcome,
         "outcome_reason": decision.reason,
+        "exhausted_by": decision.exhausted_by,
         "final": draft.text,
         "final_round": draft.round,
         "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],
@@ -83,7 +85,7 @@ def memory_left_alone(
 def finalize(
     state: LoopState, runtime: Runtime[Context], *, read_context: ContextReader = context_of
 ) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
-    """Set `outcome`, `outcome_reason`, `final`, `final_round` and `open_items`.
+    """Set `outcome`, `outcome_reason`, `exhausted_by`, `final`, `final_round`, `open_items`.
 
     `final` is the best draft of the whole run (see `history_queries.best_critique`), so it is
     never worse than any draft seen. A thread paused or crashed just before finalize, and
@@ -101,7 +103,8 @@ def finalize(
     update = ending(state, decision, chosen, thread_id)
     learning = context.memory and context.distill
     rounds = rounds_done(state.critiques)
-    runtime.stream_writer(finished_event(decision.outcome, decision.reason, rounds, learning))
+    spent = spent_on(state.drafts, state.critiques)
+    runtime.stream_writer(finished_event(decision, rounds, learning, spent))
     skipped = memory_left_alone(state, decision.outcome, context, memory_store(runtime))
     if skipped is not None:
         update["memory_report"] = skipped.model_dump(mode="json")

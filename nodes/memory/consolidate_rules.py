@@ -35,7 +35,7 @@ from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.steps import Steps, dual_node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
-from critic_loop.state.records import rounds_done
+from critic_loop.state.records import TokenUsage, rounds_done
 from critic_loop.state.rules import MemoryReport, Rule, RuleOperation, RuleProvenance, utc_now
 
 logger = logging.getLogger(__name__)
@@ -194,7 +194,11 @@ def consolidate_rules_steps(
             thread_id=thread_id, outcome=state.outcome, rounds=rounds_done(state.critiques)
         ),
         rules={},
-        report=MemoryReport(scope=context.memory_scope),
+        report=MemoryReport(
+            scope=context.memory_scope,
+            calls=state.memory_report.calls if state.memory_report else 0,
+            usage=state.memory_report.usage if state.memory_report else TokenUsage(),
+        ),
         known_criteria={criterion.id for criterion in state.rubric},
     )
     try:

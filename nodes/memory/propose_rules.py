@@ -20,10 +20,12 @@ from langgraph.store.base import BaseStore
 
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import strongest_rules
+from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.steps import Steps, dual_node
+from critic_loop.state.budget import BUDGET_WORDS, allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.records import COMPLETED_OUTCOMES, Outcome
@@ -99,18 +101,29 @@ def distill_prompt(
     return messages
 
 
-def _failed(context: Context, error: str) -> dict[str, Any]:
+def _failed(context: Context, error: str, ledger: Ledger) -> dict[str, Any]:
     report = MemoryReport(
-        scope=context.memory_scope, skipped="distillation failed (see memory_errors)"
+        scope=context.memory_scope,
+        skipped="distillation failed (see memory_errors)",
+        calls=ledger.calls,
+        usage=ledger.usage,
     )
     return {"memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
 
 
 def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Ask the distiller for rule operations; record a skip or a failure instead if need be."""
+    """Ask the distiller for rule operations; record a skip or a failure instead if need be.
+
+    Its calls count toward the run's budgets: with a budget used up it does not run, and
+    the memory report records the calls and tokens it spent.
+    """
     context = context_of(runtime)
     store = memory_store(runtime)
+    ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
+    budget = ledger.out_of()
     reason = skip_reason(state.outcome, context, store)
+    if reason is None and budget is not None:
+        reason = f"the run's {BUDGET_WORDS[budget]} is spent"
     if reason is not None or store is None:
         report = MemoryReport(scope=context.memory_scope, skipped=reason)
         return {"memory_report": report.model_dump(mode="json")}
@@ -133,18 +146,24 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
             lambda problem: distill_prompt(state, existing, context, problem),
             lambda answer: parse_answer(answer, DistillerReport),
             DISTILL_ATTEMPTS,
+            ledger=ledger,
         )
     except Exception as error:
         logger.warning("distillation failed: %s", error, exc_info=True)
-        return _failed(context, f"distill: {type(error).__name__}: {error}")
+        return _failed(context, f"distill: {type(error).__name__}: {error}", ledger)
     if attempts.value is None:
-        problem = attempts.rejected[-1]
+        problem = attempts.stopped or attempts.rejected[-1]
         logger.warning("distillation gave no usable answer: %s", problem)
         return _failed(
             context,
             f"distill: no usable answer after {attempts.calls} call(s); last problem: {problem}",
+            ledger,
         )
-    return {"proposed": [op.model_dump(mode="json") for op in attempts.value.operations]}
+    spent = MemoryReport(scope=context.memory_scope, calls=ledger.calls, usage=ledger.usage)
+    return {
+        "proposed": [op.model_dump(mode="json") for op in attempts.value.operations],
+        "memory_report": spent.model_dump(mode="json"),
+    }
 
 
 propose_rules = dual_node(propose_rules_steps)

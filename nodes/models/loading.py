@@ -48,6 +48,12 @@ def openai_base_url(base_url: str | None) -> str | None:
     return base_url or os.environ.get("OPENAI_BASE_URL") or None
 
 
+def model_server(spec: str, context: Context) -> str | None:
+    """Return the server `spec`'s requests go to, when it is an OpenAI-compatible one."""
+    provider, _ = split_model_spec(spec)
+    return openai_base_url(context.base_url) if provider == "openai" else None
+
+
 def load_chat_model(
     spec: str,
     *,

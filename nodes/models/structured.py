@@ -20,10 +20,12 @@ import openai
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.runnables import Runnable, RunnableSequence
 from pydantic import BaseModel, ValidationError
 
-from critic_loop.nodes.models.faults import MALFORMED_REPLIES
+from critic_loop.nodes.models.faults import MALFORMED_REPLIES, UNREACHABLE, unreachable
+from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.loading import (
     STRICT_SCHEMA_PROVIDERS,
     grading_model,
@@ -155,22 +157,59 @@ def structured_model(
     return StructuredModel(chat_model, spec, schema, method, server, role)
 
 
-def ask_once(model: StructuredModel, prompt: list[BaseMessage]) -> Steps[dict[str, Any]]:
-    """Make one structured call, switching method if the server refuses the current one."""
+class BudgetStop(Exception):
+    """The run's budgets refused a call; `calls` were made before it."""
+
+    def __init__(self, reason: str, calls: int) -> None:
+        """Keep why, and the calls already made."""
+        self.reason = reason
+        self.calls = calls
+        super().__init__(reason)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A structured call's answer (LangChain's raw/parsed/error triple) and its calls."""
+
+    answer: dict[str, Any]
+    calls: int
+
+
+def ask_once(model: StructuredModel, prompt: list[BaseMessage], ledger: Ledger) -> Steps[Answered]:
+    """Make one structured call, switching method if the server refuses the current one.
+
+    Each request is admitted by `ledger` first (a refused method's request counts too);
+    the caller settles the answer's usage with it.
+
+    Raises:
+        BudgetStop: the run's budgets refused a request.
+        ModelUnreachable: the model's server cannot be reached.
+    """
     method = method_for(model.key, model.preferred)
+    calls = 0
+    estimate = count_tokens_approximately(prompt)
     while True:
+        refusal = ledger.admit(estimate)
+        if refusal is not None:
+            raise BudgetStop(refusal, calls)
+        calls += 1
         try:
             output = model.output(method)
             reply = yield invoke(output.ask, prompt)
         except ANSWER_FAILURES as failure:
-            return {"raw": None, "parsed": None, "parsing_error": failure}
+            ledger.settle(estimate)
+            return Answered({"raw": None, "parsed": None, "parsing_error": failure}, calls)
         except Exception as error:
+            ledger.settle(estimate)
             replacement = fall_back(model.key, method, error) if is_refusal(error, method) else None
+            if replacement is None and isinstance(error, UNREACHABLE):
+                raise unreachable(error, model.role, model.spec, model.server) from error
             if replacement is None:
                 raise
             method = replacement
             continue
-        return output.read(reply)
+        ledger.settle(estimate)
+        return Answered(output.read(reply), calls)
 
 
 T = TypeVar("T")
@@ -185,6 +224,8 @@ class Attempts(Generic[T]):
     calls: int = 0
     rejected: list[str] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
+    stopped: str | None = None
+    """Set when the run's budgets refused a call before an answer was accepted: why."""
 
 
 def parse_answer(answer: dict[str, Any], schema: type[M]) -> M:
@@ -208,20 +249,32 @@ def ask_until_valid(
     accept: Callable[[dict[str, Any]], T],
     attempts: int,
     accept_last: Callable[[dict[str, Any]], T] | None = None,
+    ledger: Ledger | None = None,
 ) -> Steps[Attempts[T]]:
     """Call `model` up to `attempts` times until `accept` takes its answer.
 
     `prompt_for(problem)` builds each prompt; `problem` is None on the first call and the
     last rejection's reason after that. `accept` raises `InvalidAnswer` to reject. When the
     last attempt's answer is rejected too, `accept_last` (if given) may still take it on
-    stricter terms (it raises `InvalidAnswer` if it cannot).
+    stricter terms (it raises `InvalidAnswer` if it cannot). Every call is admitted by
+    `ledger` (the run's budgets) first; when it refuses one, the attempts stop there
+    (`Attempts.stopped`).
     """
+    ledger = ledger or Ledger()
     result: Attempts[T] = Attempts()
     for attempt in range(1, attempts + 1):
         prompt = list(prompt_for(result.rejected[-1] if result.rejected else None))
-        answer = yield from ask_once(model, prompt)
-        result.calls += 1
-        result.usage += usage_of(answer.get("raw"), prompt)
+        try:
+            answered = yield from ask_once(model, prompt, ledger)
+        except BudgetStop as stop:
+            result.calls += stop.calls
+            result.stopped = stop.reason
+            return result
+        answer = answered.answer
+        result.calls += answered.calls
+        usage = usage_of(answer.get("raw"), prompt)
+        ledger.settle(usage=usage)
+        result.usage += usage
         try:
             result.value = accept(answer)
         except InvalidAnswer as invalid:

@@ -9,6 +9,7 @@ import pytest
 
 from critic_loop.cli.run_commands import EXAMPLE
 from tests.support.cli import model_args
+from tests.support.dev_server import free_port
 from tests.support.openai_server import (
     FULL_DRAFT,
     DiligentModel,
@@ -169,8 +170,42 @@ def test_a_model_failure_mid_run_exits_3_with_the_resume_hint(
     assert done.returncode == 3
     assert "Traceback" not in done.stderr
     assert cause in done.stderr
-    assert "--thread-id t-9" in done.stderr
-    assert "resume with --thread-id t-9" in done.stderr
+    assert "resume with: critic-loop run --task" in done.stderr
+    assert "--thread-id t-9 --base-url" in done.stderr
+
+
+def test_an_unreachable_model_server_is_named_with_its_role_and_the_resume_command(
+    tmp_path, run_cli
+) -> None:
+    closed = f"http://127.0.0.1:{free_port()}/v1"
+    done = run_cli(
+        "run",
+        "--task",
+        TASK,
+        "--criterion",
+        "c=x y z",
+        "--thread-id",
+        "t-gone",
+        "--worker-model",
+        "openai:stub-worker",
+        "--critic-model",
+        "openai:stub-critic",
+        "--base-url",
+        closed,
+        "--max-retries",
+        "0",
+    )
+    assert done.returncode == 3
+    assert "Traceback" not in done.stderr
+    assert (
+        f"the run stopped: the worker model 'openai:stub-worker' at {closed}/chat/completions "
+        "cannot be reached ("
+    ) in done.stderr
+    assert "ConnectionError: Connection error.)" in done.stderr
+    assert (
+        "Every finished step is saved; fix the cause and resume with: critic-loop run --task"
+    ) in done.stderr
+    assert "--thread-id t-gone --worker-model openai:stub-worker" in done.stderr
 
 
 def test_a_server_that_cannot_name_its_model_is_a_setup_error(tmp_path, run_cli) -> None:

@@ -106,6 +106,7 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
     assert values == {
         "outcome": "passed",
         "outcome_reason": values["outcome_reason"],
+        "exhausted_by": None,
         "final": "draft two",
         "final_round": 2,
         "open_items": [],

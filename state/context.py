@@ -3,7 +3,9 @@
 `Context` is the graph's runtime context schema (`context_schema=Context`), so LangGraph
 Studio shows these fields and Python callers pass them as `context={...}`. A field the
 caller leaves out takes its value from the environment variable `CRITIC_LOOP_<FIELD>`
-(for example `CRITIC_LOOP_CRITIC_MODEL`), and otherwise its default.
+(for example `CRITIC_LOOP_CRITIC_MODEL`), and otherwise its default. Every count and
+limit here is held to the operator's ceilings (`critic_loop.state.ceilings`): a served
+client cannot raise them, and a default above one is lowered to it.
 """
 
 from __future__ import annotations

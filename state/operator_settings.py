@@ -150,6 +150,14 @@ class OperatorSettings(BaseSettings):
             "(CRITIC_LOOP_CEILING_<NAME>, see critic_loop.state.ceilings)."
         ),
     )
+    max_concurrent_tests: int = Field(
+        default=1,
+        ge=1,
+        description=(
+            "The most test suites (`tests` criteria) this process runs at once; the others "
+            "wait. With the test ceilings it bounds the memory all sandboxes can hold."
+        ),
+    )
     regex_timeout_seconds: float = Field(
         default=1.0,
         gt=0,

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from critic_loop.graphs.app import build_graph
+from critic_loop.results import LoopExhausted, result_of
 from critic_loop.state.budget import spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
@@ -47,6 +48,9 @@ def test_a_call_budget_stops_the_run_inside_a_round_with_the_best_draft() -> Non
     assert (state.outcome, state.exhausted_by) == ("exhausted", "call_budget")
     assert state.outcome_reason == "the call budget ran out: 5 model call(s) of 5, without a pass"
     assert (state.final, state.final_round) == ("Draft number 2.", 2)  # the best, not the last
+    with pytest.raises(LoopExhausted) as raised:  # the Python helpers' exception says so too
+        result_of(state, {"on_exhausted": "raise"})
+    assert raised.value.exhausted_by == "call_budget"
     last = state.critiques[-1]
     assert last.round == 3 and last.stopped == "the call budget ran out"
     assert {r.criterion_id: r.evidence for r in last.verdict.results} == {

@@ -1,5 +1,10 @@
 """Operator ceilings: a served client cannot raise any count or limit past them."""
 
+import asyncio
+import re
+import threading
+import time
+from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import pytest
@@ -11,6 +16,7 @@ from critic_loop.nodes.operator_policy import (
     check_rubric,
     runnable_suite,
 )
+from critic_loop.nodes.verifiers.checks.test_slots import TestSlots
 from critic_loop.state.ceilings import (
     CONTEXT_CEILINGS,
     TEST_CEILINGS,
@@ -20,7 +26,7 @@ from critic_loop.state.ceilings import (
 )
 from critic_loop.state.context import AUTO_CANDIDATES, Context
 from critic_loop.state.errors import CeilingExceeded
-from critic_loop.state.operator_settings import OperatorSettings
+from critic_loop.state.operator_settings import OperatorSettings, operator_settings
 from critic_loop.state.rubric import TestSuite
 from tests.support.contexts import context_maxima
 
@@ -143,3 +149,39 @@ def test_a_test_suites_default_limits_are_lowered_for_every_run() -> None:
         assert held.timeout_seconds == 60  # the default is under the ceiling
     mine = TestSuite(id="t", kind="tests", tests=TESTS, memory_mb=2048, max_processes=32)
     assert (runnable_suite(mine, operator()).memory_mb, mine.max_processes) == (2048, 32)
+
+
+async def test_no_more_test_runs_than_the_operator_allows_go_at_once(monkeypatch) -> None:
+    monkeypatch.setenv("CRITIC_LOOP_MAX_CONCURRENT_TESTS", "2")
+    operator_settings.cache_clear()
+    slots, seen = TestSlots(), []
+
+    async def one_run() -> None:
+        async with slots.aheld():
+            seen.append(slots.running)
+            await asyncio.sleep(0.02)
+
+    def one_blocking_run() -> None:
+        with slots.held():
+            seen.append(slots.running)
+            time.sleep(0.02)
+
+    try:
+        threads = [threading.Thread(target=one_blocking_run) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        await asyncio.gather(*(one_run() for _ in range(5)))
+        for thread in threads:
+            thread.join()
+    finally:
+        operator_settings.cache_clear()
+    assert len(seen) == 8 and max(seen) == 2 and slots.running == 0
+
+
+def test_the_security_page_lists_every_ceiling_with_its_default() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "security.md").read_text()
+    listed = dict(re.findall(r"^\| `(CRITIC_LOOP_CEILING_\w+)` \| (\d+) \|", page, re.MULTILINE))
+    defaults = Ceilings()
+    assert listed == {
+        variable(name): str(int(getattr(defaults, name))) for name in Ceilings.model_fields
+    }

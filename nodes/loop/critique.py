@@ -244,16 +244,18 @@ def _without_judge(
 def grouping_call(suite: TestSuite, drafts: Sequence[Draft], trust: Trust) -> Call[Grouping | None]:
     """Describe grouping `drafts` by behaviour on `suite`'s further inputs.
 
-    The suite is read and held to the operator's ceilings first (`runnable_suite`).
+    The suite is read and held to the operator's ceilings first (`runnable_suite`); each
+    comparison then runs as the `tests` criterion does for `trust` (sandbox, ceilings,
+    test slot).
     """
     texts = [draft.text for draft in drafts]
 
     async def asynchronous() -> Grouping | None:
         inline = await asyncio.to_thread(runnable_suite, suite, trust)
-        return await behaviour_groups(inline, texts).asynchronous()
+        return await behaviour_groups(inline, texts, trust).asynchronous()
 
     def sync() -> Grouping | None:
-        return behaviour_groups(runnable_suite(suite, trust), texts).sync()
+        return behaviour_groups(runnable_suite(suite, trust), texts, trust).sync()
 
     return Call(sync, asynchronous)
 

@@ -16,6 +16,7 @@ from langgraph_sdk import get_client
 from critic_loop.state.budget import spent_on
 from critic_loop.state.ceilings import CONTEXT_CEILINGS, Ceilings, variable
 from critic_loop.state.records import Critique, Draft
+from tests.integration.test_sandbox_memory import HOLDS_THREE, THREE_AT_ONCE
 from tests.support.contexts import context_maxima
 from tests.support.dev_server import DevServer
 from tests.support.openai_server import (
@@ -398,3 +399,21 @@ async def test_sandbox_settings_above_the_ceilings_are_refused_and_defaults_capp
     # the sandbox's memory total)
     assert int(seen.group(1)) <= ceilings.test_memory_mb
     assert int(seen.group(2)) == ceilings.test_max_processes
+
+
+async def test_three_processes_of_700_mb_cannot_be_held_at_once_under_the_default_ceilings(
+    dev_server, model_server
+):
+    """The most a client may ask for (the ceilings) does not hold three 700 MB processes."""
+    ceilings = Ceilings()
+    model_server.responder.worker[:] = [HOLDS_THREE]
+    most = {"memory_mb": ceilings.test_memory_mb, "max_processes": ceilings.test_max_processes}
+    rubric = [{"id": "memory", "kind": "tests", "tests": THREE_AT_ONCE, **most}]
+    client = get_client(url=dev_server.url)
+    state = await run_in_a_thread(client, {"task": TASK, "rubric": rubric}, max_iterations=1)
+    [verdict] = state["critiques"][0]["verdict"]["results"]
+    assert not verdict["passed"]
+    assert "test_three_processes_hold_700_mb_each_at_once" in verdict["evidence"]
+    # the drafted code ran and said which held: not all three
+    held = re.search(r"assert \[(\w+), (\w+), (\w+)\] == \[True, True, True\]", verdict["evidence"])
+    assert held and "False" in held.groups(), verdict["evidence"]

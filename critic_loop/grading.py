@@ -24,6 +24,7 @@ from pydantic import TypeAdapter
 
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.errors import MissingDependency
+from critic_loop.state.extras import missing_extra_message
 from critic_loop.state.rubric import CriterionBase, Rubric, TestSuite
 from critic_loop.state.verdict import Verdict
 
@@ -84,8 +85,11 @@ def ready_to_grade(rubric: Sequence[CriterionBase], context: Context) -> None:
     for criterion in rubric:
         if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
             raise MissingDependency(
-                f"criterion {criterion.id!r} runs its tests with pytest, which is not "
-                "installed: pip install 'critic-loop[tests]'"
+                missing_extra_message(
+                    f"criterion {criterion.id!r} runs its tests with pytest, which is not "
+                    "installed",
+                    "tests",
+                )
             )
     load_prompts(context.prompts_dir)
 

@@ -480,7 +480,7 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
     section="Output",
     help=(
         "Also draw best score by round and a histogram of rounds to pass into this PNG "
-        "(needs matplotlib: pip install 'critic-loop[plot]')."
+        "(needs matplotlib: the plot extra)."
     ),
 )
 def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -> None:

@@ -1,7 +1,8 @@
 """Draw `critic-loop stats --plot FILE.png`: best score by round, and rounds to pass.
 
-matplotlib is an optional extra (`pip install 'critic-loop[plot]'`), imported only when
-a plot is asked for. The figure is drawn on matplotlib's Agg canvas directly, so no GUI
+matplotlib comes with the `plot` extra (from a clone `pip install -e '.[plot]'`, else
+`pip install 'critic-loop[plot]'`), and is imported only when a plot is asked for. The
+figure is drawn on matplotlib's Agg canvas directly, so no GUI
 backend is chosen and pyplot's global state is left alone.
 """
 
@@ -12,11 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from critic_loop.errors import UsageProblem
+from critic_loop.state.extras import missing_extra_message
 
 if TYPE_CHECKING:
     from critic_loop.cli.run_stats import RunFigures
-
-MISSING = "--plot draws with matplotlib, which is not installed: pip install 'critic-loop[plot]'"
 
 MAX_LINES = 50
 """With more runs than this, the left panel shows only the mean and the 10-90% band."""
@@ -27,7 +27,9 @@ def require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise UsageProblem(MISSING) from None
+        raise UsageProblem(
+            missing_extra_message("--plot draws with matplotlib, which is not installed", "plot")
+        ) from None
 
 
 def _percentile(values: Sequence[float], share: float) -> float:

@@ -8,7 +8,8 @@ vector index (lexical by default, see `critic_loop.nodes.memory.lexical_embeddin
 similarity search over rules; otherwise recall ranks rules by usefulness.
 
 Setting `CRITIC_LOOP_DATABASE_URL` to a `postgresql://` URL switches both to PostgreSQL
-(`pip install 'critic-loop[postgres]'`). The PostgreSQL store is indexed only when
+(it needs the `postgres` extra: from a clone `pip install -e '.[postgres]'`, else
+`pip install 'critic-loop[postgres]'`). The PostgreSQL store is indexed only when
 `CRITIC_LOOP_EMBEDDINGS` is set, since its index needs the pgvector extension.
 
 `open_persistence` is for synchronous code, `aopen_persistence` (async savers and stores)

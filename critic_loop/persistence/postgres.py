@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from critic_loop.nodes.memory.scope_locks import process_lock_for
+from critic_loop.state.extras import missing_extra_message
 
 LOCK_NAMESPACE = "critic_loop:memory:"
 """Prefix of the advisory-lock keys (hashed with the scope)."""
@@ -70,8 +71,9 @@ def postgres_classes() -> tuple[Any, Any, Any, Any]:
         from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
     except ImportError as error:
         raise RuntimeError(
-            "a postgresql:// database needs the PostgreSQL extras: "
-            "pip install 'critic-loop[postgres]'"
+            missing_extra_message(
+                "a postgresql:// database needs the PostgreSQL packages", "postgres"
+            )
         ) from error
     return PostgresSaver, PostgresStore, AsyncPostgresSaver, AsyncPostgresStore
 

@@ -35,6 +35,7 @@ from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
 from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency
+from critic_loop.state.extras import missing_extra_message
 from critic_loop.state.input_errors import ItemLabel, default_label, describe_input_errors
 from critic_loop.state.loop import LoopInput
 from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
@@ -64,8 +65,11 @@ def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = 
     for criterion in rubric:
         if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
             raise MissingDependency(
-                f"criterion {criterion.id!r} runs its tests with pytest, which is not "
-                "installed: pip install 'critic-loop[tests]'"
+                missing_extra_message(
+                    f"criterion {criterion.id!r} runs its tests with pytest, which is not "
+                    "installed",
+                    "tests",
+                )
             )
     if trust.served and any(isinstance(criterion, TestSuite) for criterion in rubric):
         sandbox_for(trust)  # a client's code runs only in the complete sandbox

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from critic_loop.state.extras import install_command
 from tests.support.rubrics import TASK
 from tests.support.run_history import cli_runner, make_history, one_line_error
 
@@ -216,7 +217,7 @@ def test_stats_plot_writes_a_png(history, cli, tmp_path) -> None:
 def test_stats_plot_without_matplotlib_names_the_extra(history, cli, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
     done = cli("stats", "--db", history.db, "--plot", "runs.png")
-    one_line_error(done, "pip install 'critic-loop[plot]'")
+    one_line_error(done, f"add it with: {install_command('plot')}")
     assert not Path("runs.png").exists()
 
 

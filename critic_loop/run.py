@@ -13,7 +13,6 @@ it writes, so a second run of the same thread is refused (`ThreadBusy`) or waits
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -28,8 +27,8 @@ from langgraph.types import Command, StateSnapshot, StreamMode
 from critic_loop.branch_points import graded_checkpoints
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
-from critic_loop.model_choice import choose_models
 from critic_loop.nodes.loop.check_input import preflight, validated_input
+from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.faults import ModelUnreachable
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.persistence.leases import LocalThreadLeases
@@ -242,18 +241,15 @@ def drive_loop(
 def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
     """Build the run's `Context`; models the caller left unset are what this machine has.
 
-    As on the command line: with `OPENAI_BASE_URL` (or `base_url`) naming a local
-    OpenAI-compatible server and no model chosen (by argument or `CRITIC_LOOP_*_MODEL`),
-    the model that server serves is used for every role, judged one criterion per call;
-    with only a Gemini key, Gemini. See `critic_loop.model_choice`.
+    The rule every entry point follows (`critic_loop.nodes.models.discovery`): with a
+    model server (`base_url`, `OPENAI_BASE_URL`) and no model chosen (by argument or
+    `CRITIC_LOOP_*_MODEL`), the model that server serves is used for every role, judged
+    one criterion per call; with only a Gemini key, Gemini.
 
     Raises:
         DiscoveryFailed: the named server could not say which model it serves.
     """
-    resolved = as_context(value)
-    chosen = {name: getattr(resolved, name) for name in resolved.model_fields_set}
-    found = choose_models(chosen, os.environ)
-    return resolved.model_copy(update=found) if found else resolved
+    return with_available_models(as_context(value))
 
 
 def run_loop(

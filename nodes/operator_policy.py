@@ -33,6 +33,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from critic_loop.nodes.models.discovery import needs_discovery, with_available_models
 from critic_loop.state.ceilings import CONTEXT_CEILINGS, TEST_CEILINGS, variable
 from critic_loop.state.context import AUTO_CANDIDATES, Context, as_context
 from critic_loop.state.errors import CeilingExceeded, TrustViolation
@@ -76,13 +77,25 @@ def context_of(runtime: Runtime[Any]) -> Context:
     """Return the run's context, or the defaults (with env overrides) when none was given.
 
     Every node reads its context through here, so a client's context is held to the
-    operator's policy at each step (a resumed run with new settings too).
+    operator's policy at each step (a resumed run with new settings too), and models the
+    run left unset are the ones this machine has (`critic_loop.nodes.models.discovery`),
+    found only after the policy has passed the server they are asked from.
 
     Raises:
         TrustViolation: a client chose a server or a directory the operator did not allow,
             or more than a ceiling allows (`CeilingExceeded`).
+        DiscoveryFailed: the run's model server could not say which model it serves.
     """
-    return check_context(as_context(runtime.context), trust_of(runtime))
+    return with_available_models(check_context(as_context(runtime.context), trust_of(runtime)))
+
+
+def context_needs_network(runtime: Runtime[Any]) -> bool:
+    """Say whether `context_of(runtime)` would ask a model server which model it serves.
+
+    Async nodes call `context_of` from the event loop; when this is true they call it in a
+    thread first (the answer is kept), so the loop never blocks on the question.
+    """
+    return needs_discovery(as_context(runtime.context))
 
 
 def _operator_base_urls() -> set[str]:

@@ -24,6 +24,8 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel
 
+from critic_loop.nodes.operator_policy import context_needs_network, context_of
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -133,7 +135,10 @@ class StepsNode(Runnable[Any, R]):
         **kwargs: Any,
     ) -> R:
         """Run the logic with asynchronous calls."""
-        return await arun_steps(self.logic(self._typed(input), get_runtime()))
+        runtime = get_runtime()
+        if context_needs_network(runtime):  # ask the model server off the event loop once
+            await asyncio.to_thread(context_of, runtime)
+        return await arun_steps(self.logic(self._typed(input), runtime))
 
 
 def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> StepsNode[R]:

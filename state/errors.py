@@ -42,3 +42,7 @@ class IsolationUnavailable(RuntimeError):
 
 class CeilingExceeded(TrustViolation):
     """A client asked for more than the operator's ceiling of a count or limit."""
+
+
+class DiscoveryFailed(ModelSetupError):
+    """A model server was named but could not say which model it serves."""

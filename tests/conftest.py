@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from critic_loop.nodes.models.discovery import forget_servers
 from critic_loop.nodes.models.provider_registry import (
     register_chat_model_provider,
     unregister_chat_model_provider,
@@ -36,6 +37,12 @@ def no_run_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> Non
             ("CRITIC_LOOP_TEST_", "CRITIC_LOOP_REQUIRE_")
         ):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def no_model_server_answers_kept() -> None:
+    """Ask each test's model server afresh (their ports are reused from test to test)."""
+    forget_servers()
 
 
 @pytest.fixture

@@ -50,7 +50,6 @@ from critic_loop.errors import (
     UnsafeCheckpoint,
     UsageProblem,
 )
-from critic_loop.model_choice import DiscoveryFailed
 from critic_loop.state.errors import (
     InvalidInput,
     IsolationUnavailable,
@@ -184,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return SIGNAL_STATUS[name]
     except MissingApiKey as error:
         _say(f"{error}\n{WAYS_FORWARD}")
-    except (ModelSetupError, DiscoveryFailed, LookupError, FileNotFoundError) as error:
+    except (ModelSetupError, LookupError, FileNotFoundError) as error:
         _say(str(error))
     except InvalidInput as error:
         _say("the input cannot be used:\n  " + "\n  ".join(error.problems))

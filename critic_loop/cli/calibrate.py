@@ -207,7 +207,7 @@ def calibration_context(parameters: Mapping[str, Any]) -> Context:
 
     Unless `--skip-judge-on-failed-check` is given, the judge grades every criterion.
     """
-    from critic_loop.model_choice import choose_models_from_environment
+    from critic_loop.nodes.models.discovery import with_available_models
     from critic_loop.state.context import Context
 
     chosen = chosen_settings(parameters)
@@ -215,8 +215,8 @@ def calibration_context(parameters: Mapping[str, Any]) -> Context:
         model = parameters["model"]
         chosen = {"worker_model": model, "critic_model": model, **chosen}
     chosen.setdefault("skip_judge_on_failed_check", False)
-    Context(**chosen)  # the user's own settings are checked before asking any server
-    return Context(**{**choose_models_from_environment(chosen), **chosen})
+    # the user's own settings are checked (building the Context) before asking any server
+    return with_available_models(Context(**chosen))
 
 
 def _outcome(graded: Graded) -> str:

@@ -89,14 +89,14 @@ def _read_json(path: Path) -> Any:
 
 
 def _context(parameters: dict[str, Any]) -> Context:
-    from critic_loop.model_choice import choose_models_from_environment
+    from critic_loop.nodes.models.discovery import with_available_models
 
     chosen = chosen_settings(parameters)
     if parameters.get("model"):
         model = parameters["model"]
         chosen = {"worker_model": model, "critic_model": model, **chosen}
-    Context(**chosen)  # the user's own settings are checked before asking any server
-    return Context(**{**choose_models_from_environment(chosen), **chosen})
+    # the user's own settings are checked (building the Context) before asking any server
+    return with_available_models(Context(**chosen))
 
 
 def in_background(work: Callable[[], T]) -> T:

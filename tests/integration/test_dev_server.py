@@ -196,6 +196,29 @@ async def test_studio_sees_the_context_fields(dev_server) -> None:
     assert "rubric" in schemas["input_schema"]["properties"]
 
 
+async def test_the_default_assistant_sends_the_model_the_local_server_serves(
+    dev_server, model_server
+) -> None:
+    """No model in the run's context: the server's OPENAI_BASE_URL model, not gpt-4.1."""
+    criteria = [{"id": "c", "text": "It names a colour."}]
+    model_server.responder.worker[:] = ["Blue."]
+    model_server.responder.critic[:] = [graded(criteria)]
+    already = len(model_server.requests)
+    client = get_client(url=dev_server.url)
+    [assistant] = await client.assistants.search(
+        graph_id="critic_loop", metadata={"created_by": "system"}
+    )
+    result = await client.runs.wait(
+        None,
+        assistant["assistant_id"],
+        input={"task": "Name a colour.", "rubric": criteria},
+        context={"memory": False},
+    )
+    assert result.get("outcome") == "passed", f"{result}\n{dev_server.log()}"
+    sent = [request["model"] for request in model_server.requests[already:]]
+    assert sent and set(sent) == {"scripted"}
+
+
 async def test_mixed_rubric_round_trips_and_its_checks_run_under_the_server(
     dev_server, model_server
 ) -> None:

@@ -403,6 +403,7 @@ class ScriptedOpenAIServer:
         """When each request arrived (`time.monotonic()`), in the order of `requests`."""
         self.tokens: dict[int, int] = {}
         """The total tokens the server reported for each answered request, by its `id()`."""
+        self.model_listings = 0  # GET /models: how often a client asked which model it serves
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(
@@ -476,6 +477,7 @@ class ScriptedOpenAIServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
+                    server.model_listings += 1
                     self._send_json(200, {"object": "list", "data": [{"id": "scripted"}]})
                 else:
                     self._send_json(404, {"error": {"message": "not found"}})

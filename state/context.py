@@ -42,12 +42,41 @@ StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
 """
 
 
+PROVIDER_OF_FAMILY = {
+    "gpt": "openai",
+    "o1": "openai",
+    "o3": "openai",
+    "o4": "openai",
+    "chatgpt": "openai",
+    "gemini": "google_genai",
+    "claude": "anthropic",
+    "mistral": "mistralai",
+    "grok": "xai",
+    "deepseek": "deepseek",
+}
+"""The provider a bare model name most likely belongs to, by the name's first word."""
+
+
+def suggested_spec(name: str) -> str:
+    """Return the 'provider:model' string a bare model name most likely means.
+
+    Names of known families get their provider (`gpt-4.1-mini` -> `openai:gpt-4.1-mini`,
+    `gemini-2.5-pro` -> `google_genai:gemini-2.5-pro`); any other name is taken for a model
+    on an OpenAI-compatible server (`openai:<name>`).
+    """
+    bare = name.strip().strip(":")
+    family = bare.lower().replace("_", "-").split("-")[0]
+    return f"{PROVIDER_OF_FAMILY.get(family, 'openai')}:{bare}"
+
+
 def _check_model_spec(value: str) -> str:
     provider, separator, model = value.partition(":")
     if not separator or not provider.strip() or not model.strip():
+        if not value.strip().strip(":"):
+            raise ValueError("a model is a 'provider:model' string, e.g. 'openai:gpt-4.1-mini'")
         raise ValueError(
-            f"{value!r} is not a 'provider:model' string "
-            "(for example 'openai:gpt-4.1-mini' or 'google_genai:gemini-2.5-flash')"
+            f"{value!r} names no provider: did you mean {suggested_spec(value)}? "
+            "(models are 'provider:model' strings)"
         )
     return value
 

@@ -31,10 +31,14 @@ class Models(dict[str, ScriptedChatModel]):
 
 @pytest.fixture(autouse=True)
 def no_run_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep a developer's CRITIC_LOOP_* settings out of the tests (test switches stay)."""
+    """Keep a developer's CRITIC_LOOP_* settings out of the tests.
+
+    Test switches stay, and so does CRITIC_LOOP_LOCAL_MODEL_FILE: where this machine keeps
+    the embedded model's file, which the embedded model's tests use.
+    """
     for name in list(os.environ):
         if name.startswith("CRITIC_LOOP_") and not name.startswith(
-            ("CRITIC_LOOP_TEST_", "CRITIC_LOOP_REQUIRE_")
+            ("CRITIC_LOOP_TEST_", "CRITIC_LOOP_REQUIRE_", "CRITIC_LOOP_LOCAL_MODEL_FILE")
         ):
             monkeypatch.delenv(name)
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from critic_loop.cli.context_options import chosen_settings, context_options
+from critic_loop.cli.context_options import context_from_flags, context_options
 from critic_loop.cli.grading_progress import GradingProgress
 from critic_loop.cli.option_sections import SectionedCommand, option
 from critic_loop.errors import UsageProblem
@@ -208,15 +208,12 @@ def calibration_context(parameters: Mapping[str, Any]) -> Context:
     Unless `--skip-judge-on-failed-check` is given, the judge grades every criterion.
     """
     from critic_loop.nodes.models.discovery import with_available_models
-    from critic_loop.state.context import Context
 
-    chosen = chosen_settings(parameters)
-    if parameters.get("model"):
-        model = parameters["model"]
-        chosen = {"worker_model": model, "critic_model": model, **chosen}
-    chosen.setdefault("skip_judge_on_failed_check", False)
+    given = dict(parameters)
+    if given.get("skip_judge_on_failed_check") is None:
+        given["skip_judge_on_failed_check"] = False
     # the user's own settings are checked (building the Context) before asking any server
-    return with_available_models(Context(**chosen))
+    return with_available_models(context_from_flags(given))
 
 
 def _outcome(graded: Graded) -> str:

@@ -11,8 +11,9 @@ from typing import Any, TypeVar
 
 import click
 
-from critic_loop.cli.context_options import chosen_settings, context_options
+from critic_loop.cli.context_options import context_from_flags, context_options
 from critic_loop.cli.display import show_event, show_json, show_result
+from critic_loop.cli.embedded import embedded_model, has_no_model
 from critic_loop.cli.review_prompt import ask_at_terminal
 from critic_loop.cli.rubric_flags import written_rubric
 from critic_loop.cli.ticker import Ticker, next_step
@@ -88,15 +89,32 @@ def _read_json(path: Path) -> Any:
         raise UsageProblem(f"cannot read {path}: {error}") from error
 
 
+def _read_task(path: Path) -> str:
+    """Return the task held in the file `--task-file` names.
+
+    Raises:
+        UsageProblem: the file cannot be read; the message names the flag and the way out.
+    """
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        raise UsageProblem(
+            f"--task-file {str(path)!r}: no such file; give the path of a text file that "
+            "holds the task, or the task itself with --task"
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise UsageProblem(f"--task-file {str(path)!r} cannot be read: {reason}") from None
+
+
 def _context(parameters: dict[str, Any]) -> Context:
     from critic_loop.nodes.models.discovery import with_available_models
 
-    chosen = chosen_settings(parameters)
-    if parameters.get("model"):
-        model = parameters["model"]
-        chosen = {"worker_model": model, "critic_model": model, **chosen}
     # the user's own settings are checked (building the Context) before asking any server
-    return with_available_models(Context(**chosen))
+    context = with_available_models(context_from_flags(parameters))
+    if has_no_model(context):
+        context = context.model_copy(update=embedded_model())
+    return context
 
 
 def in_background(work: Callable[[], T]) -> T:
@@ -294,8 +312,7 @@ def run(**parameters: Any) -> int:
         rubric_items = data.get("rubric") if isinstance(data, dict) else None
         written = written_rubric(rubric_items or [], str(input_file), {})
         return execute(data, parameters, written.label)
-    task_file = parameters["task_file"]
-    task = task_file.read_text() if task_file else parameters["task"]
+    task = _read_task(parameters["task_file"]) if parameters["task_file"] else parameters["task"]
     from_file = _read_json(parameters["rubric_file"]) if parameters["rubric_file"] else []
     if not isinstance(from_file, list):
         raise UsageProblem(f"{parameters['rubric_file']}: a rubric file holds a JSON list")

@@ -101,15 +101,6 @@ def test_the_demo_intro_stays_out_of_json_and_quiet_output(tmp_path, run_cli, fl
         assert done.stdout == FULL_DRAFT + "\n"
 
 
-def test_no_key_and_no_server_names_both_ways_forward(tmp_path, run_cli) -> None:
-    done = run_cli("demo")
-    assert done.returncode == 2
-    assert "found no API key and no local server" in done.stderr
-    assert "OPENAI_API_KEY" in done.stderr  # way 1: a hosted model
-    assert "OPENAI_BASE_URL" in done.stderr and "--base-url" in done.stderr  # way 2: local
-    assert done.stdout == ""
-
-
 def test_bad_input_exits_2_before_any_model_call(tmp_path, run_cli) -> None:
     script = RoleScript()
     with ScriptedOpenAIServer(script) as server:

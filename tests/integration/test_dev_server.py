@@ -194,6 +194,36 @@ async def test_studio_sees_the_context_fields(dev_server) -> None:
     assert {"worker_model", "critic_model", "max_iterations", "memory_scope"} <= set(fields)
     assert fields["max_iterations"]["maximum"] == 100
     assert "rubric" in schemas["input_schema"]["properties"]
+    assert set(schemas["input_schema"]["properties"]) == {"task", "rubric"}  # nothing internal
+    assert "drafts" not in schemas["output_schema"]["properties"]
+
+
+def bare_properties(schema: object, where: str = "") -> list[str]:
+    """List every property in `schema` (nested definitions too) that has no description."""
+    found = []
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            found += [
+                f"{where}.{name}" for name, p in properties.items() if not p.get("description")
+            ]
+        for key, value in schema.items():
+            found += bare_properties(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for position, value in enumerate(schema):
+            found += bare_properties(value, f"{where}[{position}]")
+    return found
+
+
+async def test_studio_shows_a_description_for_every_field(dev_server) -> None:
+    client = get_client(url=dev_server.url)
+    [assistant] = await client.assistants.search(
+        graph_id="critic_loop", metadata={"created_by": "system"}
+    )
+    schemas = await client.assistants.get_schemas(assistant["assistant_id"])
+    for name in ("input_schema", "output_schema", "context_schema", "state_schema"):
+        assert schemas[name]["properties"], name
+        assert bare_properties(schemas[name], name) == []
 
 
 async def test_the_default_assistant_sends_the_model_the_local_server_serves(

@@ -82,6 +82,15 @@ def thread_config(thread_id: str | None = None) -> RunnableConfig:
     return {"configurable": {"thread_id": thread_id or uuid4().hex}}
 
 
+def invocation(config: RunnableConfig) -> RunnableConfig:
+    """Return `config` marked as a new invocation: a fresh `run_id` in its metadata.
+
+    LangGraph copies it into every checkpoint the invocation writes, as LangGraph server
+    does with its own runs, so `critic-loop stats` can tell a run's work from its pauses.
+    """
+    return {**config, "metadata": {**config.get("metadata", {}), "run_id": uuid4().hex}}
+
+
 def start_from(snapshot: StateSnapshot, thread_id: str, fresh: dict[str, Any]) -> Any:
     """Return what to invoke a thread in `snapshot` with: `fresh` input, or None to resume.
 
@@ -225,7 +234,11 @@ def drive_loop(
     while True:
         with resumable(thread_id):
             for event in graph.stream(
-                start, config, context=context, stream_mode=_mode(on_event), durability="sync"
+                start,
+                invocation(config),
+                context=context,
+                stream_mode=_mode(on_event),
+                durability="sync",
             ):
                 if on_event is not None:
                     on_event(event)
@@ -335,7 +348,11 @@ async def arun_loop(
         while True:
             with resumable(thread_id):
                 async for event in graph.astream(
-                    start, config, context=resolved, stream_mode=_mode(on_event), durability="sync"
+                    start,
+                    invocation(config),
+                    context=resolved,
+                    stream_mode=_mode(on_event),
+                    durability="sync",
                 ):
                     if on_event is not None:
                         on_event(event)

@@ -461,10 +461,17 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
             f"time per round: mean {timing['mean']:.2f} s, median {timing['median']:.2f} s, "
             f"p90 {timing['p90']:.2f} s ({timing['count']} rounds timed)"
         )
-        lines.append("  between checkpoints: from before a round's first draft to its critique")
+        lines.append(
+            "  between checkpoints: from before a round's first draft to its critique, "
+            "pauses between invocations left out"
+        )
     by_round = figures["score_by_round"]
     if by_round:
-        scores = ", ".join(f"{row['round']}: {row['mean_best_score']:.2f}" for row in by_round)
+        scores = ", ".join(
+            f"{row['round']}: {row['mean_best_score']:.2f} ({row['runs']} run"
+            f"{'s' if row['runs'] != 1 else ''})"
+            for row in by_round
+        )
         lines.append(f"best score by round (mean over the runs that reached it): {scores}")
     return lines
 

@@ -113,7 +113,11 @@ def _context(parameters: dict[str, Any]) -> Context:
     # the user's own settings are checked (building the Context) before asking any server
     context = with_available_models(context_from_flags(parameters))
     if has_no_model(context):
-        context = context.model_copy(update=embedded_model())
+        found = embedded_model()
+        chosen = context.model_fields_set - {"base_url"}
+        context = context.model_copy(
+            update={key: value for key, value in found.items() if key not in chosen}
+        )
     return context
 
 

@@ -39,6 +39,11 @@ EXTRA = "local"
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
 """What `python -m llama_cpp.server` imports: llama-cpp-python and its `server` extra."""
 
+SERVER_SETTINGS = {"structured_output_method": "function_calling"}
+"""What llama-cpp-python's server needs besides `LOCAL_SETTINGS`: it refuses OpenAI's
+`json_schema` structured output, so the critic answers by a forced tool call (what the
+fallback would switch to after a refused request)."""
+
 _started: list[LocalModelServer] = []
 _starting = threading.Lock()
 
@@ -93,9 +98,13 @@ def embedded_model_context(
             _started.append(running)
             running.start()
     model = f"openai:{running.alias}"
-    return {"base_url": running.base_url, "worker_model": model, "critic_model": model} | dict(
-        LOCAL_SETTINGS
-    )
+    return {
+        "base_url": running.base_url,
+        "worker_model": model,
+        "critic_model": model,
+        **LOCAL_SETTINGS,
+        **SERVER_SETTINGS,
+    }
 
 
 def stop_embedded_model() -> None:

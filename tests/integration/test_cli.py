@@ -203,14 +203,14 @@ def test_a_server_that_cannot_name_its_model_is_a_setup_error(tmp_path, run_cli)
     done = run_cli("demo", env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert done.returncode == 2
     assert "asked http://127.0.0.1:9/v1/models which model it serves" in done.stderr
-    assert "found no API key" not in done.stderr
+    assert "no model to run" not in done.stderr
 
 
 def test_an_unknown_provider_says_so_without_the_no_key_advice(tmp_path, run_cli) -> None:
     done = run_cli("demo", "--model", "nosuch:model")
     assert done.returncode == 2
     assert "unknown provider 'nosuch'" in done.stderr
-    assert "found no API key" not in done.stderr
+    assert "no model to run" not in done.stderr
 
 
 def test_pass_threshold_flag_and_resume_with_other_input(tmp_path, run_cli) -> None:

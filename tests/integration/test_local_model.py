@@ -73,7 +73,9 @@ def test_an_unreachable_home_is_one_clear_error(tmp_path) -> None:
 
 def test_a_downloaded_model_is_used_from_the_cache(tmp_path) -> None:
     with FileServer(BLOB) as server:
-        settings = local_model.LocalModelSettings(url=server.url, sha256=SHA, cache_dir=tmp_path)
+        settings = local_model.LocalModelSettings(
+            file=None, url=server.url, sha256=SHA, cache_dir=tmp_path
+        )
         first = local_model.model_file(settings)
         second = local_model.model_file(settings)
         assert len(server.requests) == 1

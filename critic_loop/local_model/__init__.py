@@ -92,7 +92,7 @@ def embedded_model_context(
                 settings.alias,
                 threads=settings.threads,
                 context_size=settings.context_size,
-                log_path=settings.cache_dir.parent / "embedded-server.log",
+                log_dir=settings.cache_dir.parent,
                 startup_timeout=settings.startup_timeout,
             )
             _started.append(running)

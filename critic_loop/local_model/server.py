@@ -53,18 +53,23 @@ class LocalModelServer:
         *,
         threads: int,
         context_size: int,
-        log_path: Path,
+        log_dir: Path,
         startup_timeout: float = 180.0,
     ) -> None:
-        """Describe the server; `start` runs it."""
+        """Describe the server; `start` runs it, logging to a file in `log_dir`."""
         self.model_file = model_file
         self.alias = alias
         self.threads = threads
         self.context_size = context_size
-        self.log_path = log_path
+        self.log_dir = log_dir
         self.startup_timeout = startup_timeout
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def log_path(self) -> Path:
+        """The server's log (one per port, removed when the server stops cleanly)."""
+        return self.log_dir / f"embedded-server-{self.port}.log"
 
     @property
     def base_url(self) -> str:
@@ -121,10 +126,13 @@ class LocalModelServer:
                 logger.info("embedded model %s serving at %s", self.alias, self.base_url)
                 return self
             time.sleep(0.25)
-        self.stop()
+        tail = self.log_tail()
+        if self._process is not None:
+            self._end(self._process)  # its log stays, for the reader of the message
+            self._process = None
         raise ServerFailed(
             f"the embedded model server did not answer within {self.startup_timeout:g} s "
-            f"({self.log_path}): {self.log_tail()}"
+            f"({self.log_path}): {tail}"
         )
 
     def serving(self) -> bool:
@@ -154,6 +162,11 @@ class LocalModelServer:
         process, self._process = self._process, None
         if process is None or process.poll() is not None:
             return
+        self._end(process)
+        self.log_path.unlink(missing_ok=True)
+
+    @staticmethod
+    def _end(process: subprocess.Popen[bytes]) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
         try:

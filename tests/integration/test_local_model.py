@@ -133,3 +133,19 @@ def test_the_demo_runs_on_the_embedded_model_and_stops_it(tmp_path) -> None:
     base_url = serving.rsplit(" ", 1)[-1]
     with pytest.raises(OSError):  # stopped with the command
         urllib.request.urlopen(f"{base_url}/models", timeout=2)
+
+
+def test_a_server_that_cannot_load_its_model_fails_with_its_log(tmp_path) -> None:
+    if not local_model.is_installed():
+        pytest.skip("needs the local extra")
+    from critic_loop.local_model.server import LocalModelServer, ServerFailed
+
+    bad = tmp_path / "not-a-model.gguf"
+    bad.write_bytes(b"not a model")
+    server = LocalModelServer(
+        bad, "bad", threads=1, context_size=512, log_dir=tmp_path, startup_timeout=120
+    )
+    with pytest.raises(ServerFailed, match="exited with status"):
+        server.start()
+    assert server.log_path.exists()  # kept for the reader of the message
+    assert not server.running

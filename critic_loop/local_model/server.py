@@ -38,9 +38,13 @@ def free_port() -> int:
 
 
 def _die_with_parent() -> None:  # pragma: no cover (runs in the child, before exec)
-    """Ask Linux to stop this process when its parent ends (PR_SET_PDEATHSIG)."""
+    """Ask Linux to kill this process when its parent ends (PR_SET_PDEATHSIG, SIGKILL).
+
+    SIGKILL, not SIGTERM: on SIGTERM the server would first finish the request in flight,
+    for a caller that is gone.
+    """
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
 
 
 class LocalModelServer:

@@ -94,7 +94,7 @@ def stream_text(notebook: nbformat.NotebookNode, name: str = "stdout") -> str:
     )
 
 
-def save_executed(paths: list[Path], timeout: int = 1800) -> None:
+def save_executed(paths: list[Path], timeout: int = 3600) -> None:
     """Run each notebook and save it with its outputs (how the committed outputs are made).
 
     Run with no model configured and the `local` extra installed, so the outputs are the

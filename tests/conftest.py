@@ -7,12 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from critic_loop.local_model.server import LocalModelServer
 from critic_loop.nodes.models.discovery import forget_servers
 from critic_loop.nodes.models.provider_registry import (
     register_chat_model_provider,
     unregister_chat_model_provider,
 )
 from critic_loop.state.context import Context
+from tests.support import fake_llama_server
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.scripted_model import ScriptedChatModel
 
@@ -31,16 +33,23 @@ class Models(dict[str, ScriptedChatModel]):
 
 @pytest.fixture(autouse=True)
 def no_run_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep a developer's CRITIC_LOOP_* settings out of the tests.
-
-    Test switches stay, and so does CRITIC_LOOP_LOCAL_MODEL_FILE: where this machine keeps
-    the embedded model's file, which the embedded model's tests use.
-    """
+    """Keep a developer's CRITIC_LOOP_* settings out of the tests (test switches stay)."""
     for name in list(os.environ):
         if name.startswith("CRITIC_LOOP_") and not name.startswith(
-            ("CRITIC_LOOP_TEST_", "CRITIC_LOOP_REQUIRE_", "CRITIC_LOOP_LOCAL_MODEL_FILE")
+            ("CRITIC_LOOP_TEST_", "CRITIC_LOOP_REQUIRE_")
         ):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def no_real_embedded_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start the embedded model's stand-in, never llama-cpp-python, outside tests/real_model.
+
+    With the `local` extra installed, a test that reaches the embedded model would load a
+    real model on the machine's few cores: here it gets `tests.support.fake_llama_server`.
+    """
+    if "real_model" not in request.node.path.parts:
+        monkeypatch.setattr(LocalModelServer, "program", fake_llama_server.program())
 
 
 @pytest.fixture(autouse=True)

@@ -50,6 +50,10 @@ def _die_with_parent() -> None:  # pragma: no cover (runs in the child, before e
 class LocalModelServer:
     """One `llama_cpp.server` process serving `model_file` as `alias`."""
 
+    program: tuple[str, ...] = (sys.executable, "-m", "llama_cpp.server")
+    """The command that runs the server, before its arguments (llama-cpp-python's server,
+    with this interpreter; the tests put a stand-in that takes the same arguments here)."""
+
     def __init__(
         self,
         model_file: Path,
@@ -83,9 +87,7 @@ class LocalModelServer:
     def command(self) -> list[str]:
         """Return the command line that runs the server."""
         return [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
+            *self.program,
             "--model",
             str(self.model_file),
             "--model_alias",

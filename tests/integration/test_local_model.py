@@ -1,23 +1,23 @@
 """The embedded local model: its download, its server, and the command line without a model.
 
 The download is tested against a file server on 127.0.0.1 (this machine reaches no model
-hub). The model itself runs when the `local` extra is installed and
-CRITIC_LOOP_LOCAL_MODEL_FILE names the model file on disk (`.ci/run` sets both and
-requires the test with CRITIC_LOOP_REQUIRE_LOCAL_MODEL=1).
+hub). The server is llama-cpp-python's stand-in, `tests.support.fake_llama_server` (put in
+its place for every test outside tests/real_model by tests/conftest.py): these tests
+neither need the `local` extra nor load a model. The real model's run is in
+tests/real_model/test_embedded_model.py.
 """
 
 import hashlib
 import os
-import subprocess
-import sys
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from critic_loop import local_model
 from critic_loop.local_model.download import DownloadFailed, download
+from critic_loop.local_model.server import LocalModelServer, ServerFailed
 from critic_loop.state.extras import install_command
+from tests.support.fake_llama_server import write_model_file
 from tests.support.file_server import FileServer
 
 pytestmark = pytest.mark.integration
@@ -100,52 +100,40 @@ def test_a_model_file_that_is_not_there_is_one_line(run_cli, monkeypatch, tmp_pa
     assert "CRITIC_LOOP_LOCAL_MODEL_FILE" in line and "no such file" in line
 
 
-def _model_file() -> Path | None:
-    named = os.environ.get("CRITIC_LOOP_LOCAL_MODEL_FILE")
-    return Path(named) if named and Path(named).is_file() else None
-
-
-def test_the_demo_runs_on_the_embedded_model_and_stops_it(tmp_path) -> None:
-    model = _model_file()
-    if not (local_model.is_installed() and model):
-        message = "needs the local extra and CRITIC_LOOP_LOCAL_MODEL_FILE (the model on disk)"
-        if os.environ.get("CRITIC_LOOP_REQUIRE_LOCAL_MODEL") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith(("OPENAI_", "GOOGLE_", "GEMINI_", "CRITIC_LOOP_"))
-    }
-    env["CRITIC_LOOP_LOCAL_MODEL_FILE"] = str(model)
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("critic-loop")), "demo", "--max-iterations", "4"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    assert done.returncode in (0, 1), done.stderr  # passed, or ended without a pass
+def test_the_demo_runs_on_the_embedded_model_and_stops_it(run_cli, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(local_model, "is_installed", lambda: True)
+    model = write_model_file(tmp_path / "model.gguf")
+    env = {"CRITIC_LOOP_LOCAL_MODEL_FILE": str(model), "XDG_CACHE_HOME": str(tmp_path)}
+    done = run_cli("demo", "--max-iterations", "4", env=env)
+    assert done.returncode == 0, done.stderr
     assert "worker openai:qwen2.5-coder-0.5b-instruct" in done.stdout
-    assert "outcome:" in done.stdout
+    assert "outcome: passed" in done.stdout
     [serving] = [line for line in done.stderr.splitlines() if "embedded model serves at" in line]
     base_url = serving.rsplit(" ", 1)[-1]
     with pytest.raises(OSError):  # stopped with the command
         urllib.request.urlopen(f"{base_url}/models", timeout=2)
+    assert list((tmp_path / "critic-loop").glob("embedded-server-*.log")) == []
 
 
 def test_a_server_that_cannot_load_its_model_fails_with_its_log(tmp_path) -> None:
-    if not local_model.is_installed():
-        pytest.skip("needs the local extra")
-    from critic_loop.local_model.server import LocalModelServer, ServerFailed
-
     bad = tmp_path / "not-a-model.gguf"
     bad.write_bytes(b"not a model")
     server = LocalModelServer(
-        bad, "bad", threads=1, context_size=512, log_dir=tmp_path, startup_timeout=120
+        bad, "bad", threads=1, context_size=512, log_dir=tmp_path, startup_timeout=60
     )
-    with pytest.raises(ServerFailed, match="exited with status"):
+    with pytest.raises(ServerFailed, match="exited with status 1 .*invalid magic"):
         server.start()
     assert server.log_path.exists()  # kept for the reader of the message
     assert not server.running
+
+
+def test_a_model_that_will_not_load_is_one_line_naming_the_log(run_cli, monkeypatch, tmp_path):
+    monkeypatch.setattr(local_model, "is_installed", lambda: True)
+    bad = tmp_path / "not-a-model.gguf"
+    bad.write_bytes(b"not a model")
+    env = {"CRITIC_LOOP_LOCAL_MODEL_FILE": str(bad), "XDG_CACHE_HOME": str(tmp_path)}
+    done = run_cli("-q", "demo", env=env)
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert "embedded model server exited with status 1" in line
+    assert str(tmp_path / "critic-loop") in line and "invalid magic" in line

@@ -396,8 +396,9 @@ class _QuietServer(ThreadingHTTPServer):
 class ScriptedOpenAIServer:
     """Serve `/v1/chat/completions` from `responder` on 127.0.0.1 (a free port)."""
 
-    def __init__(self, responder: Responder) -> None:
+    def __init__(self, responder: Responder, *, port: int = 0, model_id: str = "scripted") -> None:
         self.responder = responder
+        self.model_id = model_id  # the one model GET /models lists
         self.requests: list[dict[str, Any]] = []
         self.arrivals: list[float] = []
         """When each request arrived (`time.monotonic()`), in the order of `requests`."""
@@ -405,7 +406,7 @@ class ScriptedOpenAIServer:
         """The total tokens the server reported for each answered request, by its `id()`."""
         self.model_listings = 0  # GET /models: how often a client asked which model it serves
         self._lock = threading.Lock()
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
+        self._server = _QuietServer(("127.0.0.1", port), self._handler())
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -478,7 +479,7 @@ class ScriptedOpenAIServer:
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     server.model_listings += 1
-                    self._send_json(200, {"object": "list", "data": [{"id": "scripted"}]})
+                    self._send_json(200, {"object": "list", "data": [{"id": server.model_id}]})
                 else:
                     self._send_json(404, {"error": {"message": "not found"}})
 

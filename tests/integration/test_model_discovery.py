@@ -13,16 +13,19 @@ from langgraph.checkpoint.memory import InMemorySaver
 from critic_loop import arun_loop, build_graph, run_loop
 from critic_loop.nodes.models import discovery
 from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
-from tests.support.verdicts import graded
+from tests.support.verdicts import QUOTE, graded
 
 pytestmark = pytest.mark.integration
 
 CRITERIA = [{"id": "c", "text": "It names a colour."}]
 TASK = "Name a colour."
+MET = {"quote": QUOTE, "verdict": "met", "hint": ""}
+"""The judge's answer for the one criterion: a served model is judged one criterion per
+call (the local settings), and this stands for the words it copies."""
 
 
 def passing_script() -> RoleScript:
-    return RoleScript(worker=["Blue."], critic=[graded(CRITERIA)])
+    return RoleScript(worker=["Blue."], critic=[MET])
 
 
 @pytest.fixture
@@ -92,17 +95,18 @@ def test_a_server_is_asked_once_for_many_runs_and_again_when_its_answer_is_old(
     graph = build_graph()
     for _ in range(3):
         only_a_server.responder.worker[:] = ["Blue."]
-        only_a_server.responder.critic[:] = [graded(CRITERIA)]
+        only_a_server.responder.critic[:] = [MET]
         graph.invoke({"task": TASK, "rubric": CRITERIA}, context={"memory": False})
     assert only_a_server.model_listings == 1
     monkeypatch.setattr(discovery, "DISCOVERY_TTL", 0.0)
     only_a_server.responder.worker[:] = ["Blue."]
-    only_a_server.responder.critic[:] = [graded(CRITERIA)]
+    only_a_server.responder.critic[:] = [MET]
     graph.invoke({"task": TASK, "rubric": CRITERIA}, context={"memory": False})
     assert only_a_server.model_listings >= 2
 
 
 def test_a_named_model_is_sent_as_named_and_the_server_is_not_asked(only_a_server) -> None:
+    only_a_server.responder.critic[:] = [graded(CRITERIA)]  # the defaults: one verdict
     graph = build_graph()
     out = graph.invoke(
         {"task": TASK, "rubric": CRITERIA},

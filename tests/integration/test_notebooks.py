@@ -36,7 +36,8 @@ EXPECTED = {
         "round 1: score 0.67  +length +example -contrast",
         "round 2: score 1.00  +length +example +contrast",
         "outcome: passed after 2 round(s)",
-        "told the worker after round 1: ['Say how finding a value by key differs",
+        # the extracting judge (a served model's default) found no words: code's hint
+        "told the worker after round 1: ['Make it plain in the artifact, in words",
         "('generate',) critiques so far: 1",
     ],
     "code_task": [

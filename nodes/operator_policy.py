@@ -179,7 +179,13 @@ def held_to_ceilings(context: Context, trust: Trust) -> Context:
         elif not chosen:
             lowered[name] = value[:ceiling] if isinstance(value, list) else ceiling
     _refuse(refused, "the run's context")
-    return context.model_copy(update=lowered) if lowered else context
+    if not lowered:
+        return context
+    # lowering is not the run's choice: settings it left unset stay unset (model_copy would
+    # mark them set, and the model rule fills only what a run left unset)
+    return type(context).model_construct(
+        _fields_set=set(context.model_fields_set), **{**dict(context), **lowered}
+    )
 
 
 def suite_within_ceilings(criterion: TestSuite, trust: Trust) -> TestSuite:

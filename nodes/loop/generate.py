@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableLambda
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import draft_event
@@ -107,6 +107,53 @@ def stopped_draft(turn: WorkerTurn, ledger: Ledger, reason: str) -> Draft:
     )
 
 
+class BudgetRefused(Exception):
+    """The run's budgets refused a worker call; the message says which one ran out."""
+
+
+def metered(
+    worker: Runnable[Any, BaseMessage], ledger: Ledger, prompt_tokens: int
+) -> Runnable[list[BaseMessage], BaseMessage]:
+    """Return `worker` with each call admitted by `ledger` first and settled after it.
+
+    Raises:
+        BudgetRefused: (when called) the run's budgets refused the call.
+    """
+
+    def admit() -> None:
+        refusal = ledger.admit(prompt_tokens)
+        if refusal is not None:
+            raise BudgetRefused(refusal)
+
+    def call(prompt: list[BaseMessage]) -> BaseMessage:
+        admit()
+        try:
+            reply = worker.invoke(prompt)
+        finally:
+            ledger.settle(prompt_tokens)
+        ledger.settle(usage=usage_of(reply, prompt))
+        return reply
+
+    async def acall(prompt: list[BaseMessage]) -> BaseMessage:
+        admit()
+        try:
+            reply = await worker.ainvoke(prompt)
+        finally:
+            ledger.settle(prompt_tokens)
+        ledger.settle(usage=usage_of(reply, prompt))
+        return reply
+
+    return RunnableLambda(call, afunc=acall, name="worker_call")
+
+
+def _malformed(error: BaseException) -> bool:
+    """Tell whether the worker's server sent a reply that cannot be read (then ask again)."""
+    if isinstance(error, MALFORMED_REPLIES):
+        logger.warning("the worker's reply was malformed (%s)", error)
+        return True
+    return False
+
+
 def ask_worker(
     worker: Runnable[Any, BaseMessage],
     prompt: list[BaseMessage],
@@ -116,32 +163,27 @@ def ask_worker(
 ) -> Steps[BaseMessage | str]:
     """Call the worker, again if the server's reply is malformed (up to `attempts` calls).
 
-    Each call is admitted by `ledger` (the run's budgets) first. `where` is the worker's
-    model and server, for the message when the server cannot be reached. Returns the
-    reply, or why the budgets refused a call before there was one.
+    LangChain's `with_retry` repeats the call at once; each call is admitted by `ledger`
+    (the run's budgets) first. `where` is the worker's model and server, for the message
+    when the server cannot be reached. Returns the reply, or why the budgets refused a
+    call before there was one.
 
     Raises:
         ModelUnreachable: the worker's server cannot be reached (after the client's retries).
         Exception: the last malformed reply's error, or any other failure at once.
     """
-    estimate = count_tokens_approximately(prompt)
-    for attempt in range(1, attempts + 1):
-        refusal = ledger.admit(estimate)
-        if refusal is not None:
-            return refusal
-        try:
-            reply: BaseMessage = yield invoke(worker, prompt)
-        except MALFORMED_REPLIES as malformed:
-            ledger.settle(estimate)
-            if attempt == attempts:
-                raise
-            logger.warning("the worker's reply was malformed (%s); asking again", malformed)
-            continue
-        except UNREACHABLE as error:
-            raise unreachable(error, "worker", *where) from error
-        ledger.settle(estimate, usage_of(reply, prompt))
-        return reply
-    raise AssertionError("unreachable: attempts is at least 1")
+    calls = metered(worker, ledger, count_tokens_approximately(prompt)).with_retry(
+        retry_if_exception_type=_malformed,
+        wait_exponential_jitter=False,
+        stop_after_attempt=attempts,
+    )
+    try:
+        reply: BaseMessage = yield invoke(calls, prompt)
+    except BudgetRefused as refused:
+        return str(refused)
+    except UNREACHABLE as error:
+        raise unreachable(error, "worker", *where) from error
+    return reply
 
 
 def generate_steps(turn: WorkerTurn, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:

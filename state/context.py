@@ -16,12 +16,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 from pydantic_settings import (
     BaseSettings,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
-
-from critic_loop.state.environment import EnvironmentOnce
 
 MAX_ITERATIONS_LIMIT = 100
 """The largest iteration cap a run may ask for."""
@@ -97,9 +94,8 @@ class Context(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments first, then `CRITIC_LOOP_*` variables (read once per environment)."""
-        assert isinstance(env_settings, EnvSettingsSource)
-        return (init_settings, EnvironmentOnce(env_settings))
+        """Arguments first, then `CRITIC_LOOP_*` variables (no .env file, no secrets dir)."""
+        return (init_settings, env_settings)
 
     worker_model: str = Field(
         default="openai:gpt-4.1-mini",

@@ -41,7 +41,7 @@ RULES_SHOWN = 20
 """The most existing rules the distiller sees (the strongest); duplicates are caught anyway."""
 
 
-@functools.cache
+@functools.cache  # built once: see nodes/models/loading.py:_created for the figure
 def distiller_output_schema() -> dict[str, Any]:
     """Return the JSON schema the distiller's answer is pinned to."""
     return portable_schema(DistillerReport, "Changes to a list of rules learned from a run.")

@@ -1,4 +1,8 @@
-"""What the command line prints while a run goes and when it ends."""
+"""What the command line prints while a run goes and when it ends.
+
+Imports inside functions are deliberate: at the top `critic_loop.state.budget` would
+make `critic-loop --help` 35 ms slower, 0.26 s to 0.29 s (measured 2026-12-01).
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,9 @@ The worker runs both the runs' workflows and their nodes' activities. It stops o
 or Ctrl-C, letting running nodes finish for up to `--shutdown-timeout` seconds (a node
 cut off there runs again on another worker). Needs the `temporal`
 extra (the error names the command that adds it).
+
+Imports inside functions are deliberate: `critic_loop.temporal` needs the optional
+`temporal` extra, and `--help` must work without it.
 """
 
 from __future__ import annotations

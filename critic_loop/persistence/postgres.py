@@ -1,4 +1,8 @@
-"""PostgreSQL at scale: the checkpointer and store, and an advisory lock per memory scope."""
+"""PostgreSQL at scale: the checkpointer and store, and an advisory lock per memory scope.
+
+Imports inside functions are deliberate: psycopg and langgraph-checkpoint-postgres are
+the optional `postgres` extra, imported only when a postgresql:// URL is opened.
+"""
 
 from __future__ import annotations
 

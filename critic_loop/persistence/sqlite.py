@@ -6,6 +6,9 @@ corrupt it. Where `pysqlite3` can load extensions (needed for the store's vector
 both use it; elsewhere both use the standard library. Connections use write-ahead
 logging and wait for each other (a busy timeout) instead of failing, so many runs, in
 one process or many, can share the file.
+
+Imports inside functions are deliberate: pysqlite3 is tried, and may be missing (it is
+installed on Linux x86-64 only).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from langgraph.store.sqlite import SqliteStore
 
 from critic_loop.nodes.memory.scope_locks import process_lock_for
 
@@ -108,8 +113,6 @@ def reembed_stale_vectors(path: Path, index: Any) -> int:
     A store indexed before its embedding's dimensions changed holds vectors that its
     searches can no longer compare. Their items are written again, which embeds them anew.
     """
-    from langgraph.store.sqlite import SqliteStore
-
     connection = connect(path, isolation_level=None)
     try:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}

@@ -2,7 +2,7 @@
 
 A node that does I/O is written as a generator of `Call`s: it yields each call it needs
 (a model request, a store read) and is sent the result back. `run_steps` makes the calls
-with the synchronous methods, `arun_steps` awaits the asynchronous ones, and `dual_node`
+with the synchronous methods, `arun_steps` awaits the asynchronous ones, and `StepsNode`
 gives LangGraph both, as a LangChain `Runnable` with `invoke` and `ainvoke`. So
 `graph.invoke` never meets an async-only node, and `graph.ainvoke` (which the dev server
 uses) never blocks its event loop on sync I/O.
@@ -139,8 +139,3 @@ class StepsNode(Runnable[Any, R]):
         if context_needs_network(runtime):  # ask the model server off the event loop once
             await asyncio.to_thread(context_of, runtime)
         return await arun_steps(self.logic(self._typed(input), runtime))
-
-
-def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> StepsNode[R]:
-    """Make a LangGraph node with a sync and an async body from one `logic(state, runtime)`."""
-    return StepsNode(logic)

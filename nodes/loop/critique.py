@@ -42,7 +42,7 @@ from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, context_of, runnable_suite, trust_of
-from critic_loop.nodes.steps import Call, Steps, dual_node, gather, subroutine
+from critic_loop.nodes.steps import Call, Steps, StepsNode, gather, subroutine
 from critic_loop.nodes.verifiers.agreement import Grouping, behaviour_groups
 from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge import judge_steps
@@ -387,5 +387,5 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     )
 
 
-critique = dual_node(critique_steps)
+critique = StepsNode(critique_steps)
 """The critique node (sync and async)."""

@@ -28,7 +28,7 @@ from critic_loop.nodes.models.loading import model_server, role_tags, worker_mod
 from critic_loop.nodes.models.usage import usage_of
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.steps import Steps, dual_node, invoke
+from critic_loop.nodes.steps import Steps, StepsNode, invoke
 from critic_loop.state.context import Context
 from critic_loop.state.loop import WorkerTurn
 from critic_loop.state.operator_settings import operator_settings
@@ -206,5 +206,5 @@ def generate_steps(turn: WorkerTurn, runtime: Runtime[Context]) -> Steps[dict[st
     return {"drafts": [draft.model_dump(mode="json")]}
 
 
-generate = dual_node(generate_steps)
+generate = StepsNode(generate_steps)
 """The generate node (sync and async)."""

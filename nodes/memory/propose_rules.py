@@ -24,7 +24,7 @@ from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.steps import Steps, dual_node
+from critic_loop.nodes.steps import Steps, StepsNode
 from critic_loop.state.budget import BUDGET_WORDS, allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
@@ -166,5 +166,5 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
     }
 
 
-propose_rules = dual_node(propose_rules_steps)
+propose_rules = StepsNode(propose_rules_steps)
 """The propose_rules node (sync and async)."""

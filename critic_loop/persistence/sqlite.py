@@ -47,7 +47,7 @@ PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL")
 """Set on every connection: readers never block the writer, commits stay durable in WAL."""
 
 
-@functools.cache
+@functools.cache  # one library for the whole process: two writing one file corrupt it
 def sqlite_module() -> ModuleType:
     """Return the SQLite library every connection uses: pysqlite3 if it can load extensions."""
     try:

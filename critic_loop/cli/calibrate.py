@@ -239,13 +239,14 @@ def grade_all(
     import httpx
     import openai
 
-    from critic_loop.grading import critique_artifact, ready_to_grade
+    from critic_loop.grading import critique_artifact
+    from critic_loop.nodes.loop.check_input import grading_preflight
 
     checked: set[str] = set()
     for example in examples:
         key = json.dumps([c.model_dump(mode="json") for c in example.rubric], sort_keys=True)
         if key not in checked:
-            ready_to_grade(example.rubric, context)
+            grading_preflight(context, example.rubric)
             checked.add(key)
     graded: list[Graded] = []
     progress = progress or GradingProgress(len(examples))

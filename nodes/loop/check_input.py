@@ -51,13 +51,31 @@ class SubmittedInput(TypedDict, total=False):
 def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR) -> None:
     """Raise a clear error if the models, checks or prompts of a run cannot be used.
 
-    The critic models are needed only when the rubric has `llm` criteria. The distiller is
+    The worker's model, then what the critic needs (`grading_preflight`). The distiller is
     not checked: memory never costs a run, so a distiller that cannot be created is
-    recorded in `memory_errors` when the run completes. In a served run (`trust`), the
-    rubric may name only the code and files the operator allowed, and a `tests` criterion
-    needs the complete sandbox (`sandbox_policy`).
+    recorded in `memory_errors` when the run completes.
     """
     worker_model(context, context.temperature)  # the very model round 1 will use
+    grading_preflight(context, rubric, trust)
+
+
+def grading_preflight(
+    context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR
+) -> None:
+    """Raise a clear error if the critic cannot grade against `rubric`, before any model call.
+
+    The critic models are needed only when the rubric has `llm` criteria. In a served run
+    (`trust`), the rubric may name only the code and files the operator allowed, and a
+    `tests` criterion needs the complete sandbox (`sandbox_policy`). `critic-loop
+    calibrate` calls it alone: grading needs no worker.
+
+    Raises:
+        ModelSetupError: a critic model cannot be created (unknown provider, missing key).
+        TrustViolation: a client named code or files the operator did not allow.
+        LookupError, FileNotFoundError: a check's function, test file or prompts are missing.
+        MissingDependency: a `tests` criterion needs pytest.
+        IsolationUnavailable: a served run's tests would run without the complete sandbox.
+    """
     if any(not criterion.deterministic for criterion in rubric):
         for spec in dict.fromkeys(judge.spec for judge in panel(context)):
             grading_model(spec, "critic", context)

@@ -27,14 +27,13 @@ from langgraph.types import Command, StateSnapshot, StreamMode
 from critic_loop.branch_points import graded_checkpoints
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
-from critic_loop.nodes.loop.check_input import preflight, validated_input
+from critic_loop.nodes.loop.check_input import validated_input
 from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.faults import ModelUnreachable
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.persistence.leases import LocalThreadLeases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
-from critic_loop.state.input_errors import ItemLabel, default_label
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, rounds_done
 from critic_loop.state.rubric import CriterionBase, dump_rubric
@@ -56,24 +55,6 @@ def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
         InvalidInput: the task or rubric is unusable (one line per problem).
     """
     checked = validated_input({"task": task, "rubric": list(rubric)})
-    return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
-
-
-def checked_input(
-    data: Mapping[str, Any], context: Context, label: ItemLabel = default_label
-) -> dict[str, Any]:
-    """Validate a run's input and settings as its first step will, before any model call.
-
-    Returns the graph input as plain JSON-ready data. `label` names rubric items in error
-    messages as their author wrote them.
-
-    Raises:
-        InvalidInput: the task or rubric is unusable (one line per problem).
-        ModelSetupError: a model cannot be created (unknown provider, missing API key).
-        LookupError, FileNotFoundError: a check's function, test file or prompts are missing.
-    """
-    checked = validated_input(dict(data), label)
-    preflight(context, checked.rubric)
     return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
 
 

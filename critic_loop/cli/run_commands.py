@@ -199,19 +199,21 @@ def execute(
     import httpx
     import openai
 
-    from critic_loop.nodes.loop.check_input import validated_input
+    from critic_loop.nodes.loop.check_input import preflight, validated_input
     from critic_loop.persistence import open_persistence
     from critic_loop.results import LoopDidNotPass
-    from critic_loop.run import checked_input, start_input, thread_config
+    from critic_loop.run import start_input, thread_config
+    from critic_loop.state.rubric import dump_rubric
 
     if parameters.get("on_exhausted"):
         raise UsageProblem(
             "--on-exhausted is for the Python helpers; the command line exits 1 for every run "
             "that did not pass"
         )
-    validated_input(data, label)  # the input's own mistakes first, before asking any server
+    checked = validated_input(data, label)  # the input's own mistakes first, before any server
     context = _context(parameters)
-    loop_input = checked_input(data, context, label)
+    preflight(context, checked.rubric)
+    loop_input = {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
     as_json = bool(parameters.get("as_json"))
     quiet = current().quiet
     show_progress = not (as_json or quiet)

@@ -202,11 +202,6 @@ def _resumable(thread_id: str) -> Iterator[None]:
         raise
 
 
-def _state(graph: LoopGraph, config: RunnableConfig) -> Call[StateSnapshot]:
-    """Describe reading the thread's state (with `get_state` or `aget_state`)."""
-    return call(graph.get_state, graph.aget_state, config)
-
-
 def _stream(
     graph: LoopGraph,
     start: Any,
@@ -261,7 +256,7 @@ def _drive(
     while True:
         with _resumable(thread_id):
             yield _stream(graph, start, config, context, on_event)
-        snapshot = yield _state(graph, head)
+        snapshot = yield call(graph.get_state, graph.aget_state, head)
         request = _review_request(snapshot)
         if request is None:
             return result_of(snapshot.values, context)
@@ -290,7 +285,7 @@ def _run(
         ThreadFinished: the thread's run already ended.
     """
     config = thread_config(thread_id)
-    snapshot = yield _state(graph, config)
+    snapshot = yield call(graph.get_state, graph.aget_state, config)
     kept = snapshot.values
     if kept.get("outcome") is not None and not snapshot.next:
         raise ThreadFinished(

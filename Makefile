@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test unit integration lint format typecheck docs wheel clean
+.PHONY: install test unit integration lint format typecheck docs notebooks wheel clean
 
 install:  ## a virtualenv with the package (editable) and every development tool
 	$(PYTHON) -m venv $(VENV) && $(BIN)/pip install -e '.[dev]'
@@ -24,6 +24,10 @@ lint:  ## ruff, ruff format and mypy --strict
 
 docs:  ## the documentation site into site/ (a broken link or a page missing from nav fails)
 	$(BIN)/mkdocs build --strict
+
+notebooks:  ## run every notebook on the embedded local model and save its outputs (needs the local extra)
+	env -u OPENAI_BASE_URL -u CRITIC_LOOP_BASE_URL -u OPENAI_API_KEY -u GOOGLE_API_KEY -u GEMINI_API_KEY \
+		$(BIN)/python -m tests.support.notebooks
 
 format:
 	$(BIN)/ruff check --fix .

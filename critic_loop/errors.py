@@ -48,12 +48,17 @@ class RunInterrupted(RuntimeError):
     """A model or the network failed mid-run; every finished step is saved."""
 
     def __init__(self, thread_id: str, error: BaseException) -> None:
-        """Keep the thread to resume and the cause."""
+        """Keep the thread to resume and the cause.
+
+        A connection failure's own message already says what failed (a model server
+        that cannot be reached names the role, the model and the URL).
+        """
         self.thread_id = thread_id
-        super().__init__(
-            f"the run stopped: {type(error).__name__}: {error}\n"
-            f"Every finished step is saved; fix the cause and resume with --thread-id {thread_id}"
+        self.cause = error
+        cause = (
+            str(error) if isinstance(error, ConnectionError) else f"{type(error).__name__}: {error}"
         )
+        super().__init__(f"the run stopped: {cause}")
 
 
 class UnsafeCheckpoint(ValueError):

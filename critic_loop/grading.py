@@ -16,15 +16,13 @@ decision. `critic-loop calibrate` uses it to compare the critic with human label
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
 from critic_loop.state.context import Context, as_context
-from critic_loop.state.errors import MissingDependency
-from critic_loop.state.rubric import CriterionBase, Rubric, TestSuite
+from critic_loop.state.rubric import CriterionBase, Rubric
 from critic_loop.state.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -62,32 +60,6 @@ def grading_context(context: Context | Mapping[str, Any] | None) -> Context:
     settings = dict(context or {})
     settings.setdefault("skip_judge_on_failed_check", False)
     return as_context(settings)
-
-
-def ready_to_grade(rubric: Sequence[CriterionBase], context: Context) -> None:
-    """Raise a clear error if the critic cannot grade `rubric`, before any model call.
-
-    Raises:
-        ModelSetupError: a critic model cannot be created (unknown provider, missing key).
-        LookupError, FileNotFoundError: a check's function or test file is missing.
-        MissingDependency: a `tests` criterion needs pytest.
-    """
-    from critic_loop.nodes.models.loading import grading_model
-    from critic_loop.nodes.operator_policy import OPERATOR, check_rubric
-    from critic_loop.nodes.prompts import load_prompts
-    from critic_loop.nodes.verifiers.judge import panel
-
-    if any(not criterion.deterministic for criterion in rubric):
-        for spec in dict.fromkeys(judge.spec for judge in panel(context)):
-            grading_model(spec, "critic", context)
-    check_rubric(rubric, OPERATOR)
-    for criterion in rubric:
-        if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
-            raise MissingDependency(
-                f"criterion {criterion.id!r} runs its tests with pytest, which is not "
-                "installed: pip install 'critic-loop[tests]'"
-            )
-    load_prompts(context.prompts_dir)
 
 
 def _critic_view(artifact: str, rubric: RubricLike) -> Any:

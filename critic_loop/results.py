@@ -27,6 +27,7 @@ class LoopDidNotPass(RuntimeError):
         self.open_items: list[OpenItem] = state.open_items
         failing = ", ".join(item.criterion_id for item in state.open_items) or "none"
         self.reason = state.outcome_reason
+        self.exhausted_by = state.exhausted_by
         super().__init__(
             f"critic-loop ended '{state.outcome}' after {state.rounds} round(s) without a "
             f"pass ({state.outcome_reason}); the best draft (round {state.final_round}) still "
@@ -35,7 +36,7 @@ class LoopDidNotPass(RuntimeError):
 
 
 class LoopExhausted(LoopDidNotPass):
-    """The iteration cap was reached without a pass."""
+    """The iteration cap or a run budget was reached without a pass (`exhausted_by`)."""
 
 
 class LoopStalled(LoopDidNotPass):

@@ -9,13 +9,17 @@ round with other settings, leaving the original history intact.
 Every step is checkpointed before the next one starts (`durability="sync"`), so a process
 that dies mid-run loses at most the step it was in. A run holds its thread's lease while
 it writes, so a second run of the same thread is refused (`ThreadBusy`) or waits.
+
+The run itself (read the thread, start or resume it, answer its reviews) is written once,
+as steps (`critic_loop.nodes.steps`): `run_loop` drives them with the graph's sync API,
+`arun_loop` awaits its async one. The command line runs through `run_loop` too.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -23,18 +27,19 @@ from uuid import uuid4
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
-from langgraph.types import Command, StateSnapshot, StreamMode
+from langgraph.types import Command, StateSnapshot
 
 from critic_loop.branch_points import graded_checkpoints
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
-from critic_loop.model_choice import choose_models
-from critic_loop.nodes.loop.check_input import preflight, validated_input
+from critic_loop.nodes.loop.check_input import validated_input
+from critic_loop.nodes.models.discovery import with_available_models
+from critic_loop.nodes.models.faults import ModelUnreachable
+from critic_loop.nodes.steps import Call, Steps, arun_steps, call, run_steps
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.persistence.leases import LocalThreadLeases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
-from critic_loop.state.input_errors import ItemLabel, default_label
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, rounds_done
 from critic_loop.state.rubric import CriterionBase, dump_rubric
@@ -45,6 +50,27 @@ EventHandler = Callable[[dict[str, Any]], None]
 
 RubricLike = Sequence[CriterionBase | Mapping[str, Any]]
 """Criteria as models or as plain dicts (a `python` check may hold a callable)."""
+
+
+Reviewer = Callable[[dict[str, Any]], dict[str, Any]]
+"""Answers a review request (see `critic_loop.nodes.loop.review`) with a person's decision."""
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """What a run is about to do, told to `on_start` just before its first step."""
+
+    thread_id: str
+    resuming: bool
+    """The thread holds an unfinished run, which goes on with its own task and rubric."""
+    input_differs: bool
+    """Resuming, and the task or rubric given are not the thread's own (which win)."""
+    location: str | None
+    """Where the run is kept (the database), or None with the caller's own savers."""
+
+
+StartHandler = Callable[[RunStart], None]
+"""Told, once the thread's lease is held, whether the run is new or resumed."""
 
 
 def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
@@ -59,55 +85,36 @@ def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
     return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
 
 
-def checked_input(
-    data: Mapping[str, Any], context: Context, label: ItemLabel = default_label
-) -> dict[str, Any]:
-    """Validate a run's input and settings as its first step will, before any model call.
-
-    Returns the graph input as plain JSON-ready data. `label` names rubric items in error
-    messages as their author wrote them.
-
-    Raises:
-        InvalidInput: the task or rubric is unusable (one line per problem).
-        ModelSetupError: a model cannot be created (unknown provider, missing API key).
-        LookupError, FileNotFoundError: a check's function, test file or prompts are missing.
-    """
-    checked = validated_input(dict(data), label)
-    preflight(context, checked.rubric)
-    return {"task": checked.task, "rubric": dump_rubric(checked.rubric)}
-
-
 def thread_config(thread_id: str | None = None) -> RunnableConfig:
     """Build the run config for `thread_id`, or for a new thread when none is given."""
     return {"configurable": {"thread_id": thread_id or uuid4().hex}}
 
 
-def start_from(snapshot: StateSnapshot, thread_id: str, fresh: dict[str, Any]) -> Any:
-    """Return what to invoke a thread in `snapshot` with: `fresh` input, or None to resume.
+def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
+    """Build the run's `Context`; models the caller left unset are what this machine has.
 
-    A thread is finished only when it holds an outcome and has no step left (its memory
-    steps done). A thread that was stopped anywhere else resumes, even one whose last
-    step's writes were saved without its checkpoint (it shows no next step).
+    The rule every entry point follows (`critic_loop.nodes.models.discovery`): with a
+    model server (`base_url`, `OPENAI_BASE_URL`) and no model chosen (by argument or
+    `CRITIC_LOOP_*_MODEL`), the model that server serves is used for every role, judged
+    one criterion per call; with only a Gemini key, Gemini. A `Context` whose models are
+    chosen comes back as it is.
 
     Raises:
-        ThreadFinished: the thread's run already ended.
+        DiscoveryFailed: the named server could not say which model it serves.
     """
-    if not snapshot.values:
-        return fresh
-    if snapshot.values.get("outcome") is not None and not snapshot.next:
-        raise ThreadFinished(
-            f"thread {thread_id} already finished ({snapshot.values['outcome']}); "
-            "use a new thread id, or fork_loop to continue it from an earlier round"
-        )
-    return None
+    return with_available_models(as_context(value))
 
 
-def start_input(graph: LoopGraph, config: RunnableConfig, fresh: dict[str, Any]) -> Any:
-    """Return what to invoke the thread of `config` with (see `start_from`)."""
-    return start_from(graph.get_state(config), config["configurable"]["thread_id"], fresh)
+def _invocation(config: RunnableConfig) -> RunnableConfig:
+    """Return `config` marked as a new invocation: a fresh `run_id` in its metadata.
+
+    LangGraph copies it into every checkpoint the invocation writes, as LangGraph server
+    does with its own runs, so `critic-loop stats` can tell a run's work from its pauses.
+    """
+    return {**config, "metadata": {**config.get("metadata", {}), "run_id": uuid4().hex}}
 
 
-def round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
+def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
     """Return the config of the checkpoint taken right after round `round_number` was graded.
 
     Invoking the graph from it continues the thread from that round (a fork): the route
@@ -136,18 +143,21 @@ def _graph(
     database: str | Path | None,
     thread_id: str,
     wait_for_thread: bool,
-) -> Iterator[LoopGraph]:
-    """Open the graph on the caller's savers or the database, holding the thread's lease."""
+) -> Iterator[tuple[LoopGraph, str | None]]:
+    """Open the graph on the caller's savers or the database, holding the thread's lease.
+
+    Yields the graph and where it keeps the run (None for the caller's savers).
+    """
     if checkpointer is not None or store is not None:
         leases = LocalThreadLeases(checkpointer if checkpointer is not None else store)
         with leases.hold(thread_id, wait=wait_for_thread):
-            yield loop_graph(checkpointer, store)
+            yield loop_graph(checkpointer, store), None
         return
     with (
         open_persistence(database) as persistence,
         persistence.leases.hold(thread_id, wait=wait_for_thread),
     ):
-        yield loop_graph(persistence.checkpointer, persistence.store)
+        yield loop_graph(persistence.checkpointer, persistence.store), persistence.location
 
 
 @asynccontextmanager
@@ -157,25 +167,21 @@ async def _agraph(
     database: str | Path | None,
     thread_id: str,
     wait_for_thread: bool,
-) -> AsyncIterator[LoopGraph]:
+) -> AsyncIterator[tuple[LoopGraph, str | None]]:
     """Async twin of `_graph`."""
     if checkpointer is not None or store is not None:
         leases = LocalThreadLeases(checkpointer if checkpointer is not None else store)
         async with leases.ahold(thread_id, wait=wait_for_thread):
-            yield loop_graph(checkpointer, store)
+            yield loop_graph(checkpointer, store), None
         return
     async with (
         aopen_persistence(database) as persistence,
         persistence.leases.ahold(thread_id, wait=wait_for_thread),
     ):
-        yield loop_graph(persistence.checkpointer, persistence.store)
+        yield loop_graph(persistence.checkpointer, persistence.store), persistence.location
 
 
-Reviewer = Callable[[dict[str, Any]], dict[str, Any]]
-"""Answers a review request (see `critic_loop.nodes.loop.review`) with a person's decision."""
-
-
-def review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
+def _review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
     """Return the review request a paused thread waits on, if it waits on one."""
     for task in snapshot.tasks:
         for pending in task.interrupts:
@@ -184,26 +190,63 @@ def review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
     return None
 
 
-def _mode(on_event: EventHandler | None) -> StreamMode:
-    """Return the stream mode of a run: custom events only when a handler takes them.
+@contextmanager
+def _resumable(thread_id: str) -> Iterator[None]:
+    """Add to a model server's connection failure how to resume the run it stopped."""
+    try:
+        yield
+    except ModelUnreachable as error:
+        error.add_note(
+            f"Every finished step is saved; resume with run_loop(..., thread_id={thread_id!r})."
+        )
+        raise
 
-    Streaming custom events makes LangGraph hand every step to its thread pool; without
-    them a step's single task runs in the calling thread.
-    """
-    return "custom" if on_event is not None else "updates"
 
-
-def drive_loop(
+def _stream(
     graph: LoopGraph,
     start: Any,
     config: RunnableConfig,
     context: Context,
     on_event: EventHandler | None,
-    reviewer: Reviewer | None = None,
-) -> LoopState:
+) -> Call[None]:
+    """Describe one invocation of the thread, each step checkpointed before the next.
+
+    Only a handler's events are streamed (`custom`): streaming them makes LangGraph hand
+    every step to its thread pool, while without them a step's single task runs in the
+    calling thread.
+    """
+    options: dict[str, Any] = {
+        "context": context,
+        "stream_mode": "custom" if on_event is not None else "updates",
+        "durability": "sync",
+    }
+
+    def stream() -> None:
+        for event in graph.stream(start, _invocation(config), **options):
+            if on_event is not None:
+                on_event(event)
+
+    async def astream() -> None:
+        async for event in graph.astream(start, _invocation(config), **options):
+            if on_event is not None:
+                on_event(event)
+
+    return Call(stream, astream)
+
+
+def _drive(
+    graph: LoopGraph,
+    start: Any,
+    config: RunnableConfig,
+    context: Context,
+    on_event: EventHandler | None,
+    reviewer: Reviewer | None,
+) -> Steps[LoopState]:
     """Stream the thread from `start` (input, or None to resume) and return its result.
 
-    When the run pauses for review, `reviewer` answers and the run goes on.
+    When the run pauses for review, `reviewer` answers and the run goes on. Written once
+    as steps (`critic_loop.nodes.steps`): `run_steps` drives it with the graph's sync
+    API, `arun_steps` with its async one.
 
     Raises:
         ReviewPending: the run paused for review and there is no reviewer.
@@ -211,13 +254,10 @@ def drive_loop(
     thread_id = config["configurable"]["thread_id"]
     head = thread_config(thread_id)  # not the branch point
     while True:
-        for event in graph.stream(
-            start, config, context=context, stream_mode=_mode(on_event), durability="sync"
-        ):
-            if on_event is not None:
-                on_event(event)
-        snapshot = graph.get_state(head)
-        request = review_request(snapshot)
+        with _resumable(thread_id):
+            yield _stream(graph, start, config, context, on_event)
+        snapshot = yield call(graph.get_state, graph.aget_state, head)
+        request = _review_request(snapshot)
         if request is None:
             return result_of(snapshot.values, context)
         if reviewer is None:
@@ -225,21 +265,37 @@ def drive_loop(
         start, config = Command(resume=reviewer(request)), head
 
 
-def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
-    """Build the run's `Context`; models the caller left unset are what this machine has.
+def _run(
+    graph: LoopGraph,
+    location: str | None,
+    thread_id: str,
+    fresh: dict[str, Any],
+    context: Context,
+    on_event: EventHandler | None,
+    reviewer: Reviewer | None,
+    on_start: StartHandler | None,
+) -> Steps[LoopState]:
+    """Start the thread on `fresh` input, or resume its unfinished run, to its end.
 
-    As on the command line: with `OPENAI_BASE_URL` (or `base_url`) naming a local
-    OpenAI-compatible server and no model chosen (by argument or `CRITIC_LOOP_*_MODEL`),
-    the model that server serves is used for every role, judged one criterion per call;
-    with only a Gemini key, Gemini. See `critic_loop.model_choice`.
+    A thread is finished only when it holds an outcome and has no step left (its memory
+    steps done). A thread that was stopped anywhere else resumes, even one whose last
+    step's writes were saved without its checkpoint (it shows no next step).
 
     Raises:
-        DiscoveryFailed: the named server could not say which model it serves.
+        ThreadFinished: the thread's run already ended.
     """
-    resolved = as_context(value)
-    chosen = {name: getattr(resolved, name) for name in resolved.model_fields_set}
-    found = choose_models(chosen, os.environ)
-    return resolved.model_copy(update=found) if found else resolved
+    config = thread_config(thread_id)
+    snapshot = yield call(graph.get_state, graph.aget_state, config)
+    kept = snapshot.values
+    if kept.get("outcome") is not None and not snapshot.next:
+        raise ThreadFinished(
+            f"thread {thread_id} already finished ({kept['outcome']}); "
+            "use a new thread id, or fork_loop to continue it from an earlier round"
+        )
+    if on_start is not None:
+        differs = bool(kept) and (kept["task"], kept["rubric"]) != (fresh["task"], fresh["rubric"])
+        on_start(RunStart(thread_id, bool(kept), differs, location))
+    return (yield from _drive(graph, None if kept else fresh, config, context, on_event, reviewer))
 
 
 def run_loop(
@@ -254,19 +310,22 @@ def run_loop(
     on_event: EventHandler | None = None,
     reviewer: Reviewer | None = None,
     wait_for_thread: bool = False,
+    on_start: StartHandler | None = None,
 ) -> LoopState:
     """Run the loop to its end (or resume the unfinished run of `thread_id`).
 
     Without `checkpointer` and `store`, the run is kept in `database` (a SQLite path or a
     `postgresql://` URL), else in the embedded default. With `Context.review` set,
     `reviewer` answers each review request (a function of the request returning the
-    person's decision, see `critic_loop.nodes.loop.review`).
+    person's decision, see `critic_loop.nodes.loop.review`). `on_start` is told, before
+    the first step, whether the run is new or resumed (a `RunStart`).
 
     The run holds its thread's lease while it runs (`critic_loop.persistence.leases`):
     if another run of the thread holds it, this one raises `ThreadBusy` at once, or
     waits for it with `wait_for_thread=True`.
 
     Raises:
+        InvalidInput: the task or rubric is unusable (one line per problem).
         LoopExhausted, LoopStalled, VerifierFailed: the run did not pass and the context
             has `on_exhausted="raise"`.
         ThreadFinished: `thread_id` names a run that already ended.
@@ -274,11 +333,11 @@ def run_loop(
         ReviewPending: the run paused for review and no `reviewer` was given.
     """
     resolved = context_for_run(context)
-    config = thread_config(thread_id)
-    thread = config["configurable"]["thread_id"]
-    with _graph(checkpointer, store, database, thread, wait_for_thread) as graph:
-        start = start_input(graph, config, loop_input(task, rubric))
-        return drive_loop(graph, start, config, resolved, on_event, reviewer)
+    fresh = loop_input(task, rubric)
+    thread_id = thread_id or uuid4().hex
+    with _graph(checkpointer, store, database, thread_id, wait_for_thread) as (graph, location):
+        steps = _run(graph, location, thread_id, fresh, resolved, on_event, reviewer, on_start)
+        return run_steps(steps)
 
 
 def fork_loop(
@@ -296,11 +355,14 @@ def fork_loop(
 
     The thread gets a new branch; the original run's checkpoints stay as they were. The
     fork holds the thread's lease as `run_loop` does.
+
+    Raises:
+        LookupError: the thread has no such round.
     """
     resolved = context_for_run(context)
-    with _graph(checkpointer, store, database, thread_id, wait_for_thread) as graph:
-        branch_point = round_checkpoint(graph, thread_id, round_number)
-        return drive_loop(graph, None, branch_point, resolved, on_event)
+    with _graph(checkpointer, store, database, thread_id, wait_for_thread) as (graph, _):
+        branch_point = _round_checkpoint(graph, thread_id, round_number)
+        return run_steps(_drive(graph, None, branch_point, resolved, on_event, None))
 
 
 async def arun_loop(
@@ -315,23 +377,13 @@ async def arun_loop(
     on_event: EventHandler | None = None,
     reviewer: Reviewer | None = None,
     wait_for_thread: bool = False,
+    on_start: StartHandler | None = None,
 ) -> LoopState:
-    """Async twin of `run_loop` (async checkpointer and store)."""
+    """Async twin of `run_loop` (async checkpointer and store): the same steps, awaited."""
     resolved = context_for_run(context)
-    config = thread_config(thread_id)
-    thread_id = config["configurable"]["thread_id"]
-    async with _agraph(checkpointer, store, database, thread_id, wait_for_thread) as graph:
-        start = start_from(await graph.aget_state(config), thread_id, loop_input(task, rubric))
-        while True:
-            async for event in graph.astream(
-                start, config, context=resolved, stream_mode=_mode(on_event), durability="sync"
-            ):
-                if on_event is not None:
-                    on_event(event)
-            snapshot = await graph.aget_state(config)
-            request = review_request(snapshot)
-            if request is None:
-                return result_of(snapshot.values, resolved)
-            if reviewer is None:
-                raise ReviewPending(thread_id, request)
-            start = Command(resume=reviewer(request))
+    fresh = loop_input(task, rubric)
+    thread_id = thread_id or uuid4().hex
+    async with _agraph(checkpointer, store, database, thread_id, wait_for_thread) as opened:
+        graph, location = opened
+        steps = _run(graph, location, thread_id, fresh, resolved, on_event, reviewer, on_start)
+        return await arun_steps(steps)

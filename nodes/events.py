@@ -7,13 +7,16 @@ any), and a "recall" event says how many rules the worker was given. Each
 round emits a "draft" event when the worker has answered and a "verdict" event when the
 critic has graded, so Studio, `langgraph_sdk` clients and the command line can show
 progress without waiting for the end. When the loop has decided how the run ends, a
-"finished" event says so, before memory distillation (which can take a minute) begins.
+"finished" event says so (for a run that reached a limit, which one; and what its model
+calls spent), before memory distillation (which can take a minute) begins. A draft or
+verdict the run's budgets stopped says why in `stopped`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
+from critic_loop.state.budget import Spent
 from critic_loop.state.records import Critique, Draft
 from critic_loop.state.rules import RecalledRule
 
@@ -42,6 +45,8 @@ def draft_event(draft: Draft) -> dict[str, Any]:
         "origin": draft.origin,
         "characters": len(draft.text),
         "output_tokens": draft.usage.output_tokens,
+        "attempts": draft.attempts,
+        "stopped": draft.stopped,
     }
 
 
@@ -71,15 +76,39 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
         ],
         "attempts": critique.attempts,
         "error": critique.error,
+        "stopped": critique.stopped,
     }
 
 
-def finished_event(outcome: str, reason: str, rounds: int, learning: bool) -> dict[str, Any]:
-    """Say how the loop ended after `rounds` rounds, and whether distillation follows."""
+class Ending(Protocol):
+    """How a run ends: its outcome, why, and for `exhausted` the limit it reached."""
+
+    @property
+    def outcome(self) -> str:
+        """The outcome."""
+
+    @property
+    def reason(self) -> str:
+        """Why, in words."""
+
+    @property
+    def exhausted_by(self) -> str | None:
+        """The limit an exhausted run reached (a `Context` field's name)."""
+
+
+def finished_event(ending: Ending, rounds: int, learning: bool, spent: Spent) -> dict[str, Any]:
+    """Say how the loop ended after `rounds` rounds, what it spent, and whether it learns.
+
+    `exhausted_by` names the limit an exhausted run reached (`max_iterations`,
+    `call_budget`, `token_budget` or `time_budget_seconds`); `spent` is what the loop's
+    model calls spent, read from its history.
+    """
     return {
         "event": "finished",
-        "outcome": outcome,
-        "reason": reason,
+        "outcome": ending.outcome,
+        "reason": ending.reason,
+        "exhausted_by": ending.exhausted_by,
         "round": rounds,
         "learning": learning,
+        "spent": {"calls": spent.calls, "tokens": spent.tokens, "seconds": spent.seconds},
     }

@@ -11,26 +11,32 @@ client, so:
 - `prompts_dir` and a test criterion's `tests_file` must lie under
   `CRITIC_LOOP_ALLOWED_PATHS` (after resolving symbolic links);
 - a `python` check must name a function the operator registered in code, or one of
-  `CRITIC_LOOP_PYTHON_CHECK_MODULES`.
+  `CRITIC_LOOP_PYTHON_CHECK_MODULES`;
+- every count and limit (rounds, candidates, judges, attempts, tokens, budgets, a test
+  suite's time, memory, processes and disk) must stay within the operator's ceilings
+  (`critic_loop.state.ceilings`): asking for more is refused, naming each one. A value
+  nobody chose (a default, or no limit) is lowered to the ceiling in every run.
 
 These are checked whenever a node reads its context (`context_of`, so a resumed run with
 new settings is checked too) and wherever a file is read or a function resolved (so a
-rubric edited in the thread's state is checked too). In a run that is not served the caller is the
-operator, and may name any of them.
+rubric edited in the thread's state is checked too). In a run that is not served the
+caller is the operator, and may name any of them.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from critic_loop.state.context import Context, as_context
-from critic_loop.state.errors import TrustViolation
+from critic_loop.nodes.models.discovery import needs_discovery, with_available_models
+from critic_loop.state.ceilings import CONTEXT_CEILINGS, TEST_CEILINGS, variable
+from critic_loop.state.context import AUTO_CANDIDATES, Context, as_context
+from critic_loop.state.errors import CeilingExceeded, TrustViolation
 from critic_loop.state.operator_settings import OperatorSettings, operator_settings
 from critic_loop.state.references import resolve_reference
 from critic_loop.state.rubric import CriterionBase, PythonCheck, TestSuite
@@ -42,7 +48,13 @@ class Trust:
 
     served: bool
     """True when the task, rubric and context came from an untrusted client."""
-    settings: OperatorSettings = field(default_factory=operator_settings)
+    settings: OperatorSettings | None = None
+    """The operator's settings; None: this process's (read when needed)."""
+
+    @property
+    def policy(self) -> OperatorSettings:
+        """The operator's settings this run is held to."""
+        return self.settings if self.settings is not None else operator_settings()
 
 
 OPERATOR = Trust(served=False)
@@ -65,12 +77,25 @@ def context_of(runtime: Runtime[Any]) -> Context:
     """Return the run's context, or the defaults (with env overrides) when none was given.
 
     Every node reads its context through here, so a client's context is held to the
-    operator's policy at each step (a resumed run with new settings too).
+    operator's policy at each step (a resumed run with new settings too), and models the
+    run left unset are the ones this machine has (`critic_loop.nodes.models.discovery`),
+    found only after the policy has passed the server they are asked from.
 
     Raises:
-        TrustViolation: a client chose a server or a directory the operator did not allow.
+        TrustViolation: a client chose a server or a directory the operator did not allow,
+            or more than a ceiling allows (`CeilingExceeded`).
+        DiscoveryFailed: the run's model server could not say which model it serves.
     """
-    return check_context(as_context(runtime.context), trust_of(runtime))
+    return with_available_models(check_context(as_context(runtime.context), trust_of(runtime)))
+
+
+def context_needs_network(runtime: Runtime[Any]) -> bool:
+    """Say whether `context_of(runtime)` would ask a model server which model it serves.
+
+    Async nodes call `context_of` from the event loop; when this is true they call it in a
+    thread first (the answer is kept), so the loop never blocks on the question.
+    """
+    return needs_discovery(as_context(runtime.context))
 
 
 def _operator_base_urls() -> set[str]:
@@ -79,16 +104,17 @@ def _operator_base_urls() -> set[str]:
 
 
 def check_context(context: Context, trust: Trust) -> Context:
-    """Return `context` if a client may use it as it is.
+    """Return `context` if this run may use it, held to the ceilings (`held_to_ceilings`).
 
     Raises:
-        TrustViolation: it names a server or a directory the operator did not allow.
+        TrustViolation: it names a server or a directory the operator did not allow, or
+            asks for more than a ceiling allows (`CeilingExceeded`).
     """
     if not trust.served:
-        return context
+        return held_to_ceilings(context, trust)
     if context.base_url is not None:
         allowed = _operator_base_urls() | {
-            url.rstrip("/") for url in trust.settings.allowed_base_urls
+            url.rstrip("/") for url in trust.policy.allowed_base_urls
         }
         if context.base_url.rstrip("/") not in allowed:
             raise TrustViolation(
@@ -97,7 +123,94 @@ def check_context(context: Context, trust: Trust) -> Context:
             )
     if context.prompts_dir is not None:
         allowed_path(context.prompts_dir, trust, "prompts_dir")
-    return context
+    return held_to_ceilings(context, trust)
+
+
+def _shown(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+def _over(what: str, amount: float, ceiling: float, name: str) -> str:
+    return f"{what}={_shown(amount)} (the most is {_shown(ceiling)}, {variable(name)})"
+
+
+def _refuse(refused: list[str], where: str) -> None:
+    if refused:
+        raise CeilingExceeded(
+            f"{where} asks for more than this server allows: " + "; ".join(refused)
+        )
+
+
+def _amount(value: Any) -> Any:
+    """How much a setting asks for: a list's length, the most "auto" candidates may be."""
+    if isinstance(value, list):
+        return len(value)
+    return AUTO_CANDIDATES if value == "auto" else value
+
+
+def held_to_ceilings(context: Context, trust: Trust) -> Context:
+    """Return `context` with every count and limit within the operator's ceilings.
+
+    A value nobody chose (a default above a ceiling, or no limit at all) is lowered to
+    the ceiling. A value chosen above it is refused in a served run (chosen: different
+    from this deployment's own default, `CRITIC_LOOP_<FIELD>` or built in) and kept in
+    the operator's own run (chosen: given by the caller or the environment).
+
+    Raises:
+        CeilingExceeded: a served client asked for more than a ceiling (all are named).
+    """
+    ceilings = trust.policy.ceilings
+    lowered: dict[str, Any] = {}
+    refused: list[str] = []
+    deployment: Context | None = None
+    for name in CONTEXT_CEILINGS:
+        ceiling = getattr(ceilings, name)
+        value = getattr(context, name)
+        amount = _amount(value)
+        if amount is not None and amount <= ceiling:
+            continue
+        if trust.served and amount is not None:
+            deployment = deployment or Context()
+            chosen = value != getattr(deployment, name)
+        else:
+            chosen = amount is not None and name in context.model_fields_set
+        if chosen and trust.served:
+            refused.append(_over(name, amount, ceiling, name))
+        elif not chosen:
+            lowered[name] = value[:ceiling] if isinstance(value, list) else ceiling
+    _refuse(refused, "the run's context")
+    if not lowered:
+        return context
+    # lowering is not the run's choice: settings it left unset stay unset (model_copy would
+    # mark them set, and the model rule fills only what a run left unset)
+    return type(context).model_construct(
+        _fields_set=set(context.model_fields_set), **{**dict(context), **lowered}
+    )
+
+
+def suite_within_ceilings(criterion: TestSuite, trust: Trust) -> TestSuite:
+    """Return `criterion` with its sandbox limits within the operator's ceilings.
+
+    As for the context (`held_to_ceilings`): a limit the rubric leaves at its default is
+    lowered to the ceiling; one it sets above the ceiling is refused in a served run.
+
+    Raises:
+        CeilingExceeded: a served client asked for more than a ceiling (all are named).
+    """
+    ceilings = trust.policy.ceilings
+    lowered: dict[str, Any] = {}
+    refused: list[str] = []
+    for setting, name in TEST_CEILINGS.items():
+        ceiling = getattr(ceilings, name)
+        value = getattr(criterion, setting)
+        if value <= ceiling:
+            continue
+        if setting not in criterion.model_fields_set:
+            lowered[setting] = ceiling
+        elif trust.served:
+            refused.append(_over(setting, value, ceiling, name))
+    _refuse(refused, f"criterion {criterion.id!r}")
+    return criterion.model_copy(update=lowered) if lowered else criterion
 
 
 def allowed_path(path: str, trust: Trust, what: str) -> Path:
@@ -109,7 +222,7 @@ def allowed_path(path: str, trust: Trust, what: str) -> Path:
     resolved = Path(path).resolve()
     if not trust.served:
         return resolved
-    for directory in trust.settings.allowed_paths:
+    for directory in trust.policy.allowed_paths:
         if resolved.is_relative_to(Path(directory).resolve()):
             return resolved
     raise TrustViolation(
@@ -121,7 +234,7 @@ def allowed_path(path: str, trust: Trust, what: str) -> Path:
 def resolve_check(reference: str, trust: Trust) -> Callable[..., Any]:
     """Return the function a `python` check names, if this run may call it (see module doc)."""
     return resolve_reference(
-        reference, client=trust.served, client_modules=trust.settings.python_check_modules
+        reference, client=trust.served, client_modules=trust.policy.python_check_modules
     )
 
 
@@ -142,15 +255,27 @@ def with_tests_inline(criterion: TestSuite, trust: Trust) -> TestSuite:
     return criterion.model_copy(update={"tests": path.read_text(), "tests_file": None})
 
 
+def runnable_suite(criterion: TestSuite, trust: Trust) -> TestSuite:
+    """Return `criterion` as it runs: its tests read in, its limits within the ceilings.
+
+    Raises:
+        TrustViolation: a client named a file outside CRITIC_LOOP_ALLOWED_PATHS, or asked
+            for more than a ceiling (`CeilingExceeded`).
+        FileNotFoundError: the test file does not exist.
+    """
+    return suite_within_ceilings(with_tests_inline(criterion, trust), trust)
+
+
 def check_rubric(rubric: Sequence[CriterionBase], trust: Trust) -> None:
     """Raise if the rubric names code or files this run may not use (see module doc).
 
     Raises:
-        TrustViolation: a client named a function or a file the operator did not allow.
+        TrustViolation: a client named a function or a file the operator did not allow,
+            or asked for more than a ceiling (`CeilingExceeded`).
         LookupError, FileNotFoundError: the function or file does not exist.
     """
     for criterion in rubric:
         if isinstance(criterion, PythonCheck):
             resolve_check(str(criterion.function), trust)
         elif isinstance(criterion, TestSuite):
-            with_tests_inline(criterion, trust)
+            runnable_suite(criterion, trust)

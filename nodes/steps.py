@@ -2,7 +2,7 @@
 
 A node that does I/O is written as a generator of `Call`s: it yields each call it needs
 (a model request, a store read) and is sent the result back. `run_steps` makes the calls
-with the synchronous methods, `arun_steps` awaits the asynchronous ones, and `dual_node`
+with the synchronous methods, `arun_steps` awaits the asynchronous ones, and `StepsNode`
 gives LangGraph both, as a LangChain `Runnable` with `invoke` and `ainvoke`. So
 `graph.invoke` never meets an async-only node, and `graph.ainvoke` (which the dev server
 uses) never blocks its event loop on sync I/O.
@@ -23,6 +23,8 @@ from typing import Any, Generic, TypeVar, get_type_hints
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel
+
+from critic_loop.nodes.operator_policy import context_needs_network, context_of
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -133,9 +135,7 @@ class StepsNode(Runnable[Any, R]):
         **kwargs: Any,
     ) -> R:
         """Run the logic with asynchronous calls."""
-        return await arun_steps(self.logic(self._typed(input), get_runtime()))
-
-
-def dual_node(logic: Callable[[Any, Any], Steps[R]]) -> StepsNode[R]:
-    """Make a LangGraph node with a sync and an async body from one `logic(state, runtime)`."""
-    return StepsNode(logic)
+        runtime = get_runtime()
+        if context_needs_network(runtime):  # ask the model server off the event loop once
+            await asyncio.to_thread(context_of, runtime)
+        return await arun_steps(self.logic(self._typed(input), runtime))

@@ -3,7 +3,9 @@
 `Context` is the graph's runtime context schema (`context_schema=Context`), so LangGraph
 Studio shows these fields and Python callers pass them as `context={...}`. A field the
 caller leaves out takes its value from the environment variable `CRITIC_LOOP_<FIELD>`
-(for example `CRITIC_LOOP_CRITIC_MODEL`), and otherwise its default.
+(for example `CRITIC_LOOP_CRITIC_MODEL`), and otherwise its default. Every count and
+limit here is held to the operator's ceilings (`critic_loop.state.ceilings`): a served
+client cannot raise them, and a default above one is lowered to it.
 """
 
 from __future__ import annotations
@@ -14,12 +16,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 from pydantic_settings import (
     BaseSettings,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
-
-from critic_loop.state.environment import EnvironmentOnce
 
 MAX_ITERATIONS_LIMIT = 100
 """The largest iteration cap a run may ask for."""
@@ -40,12 +39,41 @@ StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
 """
 
 
+PROVIDER_OF_FAMILY = {
+    "gpt": "openai",
+    "o1": "openai",
+    "o3": "openai",
+    "o4": "openai",
+    "chatgpt": "openai",
+    "gemini": "google_genai",
+    "claude": "anthropic",
+    "mistral": "mistralai",
+    "grok": "xai",
+    "deepseek": "deepseek",
+}
+"""The provider a bare model name most likely belongs to, by the name's first word."""
+
+
+def suggested_spec(name: str) -> str:
+    """Return the 'provider:model' string a bare model name most likely means.
+
+    Names of known families get their provider (`gpt-4.1-mini` -> `openai:gpt-4.1-mini`,
+    `gemini-2.5-pro` -> `google_genai:gemini-2.5-pro`); any other name is taken for a model
+    on an OpenAI-compatible server (`openai:<name>`).
+    """
+    bare = name.strip().strip(":")
+    family = bare.lower().replace("_", "-").split("-")[0]
+    return f"{PROVIDER_OF_FAMILY.get(family, 'openai')}:{bare}"
+
+
 def _check_model_spec(value: str) -> str:
     provider, separator, model = value.partition(":")
     if not separator or not provider.strip() or not model.strip():
+        if not value.strip().strip(":"):
+            raise ValueError("a model is a 'provider:model' string, e.g. 'openai:gpt-4.1-mini'")
         raise ValueError(
-            f"{value!r} is not a 'provider:model' string "
-            "(for example 'openai:gpt-4.1-mini' or 'google_genai:gemini-2.5-flash')"
+            f"{value!r} names no provider: did you mean {suggested_spec(value)}? "
+            "(models are 'provider:model' strings)"
         )
     return value
 
@@ -66,9 +94,8 @@ class Context(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments first, then `CRITIC_LOOP_*` variables (read once per environment)."""
-        assert isinstance(env_settings, EnvSettingsSource)
-        return (init_settings, EnvironmentOnce(env_settings))
+        """Arguments first, then `CRITIC_LOOP_*` variables (no .env file, no secrets dir)."""
+        return (init_settings, env_settings)
 
     worker_model: str = Field(
         default="openai:gpt-4.1-mini",
@@ -288,6 +315,36 @@ class Context(BaseSettings):
             "Critic calls allowed per draft when its answer is unparsable or invalid (or "
             "the server's reply malformed); after the last one the run ends as "
             "'verifier_error'."
+        ),
+    )
+    call_budget: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description=(
+            "The most model calls the run may make, every role counted (worker, judges, "
+            "their retries, the distiller). Checked before each call; a run that reaches it "
+            "ends as 'exhausted' with its best draft. Unset: the operator's ceiling."
+        ),
+    )
+    token_budget: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000_000,
+        description=(
+            "The most tokens (input and output, every call) the run may spend. Checked "
+            "before each call; the calls in flight may finish past it. Unset: the "
+            "operator's ceiling."
+        ),
+    )
+    time_budget_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        le=7 * 24 * 3600,
+        description=(
+            "The most seconds the run may spend drafting and grading (time waiting for a "
+            "person, or stopped between a failure and its resume, does not count). Checked "
+            "before each call. Unset: the operator's ceiling."
         ),
     )
     worker_history_rounds: int = Field(

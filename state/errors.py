@@ -38,3 +38,11 @@ class TrustViolation(ValueError):
 
 class IsolationUnavailable(RuntimeError):
     """Drafted code cannot run here: the sandbox it needs is missing (the message says why)."""
+
+
+class CeilingExceeded(TrustViolation):
+    """A client asked for more than the operator's ceiling of a count or limit."""
+
+
+class DiscoveryFailed(ModelSetupError):
+    """A model server was named but could not say which model it serves."""

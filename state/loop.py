@@ -12,6 +12,10 @@ being revised and the feedback addressed to the worker, chosen for it by the rou
 reaches the worker as a LangGraph `Send`, so the worker reads nothing else of the state.
 `CriticView`, the critique node's input schema, has no task and no worker prompts: the
 critic reads the rubric, the drafts and its own earlier critiques.
+
+Fields that become graph channels keep their description inside `Annotated[...]`:
+LangGraph builds channels from the annotations, and LangGraph server describes the
+thread's state (what Studio shows) from the channels, not from pydantic's field info.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from critic_loop.state.bounds import check_depth
+from critic_loop.state.budget import Allowance
 from critic_loop.state.history import append_only
 from critic_loop.state.records import (
     Critique,
@@ -71,6 +76,13 @@ class LoopOutput(BaseModel):
 
     outcome: Outcome | None = Field(default=None, description="How the run ended.")
     outcome_reason: str | None = Field(default=None, description="Why, in words.")
+    exhausted_by: str | None = Field(
+        default=None,
+        description=(
+            "For an exhausted run, the limit it reached: max_iterations, call_budget, "
+            "token_budget or time_budget_seconds."
+        ),
+    )
     final: str | None = Field(
         default=None, description="The passing (or accepted) draft, else the best one."
     )
@@ -88,54 +100,73 @@ class LoopState(BaseModel):
 
     task: Task
     rubric: Rubric
-    drafts: Annotated[list[Draft], append_only()] = Field(
-        default_factory=list, description="Every draft, oldest first. Never cleared."
-    )
-    critiques: Annotated[list[Critique], append_only()] = Field(
-        default_factory=list, description="One critique per draft, oldest first. Never cleared."
-    )
-    feedback: Annotated[list[WorkerFeedback], append_only()] = Field(
-        default_factory=list,
-        description="What the worker was told after each failed round. Never cleared.",
-    )
-    reviews: Annotated[list[Review], append_only()] = Field(
-        default_factory=list,
-        description="What people reviewing the run decided, in order. Never cleared.",
-    )
-    recalled_rules: list[RecalledRule] = Field(
-        default_factory=list,
-        description="The rules the worker was given before its first draft (memory recall).",
-    )
-    outcome: Outcome | None = Field(
-        default=None, description="How the run ended; null while it is running."
-    )
-    outcome_reason: str | None = Field(
-        default=None, description="Why the run ended as it did, in words."
-    )
-    final: str | None = Field(
-        default=None,
-        description="The artifact returned: the passing draft, or else the best-scoring one.",
-    )
-    final_round: int | None = Field(
-        default=None, description="The round of the draft returned as `final`."
-    )
-    open_items: list[OpenItem] = Field(
-        default_factory=list,
-        description=(
-            "The criteria `final` still fails: empty when every criterion passed; a passing "
-            "draft may still miss should criteria."
+    drafts: Annotated[
+        list[Draft], Field(description="Every draft, oldest first. Never cleared."), append_only()
+    ] = Field(default_factory=list)
+    critiques: Annotated[
+        list[Critique],
+        Field(description="One critique per draft, oldest first. Never cleared."),
+        append_only(),
+    ] = Field(default_factory=list)
+    feedback: Annotated[
+        list[WorkerFeedback],
+        Field(description="What the worker was told after each failed round. Never cleared."),
+        append_only(),
+    ] = Field(default_factory=list)
+    reviews: Annotated[
+        list[Review],
+        Field(description="What people reviewing the run decided, in order. Never cleared."),
+        append_only(),
+    ] = Field(default_factory=list)
+    recalled_rules: Annotated[
+        list[RecalledRule],
+        Field(description="The rules the worker was given before its first draft (memory recall)."),
+    ] = Field(default_factory=list)
+    outcome: Annotated[
+        Outcome | None, Field(description="How the run ended; null while it is running.")
+    ] = None
+    outcome_reason: Annotated[
+        str | None, Field(description="Why the run ended as it did, in words.")
+    ] = None
+    exhausted_by: Annotated[
+        str | None,
+        Field(
+            description=(
+                "For an exhausted run, the limit it reached: max_iterations, call_budget, "
+                "token_budget or time_budget_seconds."
+            )
         ),
-    )
-    thread_id: str | None = Field(
-        default=None, description="The thread the run belongs to (set when it ends)."
-    )
-    memory_report: MemoryReport | None = Field(
-        default=None, description="What distillation did to the scope's rules after the run."
-    )
-    memory_errors: Annotated[list[str], append_only()] = Field(
-        default_factory=list,
-        description="Memory steps that failed (recall, usage, distill); the run went on.",
-    )
+    ] = None
+    final: Annotated[
+        str | None,
+        Field(
+            description="The artifact returned: the passing draft, or else the best-scoring one."
+        ),
+    ] = None
+    final_round: Annotated[
+        int | None, Field(description="The round of the draft returned as `final`.")
+    ] = None
+    open_items: Annotated[
+        list[OpenItem],
+        Field(
+            description=(
+                "The criteria `final` still fails: empty when every criterion passed; a passing "
+                "draft may still miss should criteria."
+            )
+        ),
+    ] = Field(default_factory=list)
+    thread_id: Annotated[
+        str | None, Field(description="The thread the run belongs to (set when it ends).")
+    ] = None
+    memory_report: Annotated[
+        MemoryReport | None,
+        Field(description="What distillation did to the scope's rules after the run."),
+    ] = None
+    memory_errors: Annotated[
+        list[str],
+        Field(description="Memory steps that failed (recall, usage, distill); the run went on."),
+        append_only(),
+    ] = Field(default_factory=list)
 
     @property
     def rounds(self) -> int:
@@ -146,10 +177,10 @@ class LoopState(BaseModel):
 class RevisionStep(BaseModel):
     """A draft the worker wrote, and the feedback it got on it."""
 
-    round: int = Field(ge=1, description="The draft's round.")
-    candidate: int = Field(default=1, ge=1, description="The draft's candidate in its round.")
-    text: str = Field(description="The draft, as the worker wrote it.")
-    feedback: WorkerFeedback = Field(description="What the worker was told about it.")
+    round: Annotated[int, Field(ge=1, description="The draft's round.")]
+    candidate: Annotated[int, Field(ge=1, description="The draft's candidate in its round.")] = 1
+    text: Annotated[str, Field(description="The draft, as the worker wrote it.")]
+    feedback: Annotated[WorkerFeedback, Field(description="What the worker was told about it.")]
 
 
 class WorkerTurn(BaseModel):
@@ -160,29 +191,46 @@ class WorkerTurn(BaseModel):
     """
 
     task: Task
-    round: int = Field(ge=1, description="The round this draft is for.")
-    candidate: int = Field(default=1, ge=1, description="Which of the round's candidates.")
-    mode: DraftOrigin = Field(description="A first attempt, a revision, or a fresh try.")
-    rules: list[str] = Field(default_factory=list, description="Lessons recalled from memory.")
-    history: list[RevisionStep] = Field(
-        default_factory=list,
-        description=(
-            "For a revision: the drafts it builds on, oldest first; the last is the one to "
-            "revise. Bounded by `Context.worker_history_rounds`."
+    round: Annotated[int, Field(ge=1, description="The round this draft is for.")]
+    candidate: Annotated[int, Field(ge=1, description="Which of the round's candidates.")] = 1
+    mode: Annotated[DraftOrigin, Field(description="A first attempt, a revision, or a fresh try.")]
+    rules: Annotated[list[str], Field(description="Lessons recalled from memory.")] = Field(
+        default_factory=list
+    )
+    history: Annotated[
+        list[RevisionStep],
+        Field(
+            description=(
+                "For a revision: the drafts it builds on, oldest first; the last is the one to "
+                "revise. Bounded by `Context.worker_history_rounds`."
+            )
         ),
-    )
-    warning: str = Field(
-        default="",
-        description=(
-            "For a revision that returns to an earlier, better draft: what went wrong in "
-            "the worse one since."
+    ] = Field(default_factory=list)
+    warning: Annotated[
+        str,
+        Field(
+            description=(
+                "For a revision that returns to an earlier, better draft: what went wrong in "
+                "the worse one since."
+            )
         ),
-    )
-    earlier_failures: str = Field(
-        default="",
-        description="For a fresh sample: what earlier attempts failed (never their text).",
-    )
-    temperature: float = Field(ge=0.0, le=2.0, description="The worker's sampling temperature.")
+    ] = ""
+    earlier_failures: Annotated[
+        str,
+        Field(description="For a fresh sample: what earlier attempts failed (never their text)."),
+    ] = ""
+    temperature: Annotated[
+        float, Field(ge=0.0, le=2.0, description="The worker's sampling temperature.")
+    ]
+    allowance: Annotated[
+        Allowance,
+        Field(
+            description=(
+                "What the run's budgets leave this turn: calls, tokens, seconds (unset: "
+                "unbounded). The route derives it from the history."
+            )
+        ),
+    ] = Field(default_factory=Allowance)
 
     @property
     def revises(self) -> DraftRef | None:

@@ -10,6 +10,8 @@ is the operator, and may name such things directly.
 Size limits apply to every run, whoever submits it, so one request cannot make the
 process validate, store or match unbounded input, and what a round keeps (evidence,
 hints, feedback) stays small whatever the checks and models produced (see `bounds`).
+Ceilings (`critic_loop.state.ceilings`) bound every count and limit a run can set: a
+served client cannot raise them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from critic_loop.state.ceilings import Ceilings
 
 CommaList = Annotated[list[str], NoDecode]
 """A list given in the environment as comma-separated items."""
@@ -137,6 +141,21 @@ class OperatorSettings(BaseSettings):
         description=(
             "The most text one critique holds in all (evidence, hints, note, rejected "
             "answers); past it the longest items are cut further."
+        ),
+    )
+    ceilings: Ceilings = Field(
+        default_factory=Ceilings,
+        description=(
+            "The most a run may ask for, of every count and limit it can set "
+            "(CRITIC_LOOP_CEILING_<NAME>, see critic_loop.state.ceilings)."
+        ),
+    )
+    max_concurrent_tests: int = Field(
+        default=1,
+        ge=1,
+        description=(
+            "The most test suites (`tests` criteria) this process runs at once; the others "
+            "wait. With the test ceilings it bounds the memory all sandboxes can hold."
         ),
     )
     regex_timeout_seconds: float = Field(

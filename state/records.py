@@ -22,7 +22,8 @@ Outcome = Literal[
 
 - passed: every must criterion passed and the weighted score reached the bar.
 - stalled: the critic kept failing the same criteria, or the score stopped improving.
-- exhausted: the iteration cap was reached without a pass.
+- exhausted: the iteration cap, or a run budget (calls, tokens, time), was reached without
+  a pass (`LoopState.exhausted_by` says which).
 - verifier_error: the critic's output could not be accepted after its retries.
 - infeasible: a criterion no revision can meet made a pass impossible.
 - accepted: a person reviewing the run accepted a draft the critic had not passed.
@@ -97,6 +98,21 @@ class Draft(BaseModel):
         )
     )
     usage: TokenUsage = Field(default_factory=TokenUsage, description="Worker tokens spent.")
+    attempts: int = Field(
+        default=1,
+        ge=0,
+        description="Worker calls made for this draft (a malformed reply is asked again).",
+    )
+    seconds: float = Field(
+        default=0.0, ge=0, description="Seconds the worker took, its retries included."
+    )
+    stopped: str | None = Field(
+        default=None,
+        description=(
+            "Set when a run budget ran out before the worker answered: why. The draft is "
+            "then empty."
+        ),
+    )
     full_length: int | None = Field(
         default=None,
         description=(
@@ -167,6 +183,19 @@ class Critique(BaseModel):
             "When several candidates of the round passed: how many behaved like this one on "
             "further inputs (the larger the share, the likelier it is right)."
         ),
+    )
+    stopped: str | None = Field(
+        default=None,
+        description=(
+            "Set when a run budget ran out before grading was done: why. The judged "
+            "criteria are then not graded (or, for a draft the worker never wrote, nothing "
+            "is: the verdict is null)."
+        ),
+    )
+    seconds: float = Field(
+        default=0.0,
+        ge=0,
+        description="Seconds the round's grading took (checks and judges, every candidate).",
     )
 
     @property

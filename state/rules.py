@@ -167,8 +167,6 @@ class MemoryReport(BaseModel):
         default_factory=list,
         description="What the run showed: hints after which a failing check passed.",
     )
-    distiller_calls: int = Field(default=0, ge=0, description="Calls made to the distiller.")
-    distiller_usage: TokenUsage = Field(
-        default_factory=TokenUsage, description="Tokens those calls spent."
-    )
     skipped: str | None = Field(default=None, description="Why distillation did not run.")
+    calls: int = Field(default=0, ge=0, description="Distiller calls made.")
+    usage: TokenUsage = Field(default_factory=TokenUsage, description="Distiller tokens spent.")

@@ -277,7 +277,7 @@ def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> lis
     return [CriterionResult(**graded[criterion.id].model_dump()) for criterion in criteria]
 
 
-@functools.cache
+@functools.cache  # built once: see nodes/models/loading.py:_created for the figure
 def critic_output_schema() -> dict[str, Any]:
     """Return the JSON schema the critic's output is pinned to.
 
@@ -290,7 +290,7 @@ def critic_output_schema() -> dict[str, Any]:
     )
 
 
-@functools.cache
+@functools.cache  # built once: see nodes/models/loading.py:_created for the figure
 def criterion_answer_schema() -> dict[str, Any]:
     """Return the JSON schema of a one-criterion answer (`CriterionAnswer`), built once."""
     return portable_schema(CriterionAnswer, "Whether an artifact meets one criterion.")

@@ -7,11 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from critic_loop.local_model.server import LocalModelServer
+from critic_loop.nodes.models.discovery import forget_servers
 from critic_loop.nodes.models.provider_registry import (
     register_chat_model_provider,
     unregister_chat_model_provider,
 )
 from critic_loop.state.context import Context
+from tests.support import fake_llama_server
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.scripted_model import ScriptedChatModel
 
@@ -36,6 +39,23 @@ def no_run_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> Non
             ("CRITIC_LOOP_TEST_", "CRITIC_LOOP_REQUIRE_")
         ):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def no_real_embedded_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start the embedded model's stand-in, never llama-cpp-python, outside tests/real_model.
+
+    With the `local` extra installed, a test that reaches the embedded model would load a
+    real model on the machine's few cores: here it gets `tests.support.fake_llama_server`.
+    """
+    if "real_model" not in request.node.path.parts:
+        monkeypatch.setattr(LocalModelServer, "program", fake_llama_server.program())
+
+
+@pytest.fixture(autouse=True)
+def no_model_server_answers_kept() -> None:
+    """Ask each test's model server afresh (their ports are reused from test to test)."""
+    forget_servers()
 
 
 @pytest.fixture

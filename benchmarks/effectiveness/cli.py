@@ -42,7 +42,7 @@ from benchmarks.effectiveness.taskset import (
     load_tasks,
     select_tasks,
 )
-from critic_loop.model_choice import served_model
+from critic_loop.nodes.models.discovery import served_model
 
 DEFAULT_ROUNDS = 4
 QUICK_ROUNDS = 2

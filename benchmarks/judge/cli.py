@@ -28,7 +28,7 @@ from benchmarks.judge.labelset import select
 from benchmarks.judge.report import Report, ReportError, build_settings, rows_of
 from benchmarks.judge.runner import RunAborted, run_benchmark
 from benchmarks.judge.summary import format_report
-from critic_loop.model_choice import served_model
+from critic_loop.nodes.models.discovery import served_model
 
 DEFAULT_OUT = Path("judge-report.json")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from critic_loop.model_choice import LOCAL_SETTINGS
+from critic_loop.nodes.models.discovery import LOCAL_SETTINGS
 
 VERDICT = {"judge_mode": "verdict", "lint_checks": False}
 """The judge decides each criterion itself (the local defaults before the benchmark chose)."""

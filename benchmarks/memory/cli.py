@@ -37,7 +37,7 @@ from benchmarks.memory.taskset import (
     select,
     sequence,
 )
-from critic_loop.model_choice import LOCAL_SETTINGS
+from critic_loop.nodes.models.discovery import LOCAL_SETTINGS
 from critic_loop.state.context import Context
 
 DEFAULT_ROUNDS = 4

@@ -71,7 +71,7 @@ def plan(
 def measure(row: Row, state: LoopState) -> Row:
     """Fill in a row from a finished run's state: outcome, rounds, calls, tokens, memory."""
     memory = state.memory_report
-    distilled = memory.distiller_usage if memory is not None else None
+    distilled = memory.usage if memory is not None else None
     usages = [draft.usage for draft in state.drafts] + [c.usage for c in state.critiques]
     usages += [distilled] if distilled is not None else []
     row.outcome = state.outcome
@@ -80,7 +80,7 @@ def measure(row: Row, state: LoopState) -> Row:
     row.failing = [item.criterion_id for item in state.open_items]
     row.worker_calls = len(state.drafts)
     row.critic_calls = sum(critique.attempts for critique in state.critiques)
-    row.distiller_calls = memory.distiller_calls if memory is not None else 0
+    row.distiller_calls = memory.calls if memory is not None else 0
     row.input_tokens = sum(usage.input_tokens for usage in usages)
     row.output_tokens = sum(usage.output_tokens for usage in usages)
     row.tokens_estimated = any(usage.estimated for usage in usages)

@@ -61,8 +61,9 @@ def critic_context(base_url: str | None, rounds: int, **overrides: Any) -> dict[
     """Return critic-loop's context for a benchmark loop of `rounds` rounds.
 
     Memory is off, the judge granularity is the default, and stalling is put out of reach
-    (the scripted critic fails the same criterion until the last round). A `base_url` of
-    None leaves the server to OPENAI_BASE_URL (served runs may use no other).
+    (the scripted critic fails the same criterion until the last round), and so is the
+    call budget (two calls a round; the default ceiling of 200 still holds served runs).
+    A `base_url` of None leaves the server to OPENAI_BASE_URL (served runs may use no other).
     """
     return {
         "worker_model": f"openai:{MODEL}",
@@ -71,6 +72,7 @@ def critic_context(base_url: str | None, rounds: int, **overrides: Any) -> dict[
         "memory": False,
         "max_iterations": rounds,
         "stall_rounds": max(2, rounds),
+        "call_budget": max(200, 4 * rounds),
         **overrides,
     }
 

@@ -50,22 +50,12 @@ from critic_loop.errors import (
     UnsafeCheckpoint,
     UsageProblem,
 )
-from critic_loop.model_choice import DiscoveryFailed
 from critic_loop.state.errors import (
     InvalidInput,
     IsolationUnavailable,
-    MissingApiKey,
     ModelSetupError,
     TrustViolation,
 )
-
-WAYS_FORWARD = """
-critic-loop needs a model, and found no API key and no local server. Either:
-  1. use a hosted model: export OPENAI_API_KEY=...  (or GOOGLE_API_KEY=... for Gemini), or
-  2. point it at a local OpenAI-compatible server (llama.cpp, Ollama, vLLM, LM Studio):
-     export OPENAI_BASE_URL=http://127.0.0.1:8080/v1   (or pass --base-url)
-     The model the server serves is used for every role; --model openai:<name> picks one.
-Then run the same command again. See docs/models.md, "Choosing models"."""
 
 
 def _version() -> str:
@@ -110,11 +100,32 @@ def _say(message: str) -> None:
         click.echo(traceback.format_exc().rstrip(), err=True)
 
 
+GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--debug")
+"""Flags of `critic-loop` itself, which go before the command."""
+
+
+def _global_flag_misplaced(problem: click.NoSuchOption, arguments: list[str]) -> str | None:
+    """Say how to write a command whose global flag came after it, or None if none did."""
+    flag = problem.option_name
+    if flag not in GLOBAL_FLAGS or flag not in arguments:
+        return None
+    rest = [argument for argument in arguments if argument != flag]
+    fixed = shlex.join(["critic-loop", flag, *rest])
+    return f"{flag} is a flag of critic-loop itself and goes before the command: {fixed}"
+
+
 def _invoke(arguments: list[str]) -> int:
     try:
         status = cli.main(args=arguments, prog_name="critic-loop", standalone_mode=False)
     except click.exceptions.Exit as done:  # --help, --version
         return int(done.exit_code)
+    except click.NoSuchOption as problem:
+        advice = _global_flag_misplaced(problem, arguments)
+        if advice is None:
+            problem.show()
+            return int(problem.exit_code)
+        _say(advice)
+        return 2
     except click.ClickException as problem:  # a bad flag or value, found by click
         problem.show()
         return int(problem.exit_code)
@@ -165,10 +176,23 @@ def _thread_of(arguments: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status."""
+    """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status.
+
+    An embedded model server the command started is stopped before it returns.
+    """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     choose(Verbosity())
     arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(arguments)
+    finally:
+        if "critic_loop.local_model" in sys.modules:
+            from critic_loop.local_model import stop_embedded_model
+
+            stop_embedded_model()
+
+
+def _run(arguments: list[str]) -> int:
     try:
         with _sigterm_stops_the_run():
             return _invoke(arguments)
@@ -182,9 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = "SIGINT" if isinstance(stopped, KeyboardInterrupt) else "SIGTERM"
         _say(f"stopped by {name} before the run started")
         return SIGNAL_STATUS[name]
-    except MissingApiKey as error:
-        _say(f"{error}\n{WAYS_FORWARD}")
-    except (ModelSetupError, DiscoveryFailed, LookupError, FileNotFoundError) as error:
+    except (ModelSetupError, LookupError, FileNotFoundError) as error:
         _say(str(error))
     except InvalidInput as error:
         _say("the input cannot be used:\n  " + "\n  ".join(error.problems))
@@ -202,7 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as error:
         _say(str(error))
     except RunInterrupted as error:
-        _say(str(error))
+        _say(
+            f"{error}\nEvery finished step is saved; fix the cause and resume with: "
+            f"{resume_command(arguments, error.thread_id)}"
+        )
         return 3
     except Exception as error:  # a bug in critic-loop or a library it uses
         _say(

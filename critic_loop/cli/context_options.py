@@ -15,8 +15,10 @@ from typing import Any, Literal, TypeVar
 
 import annotated_types
 import click
+from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from critic_loop.errors import UsageProblem
 from critic_loop.state.context import Context
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -150,6 +152,45 @@ def context_options(command: F) -> F:
     for name, info in reversed(Context.model_fields.items()):
         command = context_option(name, info)(command)
     return command
+
+
+def settings_from_flags(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the `Context` fields the command line sets: each field's flag, and `--model`.
+
+    `--model` sets the worker's and the critic's model (and so the distiller's) at once.
+    """
+    chosen = chosen_settings(parameters)
+    if parameters.get("model"):
+        model = parameters["model"]
+        chosen = {"worker_model": model, "critic_model": model, **chosen}
+    return chosen
+
+
+def _where(field: str, parameters: Mapping[str, Any]) -> str:
+    """Name where the user set `field`: its flag, `--model`, or its environment variable."""
+    if parameters.get(field) not in (None, ()):
+        return option_name(field)
+    if field in ("worker_model", "critic_model") and parameters.get("model"):
+        return "--model"
+    return f"CRITIC_LOOP_{field.upper()}"
+
+
+def context_from_flags(parameters: Mapping[str, Any]) -> Context:
+    """Build the `Context` the command line's flags (and the environment) ask for.
+
+    Raises:
+        UsageProblem: a setting is invalid; one line per problem, naming the flag (or the
+            environment variable) and what to write instead.
+    """
+    try:
+        return Context(**settings_from_flags(parameters))
+    except ValidationError as error:
+        problems = []
+        for item in error.errors():
+            field = str(item["loc"][0]) if item["loc"] else "settings"
+            message = str(item["msg"]).removeprefix("Value error, ")
+            problems.append(f"{_where(field, parameters)}: {message}")
+        raise UsageProblem("\n".join(dict.fromkeys(problems))) from None
 
 
 def chosen_settings(parameters: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,8 @@
-"""What the command line prints while a run goes and when it ends."""
+"""What the command line prints while a run goes and when it ends.
+
+Imports inside functions are deliberate: at the top `critic_loop.state.budget` would
+make `critic-loop --help` 35 ms slower, 0.26 s to 0.29 s (measured 2026-12-01).
+"""
 
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ def verdict_line(event: dict[str, Any]) -> str:
     if event["error"]:
         return f"{round_label(event)}: the critic failed: {event['error']}"
     criteria = event["criteria"]
+    if not criteria and event.get("stopped"):
+        return f"{round_label(event)}: nothing to grade: {event['stopped']}"
     passed = sum(item["passed"] for item in criteria)
     failing = [_label(i) for i in criteria if not i["passed"] and not i["skipped"]]
     waiting = [i["id"] for i in criteria if i["skipped"]]
@@ -40,6 +46,8 @@ def verdict_line(event: dict[str, Any]) -> str:
     line += f"; not graded this round: {', '.join(waiting)}" if waiting else ""
     if event.get("repeat_of"):
         line += f" (the draft of round {event['repeat_of']} again, not graded twice)"
+    if event.get("stopped"):
+        line += f" (grading stopped: {event['stopped']})"
     return line
 
 
@@ -75,6 +83,8 @@ def show_event(event: dict[str, Any]) -> None:
         click.echo(f"memory: {len(rules)} rule(s) recalled from scope {event['scope']!r}")
         for rule in rules:
             click.echo(f"  - {rule}")
+    elif kind == "draft" and event.get("stopped"):
+        click.echo(f"{round_label(event)}: no draft: {event['stopped']}")
     elif kind == "draft":
         fresh = "fresh draft" if event.get("origin") == "resample" else "draft"
         click.echo(f"{round_label(event)}: {fresh} of {event['characters']} characters")
@@ -89,9 +99,14 @@ def show_event(event: dict[str, Any]) -> None:
 
 def show_result(state: LoopState, thread_id: str) -> None:
     """Print how the run ended, what is still open, what memory did, and the final draft."""
-    click.echo(f"\noutcome: {state.outcome} after {state.rounds} round(s) (thread {thread_id})")
+    budget = state.exhausted_by not in (None, "max_iterations")  # the round cap says itself
+    limit = f", {state.exhausted_by} reached" if budget else ""
+    click.echo(
+        f"\noutcome: {state.outcome}{limit} after {state.rounds} round(s) (thread {thread_id})"
+    )
     if state.outcome_reason:
         click.echo(f"  why: {state.outcome_reason}")
+    click.echo(f"  spent: {spent_line(state)}")
     for item in state.open_items:
         click.echo(f"  still open [{item.criterion_id}] {item.text}")
         click.echo(f"    {'hint: ' + item.hint if item.hint else first_line(item.evidence)}")
@@ -105,6 +120,17 @@ def show_result(state: LoopState, thread_id: str) -> None:
     for error in state.memory_errors:
         click.echo(f"memory error: {error}")
     click.echo(f"\n--- final draft (round {state.final_round}) ---\n{state.final}")
+
+
+def spent_line(state: LoopState) -> str:
+    """Say what a run's model calls spent (what the budgets count), from its history."""
+    from critic_loop.state.budget import spent_on
+
+    spent = spent_on(state.drafts, state.critiques, state.memory_report)
+    return (
+        f"{spent.calls} model call(s), {spent.tokens} token(s), "
+        f"{spent.seconds:.1f} s drafting and grading"
+    )
 
 
 def show_json(state: LoopState) -> None:

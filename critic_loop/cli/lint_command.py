@@ -15,7 +15,9 @@ from typing import Any
 
 import click
 
+from critic_loop.cli.calibrate import _rubric
 from critic_loop.errors import UsageProblem
+from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_rubric
 
 
 def read_rubric(path: Path) -> list[Any]:
@@ -24,8 +26,6 @@ def read_rubric(path: Path) -> list[Any]:
     Raises:
         UsageProblem: the file is missing, not JSON, or holds no usable rubric.
     """
-    from critic_loop.cli.calibrate import _rubric
-
     try:
         data = json.loads(path.read_text())
     except OSError as error:
@@ -47,8 +47,6 @@ def lint_rubric_command(rubric: Path, as_json: bool) -> None:
     finding proposes a deterministic check where there is one (as rubric JSON and as a
     --check flag of run). Exit status 1 when something was found.
     """
-    from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_rubric
-
     criteria = read_rubric(rubric)
     findings = lint_rubric(criteria)
     if as_json:

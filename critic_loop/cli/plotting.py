@@ -1,7 +1,8 @@
 """Draw `critic-loop stats --plot FILE.png`: best score by round, and rounds to pass.
 
-matplotlib is an optional extra (`pip install 'critic-loop[plot]'`), imported only when
-a plot is asked for. The figure is drawn on matplotlib's Agg canvas directly, so no GUI
+matplotlib comes with the `plot` extra (from a clone `pip install -e '.[plot]'`, else
+`pip install 'critic-loop[plot]'`), and is imported only when a plot is asked for. The
+figure is drawn on matplotlib's Agg canvas directly, so no GUI
 backend is chosen and pyplot's global state is left alone.
 """
 
@@ -12,11 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from critic_loop.errors import UsageProblem
+from critic_loop.state.extras import missing_extra_message
 
 if TYPE_CHECKING:
     from critic_loop.cli.run_stats import RunFigures
-
-MISSING = "--plot draws with matplotlib, which is not installed: pip install 'critic-loop[plot]'"
 
 MAX_LINES = 50
 """With more runs than this, the left panel shows only the mean and the 10-90% band."""
@@ -27,7 +27,9 @@ def require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise UsageProblem(MISSING) from None
+        raise UsageProblem(
+            missing_extra_message("--plot draws with matplotlib, which is not installed", "plot")
+        ) from None
 
 
 def _percentile(values: Sequence[float], share: float) -> float:
@@ -40,6 +42,10 @@ def _percentile(values: Sequence[float], share: float) -> float:
 
 def plot_runs(runs: Sequence[RunFigures], path: Path, title: str) -> None:
     """Write a PNG of two panels: best score by round (per run and mean), rounds to pass.
+
+    A round's mean is over the runs that reached it, and each point says how many did:
+    runs that pass early stop, so later rounds hold the runs still failing, and a mean
+    that drops there is read as such, not as runs getting worse.
 
     Raises:
         UsageProblem: matplotlib is missing, or the file cannot be written.
@@ -68,19 +74,37 @@ def plot_runs(runs: Sequence[RunFigures], path: Path, title: str) -> None:
     means: list[float] = []
     lows: list[float] = []
     highs: list[float] = []
+    counts: list[int] = []
     for number in range(1, longest + 1):
         reached = [
             run.best_by_round[number - 1] for run in runs if len(run.best_by_round) >= number
         ]
         numbers.append(number)
+        counts.append(len(reached))
         means.append(sum(reached) / len(reached))
         lows.append(_percentile(reached, 0.1))
         highs.append(_percentile(reached, 0.9))
     if numbers:
         scores.fill_between(numbers, lows, highs, color="tab:blue", alpha=0.15, label="10-90%")
-        scores.plot(numbers, means, color="tab:blue", linewidth=2.5, marker="o", label="mean")
-        scores.legend(loc="lower right")
-    scores.set_title("Best score by round")
+        scores.plot(
+            numbers,
+            means,
+            color="tab:blue",
+            linewidth=2.5,
+            marker="o",
+            label="mean over the runs that reached the round",
+        )
+        for number, mean, count in zip(numbers, means, counts, strict=True):
+            scores.annotate(
+                f"{count} run{'s' if count != 1 else ''}",
+                (number, mean),
+                textcoords="offset points",
+                xytext=(0, 8),
+                ha="center",
+                fontsize=8,
+            )
+        scores.legend(loc="lower right", fontsize=8)
+    scores.set_title("Best score by round (runs that reached it, and how many)")
     scores.set_xlabel("round")
     scores.set_ylabel("best weighted score so far")
     scores.set_ylim(-0.02, 1.05)

@@ -8,12 +8,14 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+from uuid import uuid4
 
 import click
 
-from critic_loop.cli.context_options import chosen_settings, context_options
+from critic_loop.cli.context_options import context_from_flags, context_options
 from critic_loop.cli.display import show_event, show_json, show_result
+from critic_loop.cli.embedded import embedded_model, has_no_model
 from critic_loop.cli.review_prompt import ask_at_terminal
 from critic_loop.cli.rubric_flags import written_rubric
 from critic_loop.cli.ticker import Ticker, next_step
@@ -23,6 +25,10 @@ from critic_loop.state.bounds import check_text_depth
 from critic_loop.state.context import Context
 from critic_loop.state.input_errors import ItemLabel, default_label
 from critic_loop.state.records import SUCCESSFUL_OUTCOMES
+
+if TYPE_CHECKING:
+    from critic_loop.run import RunStart
+    from critic_loop.state.loop import LoopState
 
 logger = logging.getLogger("critic_loop.cli")
 
@@ -92,15 +98,36 @@ def _read_json(path: Path) -> Any:
         raise UsageProblem(f"cannot read {path}: {error}") from error
 
 
-def _context(parameters: dict[str, Any]) -> Context:
-    from critic_loop.model_choice import choose_models_from_environment
+def _read_task(path: Path) -> str:
+    """Return the task held in the file `--task-file` names.
 
-    chosen = chosen_settings(parameters)
-    if parameters.get("model"):
-        model = parameters["model"]
-        chosen = {"worker_model": model, "critic_model": model, **chosen}
-    Context(**chosen)  # the user's own settings are checked before asking any server
-    return Context(**{**choose_models_from_environment(chosen), **chosen})
+    Raises:
+        UsageProblem: the file cannot be read; the message names the flag and the way out.
+    """
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        raise UsageProblem(
+            f"--task-file {str(path)!r}: no such file; give the path of a text file that "
+            "holds the task, or the task itself with --task"
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise UsageProblem(f"--task-file {str(path)!r} cannot be read: {reason}") from None
+
+
+def _context(parameters: dict[str, Any]) -> Context:
+    from critic_loop.run import context_for_run
+
+    # the user's own settings are checked (building the Context) before asking any server
+    context = context_for_run(context_from_flags(parameters))
+    if has_no_model(context):
+        found = embedded_model()
+        chosen = context.model_fields_set - {"base_url"}
+        context = context.model_copy(
+            update={key: value for key, value in found.items() if key not in chosen}
+        )
+    return context
 
 
 def in_background(work: Callable[[], T]) -> T:
@@ -127,30 +154,6 @@ def in_background(work: Callable[[], T]) -> T:
     return outcome[0]
 
 
-def _drive_at_terminal(
-    graph: Any, start: Any, config: Any, context: Context, show_progress: bool
-) -> Any:
-    """Drive the loop, printing progress lines (and a live status line on a terminal)."""
-    from critic_loop.run import drive_loop
-
-    with Ticker(enabled=show_progress) as ticker:
-
-        def on_event(event: dict[str, Any]) -> None:
-            with ticker.paused():
-                show_event(event)
-            ticker.show(next_step(event))
-
-        def review(request: dict[str, Any]) -> dict[str, Any]:
-            ticker.show(None)
-            return ask_at_terminal(request)
-
-        ticker.show("starting: recall, then the worker drafts round 1" if start else "resuming")
-        reviewer = review if context.review != "never" else None
-        return drive_loop(
-            graph, start, config, context, on_event if show_progress else None, reviewer
-        )
-
-
 def demo_intro(data: dict[str, Any]) -> str:
     """Say what the demo shows: the task, the hidden rubric, which criteria are checks.
 
@@ -167,6 +170,19 @@ def demo_intro(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def announce(run: RunStart, context: Context, intro: str | None) -> None:
+    """Say, as the run starts, whether its thread is new or resumed, its models and its data."""
+    if run.input_differs:
+        click.echo("note: resuming with the thread's own task and rubric, not the ones given")
+    if intro:
+        click.echo(intro)
+    click.echo(
+        f"critic-loop: {'resuming' if run.resuming else 'new'} thread {run.thread_id}; "
+        f"worker {context.worker_model}, critic {context.critic_model}, "
+        f"up to {context.max_iterations} rounds; data in {run.location}"
+    )
+
+
 def execute(
     data: dict[str, Any],
     parameters: dict[str, Any],
@@ -175,67 +191,80 @@ def execute(
 ) -> int:
     """Run (or resume) the loop on `data` with the command's settings; return the exit status.
 
-    `label` names rubric items in error messages as the user wrote them; `intro`, if given,
-    is printed before the run starts (not with --json or --quiet).
+    The input is validated (its own mistakes first, before asking any server), then the
+    models, checks and prompts are checked, then `run_loop` runs in the background
+    (`in_background`), printing progress lines and a live status line on a terminal.
+    `label` names rubric items in error messages as the user wrote them; `intro`, if
+    given, is printed before the run starts (not with --json or --quiet).
     """
     import httpx
     import openai
 
-    from critic_loop.nodes.loop.check_input import validated_input
-    from critic_loop.persistence import open_persistence
+    from critic_loop.nodes.loop.check_input import preflight, validated_input
     from critic_loop.results import LoopDidNotPass
-    from critic_loop.run import checked_input, start_input, thread_config
+    from critic_loop.run import run_loop
 
     if parameters.get("on_exhausted"):
         raise UsageProblem(
             "--on-exhausted is for the Python helpers; the command line exits 1 for every run "
             "that did not pass"
         )
-    validated_input(data, label)  # the input's own mistakes first, before asking any server
+    checked = validated_input(data, label)
     context = _context(parameters)
-    loop_input = checked_input(data, context, label)
+    preflight(context, checked.rubric)
     as_json = bool(parameters.get("as_json"))
     quiet = current().quiet
     show_progress = not (as_json or quiet)
-    config = thread_config(parameters.get("thread_id"))
-    thread_id = config["configurable"]["thread_id"]
-    wait = bool(parameters.get("wait_for_thread"))
-    with (
-        open_persistence(parameters.get("db")) as persistence,
-        persistence.leases.hold(thread_id, wait=wait),  # one writer per thread
-    ):
-        from critic_loop.graphs.app import build_graph
+    thread_id = parameters.get("thread_id") or uuid4().hex
+    started = threading.Event()  # the thread's lease is held and its run begins
 
-        graph = build_graph(checkpointer=persistence.checkpointer, store=persistence.store)
-        start = start_input(graph, config, loop_input)
-        if start is None and show_progress:
-            kept = graph.get_state(config).values
-            if (kept["task"], kept["rubric"]) != (loop_input["task"], loop_input["rubric"]):
-                click.echo(
-                    "note: resuming with the thread's own task and rubric, not the ones given"
-                )
-        if show_progress and intro:
-            click.echo(intro)
-        if show_progress:
-            click.echo(
-                f"critic-loop: {'resuming' if start is None else 'new'} thread {thread_id}; "
-                f"worker {context.worker_model}, critic {context.critic_model}, "
-                f"up to {context.max_iterations} rounds; data in {persistence.location}"
+    def run_at_terminal() -> LoopState:
+        with Ticker(enabled=show_progress) as ticker:
+
+            def on_start(run: RunStart) -> None:
+                started.set()
+                if not show_progress:
+                    return
+                announce(run, context, intro)
+                starting = "starting: recall, then the worker drafts round 1"
+                ticker.show("resuming" if run.resuming else starting)
+
+            def on_event(event: dict[str, Any]) -> None:
+                with ticker.paused():
+                    show_event(event)
+                ticker.show(next_step(event))
+
+            def review(request: dict[str, Any]) -> dict[str, Any]:
+                ticker.show(None)
+                return ask_at_terminal(request)
+
+            return run_loop(
+                checked.task,
+                checked.rubric,
+                context=context,
+                thread_id=thread_id,
+                database=parameters.get("db"),
+                on_event=on_event if show_progress else None,
+                reviewer=review if context.review != "never" else None,
+                wait_for_thread=bool(parameters.get("wait_for_thread")),
+                on_start=on_start,
             )
-        try:
-            state = in_background(
-                lambda: _drive_at_terminal(graph, start, config, context, show_progress)
-            )
-        except LoopDidNotPass as failure:
-            state = failure.state
-        except KeyboardInterrupt:
-            raise RunStopped(thread_id, "SIGINT") from None
-        except Terminated:
-            raise RunStopped(thread_id, "SIGTERM") from None
-        except Exception as error:
-            if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
-                logger.error("the run failed unexpectedly", exc_info=current().debug)
-            raise RunInterrupted(thread_id, error) from error
+
+    try:
+        state = in_background(run_at_terminal)
+    except LoopDidNotPass as failure:
+        state = failure.state
+    except (KeyboardInterrupt, Terminated) as stop:
+        if not started.is_set():  # waiting for the lease, or reading the thread
+            raise
+        signal_name = "SIGINT" if isinstance(stop, KeyboardInterrupt) else "SIGTERM"
+        raise RunStopped(thread_id, signal_name) from None
+    except Exception as error:
+        if not started.is_set():  # the lease, the database or the thread refused the run
+            raise
+        if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
+            logger.error("the run failed unexpectedly", exc_info=current().debug)
+        raise RunInterrupted(thread_id, error) from error
     if as_json:
         show_json(state)
     elif quiet:
@@ -298,8 +327,7 @@ def run(**parameters: Any) -> int:
         rubric_items = data.get("rubric") if isinstance(data, dict) else None
         written = written_rubric(rubric_items or [], str(input_file), {})
         return execute(data, parameters, written.label)
-    task_file = parameters["task_file"]
-    task = task_file.read_text() if task_file else parameters["task"]
+    task = _read_task(parameters["task_file"]) if parameters["task_file"] else parameters["task"]
     from_file = _read_json(parameters["rubric_file"]) if parameters["rubric_file"] else []
     if not isinstance(from_file, list):
         raise UsageProblem(f"{parameters['rubric_file']}: a rubric file holds a JSON list")

@@ -5,6 +5,9 @@ Every figure is computed from what the runs' checkpoints hold:
 - a run's *final verdict* is the verdict of the draft it returned (the best one, as
   `finalize` chose it); its *first verdict* is the best verdict of round 1 (of its
   candidates);
+- *exhausted by* counts the exhausted runs by the limit they reached (`max_iterations`,
+  `call_budget`, `token_budget`, `time_budget_seconds`); *model calls per run* counts
+  every role's calls (worker, judges and their retries, the distiller), as budgets do;
 - *rounds to pass* counts the graded rounds of passed runs; its p90 is the nearest-rank
   90th percentile (the smallest value at least 90% of the runs needed no more than);
 - a criterion's *pass rate* is the share of final verdicts grading it where it passed;
@@ -24,13 +27,15 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
 from critic_loop.cli.stored_threads import Thread
 from critic_loop.nodes.loop.history_queries import best_critique
+from critic_loop.state.budget import spent_on
 from critic_loop.state.records import Critique, Draft, Outcome, TokenUsage
+from critic_loop.state.rules import MemoryReport
 from critic_loop.state.verdict import Verdict
 
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
@@ -44,6 +49,10 @@ class RunFigures:
     thread_id: str
     outcome: str
     rounds: int
+    exhausted_by: str | None = None
+    """For an exhausted run, the limit it reached (max_iterations or a budget)."""
+    calls: int = 0
+    """Model calls of every role (worker, judges, retries, distiller), from its history."""
     first: dict[str, bool] = field(default_factory=dict)
     """Whether each criterion passed in round 1's best verdict (absent: no verdict)."""
     final: dict[str, bool] = field(default_factory=dict)
@@ -82,10 +91,14 @@ def figures_of(thread: Thread) -> RunFigures:
             best = max(best, chosen.verdict.score)
         best_by_round.append(best)
     started, ended = thread.started_at, thread.ended_at
+    memory = thread.values.get("memory_report")
+    report = MemoryReport.model_validate(memory) if isinstance(memory, Mapping) else None
     return RunFigures(
         thread_id=thread.thread_id,
         outcome=str(thread.outcome),
         rounds=rounds,
+        exhausted_by=thread.values.get("exhausted_by"),
+        calls=spent_on(drafts, critiques, report).calls,
         first=_passes(first.verdict if first else None),
         final=_passes(final.verdict if final else None),
         best_by_round=best_by_round,
@@ -184,6 +197,10 @@ def statistics_of(runs: Sequence[RunFigures], unfinished: int, scope: str | None
         "runs": len(runs),
         "unfinished": unfinished,
         "outcomes": {outcome: outcomes.get(outcome, 0) for outcome in OUTCOMES},
+        "exhausted_by": dict(
+            sorted(Counter(run.exhausted_by for run in runs if run.exhausted_by).items())
+        ),
+        "model_calls_per_run": spread([float(run.calls) for run in runs]),
         "pass_rate": outcomes.get("passed", 0) / len(runs) if runs else None,
         "rounds_to_pass": {
             **spread(passed),

@@ -4,7 +4,11 @@
 
 The worker runs both the runs' workflows and their nodes' activities. It stops on SIGTERM
 or Ctrl-C, letting running nodes finish for up to `--shutdown-timeout` seconds (a node
-cut off there runs again on another worker). Needs `pip install 'critic-loop[temporal]'`.
+cut off there runs again on another worker). Needs the `temporal`
+extra (the error names the command that adds it).
+
+Imports inside functions are deliberate: `critic_loop.temporal` needs the optional
+`temporal` extra, and `--help` must work without it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 import click
 
 from critic_loop.errors import UsageProblem
+from critic_loop.state.extras import missing_extra_message
 
 TIMING_OPTIONS = {
     "heartbeat_timeout": "Seconds without a heartbeat before a node is retried on another worker.",
@@ -93,8 +98,9 @@ def worker(
         from critic_loop.temporal.settings import TemporalSettings
     except ImportError as missing:
         raise UsageProblem(
-            f"the worker needs Temporal's packages ({missing.name} is missing): "
-            "pip install 'critic-loop[temporal]'"
+            missing_extra_message(
+                f"the worker needs Temporal's packages ({missing.name} is missing)", "temporal"
+            )
         ) from missing
     chosen = {
         "address": address,

@@ -8,7 +8,8 @@ vector index (lexical by default, see `critic_loop.nodes.memory.lexical_embeddin
 similarity search over rules; otherwise recall ranks rules by usefulness.
 
 Setting `CRITIC_LOOP_DATABASE_URL` to a `postgresql://` URL switches both to PostgreSQL
-(`pip install 'critic-loop[postgres]'`). The PostgreSQL store is indexed only when
+(it needs the `postgres` extra: from a clone `pip install -e '.[postgres]'`, else
+`pip install 'critic-loop[postgres]'`). The PostgreSQL store is indexed only when
 `CRITIC_LOOP_EMBEDDINGS` is set, since its index needs the pgvector extension.
 
 `open_persistence` is for synchronous code, `aopen_persistence` (async savers and stores)
@@ -30,8 +31,13 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.store.base import BaseStore, IndexConfig
+from langgraph.store.sqlite import SqliteStore
+from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from critic_loop.nodes.memory.lexical_embeddings import (
     EMBEDDINGS_VARIABLE,
@@ -122,9 +128,6 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
 @contextmanager
 def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
     """Open the SQLite checkpointer and store on one file, with one SQLite library."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
-    from langgraph.store.sqlite import SqliteStore
-
     with sqlite.setup_lock(path):
         sqlite.prepare(path)
     saver_connection = sqlite.connect(path)
@@ -169,10 +172,6 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
             register_scope_lock(store, AdvisoryScopeLock(target))
             yield _opened(saver, store, target, indexed=index is not None)
         return
-
-    import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-    from langgraph.store.sqlite.aio import AsyncSqliteStore
 
     path = Path(target)
     async with sqlite.asetup_lock(path):

@@ -18,6 +18,9 @@ holder, or waits for the lease if asked to (`wait=True`).
 On LangGraph server the server's own run queue already serializes the runs of a thread
 (a run created on a busy thread waits, or is rejected, per its `multitask_strategy`), so
 the served graphs take no lease of their own.
+
+Imports inside functions are deliberate: psycopg is the optional `postgres` extra,
+imported only for PostgreSQL leases.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""PostgreSQL at scale: the checkpointer and store, and an advisory lock per memory scope."""
+"""PostgreSQL at scale: the checkpointer and store, and an advisory lock per memory scope.
+
+Imports inside functions are deliberate: psycopg and langgraph-checkpoint-postgres are
+the optional `postgres` extra, imported only when a postgresql:// URL is opened.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from critic_loop.nodes.memory.scope_locks import process_lock_for
+from critic_loop.state.extras import missing_extra_message
 
 LOCK_NAMESPACE = "critic_loop:memory:"
 """Prefix of the advisory-lock keys (hashed with the scope)."""
@@ -70,8 +75,9 @@ def postgres_classes() -> tuple[Any, Any, Any, Any]:
         from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
     except ImportError as error:
         raise RuntimeError(
-            "a postgresql:// database needs the PostgreSQL extras: "
-            "pip install 'critic-loop[postgres]'"
+            missing_extra_message(
+                "a postgresql:// database needs the PostgreSQL packages", "postgres"
+            )
         ) from error
     return PostgresSaver, PostgresStore, AsyncPostgresSaver, AsyncPostgresStore
 

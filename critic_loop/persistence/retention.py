@@ -19,6 +19,8 @@ is one transaction that first checks the last checkpoint is still the one judged
 Deleted rows free their space for later runs; the SQLite file itself shrinks only with
 `vacuum=True` (`VACUUM`, which waits for other writers), and PostgreSQL's autovacuum
 makes the space reusable.
+
+Imports inside functions are deliberate: psycopg is the optional `postgres` extra.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from critic_loop.errors import ThreadBusy
-from critic_loop.persistence import database_target, is_postgres, open_persistence
+from critic_loop.graphs.app import loop_graph
+from critic_loop.persistence import database_target, is_postgres, open_persistence, sqlite
 
 logger = logging.getLogger(__name__)
 
@@ -96,8 +99,6 @@ def prune_runs(
     report = PruneReport(cutoff=cutoff, dry_run=dry_run)
     target = database_target(database)
     with open_persistence(target) as persistence:
-        from critic_loop.graphs.app import loop_graph
-
         graph = loop_graph(persistence.checkpointer, None)
         for thread_id, head in _heads(persistence.checkpointer).items():
             if keep_results and head.compacted:
@@ -192,8 +193,6 @@ def _remove(target: str, thread_id: str, head: str, keep_result: bool) -> bool:
 @contextmanager
 def _sqlite_transaction(path: Path) -> Iterator[Any]:
     """Yield a connection inside `BEGIN IMMEDIATE` (the write lock); commit, or roll back."""
-    from critic_loop.persistence import sqlite
-
     connection = sqlite.connect(path, isolation_level=None)
     try:
         connection.execute("BEGIN IMMEDIATE")
@@ -271,7 +270,6 @@ def _remove_postgres(
 
 
 def _vacuum(path: Path) -> None:
-    from critic_loop.persistence import sqlite
 
     connection = sqlite.connect(path, isolation_level=None)
     try:

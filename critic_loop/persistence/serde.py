@@ -22,7 +22,6 @@ The LangGraph server has its own serializer: langgraph.json turns on its strict 
 from __future__ import annotations
 
 import contextvars
-import functools
 import importlib
 import inspect
 import zlib
@@ -61,7 +60,6 @@ MAX_UNPACKED_BYTES = 256 * 1024 * 1024
 """The most a stored compressed value may unpack to (a bound against a planted zlib bomb)."""
 
 
-@functools.cache
 def project_types() -> tuple[tuple[str, str], ...]:
     """Return (module, name) of every pydantic model in the state modules."""
     found = []

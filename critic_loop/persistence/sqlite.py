@@ -6,6 +6,9 @@ corrupt it. Where `pysqlite3` can load extensions (needed for the store's vector
 both use it; elsewhere both use the standard library. Connections use write-ahead
 logging and wait for each other (a busy timeout) instead of failing, so many runs, in
 one process or many, can share the file.
+
+Imports inside functions are deliberate: pysqlite3 is tried, and may be missing (it is
+installed on Linux x86-64 only).
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ import functools
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from langgraph.store.sqlite import SqliteStore
 
 from critic_loop.nodes.memory.scope_locks import process_lock_for
 
@@ -31,13 +37,17 @@ BUSY_TIMEOUT_SECONDS = 60.0
 
 POLL_SECONDS = 0.005
 MAX_POLL_SECONDS = 0.1
-"""How often async code retries a file lock another process holds (backing off)."""
+"""How often a file lock another run or process holds is tried again (backing off)."""
+
+LOCK_WAIT_SECONDS = 300.0
+"""How long a run waits for the setup lock or a memory scope's lock before it gives up
+with an error naming the lock (each is held for a migration or a rule's write: moments)."""
 
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL")
 """Set on every connection: readers never block the writer, commits stay durable in WAL."""
 
 
-@functools.cache
+@functools.cache  # one library for the whole process: two writing one file corrupt it
 def sqlite_module() -> ModuleType:
     """Return the SQLite library every connection uses: pysqlite3 if it can load extensions."""
     try:
@@ -103,8 +113,6 @@ def reembed_stale_vectors(path: Path, index: Any) -> int:
     A store indexed before its embedding's dimensions changed holds vectors that its
     searches can no longer compare. Their items are written again, which embeds them anew.
     """
-    from langgraph.store.sqlite import SqliteStore
-
     connection = connect(path, isolation_level=None)
     try:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
@@ -138,15 +146,43 @@ def lock_directory(database: Path) -> Path:
     return directory
 
 
+class LockWaitExpired(TimeoutError):
+    """A file lock stayed held by another run or process for longer than `LOCK_WAIT_SECONDS`."""
+
+    def __init__(self, path: Path) -> None:
+        """Name the lock file and what holds such locks."""
+        super().__init__(
+            f"waited {LOCK_WAIT_SECONDS:.0f} s for {path}: another run or process using the "
+            "database holds it (a process that dies lets go at once); try again when it ends"
+        )
+
+
+def _try_flock(handle: Any) -> bool:
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
 @contextlib.contextmanager
 def hold_file(path: Path) -> Iterator[None]:
     """Hold an exclusive `flock` on `path`, waiting for it (threads and processes alike).
 
     Each hold opens the file anew, so two holds in one process exclude each other too.
     The operating system releases the lock when its process dies.
+
+    Raises:
+        LockWaitExpired: the lock stayed held for `LOCK_WAIT_SECONDS`.
     """
     with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        delay = POLL_SECONDS
+        while not _try_flock(handle):
+            if time.monotonic() > deadline:
+                raise LockWaitExpired(path)
+            time.sleep(delay)
+            delay = min(delay * 2, MAX_POLL_SECONDS)
         try:
             yield
         finally:
@@ -155,16 +191,19 @@ def hold_file(path: Path) -> Iterator[None]:
 
 @contextlib.asynccontextmanager
 async def ahold_file(path: Path) -> AsyncIterator[None]:
-    """Hold an exclusive `flock` on `path` without blocking the event loop (it polls)."""
+    """Hold an exclusive `flock` on `path` without blocking the event loop (it polls).
+
+    Raises:
+        LockWaitExpired: the lock stayed held for `LOCK_WAIT_SECONDS`.
+    """
     with path.open("a") as handle:
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
         delay = POLL_SECONDS
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, MAX_POLL_SECONDS)
+        while not _try_flock(handle):
+            if time.monotonic() > deadline:
+                raise LockWaitExpired(path)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, MAX_POLL_SECONDS)
         try:
             yield
         finally:

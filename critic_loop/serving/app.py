@@ -13,6 +13,7 @@ import logging
 import os
 from collections.abc import AsyncIterator
 
+from langgraph_sdk import get_client
 from starlette.applications import Starlette
 
 from critic_loop.serving.assistants import GRAPH_ID, chosen_presets, install
@@ -26,8 +27,6 @@ READY_WAIT_SECONDS = 120.0
 
 async def install_presets_when_ready() -> None:
     """Wait until the server answers, then create or update the chosen presets."""
-    from langgraph_sdk import get_client
-
     try:
         presets = chosen_presets(os.environ.get("CRITIC_LOOP_ASSISTANTS", "auto"), os.environ)
     except ValueError as error:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from critic_loop.model_choice import (
+from critic_loop.nodes.models.discovery import (
     GEMINI_MODELS,
     LOCAL_SETTINGS,
     DiscoveryFailed,

@@ -16,6 +16,9 @@ Runs go through the server itself, in process, with the caller's headers, on a t
 that passes the server's authentication (langgraph.json's `http.enable_custom_route_auth`
 checks the MCP request too): an MCP client sees and runs what its user may, and its runs'
 memory is its user's.
+
+Imports inside functions are deliberate: `langgraph_api.server` is the running server,
+which imports this module itself.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import re
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+import httpx
+from langgraph_sdk.client import LangGraphClient
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -47,9 +52,7 @@ def _client() -> Any:
     itself), so each MCP caller would act as nobody in particular: with the caller's
     headers on a transport of our own, the server's auth sees the caller.
     """
-    import httpx
     from langgraph_api.server import app  # type: ignore[import-untyped]  # the running server
-    from langgraph_sdk.client import LangGraphClient
 
     transport = httpx.ASGITransport(app=app)
     return LangGraphClient(httpx.AsyncClient(base_url="http://api", transport=transport))

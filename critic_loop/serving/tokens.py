@@ -83,7 +83,7 @@ class Identity:
     claims: dict[str, Any] = field(default_factory=dict)
 
 
-@functools.cache
+@functools.cache  # one client per URL keeps the fetched keys: no fetch per request
 def _jwks_client(url: str) -> jwt.PyJWKClient:
     return jwt.PyJWKClient(url, cache_keys=True, lifespan=300, timeout=10)
 

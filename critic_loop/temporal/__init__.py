@@ -4,7 +4,8 @@ It uses Temporal's official LangGraph plugin (`temporalio.langgraph`, a preview)
 graph's loop runs in a Temporal workflow, every node that does I/O (model calls, checks,
 the test sandbox, the rule store) runs as an activity on whichever worker takes it, and a
 run's progress is Temporal's event history, so a run survives the loss of any worker.
-`pip install 'critic-loop[temporal]'`.
+It needs the `temporal` extra (from a clone `pip install -e '.[temporal]'`, else
+`pip install 'critic-loop[temporal]'`).
 
 - `critic-loop worker --temporal HOST:PORT` (or `worker.serve`) runs a worker;
 - `client.start_run` starts a run and returns its handle, `client.run_on_temporal`

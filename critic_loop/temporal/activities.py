@@ -32,9 +32,11 @@ from temporalio.exceptions import ApplicationError
 
 from critic_loop.errors import UnsafeCheckpoint, UsageProblem
 from critic_loop.graphs.declaration import Step
+from critic_loop.nodes.operator_policy import Trust, check_context
 from critic_loop.nodes.steps import StepsNode, arun_steps
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.errors import InvalidInput, ModelSetupError, TrustViolation
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.temporal import resources
 from critic_loop.temporal.settings import fits_worker
 
@@ -126,11 +128,13 @@ async def settle_context(fields: Mapping[str, Any]) -> dict[str, Any]:
     """Complete a run's context from this worker's environment; refuse what it cannot run.
 
     Fields the client left out take the worker's `CRITIC_LOOP_<FIELD>` values, else the
-    defaults, as they would on the LangGraph server.
+    defaults, as they would on the LangGraph server; held to the worker's ceilings (an
+    unset budget becomes the ceiling), so the workflow's routing sees the run's budgets.
     """
     worker = resources.current()
     with final_errors():
-        context = as_context(dict(fields))
+        untrusted = operator_settings().untrusted_input
+        context = check_context(as_context(dict(fields)), Trust(served=untrusted))
         problem = fits_worker(context, worker.context, worker.settings)
         if problem is not None:
             raise UsageProblem(problem)

@@ -35,6 +35,7 @@ from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
 from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency
+from critic_loop.state.extras import missing_extra_message
 from critic_loop.state.input_errors import ItemLabel, default_label, describe_input_errors
 from critic_loop.state.loop import LoopInput
 from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
@@ -50,13 +51,31 @@ class SubmittedInput(TypedDict, total=False):
 def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR) -> None:
     """Raise a clear error if the models, checks or prompts of a run cannot be used.
 
-    The critic models are needed only when the rubric has `llm` criteria. The distiller is
+    The worker's model, then what the critic needs (`grading_preflight`). The distiller is
     not checked: memory never costs a run, so a distiller that cannot be created is
-    recorded in `memory_errors` when the run completes. In a served run (`trust`), the
-    rubric may name only the code and files the operator allowed, and a `tests` criterion
-    needs the complete sandbox (`sandbox_policy`).
+    recorded in `memory_errors` when the run completes.
     """
     worker_model(context, context.temperature)  # the very model round 1 will use
+    grading_preflight(context, rubric, trust)
+
+
+def grading_preflight(
+    context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR
+) -> None:
+    """Raise a clear error if the critic cannot grade against `rubric`, before any model call.
+
+    The critic models are needed only when the rubric has `llm` criteria. In a served run
+    (`trust`), the rubric may name only the code and files the operator allowed, and a
+    `tests` criterion needs the complete sandbox (`sandbox_policy`). `critic-loop
+    calibrate` calls it alone: grading needs no worker.
+
+    Raises:
+        ModelSetupError: a critic model cannot be created (unknown provider, missing key).
+        TrustViolation: a client named code or files the operator did not allow.
+        LookupError, FileNotFoundError: a check's function, test file or prompts are missing.
+        MissingDependency: a `tests` criterion needs pytest.
+        IsolationUnavailable: a served run's tests would run without the complete sandbox.
+    """
     if any(not criterion.deterministic for criterion in rubric):
         for spec in dict.fromkeys(judge.spec for judge in panel(context)):
             grading_model(spec, "critic", context)
@@ -64,8 +83,11 @@ def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = 
     for criterion in rubric:
         if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
             raise MissingDependency(
-                f"criterion {criterion.id!r} runs its tests with pytest, which is not "
-                "installed: pip install 'critic-loop[tests]'"
+                missing_extra_message(
+                    f"criterion {criterion.id!r} runs its tests with pytest, which is not "
+                    "installed",
+                    "tests",
+                )
             )
     if trust.served and any(isinstance(criterion, TestSuite) for criterion in rubric):
         sandbox_for(trust)  # a client's code runs only in the complete sandbox

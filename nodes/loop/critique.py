@@ -24,7 +24,9 @@ may hold several candidates):
    the passing drafts among themselves (`progress.best_critique`); no verdict changes.
 
 A judge whose answers stay invalid after `Context.critic_attempts` calls ends the run as
-`verifier_error`, never as a pass.
+`verifier_error`, never as a pass. Judge calls are held to the run's budgets: when they
+run out mid-round, the rest of the round's `llm` criteria are not graded (`stopped`),
+and the route ends the run as `exhausted`.
 """
 
 from __future__ import annotations
@@ -38,12 +40,14 @@ from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
-from critic_loop.nodes.operator_policy import Trust, context_of, trust_of, with_tests_inline
-from critic_loop.nodes.steps import Call, Steps, dual_node, gather, subroutine
+from critic_loop.nodes.models.ledger import Ledger
+from critic_loop.nodes.operator_policy import Trust, context_of, runnable_suite, trust_of
+from critic_loop.nodes.steps import Call, Steps, StepsNode, gather, subroutine
 from critic_loop.nodes.verifiers.agreement import Grouping, behaviour_groups
 from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge import judge_steps
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
+from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
 from critic_loop.state.records import Agreement, Critique, Draft, DraftRef, TokenUsage
@@ -130,6 +134,7 @@ def as_repeat(original: Critique, draft: Draft) -> Critique:
             "attempts": 0,
             "rejected": [],
             "usage": TokenUsage(),
+            "stopped": None,
         }
     )
 
@@ -167,7 +172,7 @@ def _recorded(
     runtime.stream_writer(verdict_event(critique))
     update: dict[str, Any] = {"critiques": [critique.model_dump(mode="json")], "feedback": []}
     verdict = critique.verdict
-    if verdict is not None and not verdict.passed:
+    if verdict is not None and not verdict.passed and critique.stopped is None:
         note = worker_feedback(critique.round, critique.candidate, verdict, rubric)
         update["feedback"] = [note.model_dump(mode="json")]
     return update
@@ -185,10 +190,15 @@ def _judged(
     rubric: Sequence[CriterionBase],
     checked: dict[str, CriterionResult],
     context: Context,
+    ledger: Ledger,
 ) -> Steps[Critique]:
-    """Have the judge grade the `llm` criteria of `draft`, and merge with its checks."""
+    """Have the judge grade the `llm` criteria of `draft`, and merge with its checks.
+
+    When the run's budgets stop the judge, the `llm` criteria are not graded this round
+    (the calls made are still recorded).
+    """
     judged = [criterion for criterion in rubric if not criterion.deterministic]
-    judgement = yield from judge_steps(judged, draft.text, context)
+    judgement = yield from judge_steps(judged, draft.text, context, ledger)
     critique = Critique(
         round=draft.round,
         candidate=draft.candidate,
@@ -196,7 +206,12 @@ def _judged(
         rejected=judgement.rejected,
         usage=judgement.usage,
         error=judgement.error,
+        stopped=judgement.stopped,
     )
+    if judgement.stopped is not None:
+        why = f"{judgement.stopped}."
+        unjudged = _without_judge(draft, rubric, checked, context, why)
+        return critique.model_copy(update={"verdict": unjudged.verdict})
     if judgement.error is not None:
         return critique
     results = {**checked, **{result.criterion_id: result for result in judgement.results}}
@@ -227,15 +242,20 @@ def _without_judge(
 
 
 def grouping_call(suite: TestSuite, drafts: Sequence[Draft], trust: Trust) -> Call[Grouping | None]:
-    """Describe grouping `drafts` by behaviour on `suite`'s further inputs (file read first)."""
+    """Describe grouping `drafts` by behaviour on `suite`'s further inputs.
+
+    The suite is read and held to the operator's ceilings first (`runnable_suite`); each
+    comparison then runs as the `tests` criterion does for `trust` (sandbox, ceilings,
+    test slot).
+    """
     texts = [draft.text for draft in drafts]
 
     async def asynchronous() -> Grouping | None:
-        inline = await asyncio.to_thread(with_tests_inline, suite, trust)
-        return await behaviour_groups(inline, texts).asynchronous()
+        inline = await asyncio.to_thread(runnable_suite, suite, trust)
+        return await behaviour_groups(inline, texts, trust).asynchronous()
 
     def sync() -> Grouping | None:
-        return behaviour_groups(with_tests_inline(suite, trust), texts).sync()
+        return behaviour_groups(runnable_suite(suite, trust), texts, trust).sync()
 
     return Call(sync, asynchronous)
 
@@ -281,9 +301,18 @@ HOPELESS = "the failed checks already rule out a pass."
 BEHIND = "another candidate did better on the checks."
 
 
+def stopped_critique(draft: Draft) -> Critique:
+    """Record a draft the worker never wrote (the budgets stopped its turn): nothing to grade."""
+    return Critique(round=draft.round, candidate=draft.candidate, attempts=0, stopped=draft.stopped)
+
+
 def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Grade every draft of the newest round and append the critiques (and feedback)."""
+    """Grade every draft of the newest round and append the critiques (and feedback).
+
+    Judge calls are held to what the run's budgets leave (derived from the history).
+    """
     context = context_of(runtime)
+    ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
     trust = trust_of(runtime)
     rubric: Sequence[CriterionBase] = state.rubric
     if context.lint_checks:  # judged criteria code can decide are checked by code
@@ -299,6 +328,9 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
     first_with: dict[str, DraftRef] = {}
     for draft in pending:
+        if draft.stopped is not None:
+            done.append(stopped_critique(draft))
+            continue
         unusable = unusable_draft_verdict(draft, rubric, threshold)
         if unusable is not None:
             done.append(
@@ -333,11 +365,11 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
             to_judge.append(ref)
     if len(to_judge) == 1:
         ref = to_judge[0]
-        done.append((yield from _judged(drafts[ref], rubric, checked[ref], context)))
+        done.append((yield from _judged(drafts[ref], rubric, checked[ref], context, ledger)))
     elif to_judge:
         done += yield gather(
             [
-                subroutine(partial(_judged, drafts[ref], rubric, checked[ref], context))
+                subroutine(partial(_judged, drafts[ref], rubric, checked[ref], context, ledger))
                 for ref in to_judge
             ]
         )
@@ -346,8 +378,14 @@ def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[s
     by_ref = {critique.ref: critique for critique in done}
     done += [as_repeat(by_ref[first], drafts[ref]) for ref, first in same_as.items()]
     done.sort(key=lambda critique: (critique.round, critique.candidate))
-    return _merged([_recorded(critique, rubric, runtime) for critique in done])
+    seconds = ledger.seconds
+    return _merged(
+        [
+            _recorded(critique.model_copy(update={"seconds": seconds}), rubric, runtime)
+            for critique in done
+        ]
+    )
 
 
-critique = dual_node(critique_steps)
+critique = StepsNode(critique_steps)
 """The critique node (sync and async)."""

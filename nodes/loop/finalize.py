@@ -17,6 +17,7 @@ from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
 from critic_loop.nodes.operator_policy import ContextReader, context_of
+from critic_loop.state.budget import spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, OpenItem, Outcome, rounds_done
@@ -59,6 +60,7 @@ def ending(
     return {
         "outcome": decision.outcome,
         "outcome_reason": decision.reason,
+        "exhausted_by": decision.exhausted_by,
         "final": draft.text,
         "final_round": draft.round,
         "open_items": [item.model_dump(mode="json") for item in open_items(chosen, state.rubric)],
@@ -96,7 +98,7 @@ def distill_skip(
 def finalize(
     state: LoopState, runtime: Runtime[Context], *, read_context: ContextReader = context_of
 ) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
-    """Set `outcome`, `outcome_reason`, `final`, `final_round` and `open_items`.
+    """Set `outcome`, `outcome_reason`, `exhausted_by`, `final`, `final_round`, `open_items`.
 
     `final` is the best draft of the whole run (see `history_queries.best_critique`), so it is
     never worse than any draft seen. A thread paused or crashed just before finalize, and
@@ -115,9 +117,8 @@ def finalize(
     store = memory_store(runtime)
     not_distilled = distill_skip(state, decision.outcome, context, store)
     rounds = rounds_done(state.critiques)
-    runtime.stream_writer(
-        finished_event(decision.outcome, decision.reason, rounds, not_distilled is None)
-    )
+    spent = spent_on(state.drafts, state.critiques)
+    runtime.stream_writer(finished_event(decision, rounds, not_distilled is None, spent))
     skipped = memory_left_alone(state, decision.outcome, context, store, not_distilled)
     if skipped is not None:
         update["memory_report"] = skipped.model_dump(mode="json")

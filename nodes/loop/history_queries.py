@@ -34,13 +34,16 @@ def strength(critique: Critique) -> Strength:
 def best_critique(critiques: Sequence[Critique]) -> Critique | None:
     """Return the critique of the best draft so far, if any draft was graded.
 
-    Ties go to the latest round, then (among a round's candidates) to the one whose
-    behaviour most candidates share (`Critique.agreement`), then to the first candidate.
+    Ties go to a draft whose grading the run's budgets did not cut short, then to the latest
+    round, then (among a round's candidates) to the one whose behaviour most candidates
+    share (`Critique.agreement`), then to the first candidate.
     """
     graded = [critique for critique in critiques if critique.verdict is not None]
     if not graded:
         return None
-    return max(graded, key=lambda c: (strength(c), c.round, support(c), -c.candidate))
+    return max(
+        graded, key=lambda c: (strength(c), c.stopped is None, c.round, support(c), -c.candidate)
+    )
 
 
 def support(critique: Critique) -> int:

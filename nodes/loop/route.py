@@ -1,7 +1,8 @@
 """Decide, from the history alone, whether the loop goes on, how, and how it ends.
 
 `decide` is a pure function of the drafts, the critiques and the context: the number of
-rounds is read from the critiques, so there is no counter to drift from the history.
+rounds, and what the run's budgets have left, are read from the history, so there is no
+counter to drift from it.
 `finalize` calls it again rather than trusting a stored flag.
 
 `route` is a node that returns `Command(goto=...)` rather than a conditional edge. An
@@ -37,6 +38,7 @@ from critic_loop.nodes.loop.history_queries import (
 from critic_loop.nodes.loop.review import ask_person, review_reason
 from critic_loop.nodes.loop.worker_turns import feedback_on, first_turns, next_turn, to_worker
 from critic_loop.nodes.operator_policy import ContextReader, context_of
+from critic_loop.state.budget import exhausted, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, Draft, Outcome, Review, WorkerFeedback, rounds_done
@@ -44,10 +46,11 @@ from critic_loop.state.verdict import first_line
 
 
 class Decision(NamedTuple):
-    """How a run ends, and why."""
+    """How a run ends, and why (for `exhausted`, which limit it reached)."""
 
     outcome: Outcome
     reason: str
+    exhausted_by: str | None = None
 
 
 class GoOn(NamedTuple):
@@ -72,20 +75,20 @@ def decide(
     decided = next((r for r in reviews if r.at_round == rounds and r.action != "override"), None)
     if decided is not None:
         return _by_a_person(decided)
-    failed = next((critique for critique in latest if critique.verdict is None), None)
+    failed = next((c for c in latest if c.verdict is None and c.stopped is None), None)
     if failed is not None:
         return Decision("verifier_error", failed.error or "the verifier failed")
-    best = best_of_round(critiques)
-    assert best is not None and best.verdict is not None
+    best = best_of_round(critiques)  # None when the budgets stopped the round's every turn
+    verdict = best.verdict if best is not None else None
     threshold = context.pass_threshold
-    if best.verdict.passes(threshold):
+    if verdict is not None and verdict.passes(threshold):
         return Decision(
             "passed",
-            f"every must criterion passed and the weighted score {best.verdict.score:.2f} "
+            f"every must criterion passed and the weighted score {verdict.score:.2f} "
             f"reached {threshold:.2f}",
         )
     lost = confirmed_terminal(critiques)
-    if lost and not attainable(best.verdict, set(lost), threshold):
+    if verdict is not None and lost and not attainable(verdict, set(lost), threshold):
         return Decision(
             "infeasible",
             "; ".join(
@@ -93,7 +96,14 @@ def decide(
             ),
         )
     if rounds >= context.max_iterations + extra_rounds(reviews, context.max_iterations):
-        return Decision("exhausted", f"{rounds} round(s) reached max_iterations without a pass")
+        return Decision(
+            "exhausted",
+            f"{rounds} round(s) reached max_iterations without a pass",
+            "max_iterations",
+        )
+    ran_out = exhausted(spent_on(drafts, critiques), context)
+    if ran_out is not None:
+        return Decision("exhausted", f"{ran_out.reason}, without a pass", ran_out.budget)
     stalled = stall_reason(critiques, drafts, context.stall_rounds)
     if stalled is None:
         return GoOn("revision")

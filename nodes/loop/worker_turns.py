@@ -21,6 +21,7 @@ from typing import Literal
 from langgraph.types import Send
 
 from critic_loop.nodes.loop.history_queries import best_critique, best_of_round, draft_of
+from critic_loop.state.budget import Spent, allowance, spent_on
 from critic_loop.state.context import AUTO_CANDIDATES, Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
 from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
@@ -52,7 +53,15 @@ def first_turns(
     context: Context,
     rubric: Sequence[CriterionBase] = (),
 ) -> list[WorkerTurn]:
-    """Return round 1's turns: one per candidate (see `candidate_count`)."""
+    """Return round 1's turns: one per candidate (see `candidate_count`).
+
+    No more candidates than the call budget allows; they share the calls it leaves
+    (`Allowance.share`).
+    """
+    left = allowance(Spent(), context)
+    count = candidate_count(context, rubric)
+    count = count if left.calls is None else min(count, left.calls)
+    share = left.share(count)
     return [
         WorkerTurn(
             task=task,
@@ -61,8 +70,9 @@ def first_turns(
             mode="first",
             rules=[rule.text for rule in rules],
             temperature=context.temperature if number == 1 else context.sample_temperature,
+            allowance=share,
         )
-        for number in range(1, candidate_count(context, rubric) + 1)
+        for number in range(1, count + 1)
     ]
 
 
@@ -123,15 +133,20 @@ def failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -
 def next_turn(
     state: LoopState, context: Context, action: Literal["revision", "resample"]
 ) -> WorkerTurn:
-    """Return the worker's turn for the next round: revise the best draft, or start fresh."""
+    """Return the worker's turn for the next round: revise the best draft, or start fresh.
+
+    With no graded draft to revise (the budgets stopped every earlier turn), it starts
+    fresh. The turn carries what the run's budgets leave.
+    """
     best = best_critique(state.critiques)
-    base = best.ref if best is not None else state.drafts[-1].ref
     common = {
         "task": state.task,
         "round": rounds_done(state.critiques) + 1,
         "rules": [rule.text for rule in state.recalled_rules],
+        "allowance": allowance(spent_on(state.drafts, state.critiques), context),
     }
-    if action == "resample":
+    if action == "resample" or best is None:
+        base = best.ref if best is not None else None
         return WorkerTurn(
             **common,
             mode="resample",
@@ -141,8 +156,10 @@ def next_turn(
     return WorkerTurn(
         **common,
         mode="revision",
-        history=revision_chain(state.drafts, state.feedback, base, context.worker_history_rounds),
-        warning=regression_warning(state, base),
+        history=revision_chain(
+            state.drafts, state.feedback, best.ref, context.worker_history_rounds
+        ),
+        warning=regression_warning(state, best.ref),
         temperature=context.temperature,
     )
 

@@ -46,7 +46,7 @@ from critic_loop.nodes.memory.rule_text import (
 )
 from critic_loop.nodes.memory.scope_locks import locked
 from critic_loop.nodes.operator_policy import context_of
-from critic_loop.nodes.steps import Steps, dual_node
+from critic_loop.nodes.steps import Steps, StepsNode
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.records import rounds_done
@@ -274,5 +274,5 @@ def consolidate_rules_steps(
     return {"memory_report": work.report.model_dump(mode="json")}
 
 
-consolidate_rules = dual_node(consolidate_rules_steps)
+consolidate_rules = StepsNode(consolidate_rules_steps)
 """The consolidate_rules node (sync and async)."""

@@ -24,10 +24,12 @@ from langgraph.store.base import BaseStore
 from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.recall import relevant_rules
+from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
 from critic_loop.nodes.operator_policy import context_of
 from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.steps import Steps, dual_node
+from critic_loop.nodes.steps import Steps, StepsNode
+from critic_loop.state.budget import BUDGET_WORDS, allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.records import COMPLETED_OUTCOMES, Outcome
@@ -46,7 +48,7 @@ NOTHING_TO_LEARN = "nothing to learn: no check failed in one round and passed in
 """Why a completed run with no lessons is not distilled."""
 
 
-@functools.cache
+@functools.cache  # built once: see nodes/models/loading.py:_created for the figure
 def distiller_output_schema() -> dict[str, Any]:
     """Return the JSON schema the distiller's answer is pinned to."""
     return portable_schema(DistillerReport, "Changes to a list of rules learned from a run.")
@@ -99,17 +101,28 @@ def distill_prompt(
     return messages
 
 
-def _failed(update: dict[str, Any], report: MemoryReport, error: str) -> dict[str, Any]:
-    """Record a failure; the lessons in `update` go on to consolidation if it has any."""
+def _failed(
+    update: dict[str, Any], report: MemoryReport, error: str, ledger: Ledger
+) -> dict[str, Any]:
+    """Record a failure and what it spent; the lessons in `update` go on to consolidation."""
+    report.calls, report.usage = ledger.calls, ledger.usage
     return {**update, "memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
 
 
 def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Find the run's lessons and ask the distiller to generalise them; else say why not."""
+    """Find the run's lessons and ask the distiller to generalise them; else say why not.
+
+    Its calls count toward the run's budgets: with a budget used up it does not run, and
+    the memory report records the calls and tokens it spent.
+    """
     context = context_of(runtime)
     store = memory_store(runtime)
     lessons = observed_lessons(state.critiques, state.rubric)
+    ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
+    budget = ledger.out_of()
     reason = skip_reason(state.outcome, context, store, lessons)
+    if reason is None and budget is not None:
+        reason = f"the run's {BUDGET_WORDS[budget]} is spent"
     if reason is not None or store is None:
         report = MemoryReport(scope=context.memory_scope, skipped=reason)
         return {"memory_report": report.model_dump(mode="json")}
@@ -124,7 +137,7 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         )
     except Exception as error:  # the store is down: consolidating would fail as well
         logger.warning("reading rules to distill failed: %s", error, exc_info=True)
-        return _failed({}, report, f"distill: {type(error).__name__}: {error}")
+        return _failed({}, report, f"distill: {type(error).__name__}: {error}", ledger)
     existing = {
         item.key: item.value["text"] for item in items if isinstance(item.value.get("text"), str)
     }
@@ -145,22 +158,24 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
             lambda problem: distill_prompt(state, lessons, existing, context, problem),
             lambda answer: parse_answer(answer, DistillerReport),
             DISTILL_ATTEMPTS,
+            ledger=ledger,
         )
     except Exception as error:
         logger.warning("distillation failed: %s", error, exc_info=True)
-        return _failed(update, report, f"distill: {type(error).__name__}: {error}")
-    report.distiller_calls, report.distiller_usage = attempts.calls, attempts.usage
+        return _failed(update, report, f"distill: {type(error).__name__}: {error}", ledger)
+    report.calls, report.usage = ledger.calls, ledger.usage
     if attempts.value is None:
-        problem = attempts.rejected[-1]
+        problem = attempts.stopped or attempts.rejected[-1]
         logger.warning("distillation gave no usable answer: %s", problem)
         return _failed(
             update,
             report,
             f"distill: no usable answer after {attempts.calls} call(s); last problem: {problem}",
+            ledger,
         )
     update["proposed"] = [op.model_dump(mode="json") for op in attempts.value.operations]
     return {**update, "memory_report": report.model_dump(mode="json")}
 
 
-propose_rules = dual_node(propose_rules_steps)
+propose_rules = StepsNode(propose_rules_steps)
 """The propose_rules node (sync and async)."""

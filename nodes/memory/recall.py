@@ -30,7 +30,7 @@ from critic_loop.nodes.memory.ranking import HEAD, SLACK, strength, strongest_ru
 from critic_loop.nodes.memory.relevance import relevance, topic_words
 from critic_loop.nodes.memory.rule_store import search_rules
 from critic_loop.nodes.operator_policy import context_of
-from critic_loop.nodes.steps import Steps, dual_node
+from critic_loop.nodes.steps import Steps, StepsNode
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Task
 from critic_loop.state.rules import RecalledRule, Rule
@@ -122,5 +122,5 @@ def recall_steps(state: RecallView, runtime: Runtime[Context]) -> Steps[dict[str
     return {"recalled_rules": [rule.model_dump(mode="json") for rule in recalled]}
 
 
-recall = dual_node(recall_steps)
+recall = StepsNode(recall_steps)
 """The recall node (sync and async)."""

@@ -35,7 +35,7 @@ from critic_loop.nodes.memory.rule_store import (
     write_all,
 )
 from critic_loop.nodes.memory.scope_locks import locked
-from critic_loop.nodes.steps import Steps, dual_node
+from critic_loop.nodes.steps import Steps, StepsNode
 from critic_loop.state.context import Context
 from critic_loop.state.records import COMPLETED_OUTCOMES, Critique, Outcome, rounds_done
 from critic_loop.state.rules import RecalledRule, Rule, rules_namespace
@@ -117,5 +117,5 @@ def record_rule_usage_steps(state: UsageView, runtime: Runtime[Context]) -> Step
     return {}
 
 
-record_rule_usage = dual_node(record_rule_usage_steps)
+record_rule_usage = StepsNode(record_rule_usage_steps)
 """The usage node (sync and async)."""

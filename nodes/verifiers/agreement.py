@@ -11,11 +11,13 @@ AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most sample
    negated, made large; strings and lists emptied, shortened, reversed, repeated, padded
    with a space; numbers in a list negated; case changed; ...), every argument in turn.
    The examples' own calls are left out: every passing candidate already agrees on them.
-2. `same_behaviour` runs two candidates on those inputs in the same sandbox, with the same
-   limits, as the `tests` criterion (through `run_test_suite`, its public function): the
-   code under test is a module holding both candidates, each loaded in a namespace of its
-   own, whose `behaviour(candidate, input)` returns a short fingerprint of the result (or
-   says it raised); a generated test asserts the two fingerprints agree on every input.
+2. `same_behaviour` runs two candidates on those inputs the way the `tests` criterion runs
+   a draft (through `check_call`, its own path): the same sandbox, refused for a served
+   run where it is incomplete; the criterion's limits held to the operator's ceilings;
+   a test slot of the process. The code under test is a module holding both candidates,
+   each loaded in a namespace of its own, whose `behaviour(candidate, input)` returns a
+   short fingerprint of the result (or says it raised); a generated test asserts the two
+   fingerprints agree on every input.
    Only a function call with two integers crosses into the candidates' code, and a short
    string comes back, so the comparison holds across the harness's process boundary.
 3. `behaviour_groups` joins the candidates that agree into groups: each is compared with
@@ -35,9 +37,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from critic_loop.nodes.operator_policy import OPERATOR, Trust
 from critic_loop.nodes.steps import Call
+from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.checks.structured import extract_code
-from critic_loop.nodes.verifiers.checks.test_suite import arun_test_suite, run_test_suite
 from critic_loop.state.rubric import TestSuite
 
 MAX_PROBES = 32
@@ -339,20 +342,29 @@ def behaviour_module(probes: Sequence[Probe], left: str, right: str) -> str:
 
 
 def same_behaviour(
-    criterion: TestSuite, probes: Sequence[Probe], left: str, right: str
+    criterion: TestSuite,
+    probes: Sequence[Probe],
+    left: str,
+    right: str,
+    trust: Trust = OPERATOR,
 ) -> Call[bool]:
     """Describe running drafts `left` and `right` on `probes`: True if they agree on all.
 
+    The pair runs as `trust`'s `tests` criterion would run a draft (`check_call`).
+
     Raises (when called):
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+        IsolationUnavailable: the sandbox is incomplete and the run is served (and the
+            operator did not allow that), or CRITIC_LOOP_REQUIRE_ISOLATION=1.
+        CeilingExceeded: a served client set a limit above the operator's ceiling.
     """
-    suite = pair_suite(criterion, len(probes))
-    module = behaviour_module(probes, left, right)
+    check = check_call(
+        pair_suite(criterion, len(probes)), behaviour_module(probes, left, right), trust
+    )
 
     async def compare() -> bool:
-        return (await arun_test_suite(suite, module)).passed
+        return (await check.asynchronous()).passed
 
-    return Call(lambda: run_test_suite(suite, module).passed, compare)
+    return Call(lambda: check.sync().passed, compare)
 
 
 @dataclass(frozen=True)
@@ -369,21 +381,26 @@ class Grouping:
         return self.group.count(self.group[index])
 
 
-def behaviour_groups(criterion: TestSuite, drafts: Sequence[str]) -> Call[Grouping | None]:
+def behaviour_groups(
+    criterion: TestSuite, drafts: Sequence[str], trust: Trust = OPERATOR
+) -> Call[Grouping | None]:
     """Describe grouping `drafts` by their behaviour on `criterion`'s further inputs.
 
     Each draft is compared with the first member of each group found so far, in order,
-    and joins the first it agrees with (or starts a group). The sandbox runs are
-    CPU-bound, so they run one after another under async too. Returns None (when called)
-    when the suite gives no further inputs.
+    and joins the first it agrees with (or starts a group), every comparison run as
+    `trust`'s `tests` criterion runs (`same_behaviour`). `criterion` must be inline
+    (`tests`). The sandbox runs are CPU-bound, so they run one after another under async
+    too. Returns None (when called) when the suite gives no further inputs.
 
     Raises (when called):
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1.
+        IsolationUnavailable: the sandbox is incomplete and the run is served (and the
+            operator did not allow that), or CRITIC_LOOP_REQUIRE_ISOLATION=1.
+        CeilingExceeded: a served client set a limit above the operator's ceiling.
     """
     probes = probe_inputs(criterion)
 
     def compare(left: int, right: int) -> Call[bool]:
-        return same_behaviour(criterion, probes, drafts[left], drafts[right])
+        return same_behaviour(criterion, probes, drafts[left], drafts[right], trust)
 
     def sync() -> Grouping | None:
         if not probes:

@@ -33,9 +33,11 @@ from functools import partial
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages.utils import count_tokens_approximately
 
-from critic_loop.nodes.models.faults import MALFORMED_REPLIES
-from critic_loop.nodes.models.loading import grading_model
+from critic_loop.nodes.models.faults import MALFORMED_REPLIES, UNREACHABLE, unreachable
+from critic_loop.nodes.models.ledger import Ledger
+from critic_loop.nodes.models.loading import grading_model, model_server
 from critic_loop.nodes.models.structured import (
     Attempts,
     ask_until_valid,
@@ -81,6 +83,8 @@ class Judgement:
     rejected: list[str] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
     error: str | None = None
+    stopped: str | None = None
+    """Set when the run's budgets refused a judge's call before grading was done: why."""
 
 
 def panel(context: Context) -> list[Judge]:
@@ -391,10 +395,14 @@ def accept_extracted(reply: str, criterion: CriterionBase, artifact: str) -> Gra
 
 
 def _ask(
-    judge: Judge, criteria: Sequence[CriterionBase], artifact: str, context: Context
+    judge: Judge,
+    criteria: Sequence[CriterionBase],
+    artifact: str,
+    context: Context,
+    ledger: Ledger,
 ) -> Steps[Attempts[Graded]]:
     if context.judge_mode == "extract" and len(criteria) == 1:
-        return (yield from _ask_extract(judge, criteria[0], artifact, context))
+        return (yield from _ask_extract(judge, criteria[0], artifact, context, ledger))
     one = context.judge_granularity == "criterion" and len(criteria) == 1
     model = structured_model(
         judge.spec,
@@ -411,6 +419,7 @@ def _ask(
             lambda answer: accept_one(answer, criterion, artifact),
             context.critic_attempts,
             accept_last=lambda answer: accept_one(answer, criterion, artifact, unverified="fail"),
+            ledger=ledger,
         )
         return attempts
     attempts = yield from ask_until_valid(
@@ -419,6 +428,7 @@ def _ask(
         lambda answer: accept_answer(answer, criteria, artifact),
         context.critic_attempts,
         accept_last=lambda answer: accept_answer(answer, criteria, artifact, unverified="fail"),
+        ledger=ledger,
     )
     return attempts
 
@@ -428,27 +438,43 @@ EXTRACT_MAX_TOKENS = 64
 
 
 def _ask_extract(
-    judge: Judge, criterion: CriterionBase, artifact: str, context: Context
+    judge: Judge, criterion: CriterionBase, artifact: str, context: Context, ledger: Ledger
 ) -> Steps[Attempts[Graded]]:
     """Ask for the evidence of one criterion in plain text, and decide it by code.
 
     Words that are not in the artifact (a small model copies the criterion's own words),
     or the artifact copied whole, are asked for again with the reason, within
     `critic_attempts` calls; "NONE" and a short quotation are final. A reply that cannot
-    be read is asked again too.
+    be read is asked again too. Every call is admitted by `ledger` first; when it refuses
+    one, the attempts stop there (`Attempts.stopped`).
+
+    Raises:
+        ModelUnreachable: the judge's server cannot be reached.
     """
     capped = context.model_copy(update={"critic_max_tokens": EXTRACT_MAX_TOKENS})
     model = grading_model(judge.spec, "critic", capped)
     prompt = extract_prompt(criterion, artifact, context)
     attempts: Attempts[Graded] = Attempts()
     while attempts.calls < context.critic_attempts:
+        estimate = count_tokens_approximately(prompt)
+        refusal = ledger.admit(estimate)
+        if refusal is not None:
+            attempts.stopped = refusal
+            return attempts
         attempts.calls += 1
         try:
             reply = yield invoke(model, prompt)
         except MALFORMED_REPLIES as failure:
+            ledger.settle(estimate)
             attempts.rejected.append(f"the reply could not be read ({type(failure).__name__})")
             continue
-        attempts.usage += usage_of(reply, prompt)
+        except UNREACHABLE as error:
+            ledger.settle(estimate)
+            server = model_server(judge.spec, context)
+            raise unreachable(error, "critic", judge.spec, server) from error
+        usage = usage_of(reply, prompt)
+        ledger.settle(estimate, usage)
+        attempts.usage += usage
         attempts.value, problem = extracted(reply.text, criterion, artifact)
         if problem is None:
             return attempts
@@ -489,40 +515,51 @@ def _majority(graded: list[tuple[Judge, Graded]], count: int, min_agreement: flo
 
 
 def judge_steps(
-    criteria: Sequence[CriterionBase], artifact: str, context: Context
+    criteria: Sequence[CriterionBase],
+    artifact: str,
+    context: Context,
+    ledger: Ledger | None = None,
 ) -> Steps[Judgement]:
     """Grade the `llm` criteria with the critic model, or with the panel.
 
     With `judge_granularity="criterion"` (or `judge_mode="extract"`), each criterion is
     graded in a call of its own (side by side under async), with no id to echo, and the
-    answers are merged.
+    answers are merged. Every call is admitted by `ledger` (the run's budgets) first; when
+    it refuses one, the judgement is `stopped`: a panel cut short does not decide.
     """
+    ledger = ledger or Ledger()
     per_criterion = context.judge_granularity == "criterion" or context.judge_mode == "extract"
     if not per_criterion or len(criteria) == 1:
-        return (yield from _judge_together(criteria, artifact, context))
+        return (yield from _judge_together(criteria, artifact, context, ledger))
     parts: list[Judgement] = yield gather(
-        [subroutine(partial(_judge_together, [one], artifact, context)) for one in criteria]
+        [subroutine(partial(_judge_together, [one], artifact, context, ledger)) for one in criteria]
     )
     merged = Judgement(
         calls=sum(part.calls for part in parts),
         usage=sum((part.usage for part in parts), TokenUsage()),
         rejected=[problem for part in parts for problem in part.rejected],
         error=next((part.error for part in parts if part.error is not None), None),
+        stopped=next((part.stopped for part in parts if part.stopped is not None), None),
     )
-    if merged.error is None:
+    if merged.stopped is not None:
+        merged.error = None
+    elif merged.error is None:
         merged.results = [result for part in parts for result in part.results]
         merged.feedback = " ".join(part.feedback for part in parts if part.feedback.strip())
     return merged
 
 
 def _judge_together(
-    criteria: Sequence[CriterionBase], artifact: str, context: Context
+    criteria: Sequence[CriterionBase], artifact: str, context: Context, ledger: Ledger
 ) -> Steps[Judgement]:
     judges = panel(context)
     if len(judges) == 1:
-        outcomes = [(yield from _ask(judges[0], criteria, artifact, context))]
+        outcomes = [(yield from _ask(judges[0], criteria, artifact, context, ledger))]
     else:
-        asks = [subroutine(partial(_ask, judge, criteria, artifact, context)) for judge in judges]
+        asks = [
+            subroutine(partial(_ask, judge, criteria, artifact, context, ledger))
+            for judge in judges
+        ]
         outcomes = yield gather(asks)
     judgement = Judgement(
         calls=sum(outcome.calls for outcome in outcomes),
@@ -532,7 +569,10 @@ def _judge_together(
             for judge, outcome in zip(judges, outcomes, strict=True)
             for problem in outcome.rejected
         ],
+        stopped=next((o.stopped for o in outcomes if o.stopped is not None), None),
     )
+    if judgement.stopped is not None:
+        return judgement
     graded = [
         (judge, outcome.value)
         for judge, outcome in zip(judges, outcomes, strict=True)

@@ -4,8 +4,25 @@ The candidates run in the real sandbox (the `tests` criterion's), so these are
 integration tests; the worker is scripted.
 """
 
+import asyncio
+import shutil
+
+import pytest
+
 from critic_loop.graphs.app import build_graph
-from critic_loop.nodes.verifiers.agreement import behaviour_groups, probe_inputs, variants_of
+from critic_loop.nodes.loop.critique import grouping_call
+from critic_loop.nodes.operator_policy import Trust
+from critic_loop.nodes.verifiers.agreement import (
+    Grouping,
+    behaviour_groups,
+    probe_inputs,
+    variants_of,
+)
+from critic_loop.nodes.verifiers.checks import sandbox
+from critic_loop.state.ceilings import Ceilings
+from critic_loop.state.errors import IsolationUnavailable
+from critic_loop.state.operator_settings import OperatorSettings
+from critic_loop.state.records import Draft
 from critic_loop.state.rubric import TestSuite
 from tests.support.contexts import scripted_context
 
@@ -45,6 +62,21 @@ def compact(s):
 ```
 """
 REVERSED = "def compact(s):\n    return s[::-1]\n"
+WRITES_A_FILE = """\
+```python
+from itertools import groupby
+
+
+def compact(s):
+    with open("scratch.bin", "wb") as scratch:
+        scratch.write(bytes(2 * 1024 * 1024))  # 2 MiB, then the same answer as GROUPBY
+    return "".join(k + (str(n) if (n := len(list(g))) > 1 else "") for k, g in groupby(s))
+```
+"""
+
+
+def operator_with(**ceilings: int) -> Trust:
+    return Trust(served=False, settings=OperatorSettings(ceilings=Ceilings(**ceilings)))
 
 
 def test_further_inputs_vary_the_examples_arguments_and_leave_the_examples_out() -> None:
@@ -101,3 +133,34 @@ def test_calls_with_list_arguments_are_probed_too() -> None:
     suite = SUITE.model_copy(update={"tests": tests})
     probes = probe_inputs(suite)
     assert ([],) in [probe.args for probe in probes] and ([2, 1, 3],) in [p.args for p in probes]
+
+
+def test_the_candidates_run_within_the_operators_ceilings_as_the_tests_criterion_does() -> None:
+    """The suite leaves `max_file_mb` at its default (64): the ceiling lowers it here too."""
+    assert "max_file_mb" not in SUITE.model_fields_set
+    under_a_low_ceiling = operator_with(test_max_file_mb=1)
+    held = behaviour_groups(SUITE, [GROUPBY, WRITES_A_FILE], under_a_low_ceiling).sync()
+    assert held is not None and held.group == [0, 1]  # the 2 MiB file is refused there
+    assert behaviour_groups(SUITE, [GROUPBY, WRITES_A_FILE], operator_with()).sync() == (
+        Grouping(held.probes, [0, 0])  # the default ceiling (64 MiB) lets it write
+    )
+
+
+@pytest.fixture
+def no_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    found = sandbox.probe(None, shutil.which("unshare"))
+    monkeypatch.setattr(sandbox, "isolation", lambda: found)
+    monkeypatch.delenv(sandbox.REQUIRE_VARIABLE, raising=False)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_served_run_compares_candidates_only_in_the_complete_sandbox(
+    mode: str, no_bubblewrap: None
+) -> None:
+    drafts = [Draft(round=1, candidate=n, text=text) for n, text in ((1, LOOPS), (2, GROUPBY))]
+    grouping = grouping_call(SUITE, drafts, Trust(served=True, settings=OperatorSettings()))
+    with pytest.raises(IsolationUnavailable, match="bubblewrap"):
+        if mode == "sync":
+            grouping.sync()
+        else:
+            asyncio.run(grouping.asynchronous())

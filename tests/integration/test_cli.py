@@ -9,6 +9,7 @@ import pytest
 
 from critic_loop.cli.run_commands import EXAMPLE
 from tests.support.cli import model_args
+from tests.support.dev_server import free_port
 from tests.support.openai_server import (
     FULL_DRAFT,
     DiligentModel,
@@ -100,15 +101,6 @@ def test_the_demo_intro_stays_out_of_json_and_quiet_output(tmp_path, run_cli, fl
         assert done.stdout == FULL_DRAFT + "\n"
 
 
-def test_no_key_and_no_server_names_both_ways_forward(tmp_path, run_cli) -> None:
-    done = run_cli("demo")
-    assert done.returncode == 2
-    assert "found no API key and no local server" in done.stderr
-    assert "OPENAI_API_KEY" in done.stderr  # way 1: a hosted model
-    assert "OPENAI_BASE_URL" in done.stderr and "--base-url" in done.stderr  # way 2: local
-    assert done.stdout == ""
-
-
 def test_bad_input_exits_2_before_any_model_call(tmp_path, run_cli) -> None:
     script = RoleScript()
     with ScriptedOpenAIServer(script) as server:
@@ -169,22 +161,56 @@ def test_a_model_failure_mid_run_exits_3_with_the_resume_hint(
     assert done.returncode == 3
     assert "Traceback" not in done.stderr
     assert cause in done.stderr
-    assert "--thread-id t-9" in done.stderr
-    assert "resume with --thread-id t-9" in done.stderr
+    assert "resume with: critic-loop run --task" in done.stderr
+    assert "--thread-id t-9 --base-url" in done.stderr
+
+
+def test_an_unreachable_model_server_is_named_with_its_role_and_the_resume_command(
+    tmp_path, run_cli
+) -> None:
+    closed = f"http://127.0.0.1:{free_port()}/v1"
+    done = run_cli(
+        "run",
+        "--task",
+        TASK,
+        "--criterion",
+        "c=x y z",
+        "--thread-id",
+        "t-gone",
+        "--worker-model",
+        "openai:stub-worker",
+        "--critic-model",
+        "openai:stub-critic",
+        "--base-url",
+        closed,
+        "--max-retries",
+        "0",
+    )
+    assert done.returncode == 3
+    assert "Traceback" not in done.stderr
+    assert (
+        f"the run stopped: the worker model 'openai:stub-worker' at {closed}/chat/completions "
+        "cannot be reached ("
+    ) in done.stderr
+    assert "ConnectionError: Connection error.)" in done.stderr
+    assert (
+        "Every finished step is saved; fix the cause and resume with: critic-loop run --task"
+    ) in done.stderr
+    assert "--thread-id t-gone --worker-model openai:stub-worker" in done.stderr
 
 
 def test_a_server_that_cannot_name_its_model_is_a_setup_error(tmp_path, run_cli) -> None:
     done = run_cli("demo", env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert done.returncode == 2
     assert "asked http://127.0.0.1:9/v1/models which model it serves" in done.stderr
-    assert "found no API key" not in done.stderr
+    assert "no model to run" not in done.stderr
 
 
 def test_an_unknown_provider_says_so_without_the_no_key_advice(tmp_path, run_cli) -> None:
     done = run_cli("demo", "--model", "nosuch:model")
     assert done.returncode == 2
     assert "unknown provider 'nosuch'" in done.stderr
-    assert "found no API key" not in done.stderr
+    assert "no model to run" not in done.stderr
 
 
 def test_pass_threshold_flag_and_resume_with_other_input(tmp_path, run_cli) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from critic_loop.state.extras import install_command
 from tests.support.rubrics import TASK
 from tests.support.run_history import cli_runner, make_history, one_line_error
 
@@ -191,6 +192,18 @@ def test_stats_count_outcomes_rounds_and_criteria(history, cli) -> None:
     assert tokens["per_round"]["total"] > 0
     assert figures["seconds_per_round"]["count"] == 6
     assert figures["score_by_round"][0]["round"] == 1
+    assert figures["score_by_round"][0]["runs"] == 4  # every run reached round 1
+    assert figures["score_by_round"][1]["runs"] == 2  # two of them went on to round 2
+
+
+def test_every_checkpoint_of_a_run_says_which_invocation_wrote_it(history) -> None:
+    from critic_loop.cli.stored_threads import all_threads
+    from critic_loop.persistence import open_persistence
+
+    with open_persistence(history.db) as persistence:
+        threads = all_threads(persistence.checkpointer)
+    for thread in threads:
+        assert thread.line and all(step.run for step in thread.line), thread.thread_id
 
 
 def test_stats_text_and_scope(history, cli) -> None:
@@ -200,6 +213,8 @@ def test_stats_text_and_scope(history, cli) -> None:
     assert "outcomes: passed 3, stalled 0, exhausted 1" in done.stdout
     assert "rounds to pass: median 1, p90 2" in done.stdout
     assert "time per round: mean" in done.stdout
+    assert "best score by round (mean over the runs that reached it): 1: " in done.stdout
+    assert "(4 runs), 2: " in done.stdout and "(2 runs)" in done.stdout
     other = cli("stats", "--db", history.db, "--scope", "other", "--json").json
     assert other["runs"] == 1 and other["outcomes"]["exhausted"] == 1
 
@@ -216,7 +231,7 @@ def test_stats_plot_writes_a_png(history, cli, tmp_path) -> None:
 def test_stats_plot_without_matplotlib_names_the_extra(history, cli, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
     done = cli("stats", "--db", history.db, "--plot", "runs.png")
-    one_line_error(done, "pip install 'critic-loop[plot]'")
+    one_line_error(done, f"add it with: {install_command('plot')}")
     assert not Path("runs.png").exists()
 
 

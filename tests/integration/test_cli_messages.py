@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from critic_loop import local_model
 from critic_loop.cli import run_commands
 from critic_loop.cli.ticker import Ticker, next_step
 from tests.support.cli import model_args
@@ -75,9 +76,38 @@ MISTAKES = [
         "names an unknown provider 'nosuch'",
     ),
     (
-        "no API key and no local server",
+        "no API key and no local server (and no embedded model)",
         ["run", "--task", "x", "--criterion", "a=Short."],
-        "found no API key and no local server",
+        "no model to run: set OPENAI_API_KEY (or GOOGLE_API_KEY), or OPENAI_BASE_URL",
+    ),
+    (
+        "a model without its provider",
+        ["run", "--task", "x", "--criterion", "a=Short.", "--worker-model", "gpt-4.1-mini"],
+        "--worker-model: 'gpt-4.1-mini' names no provider: did you mean openai:gpt-4.1-mini?",
+    ),
+    (
+        "--model without its provider",
+        ["demo", "--model", "gemini-2.5-flash"],
+        "--model: 'gemini-2.5-flash' names no provider: did you mean "
+        "google_genai:gemini-2.5-flash?",
+    ),
+    (
+        "a --task-file that does not exist",
+        ["run", "--task-file", "nope.md", "--criterion", "a=Short."],
+        "--task-file 'nope.md': no such file; give the path of a text file that holds the "
+        "task, or the task itself with --task",
+    ),
+    (
+        "a global flag after the command",
+        ["run", "--task", "x", "--criterion", "a=Short.", "-q"],
+        "-q is a flag of critic-loop itself and goes before the command: "
+        "critic-loop -q run --task x --criterion a=Short.",
+    ),
+    (
+        "--debug after the command",
+        ["demo", "--debug"],
+        "--debug is a flag of critic-loop itself and goes before the command: "
+        "critic-loop --debug demo",
     ),
     (
         "a bad iteration cap",
@@ -86,11 +116,17 @@ MISTAKES = [
     ),
 ]
 
+ONE_LINE = ("no model to run", "--worker-model", "--model", "--task-file", "-q", "--debug")
+"""Messages that are exactly one line on stderr (others may list a problem per line)."""
+
 
 @pytest.mark.parametrize(
     ("arguments", "message"), [case[1:] for case in MISTAKES], ids=[case[0] for case in MISTAKES]
 )
-def test_a_mistake_gets_one_clear_message_and_exit_2(tmp_path, run_cli, arguments, message) -> None:
+def test_a_mistake_gets_one_clear_message_and_exit_2(
+    tmp_path, run_cli, monkeypatch, arguments, message
+) -> None:
+    monkeypatch.setattr(local_model, "is_installed", lambda: False)  # no embedded model
     rubric = [{"id": "short", "text": "Short."}, {"id": "tests_pass", "kind": "test"}]
     (tmp_path / "rubric.json").write_text(json.dumps(rubric))
     done = run_cli(*arguments)
@@ -98,6 +134,21 @@ def test_a_mistake_gets_one_clear_message_and_exit_2(tmp_path, run_cli, argument
     assert message in done.stderr
     assert not any(marker in done.stderr for marker in NOT_FOR_PEOPLE), done.stderr
     assert done.stdout == ""
+    if any(message.startswith(start) for start in ONE_LINE):
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_model_without_its_provider_in_python_names_the_fix() -> None:
+    from pydantic import ValidationError
+
+    from critic_loop import Context
+
+    with pytest.raises(ValidationError, match="did you mean openai:gpt-4.1-mini"):
+        Context(worker_model="gpt-4.1-mini")
+    with pytest.raises(ValidationError, match="did you mean anthropic:claude-sonnet-4"):
+        Context(critic_model="claude-sonnet-4")
+    with pytest.raises(ValidationError, match="did you mean openai:my-local-model"):
+        Context(critic_model="my-local-model")
 
 
 def test_check_and_tests_flags_write_deterministic_criteria() -> None:

@@ -21,7 +21,7 @@ from tests.support.openai_server import (
     is_structured_request,
 )
 from tests.support.rubrics import RUBRIC, TASK
-from tests.support.verdicts import graded
+from tests.support.verdicts import QUOTE, graded
 
 pytestmark = pytest.mark.integration
 
@@ -106,6 +106,7 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
     assert values == {
         "outcome": "passed",
         "outcome_reason": values["outcome_reason"],
+        "exhausted_by": None,
         "final": "draft two",
         "final_round": 2,
         "open_items": [],
@@ -209,6 +210,65 @@ async def test_studio_sees_the_context_fields(dev_server) -> None:
     assert {"worker_model", "critic_model", "max_iterations", "memory_scope"} <= set(fields)
     assert fields["max_iterations"]["maximum"] == 100
     assert "rubric" in schemas["input_schema"]["properties"]
+    assert set(schemas["input_schema"]["properties"]) == {"task", "rubric"}  # nothing internal
+    assert "drafts" not in schemas["output_schema"]["properties"]
+
+
+def bare_properties(schema: object, where: str = "") -> list[str]:
+    """List every property in `schema` (nested definitions too) that has no description."""
+    found = []
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            found += [
+                f"{where}.{name}" for name, p in properties.items() if not p.get("description")
+            ]
+        for key, value in schema.items():
+            found += bare_properties(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for position, value in enumerate(schema):
+            found += bare_properties(value, f"{where}[{position}]")
+    return found
+
+
+async def test_studio_shows_a_description_for_every_field(dev_server) -> None:
+    client = get_client(url=dev_server.url)
+    # the graph's own default assistant; ready-made presets sit beside it
+    made = await client.assistants.search(graph_id="critic_loop", metadata={"created_by": "system"})
+    [assistant] = [a for a in made if "critic_loop_preset" not in a["metadata"]]
+    schemas = await client.assistants.get_schemas(assistant["assistant_id"])
+    for name in ("input_schema", "output_schema", "context_schema"):
+        assert schemas[name]["properties"], name
+        assert bare_properties(schemas[name], name) == []
+    # the state's history fields are DeltaChannels, which LangGraph rebuilds from the bare
+    # type (langgraph.graph.state._is_field_channel), so their descriptions are lost there
+    history = {"drafts", "critiques", "feedback", "reviews", "memory_errors"}
+    bare = {path.rsplit(".", 1)[-1] for path in bare_properties(schemas["state_schema"])}
+    assert schemas["state_schema"]["properties"] and bare <= history, bare
+
+
+async def test_the_default_assistant_sends_the_model_the_local_server_serves(
+    dev_server, model_server
+) -> None:
+    """No model in the run's context: the server's OPENAI_BASE_URL model, not gpt-4.1."""
+    criteria = [{"id": "c", "text": "It names a colour."}]
+    model_server.responder.worker[:] = ["Blue."]
+    # judged one criterion per call, as a served model is: this stands for the words copied
+    model_server.responder.critic[:] = [{"quote": QUOTE, "verdict": "met", "hint": ""}]
+    already = len(model_server.requests)
+    client = get_client(url=dev_server.url)
+    # the graph's own default assistant; ready-made presets sit beside it
+    made = await client.assistants.search(graph_id="critic_loop", metadata={"created_by": "system"})
+    [assistant] = [a for a in made if "critic_loop_preset" not in a["metadata"]]
+    result = await client.runs.wait(
+        None,
+        assistant["assistant_id"],
+        input={"task": "Name a colour.", "rubric": criteria},
+        context={"memory": False},
+    )
+    assert result.get("outcome") == "passed", f"{result}\n{dev_server.log()}"
+    sent = [request["model"] for request in model_server.requests[already:]]
+    assert sent and set(sent) == {"scripted"}
 
 
 async def test_mixed_rubric_round_trips_and_its_checks_run_under_the_server(

@@ -1,10 +1,18 @@
-"""Time travel: continue a thread from an earlier round with other settings."""
+"""Time travel: continue a thread from an earlier round with other settings.
+
+And the other way a thread goes on: `run_loop` / `arun_loop` on an unfinished thread
+resume it, telling `on_start` so before the first step.
+"""
+
+import asyncio
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from critic_loop import fork_loop, run_loop
+from critic_loop import ReviewPending, ThreadFinished, arun_loop, fork_loop, run_loop
 from critic_loop.graphs.app import build_graph
+from critic_loop.run import RunStart
 from critic_loop.state.context import Context
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
@@ -124,6 +132,30 @@ def test_resuming_before_finalize_with_a_larger_cap_keeps_revising(models, saver
     out = graph.invoke(None, config, context=context(max_iterations=3))
     assert out["outcome"] == "passed"
     assert [d["text"] for d in out["drafts"]] == ["draft 1", "draft 2"]
+
+
+def test_on_start_is_told_whether_the_thread_is_new_or_resumed(models) -> None:
+    saver, starts = InMemorySaver(), []
+    models.script("worker", "draft 1")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}))
+    paused = context(review="every_round")
+    options = {"context": paused, "checkpointer": saver, "thread_id": "r"}
+    with pytest.raises(ReviewPending):
+        run_loop(TASK, RUBRIC, on_start=starts.append, **options)
+    with pytest.raises(ReviewPending):  # resumed, under asyncio: the same review waits
+        asyncio.run(arun_loop("Another task.", RUBRIC, on_start=starts.append, **options))
+    accepted = run_loop(
+        TASK, RUBRIC, on_start=starts.append, reviewer=lambda _: {"action": "accept"}, **options
+    )
+    assert (accepted.outcome, accepted.final) == ("accepted", "draft 1")
+    with pytest.raises(ThreadFinished):  # refused before it starts
+        run_loop(TASK, RUBRIC, on_start=starts.append, **options)
+    assert starts == [
+        RunStart("r", resuming=False, input_differs=False, location=None),
+        RunStart("r", resuming=True, input_differs=True, location=None),
+        RunStart("r", resuming=True, input_differs=False, location=None),
+    ]
+    assert models["worker"].calls == 1
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

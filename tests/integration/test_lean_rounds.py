@@ -1,9 +1,8 @@
 """The mechanisms that keep a round's overhead small, pinned without timing anything.
 
-Over real HTTP to the scripted model server: chat models and their structured-output
-bindings are built once per role and settings and reused; a single judge starts no
-thread; the worker's prompt holds one full draft however many rounds went by; the loop
-is compiled once for many runs, whose steps run in the caller's thread.
+Over real HTTP to the scripted model server: chat models are built once per role and
+settings and reused; the worker's prompt holds one full draft however many rounds went
+by; the loop is compiled once for many runs, whose steps run in the caller's thread.
 """
 
 import threading
@@ -17,11 +16,8 @@ from critic_loop.graphs import app
 from critic_loop.graphs.app import build_graph
 from critic_loop.nodes.loop import route as route_module
 from critic_loop.nodes.models import loading
-from critic_loop.nodes.steps import run_steps
-from critic_loop.nodes.verifiers.judge import judge_steps
 from critic_loop.run import run_loop
 from critic_loop.state.context import Context
-from critic_loop.state.rubric import Criterion
 from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
@@ -65,24 +61,6 @@ def test_one_model_per_role_and_setting_across_ten_rounds(constructions) -> None
         )
     assert out["outcome"] == "passed" and len(out["drafts"]) == ROUNDS
     assert sorted(constructions) == ["c", "w"]
-
-
-def test_a_single_judge_starts_no_thread(monkeypatch) -> None:
-    started: list[threading.Thread] = []
-    original = threading.Thread.start
-
-    def counting(self: threading.Thread) -> None:
-        started.append(self)
-        original(self)
-
-    criteria = [Criterion(id="clear", text="It is clear.")]
-    with ScriptedOpenAIServer(RoleScript(critic=[graded(criteria)] * 2)) as server:
-        settings = context(server)
-        run_steps(judge_steps(criteria, "A draft.", settings))  # warm: the client's pool
-        monkeypatch.setattr(threading.Thread, "start", counting)
-        judgement = run_steps(judge_steps(criteria, "A draft.", settings))
-    assert judgement.error is None
-    assert started == []
 
 
 def test_the_round_ten_prompt_holds_exactly_one_full_draft() -> None:

@@ -68,6 +68,7 @@ async def test_a_call_returns_the_outcome_and_final_draft_as_json(dev_server, mo
     assert set(output) == {
         "outcome",
         "outcome_reason",
+        "exhausted_by",
         "final",
         "final_round",
         "open_items",

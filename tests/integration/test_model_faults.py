@@ -5,10 +5,21 @@ import time
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import HumanMessage
+from langchain_openai import ChatOpenAI
+from langgraph.store.memory import InMemoryStore
 
 from critic_loop.cli import main
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.models.faults import ModelUnreachable
+from critic_loop.nodes.models.provider_registry import (
+    register_chat_model_provider,
+    unregister_chat_model_provider,
+)
+from critic_loop.nodes.models.structured import ask_until_valid, structured_model
+from critic_loop.nodes.steps import run_steps
 from critic_loop.state.context import Context
+from tests.support.dev_server import free_port
 from tests.support.openai_server import (
     BrokenBody,
     Failure,
@@ -127,7 +138,9 @@ def test_a_server_that_never_answers_ends_at_the_timeout_resumably(
     err = capsys.readouterr().err
     assert status == 3
     assert elapsed < 15
-    assert "Timeout" in err and "resume with --thread-id t-hang" in err
+    assert "Timeout" in err and "did not answer in time" in err
+    assert f"worker model 'openai:stub' at {server.base_url}/chat/completions" in err
+    assert "resume with: critic-loop run --task" in err and "--thread-id t-hang" in err
     assert "Traceback" not in err
     script = RoleScript(worker=["draft"], critic=[graded([{"id": "c"}])])
     with ScriptedOpenAIServer(script) as server:
@@ -135,3 +148,50 @@ def test_a_server_that_never_answers_ends_at_the_timeout_resumably(
     assert again == 0
     assert "resuming thread t-hang" in capsys.readouterr().out
     assert Path(tmp_path / ".critic_loop" / "critic_loop.sqlite").exists()
+
+
+def test_an_unreachable_critic_is_named_by_role_and_url() -> None:
+    closed = f"http://127.0.0.1:{free_port()}/v1"
+    judge = structured_model(
+        "openai:c",
+        role="critic",
+        schema={"type": "object"},
+        method="json_mode",
+        context=Context(base_url=closed, max_retries=0),
+    )
+    prompt = [HumanMessage("grade this")]
+    with pytest.raises(ModelUnreachable) as failed:
+        run_steps(ask_until_valid(judge, lambda _: prompt, lambda answer: answer, 1))
+    assert str(failed.value).startswith(
+        f"the critic model 'openai:c' at {closed}/chat/completions cannot be reached ("
+    )
+    assert (failed.value.role, failed.value.url) == ("critic", f"{closed}/chat/completions")
+
+
+def test_an_unreachable_distiller_is_named_in_memory_errors_and_the_run_stands() -> None:
+    closed = f"http://127.0.0.1:{free_port()}/v1"
+
+    def elsewhere(model: str, **settings: object) -> ChatOpenAI:
+        return ChatOpenAI(model=model, base_url=closed, api_key="x", max_retries=0)
+
+    register_chat_model_provider("elsewhere", elsewhere)
+    script = RoleScript(worker=["draft"], critic=[graded(RUBRIC)])
+    try:
+        with ScriptedOpenAIServer(script) as server:
+            graph = build_graph(store=InMemoryStore())
+            context = Context(
+                worker_model="openai:w",
+                critic_model="openai:c",
+                distill_model="elsewhere:d",
+                structured_output_method="json_mode",
+                base_url=server.base_url,
+            )
+            out = graph.invoke(INPUT, context=context)
+    finally:
+        unregister_chat_model_provider("elsewhere")
+    assert out["outcome"] == "passed"
+    [error] = out["memory_errors"]
+    assert error.startswith(
+        f"distill: ModelUnreachable: the distiller model 'elsewhere:d' at {closed}/chat/"
+        "completions cannot be reached ("
+    )

@@ -1,29 +1,43 @@
-"""Every notebook runs as-is with no model configured, against its scripted stand-in.
+"""Every notebook is committed with its outputs, and runs as-is to the same structure.
 
-The kernel starts with no API key and no model server in its environment, as a reader's
-would: each notebook's first cell must then start the stand-in itself (see
-`tests.support.notebook_models`). The checks read what the notebook printed.
+The notebooks' saved outputs come from a whole run (`make notebooks`: on the embedded
+local model). Here each runs
+in a fresh kernel against a scripted stand-in model (`tests.support.notebook_models`),
+started by the test and handed to the kernel as `OPENAI_BASE_URL`, as a reader's own
+server would be: the notebook takes its "model configured" path. The checks read what it
+printed, and compare its shape with the saved outputs (not their wording).
 """
 
 import os
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from critic_loop.nodes.verifiers.checks import sandbox
-from tests.support.notebooks import MODEL_VARIABLES, execute, notebooks, stream_text
+from tests.support.notebook_models import start_stand_in
+from tests.support.notebooks import (
+    MODEL_VARIABLES,
+    execute,
+    notebooks,
+    outcomes,
+    read,
+    stream_text,
+    structure,
+)
 
 pytestmark = pytest.mark.integration
 
-STAND_IN = "No model configured: a scripted stand-in model answers at http://127.0.0.1:"
+CONFIGURED = "Using the model your environment configures."
+EMBEDDED = "No model configured: the embedded local model answers on 127.0.0.1."
 
 EXPECTED = {
     "quickstart": [
+        "3 criteria the worker never sees: length, example, contrast",
         "round 1: score 0.67  +length +example -contrast",
         "round 2: score 1.00  +length +example +contrast",
         "outcome: passed after 2 round(s)",
-        "told the worker after round 1: ['Say how finding a value by key differs",
+        # the extracting judge (a served model's default) found no words: code's hint
+        "told the worker after round 1: ['Make it plain in the artifact, in words",
         "('generate',) critiques so far: 1",
     ],
     "code_task": [
@@ -62,21 +76,26 @@ def in_order(text: str, expected: list[str]) -> list[str]:
     return missing
 
 
-def test_every_notebook_is_checked_and_committed_without_outputs() -> None:
+@pytest.mark.parametrize("path", notebooks(), ids=lambda path: path.stem)
+def test_every_notebook_is_committed_with_the_outputs_of_a_real_run(path: Path) -> None:
     assert {path.stem for path in notebooks()} == set(EXPECTED)
-    for path in notebooks():
-        for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type == "code":
-                assert cell.outputs == [] and cell.execution_count is None, path.name
+    saved = read(path)
+    for cell in saved.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs and cell.execution_count is not None, cell.source[:60]
+            assert all(output["output_type"] != "error" for output in cell.outputs)
+    printed = stream_text(saved)
+    assert EMBEDDED in printed or CONFIGURED in printed, printed
+    assert outcomes(saved) == (2 if path.stem == "memory" else 1), printed
 
 
 @pytest.mark.parametrize("path", notebooks(), ids=lambda path: path.stem)
-def test_notebook_runs_as_is_with_no_model_configured(
+def test_notebook_runs_as_is_and_shows_what_its_saved_outputs_show(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in MODEL_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    expected = [STAND_IN, *EXPECTED[path.stem]]
+    expected = [CONFIGURED, *EXPECTED[path.stem]]
     allowed_stderr = ""
     if path.stem == "code_task":
         found = sandbox.isolation()
@@ -88,9 +107,16 @@ def test_notebook_runs_as_is_with_no_model_configured(
             expected.insert(1, "sandbox: incomplete")
             allowed_stderr = "The sandbox for drafted code is incomplete"
 
-    notebook = execute(path)
+    stand_in = start_stand_in(path.stem)
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", stand_in.base_url)
+        notebook = execute(path)
+    finally:
+        stand_in.stop()
 
     printed = stream_text(notebook)
     assert in_order(printed, expected) == [], printed
     errors = stream_text(notebook, "stderr")
     assert errors == "" or (allowed_stderr and allowed_stderr in errors), errors
+    assert structure(notebook) == structure(read(path))
+    assert outcomes(notebook) == outcomes(read(path))

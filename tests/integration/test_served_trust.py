@@ -5,6 +5,7 @@ refused with a clear error before any model call, or contained; nothing it names
 """
 
 import json
+import re
 from pathlib import Path
 from uuid import uuid4
 
@@ -12,8 +13,18 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
+from critic_loop.state.budget import spent_on
+from critic_loop.state.ceilings import CONTEXT_CEILINGS, Ceilings, variable
+from critic_loop.state.records import Critique, Draft
+from tests.integration.test_sandbox_memory import HOLDS_THREE, THREE_AT_ONCE
+from tests.support.contexts import context_maxima
 from tests.support.dev_server import DevServer
-from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+from tests.support.openai_server import (
+    NeverQuiteThere,
+    RoleScript,
+    ScriptedOpenAIServer,
+    is_structured_request,
+)
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
@@ -48,9 +59,14 @@ def attacker_server():
         yield server
 
 
+OPERATOR_CEILINGS = {"call_budget": 40, "token_budget": 200_000}
+"""Ceilings this deployment's operator sets (CRITIC_LOOP_CEILING_*); the rest are defaults."""
+
+
 @pytest.fixture(scope="module")
 def dev_server(model_server):
     env = {"OPENAI_BASE_URL": model_server.base_url, "OPENAI_API_KEY": "sk-operator-secret-123"}
+    env.update({variable(name): str(value) for name, value in OPERATOR_CEILINGS.items()})
     with DevServer(env=env) as server:
         yield server
 
@@ -292,3 +308,112 @@ async def test_deeply_nested_input_is_a_served_runs_one_line_error(
     """Through langgraph_sdk (its encoder stops at 254 levels), the run's error is one line."""
     message = await refusal(dev_server, model_server, input={"task": TASK, "rubric": rubric})
     assert message == "input: nested more than 64 levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)"
+
+
+async def test_a_request_at_every_context_maximum_is_refused_naming_each_ceiling(
+    dev_server, model_server
+):
+    maxima = context_maxima()
+    assert set(maxima) == set(CONTEXT_CEILINGS)
+    message = await refusal(dev_server, model_server, context=maxima)
+    assert message.startswith("the run's context asks for more than this server allows: ")
+    for name in CONTEXT_CEILINGS:
+        assert f"{name}=" in message and variable(name) in message, name
+    assert "call_budget=1000000 (the most is 40, CRITIC_LOOP_CEILING_CALL_BUDGET)" in message
+
+
+async def test_a_request_at_the_ceilings_makes_at_most_the_ceilings_of_calls_and_tokens(
+    dev_server, model_server
+):
+    """The most a client can ask for: 4 candidates, 3 models x 5 samples per criterion, ..."""
+    ceilings = Ceilings(**OPERATOR_CEILINGS)
+    asked = {name: getattr(ceilings, name) for name in CONTEXT_CEILINGS}
+    asked["critic_models"] = ["openai:stub"] * ceilings.critic_models
+    asked |= {"judge_granularity": "criterion", "critic_temperature": 0.7}
+    rubric = [
+        {"id": "tone", "text": "The answer is written for a beginner audience."},
+        {"id": "example", "text": "The answer includes one concrete worked example."},
+    ]
+    scripted = model_server.responder
+    model_server.responder = NeverQuiteThere()
+    before = len(model_server.requests)
+    try:
+        client = get_client(url=dev_server.url)
+        state = await run_in_a_thread(client, {"task": TASK, "rubric": rubric}, **asked)
+    finally:
+        model_server.responder = scripted
+    requests = model_server.requests[before:]
+    tokens = model_server.reported_tokens()[before:]
+    assert (state["outcome"], state["exhausted_by"]) == ("exhausted", "call_budget")
+    assert len(requests) == ceilings.call_budget
+    assert sum(tokens) <= ceilings.token_budget
+    drafts = [Draft.model_validate(d) for d in state["drafts"]]
+    critiques = [Critique.model_validate(c) for c in state["critiques"]]
+    assert spent_on(drafts, critiques).calls == len(requests)
+    for request in requests:
+        most = ceilings.critic_max_tokens if is_structured_request(request) else None
+        assert request["max_tokens"] <= (most or ceilings.worker_max_tokens)
+    assert state["final"] in {draft.text for draft in drafts}
+
+
+LIMITS_SEEN = """
+import resource
+
+def test_limits():
+    memory = resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20
+    processes = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    assert False, f"limits seen: memory {memory} MiB, processes {processes}."
+"""
+
+
+async def test_sandbox_settings_above_the_ceilings_are_refused_and_defaults_capped(
+    dev_server, model_server
+):
+    asked = {
+        "id": "t",
+        "kind": "tests",
+        "tests": LIMITS_SEEN,
+        "memory_mb": 65536,
+        "max_processes": 4096,
+        "work_dir_mb": 65536,
+        "timeout_seconds": 600,
+    }
+    message = await refusal(dev_server, model_server, input={"task": TASK, "rubric": [asked]})
+    assert message.startswith("criterion 't' asks for more than this server allows: ")
+    for setting, ceiling in (
+        ("memory_mb=65536", "CRITIC_LOOP_CEILING_TEST_MEMORY_MB"),
+        ("max_processes=4096", "CRITIC_LOOP_CEILING_TEST_MAX_PROCESSES"),
+        ("work_dir_mb=65536", "CRITIC_LOOP_CEILING_TEST_WORK_DIR_MB"),
+        ("timeout_seconds=600", "CRITIC_LOOP_CEILING_TEST_TIMEOUT_SECONDS"),
+    ):
+        assert setting in message and ceiling in message
+    model_server.responder.worker[:] = ["```python\nx = 1\n```"]
+    client = get_client(url=dev_server.url)
+    rubric = [{"id": "t", "kind": "tests", "tests": LIMITS_SEEN}]  # the default: 1024 MiB
+    state = await run_in_a_thread(client, {"task": TASK, "rubric": rubric}, max_iterations=1)
+    [verdict] = state["critiques"][0]["verdict"]["results"]
+    seen = re.search(r"limits seen: memory (\d+) MiB, processes (\d+)\.", verdict["evidence"])
+    assert seen, verdict["evidence"]
+    ceilings = Ceilings()
+    # the default 1024 MiB and 64 processes, lowered to the ceilings (and, within them, to
+    # the sandbox's memory total)
+    assert int(seen.group(1)) <= ceilings.test_memory_mb
+    assert int(seen.group(2)) == ceilings.test_max_processes
+
+
+async def test_three_processes_of_700_mb_cannot_be_held_at_once_under_the_default_ceilings(
+    dev_server, model_server
+):
+    """The most a client may ask for (the ceilings) does not hold three 700 MB processes."""
+    ceilings = Ceilings()
+    model_server.responder.worker[:] = [HOLDS_THREE]
+    most = {"memory_mb": ceilings.test_memory_mb, "max_processes": ceilings.test_max_processes}
+    rubric = [{"id": "memory", "kind": "tests", "tests": THREE_AT_ONCE, **most}]
+    client = get_client(url=dev_server.url)
+    state = await run_in_a_thread(client, {"task": TASK, "rubric": rubric}, max_iterations=1)
+    [verdict] = state["critiques"][0]["verdict"]["results"]
+    assert not verdict["passed"]
+    assert "test_three_processes_hold_700_mb_each_at_once" in verdict["evidence"]
+    # the drafted code ran and said which held: not all three
+    held = re.search(r"assert \[(\w+), (\w+), (\w+)\] == \[True, True, True\]", verdict["evidence"])
+    assert held and "False" in held.groups(), verdict["evidence"]

@@ -182,8 +182,11 @@ def stored_rules(database: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def comparable(state: LoopState) -> dict[str, Any]:
-    """A run's result, rule ids in the memory report replaced by their number."""
-    values = state.model_dump(mode="json")
+    """A run's result, rule ids in the memory report replaced by their number, untimed."""
+    values = state.model_dump(
+        mode="json",
+        exclude={"drafts": {"__all__": {"seconds"}}, "critiques": {"__all__": {"seconds"}}},
+    )
     report = values["memory_report"]
     if report is not None:
         values["memory_report"] = {

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from critic_loop.model_choice import served_model
 from critic_loop.nodes.models import output_methods
+from critic_loop.nodes.models.discovery import served_model
 from critic_loop.state.context import Context
 
 logger = logging.getLogger("critic_loop.real_model")

@@ -76,7 +76,9 @@ class DistinctDrafts:
 def long_run_context(rounds: int, base_url: str) -> dict[str, Any]:
     """Return a context in which a `DistinctDrafts` run makes exactly `rounds` rounds.
 
-    Memory is on (the default): the finished run is distilled, as a default run is.
+    Memory is on (the default): the finished run is distilled, as a default run is. Stalling
+    and the call budget are put out of reach (a round makes a few calls; the default
+    budget, 200 calls, would end a 100-round run early).
     """
     return {
         "worker_model": "openai:scripted",
@@ -85,6 +87,7 @@ def long_run_context(rounds: int, base_url: str) -> dict[str, Any]:
         "base_url": base_url,
         "max_iterations": rounds,
         "stall_rounds": max(2, rounds),
+        "call_budget": 10 * rounds + 100,
     }
 
 

@@ -79,7 +79,8 @@ class StandIn:
 
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
         artifact = artifact_of(request)
-        statement = _prompt(request).split("Statement: ", 1)[1].split("\n", 1)[0]
+        # the last statement: an extracting judge's worked examples come before it
+        statement = _prompt(request).rsplit("Statement: ", 1)[1].split("\n", 1)[0]
         required = self.requirements.get(self._criterion_id(statement, ""))
         if required is not None and required.phrase not in artifact:
             return {"quote": "", "verdict": "not met", "hint": required.hint}

@@ -1,7 +1,13 @@
-"""Run a notebook as a reader would, in a fresh kernel in its own folder, and read its output."""
+"""Run a notebook as a reader would, in a fresh kernel in its own folder, and read its output.
+
+The notebooks are committed with the outputs of a run on a real (local) model. A run of
+them in the tests is compared with those outputs for structure, not wording: which code
+cells show output and of what kind, and how many runs end with a declared outcome.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -15,8 +21,17 @@ MODEL_VARIABLES = (
     "OPENAI_API_KEY",
     "GOOGLE_API_KEY",
     "GEMINI_API_KEY",
+    "CRITIC_LOOP_WORKER_MODEL",
+    "CRITIC_LOOP_CRITIC_MODEL",
 )
-"""Variables that configure a real model for a notebook (with none, it uses a stand-in)."""
+"""Variables that configure a model for a notebook (with none, it runs the embedded one)."""
+
+OUTCOME = re.compile(
+    r"^outcome: (passed|stalled|exhausted|infeasible|verifier_error|accepted|cancelled) "
+    r"after \d+ round\(s\)$",
+    re.MULTILINE,
+)
+"""The line each run of a notebook ends with."""
 
 
 def notebooks() -> list[Path]:
@@ -41,6 +56,34 @@ def execute(path: Path, timeout: int = 120) -> nbformat.NotebookNode:
     return notebook
 
 
+def read(path: Path) -> nbformat.NotebookNode:
+    """Read the notebook at `path` as committed."""
+    return nbformat.read(path, as_version=4)
+
+
+def structure(notebook: nbformat.NotebookNode) -> list[tuple[str, ...]]:
+    """Return, for each code cell, the kinds of output it shows (a stream's name, or a type).
+
+    Warnings a library logs on stderr are left out: whether a model server needs a
+    fallback is the server's, not the notebook's, shape.
+    """
+    shapes = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        kinds = {
+            str(output.get("name") if output["output_type"] == "stream" else output["output_type"])
+            for output in cell.get("outputs", [])
+        }
+        shapes.append(tuple(sorted(kinds - {"stderr"})))
+    return shapes
+
+
+def outcomes(notebook: nbformat.NotebookNode) -> int:
+    """Return how many runs the notebook's output shows ending with a declared outcome."""
+    return len(OUTCOME.findall(stream_text(notebook)))
+
+
 def stream_text(notebook: nbformat.NotebookNode, name: str = "stdout") -> str:
     """Everything the notebook's cells wrote to one stream (stdout or stderr)."""
     return "".join(
@@ -49,3 +92,23 @@ def stream_text(notebook: nbformat.NotebookNode, name: str = "stdout") -> str:
         for output in cell.get("outputs", [])
         if output.get("output_type") == "stream" and output.get("name") == name
     )
+
+
+def save_executed(paths: list[Path], timeout: int = 3600) -> None:
+    """Run each notebook and save it with its outputs (how the committed outputs are made).
+
+    Run with no model configured and the `local` extra installed, so the outputs are the
+    embedded model's: `make notebooks` (CRITIC_LOOP_LOCAL_MODEL_FILE names a model file
+    already on disk, if there is one).
+    """
+    for path in paths:
+        notebook = execute(path, timeout)
+        for cell in notebook.cells:
+            cell.get("metadata", {}).pop("execution", None)
+        nbformat.write(notebook, path)
+
+
+if __name__ == "__main__":
+    import sys
+
+    save_executed([Path(name) for name in sys.argv[1:]] or notebooks())

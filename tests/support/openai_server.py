@@ -266,6 +266,45 @@ class DiligentModel:
         return Structured({"results": results, "feedback": "", "passed": True})
 
 
+@dataclass
+class NeverQuiteThere:
+    """Never passes: numbered drafts; the judge fails every criterion it is sent, but the
+    one that asks for an example ("The answer includes one ...") passes in draft 2 (so the
+    best draft is not the last).
+
+    Every call takes `latency` seconds.
+    """
+
+    latency: float = 0.0
+    drafts: int = 0
+
+    def __call__(self, request: dict[str, Any]) -> Answer:
+        if self.latency:
+            time.sleep(self.latency)
+        if not is_structured_request(request):
+            self.drafts += 1
+            return Text(f"Draft number {self.drafts}.")
+        artifact = artifact_of(request)
+        if schema_name(request) == "answer":  # one criterion per call: it names none
+            return Structured({"quote": "", "verdict": "not met", "hint": "Change it."})
+        text = "\n".join(str(m.get("content") or "") for m in request["messages"])
+        example = next(
+            (cid for cid in rubric_ids(request) if f"[{cid}] The answer includes one" in text),
+            "example",
+        )
+        results = [
+            {
+                "criterion_id": cid,
+                "passed": cid == example and "number 2" in artifact,
+                "evidence": f'It says "{artifact[:14]}".',
+                "terminal": False,
+                "hint": "Change it.",
+            }
+            for cid in rubric_ids(request)
+        ]
+        return Structured({"results": results, "feedback": "Revise.", "passed": False})
+
+
 def _approximate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
@@ -357,11 +396,17 @@ class _QuietServer(ThreadingHTTPServer):
 class ScriptedOpenAIServer:
     """Serve `/v1/chat/completions` from `responder` on 127.0.0.1 (a free port)."""
 
-    def __init__(self, responder: Responder) -> None:
+    def __init__(self, responder: Responder, *, port: int = 0, model_id: str = "scripted") -> None:
         self.responder = responder
+        self.model_id = model_id  # the one model GET /models lists
         self.requests: list[dict[str, Any]] = []
+        self.arrivals: list[float] = []
+        """When each request arrived (`time.monotonic()`), in the order of `requests`."""
+        self.tokens: dict[int, int] = {}
+        """The total tokens the server reported for each answered request, by its `id()`."""
+        self.model_listings = 0  # GET /models: how often a client asked which model it serves
         self._lock = threading.Lock()
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
+        self._server = _QuietServer(("127.0.0.1", port), self._handler())
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -391,9 +436,14 @@ class ScriptedOpenAIServer:
     def plain_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if not is_structured_request(r)]
 
+    def reported_tokens(self) -> list[int]:
+        """The tokens reported for each request, in arrival order (0: no usage reported)."""
+        return [self.tokens.get(id(request), 0) for request in self.requests]
+
     def _answer(self, request: dict[str, Any]) -> Answer:
         with self._lock:
             self.requests.append(request)
+            self.arrivals.append(time.monotonic())
         answer = self.responder(request)
         if isinstance(answer, Structured):  # scripted passes quote the artifact they grade
             text = "\n".join(str(m.get("content") or "") for m in request["messages"])
@@ -428,7 +478,8 @@ class ScriptedOpenAIServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send_json(200, {"object": "list", "data": [{"id": "scripted"}]})
+                    server.model_listings += 1
+                    self._send_json(200, {"object": "list", "data": [{"id": server.model_id}]})
                 else:
                     self._send_json(404, {"error": {"message": "not found"}})
 
@@ -460,6 +511,7 @@ class ScriptedOpenAIServer:
                     return
                 message = _render(answer, request)
                 finish = _finish(message, answer)
+                server.tokens[id(request)] = _usage(request, message)["total_tokens"]
                 if not request.get("stream"):
                     self._send_json(200, _completion(request, message, finish))
                     return

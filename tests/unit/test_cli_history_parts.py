@@ -82,6 +82,21 @@ def test_a_round_is_timed_from_before_its_first_draft_to_its_first_critique() ->
     assert round_seconds(untimed) == {}
 
 
+def test_a_pause_between_invocations_is_left_out_of_a_rounds_time() -> None:
+    line = [
+        Step("a", None, at(0), 0, 0, run="first"),
+        Step("b", "a", at(1), 0, 0, run="first"),  # round 1 starts here
+        Step("c", "b", at(4), 1, 0, run="first"),  # drafted (3 s); then the process stopped
+        Step("d", "c", at(3604), 1, 1, run="second"),  # resumed an hour later and graded
+        Step("e", "d", at(3604.5), 1, 1, run="second"),  # routed: round 2 starts here
+        Step("f", "e", at(3606.5), 2, 1, run="second"),
+        Step("g", "f", at(3607.5), 2, 2, run="second"),  # graded: round 2 took 3 s
+    ]
+    assert round_seconds(line) == {1: 3.0, 2: 3.0}
+    unmarked = [Step(s.checkpoint_id, s.parent_id, s.at, s.drafted, s.graded) for s in line]
+    assert round_seconds(unmarked)[1] == 3603.0  # without marks the pause cannot be seen
+
+
 def test_a_thread_reads_its_scope_rounds_and_end_from_its_values() -> None:
     values = {
         "task": "Explain.\nMore.",

@@ -1,9 +1,7 @@
 import pytest
 from pydantic import ValidationError
-from pydantic_settings import EnvSettingsSource
 
 from critic_loop.state.context import Context
-from critic_loop.state.environment import EnvironmentOnce
 
 
 def test_defaults() -> None:
@@ -48,24 +46,3 @@ def test_bad_environment_value_is_refused(monkeypatch) -> None:
     monkeypatch.setenv("CRITIC_LOOP_MAX_ITERATIONS", "1000")
     with pytest.raises(ValidationError, match="max_iterations"):
         Context()
-
-
-def test_the_environment_is_read_once_until_it_changes(monkeypatch) -> None:
-    reads: list[int] = []
-    original = EnvSettingsSource.__call__
-
-    def counting(self: EnvSettingsSource) -> dict[str, object]:
-        reads.append(1)
-        return original(self)
-
-    monkeypatch.setattr(EnvSettingsSource, "__call__", counting)
-    EnvironmentOnce._read.clear()
-    monkeypatch.setenv("CRITIC_LOOP_MAX_ITERATIONS", "6")
-    assert [Context().max_iterations for _ in range(5)] == [6] * 5
-    assert Context(worker_model="openai:x").max_iterations == 6
-    assert len(reads) == 1
-    monkeypatch.setenv("CRITIC_LOOP_MAX_ITERATIONS", "8")
-    assert Context().max_iterations == 8
-    monkeypatch.delenv("CRITIC_LOOP_MAX_ITERATIONS")
-    assert Context().max_iterations == 10
-    assert len(reads) == 3

@@ -32,6 +32,7 @@ from critic_loop.nodes.steps import StepsNode
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.loop import CriticView, LoopState
+from critic_loop.state.operator_settings import OperatorSettings
 from critic_loop.state.records import Critique
 from critic_loop.state.rules import RecalledRule
 from critic_loop.state.verdict import Verdict
@@ -147,7 +148,11 @@ STATES = {
     "exhausted": [round_of(1, "tone"), round_of(2, "tone"), round_of(3, "length")],
     "stalled": [round_of(1, "tone"), round_of(2, "tone"), round_of(3, "tone")],
 }
-SETTLED = Context(max_iterations=3, stall_rounds=3, on_stall="resample")
+SETTLED = operator_policy.held_to_ceilings(
+    Context(max_iterations=3, stall_rounds=3, on_stall="resample"),
+    operator_policy.Trust(served=False, settings=OperatorSettings()),
+)
+"""As `settle_context` leaves it: complete, and held to the worker's ceilings (budgets set)."""
 
 
 def loop_state(critiques: list[Critique], **fields: Any) -> LoopState:

@@ -13,15 +13,21 @@ from __future__ import annotations
 import pytest
 
 from critic_loop.grading import critique_artifact, grade
+from critic_loop.nodes.models.faults import ModelUnreachable
+from critic_loop.nodes.models.ledger import Ledger
+from critic_loop.nodes.steps import run_steps
 from critic_loop.nodes.verifiers.judge import (
     EXTRACT_MAX_TOKENS,
     NOTHING_QUOTED,
     accept_extracted,
     extract_prompt,
+    judge_steps,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
+from critic_loop.state.budget import Allowance
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Criterion
+from tests.support.dev_server import free_port
 from tests.support.openai_server import (
     ScriptedOpenAIServer,
     Text,
@@ -134,3 +140,26 @@ def test_the_last_attempt_decides_words_not_in_the_artifact_as_not_met() -> None
         critique = critique_artifact(JACKET, [PRICE], context | {"judge_mode": "extract"})
     assert critique.attempts == 3 and critique.verdict is not None
     assert not critique.verdict.passed and "no evidence" in critique.verdict.results[0].evidence
+
+
+def test_the_extracting_judge_is_held_to_the_runs_budgets() -> None:
+    with ScriptedOpenAIServer(copies_the_last_word_of_the_artifact) as server:
+        context = Context(
+            critic_model="openai:scripted", base_url=server.base_url, judge_mode="extract"
+        )
+        ledger = Ledger(Allowance(calls=1))
+        judgement = run_steps(judge_steps([PRICE, SEASON], JACKET, context, ledger))
+    assert len(server.requests) == 1 and judgement.calls == 1 and ledger.calls == 1
+    assert judgement.stopped == "the call budget ran out"
+    assert judgement.results == []  # a judgement cut short does not decide
+
+
+def test_an_unreachable_extracting_judge_is_named_by_role_and_url() -> None:
+    closed = f"http://127.0.0.1:{free_port()}/v1"
+    context = Context(critic_model="openai:c", base_url=closed, max_retries=0, judge_mode="extract")
+    with pytest.raises(ModelUnreachable) as failed:
+        run_steps(judge_steps([PRICE], JACKET, context))
+    assert (failed.value.role, failed.value.url) == ("critic", f"{closed}/chat/completions")
+    assert str(failed.value).startswith(
+        f"the critic model 'openai:c' at {closed}/chat/completions cannot be reached ("
+    )

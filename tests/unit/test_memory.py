@@ -92,7 +92,7 @@ def test_rules_learned_in_a_scope_reach_the_next_worker_of_that_scope_only(
     assert first["outcome"] == "passed"
     assert first["memory_report"]["lessons"] == [EXAMPLE_HINT]
     assert first["memory_report"]["added"] and first["memory_errors"] == []
-    assert first["memory_report"]["distiller_calls"] == 1
+    assert first["memory_report"]["calls"] == 1
     [(rule_id, rule)] = rules_in(store, "sql").items()
     assert rule.text == EXAMPLE_RULE
     assert rule.criteria == ["example"]
@@ -300,7 +300,7 @@ def test_the_distiller_cannot_delete_rules_and_a_failed_distiller_keeps_the_less
     models.script("distill", operations(delete), operations(delete))
     out = distill(store, hints={"tone": "Define every term."})
     assert out["memory_errors"][0].startswith("distill: no usable answer after 2 call(s)")
-    assert out["memory_report"]["distiller_calls"] == 2
+    assert out["memory_report"]["calls"] == 2
     texts = sorted(rule.text for rule in rules_in(store, "sql").values())
     assert texts == ["Define every term.", "Give one example."]
 

@@ -120,3 +120,29 @@ def test_an_untrusted_run_is_refused_before_any_model_call(models, monkeypatch) 
         monkeypatch.delenv("CRITIC_LOOP_UNTRUSTED_INPUT")
         operator_settings.cache_clear()
     assert os.environ.get("CRITIC_LOOP_UNTRUSTED_INPUT") is None
+
+
+def test_a_client_cannot_make_the_server_ask_a_host_of_its_choosing_for_models(
+    monkeypatch,
+) -> None:
+    """Discovery runs after the policy: a client's own base_url is refused, never asked."""
+    from langgraph.runtime import Runtime
+
+    from critic_loop.nodes.models import discovery
+    from critic_loop.nodes.operator_policy import context_of
+
+    asked: list[str] = []
+    monkeypatch.setattr(discovery, "discover_model", lambda url: asked.append(url) or "m")
+    monkeypatch.setenv("CRITIC_LOOP_UNTRUSTED_INPUT", "true")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://operator.invalid/v1")
+    operator_settings.cache_clear()
+    try:
+        runtime = Runtime(context={"base_url": "http://attacker.invalid/v1"})
+        with pytest.raises(TrustViolation, match="base_url"):
+            context_of(runtime)
+        assert asked == []
+        served_context = context_of(Runtime(context={}))
+    finally:
+        operator_settings.cache_clear()
+    assert asked == ["http://operator.invalid/v1"]
+    assert served_context.worker_model == "openai:m"

@@ -115,9 +115,13 @@ def test_route_maps_the_decision_to_a_node(critiques, expected) -> None:
 def test_every_ending_comes_with_a_reason() -> None:
     ctx = Context(max_iterations=2, stall_rounds=3)
     exhausted = decide(history(("tone", "length"), ("tone",)), [], ctx)
-    assert exhausted == ("exhausted", "2 round(s) reached max_iterations without a pass")
+    assert exhausted == (
+        "exhausted",
+        "2 round(s) reached max_iterations without a pass",
+        "max_iterations",
+    )
     stalled = decide(history(("tone",), ("tone",), ("tone",)), [], CONTEXT)
-    assert stalled == ("stalled", "the same criteria failed 3 times in a row: tone")
+    assert stalled == Decision("stalled", "the same criteria failed 3 times in a row: tone")
     passed = decide(history(()), [], CONTEXT)
     assert isinstance(passed, Decision) and passed.reason.startswith("every must criterion passed")
 

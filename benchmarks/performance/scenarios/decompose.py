@@ -83,7 +83,6 @@ PARTS: dict[str, tuple[str, ...]] = {
         "critic_loop.nodes.loop.check_input.grading_model",
     ),
     "critic_output_schema": ("critic_loop.nodes.verifiers.judge.critic_output_schema",),
-    "json_output": ("critic_loop.nodes.models.structured.json_output",),
     "render_prompt": (
         "critic_loop.nodes.loop.generate.render_prompt",
         "critic_loop.nodes.verifiers.judge.render_prompt",

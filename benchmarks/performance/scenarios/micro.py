@@ -51,7 +51,7 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
 
     from critic_loop.graphs.app import build_graph, loop_graph
     from critic_loop.nodes.models.loading import load_chat_model
-    from critic_loop.nodes.models.structured import json_output
+    from critic_loop.nodes.models.structured import StructuredModel
     from critic_loop.state.context import Context
     from critic_loop.state.loop import CriticView, LoopState
     from critic_loop.state.verdict import critic_output_schema
@@ -82,13 +82,15 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
             0.0,
         ),
         (
-            "structured-output binding fetched (json_output, bound once per model)",
+            "structured-output binding made (with_structured_output, include_raw=True)",
             "nodes/models/structured.py:StructuredModel.output, per ask_once",
-            lambda: json_output(model, spec, schema, "json_schema", "critic"),
+            lambda: StructuredModel(model, spec, schema, "json_schema", None, "critic").output(
+                "json_schema"
+            ),
             1.0,
         ),
         (
-            "verdict JSON schema rebuilt (critic_output_schema)",
+            "verdict JSON schema fetched (critic_output_schema, built once)",
             "nodes/verifiers/judge.py:_ask calls state/verdict.py:critic_output_schema",
             critic_output_schema,
             1.0,
@@ -111,8 +113,8 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
             1.0,
         ),
         (
-            "Context built from a dict (the environment read once per change)",
-            "state/context.py:Context with state/environment.py:EnvironmentOnce, once per run",
+            "Context built from a dict (the environment read each time)",
+            "state/context.py:Context, once per run",
             lambda: Context(**context),
             1.0 / rounds,
         ),

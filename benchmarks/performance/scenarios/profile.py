@@ -65,8 +65,8 @@ SUSPECTS = (
         (("nodes/models/loading.py", "load_chat_model"),),
     ),
     Suspect(
-        "structured-output runnable rebuilt per call (StructuredModel.bound)",
-        (("nodes/models/structured.py", "bound"),),
+        "structured-output runnable made per call (StructuredModel.output)",
+        (("nodes/models/structured.py", "output"),),
     ),
     Suspect(
         "verdict JSON schema rebuilt per judge call (critic_output_schema)",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from critic_loop.nodes.operator_policy import OPERATOR, Trust, with_tests_inline
+from critic_loop.nodes.operator_policy import OPERATOR, Trust, runnable_suite
 from critic_loop.nodes.steps import Call
 from critic_loop.nodes.verifiers.checks.python_function import run_python_check
 from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
@@ -79,11 +79,11 @@ def check_call(criterion: CriterionBase, draft: str, trust: Trust = OPERATOR) ->
 
         def run_tests() -> CheckResult:
             sandbox_for(trust)
-            return run_test_suite(with_tests_inline(criterion, trust), draft)
+            return run_test_suite(runnable_suite(criterion, trust), draft)
 
         async def arun_tests() -> CheckResult:
             await asyncio.to_thread(sandbox_for, trust)
-            inline = await asyncio.to_thread(with_tests_inline, criterion, trust)
+            inline = await asyncio.to_thread(runnable_suite, criterion, trust)
             return await arun_test_suite(inline, draft)
 
         return Call(run_tests, arun_tests)

@@ -22,7 +22,6 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TypeVar
 
 KEEP_BYTES = 64 * 1024
@@ -422,13 +421,3 @@ async def arun_pair(
         Finished(helper_status, outputs["helper"].text()),
         report.value(),
     )
-
-
-def read_bounded(path: Path, limit: int) -> bytes | None:
-    """Return the content of `path` if it holds at most `limit` bytes, else None."""
-    try:
-        with path.open("rb") as file:
-            data = file.read(limit + 1)
-    except OSError:
-        return None
-    return data if len(data) <= limit else None

@@ -111,7 +111,7 @@ def usable(directory: Path, enable: bool = False) -> bool:
         return False
 
 
-@functools.cache
+@functools.cache  # probed once: probing may turn the memory controller on
 def delegated_cgroup(configured: str | None) -> Path | None:
     """Return the cgroup v2 directory under which runs get cgroups of their own, if any.
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from critic_loop.nodes.operator_policy import Trust
 from critic_loop.nodes.verifiers.checks import sandbox
 from critic_loop.state.errors import IsolationUnavailable
-from critic_loop.state.operator_settings import operator_settings
 
 ALLOW_VARIABLE = "CRITIC_LOOP_ALLOW_INCOMPLETE_SANDBOX"
 """The operator's explicit consent to run clients' code in an incomplete sandbox."""
@@ -28,7 +27,7 @@ def sandbox_for(trust: Trust) -> sandbox.Isolation:
             did not allow that; or CRITIC_LOOP_REQUIRE_ISOLATION=1 and it is incomplete.
     """
     found = sandbox.isolation()
-    settings = trust.settings if trust.settings is not None else operator_settings()
+    settings = trust.policy
     if trust.served and not found.complete and not settings.allow_incomplete_sandbox:
         raise IsolationUnavailable(
             "This server runs no client's drafted code without the complete sandbox, and "

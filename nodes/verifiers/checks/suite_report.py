@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -173,7 +174,6 @@ def _test_class(node: ast.ClassDef) -> bool:
 
 
 def _secret_values() -> Iterator[tuple[str, str]]:
-    import os
 
     for name, value in os.environ.items():
         if len(value) >= 6 and SECRET_NAMES.search(name):

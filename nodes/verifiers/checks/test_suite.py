@@ -17,7 +17,9 @@ that needed it), and patching `builtins` or pytest patches the draft process onl
 crosses, and what a test suite may rely on, is documented in docs/test-suites.md
 (`boundary.wire` has the exact list).
 
-Always: a wall-clock timeout for the pair (every process is killed when it runs out);
+Always: at most `CRITIC_LOOP_MAX_CONCURRENT_TESTS` runs at once in a process (the others
+wait for a slot, their timeout starting when they run: see `test_slots`); a wall-clock
+timeout for the pair (every process is killed when it runs out);
 one memory total for every process of both sandboxes (`memory_bound`: a cgroup where the
 host delegates one, else process limits times address-space limits under it); limits on
 CPU time, processes, file size and open files; a clean
@@ -73,6 +75,7 @@ from critic_loop.nodes.verifiers.checks.suite_report import (
     parse_report,
     scrub_secrets,
 )
+from critic_loop.nodes.verifiers.checks.test_slots import SLOTS
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import TestSuite
 from critic_loop.state.verdict import CheckResult
@@ -374,7 +377,7 @@ def run_suite(criterion: TestSuite, draft: str) -> SuiteRun:
     bound = memory_plan(criterion, isolation)
     cgroup = memory_bound.make_cgroup(bound)
     try:
-        with commands(isolation, criterion, prepared, bound, cgroup) as ready:
+        with SLOTS.held(), commands(isolation, criterion, prepared, bound, cgroup) as ready:
             harness, helper = ready.launches()
             try:
                 finished = run_pair(
@@ -404,21 +407,22 @@ async def arun_suite(criterion: TestSuite, draft: str) -> SuiteRun:
     bound = await asyncio.to_thread(memory_plan, criterion, isolation)
     cgroup = await asyncio.to_thread(memory_bound.make_cgroup, bound)
     try:
-        with ExitStack() as stack:
-            ready = await asyncio.to_thread(
-                stack.enter_context, commands(isolation, criterion, prepared, bound, cgroup)
-            )
-            harness, helper = ready.launches()
-            try:
-                finished = await arun_pair(
-                    harness,
-                    helper,
-                    report_fd=ready.report,
-                    report_limit=MAX_REPORT_BYTES,
-                    timeout=criterion.timeout_seconds,
+        async with SLOTS.aheld():
+            with ExitStack() as stack:
+                ready = await asyncio.to_thread(
+                    stack.enter_context, commands(isolation, criterion, prepared, bound, cgroup)
                 )
-            except (FileNotFoundError, PermissionError) as error:  # the sandbox, not the code
-                raise sandbox.lost(ready.harness, error) from error
+                harness, helper = ready.launches()
+                try:
+                    finished = await arun_pair(
+                        harness,
+                        helper,
+                        report_fd=ready.report,
+                        report_limit=MAX_REPORT_BYTES,
+                        timeout=criterion.timeout_seconds,
+                    )
+                except (FileNotFoundError, PermissionError) as error:  # the sandbox, not code
+                    raise sandbox.lost(ready.harness, error) from error
         return _finished(prepared, ready, finished)
     finally:
         await asyncio.to_thread(memory_bound.remove_cgroup, cgroup)

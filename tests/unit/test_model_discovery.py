@@ -1,9 +1,10 @@
-"""The command line picks models from what the machine has, unless the user chose."""
+"""Runs use the models the machine has, unless they chose: one rule for every entry point."""
 
 import pytest
 
-from critic_loop import model_choice
-from critic_loop.model_choice import GEMINI_MODELS, choose_models
+from critic_loop.nodes.models import discovery as model_choice
+from critic_loop.nodes.models.discovery import GEMINI_MODELS
+from critic_loop.nodes.models.discovery import available_models as choose_models
 
 
 @pytest.fixture

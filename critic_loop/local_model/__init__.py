@@ -1,0 +1,116 @@
+"""The embedded local model: a small open model for machines with no API key and no server.
+
+With the `local` extra installed (llama-cpp-python with its server), `critic-loop demo`
+and `critic-loop run` use Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF) when no model, no key
+and no model server is set. The model file is `CRITIC_LOOP_LOCAL_MODEL_FILE` if that is
+set, else it is downloaded once into the user's cache and checked against its sha256
+(`download`). The model runs behind llama-cpp-python's OpenAI-compatible server, started
+on a free 127.0.0.1 port and stopped when the command ends (`server`), and the run uses it
+as it would any such server, with the settings for small local models
+(`critic_loop.nodes.models.discovery.LOCAL_SETTINGS`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any
+
+from critic_loop.local_model.download import DownloadFailed, Progress, download
+from critic_loop.local_model.server import LocalModelServer, ServerFailed
+from critic_loop.local_model.settings import LocalModelSettings
+from critic_loop.nodes.models.discovery import LOCAL_SETTINGS
+
+__all__ = [
+    "DownloadFailed",
+    "LocalModelSettings",
+    "ServerFailed",
+    "embedded_model_context",
+    "is_installed",
+    "model_file",
+    "stop_embedded_model",
+]
+
+EXTRA = "local"
+"""The optional extra that brings the embedded model's packages."""
+
+SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
+"""What `python -m llama_cpp.server` imports: llama-cpp-python and its `server` extra."""
+
+SERVER_SETTINGS = {"structured_output_method": "function_calling"}
+"""What llama-cpp-python's server needs besides `LOCAL_SETTINGS`: it refuses OpenAI's
+`json_schema` structured output, so the critic answers by a forced tool call (what the
+fallback would switch to after a refused request)."""
+
+_started: list[LocalModelServer] = []
+_starting = threading.Lock()
+
+
+def is_installed() -> bool:
+    """Say whether the `local` extra is installed (without importing the model library)."""
+    return all(importlib.util.find_spec(name) is not None for name in SERVER_MODULES)
+
+
+def model_file(settings: LocalModelSettings, progress: Progress | None = None) -> Path:
+    """Return the model file: the one the settings name, else the cached download.
+
+    Raises:
+        FileNotFoundError: `CRITIC_LOOP_LOCAL_MODEL_FILE` names no file.
+        DownloadFailed: the download failed or its sha256 does not match.
+    """
+    if settings.file is not None:
+        if not settings.file.is_file():
+            raise FileNotFoundError(
+                f"CRITIC_LOOP_LOCAL_MODEL_FILE {str(settings.file)!r}: no such file; name a "
+                "GGUF model file, or unset it to download the default model"
+            )
+        return settings.file
+    name = settings.url.rstrip("/").rsplit("/", 1)[-1] or "model.gguf"
+    return download(settings.url, settings.cache_dir / name, settings.sha256, progress)
+
+
+def embedded_model_context(
+    settings: LocalModelSettings | None = None, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Start the embedded model (once per process) and return the run settings that use it.
+
+    The server stops when `stop_embedded_model` is called, or when the process exits.
+
+    Raises:
+        FileNotFoundError, DownloadFailed: there is no model file to run.
+        ServerFailed: the server did not start.
+    """
+    settings = settings or LocalModelSettings()
+    with _starting:
+        running = next((server for server in _started if server.running), None)
+        if running is None:
+            path = model_file(settings, progress)
+            running = LocalModelServer(
+                path,
+                settings.alias,
+                threads=settings.threads,
+                context_size=settings.context_size,
+                log_dir=settings.cache_dir.parent,
+                startup_timeout=settings.startup_timeout,
+            )
+            _started.append(running)
+            running.start()
+    model = f"openai:{running.alias}"
+    return {
+        "base_url": running.base_url,
+        "worker_model": model,
+        "critic_model": model,
+        **LOCAL_SETTINGS,
+        **SERVER_SETTINGS,
+    }
+
+
+def stop_embedded_model() -> None:
+    """Stop the embedded model's server, if this process started one."""
+    while _started:
+        _started.pop().stop()
+
+
+atexit.register(stop_embedded_model)

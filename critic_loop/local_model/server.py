@@ -1,0 +1,183 @@
+"""The embedded model's server: llama-cpp-python's OpenAI-compatible server, managed.
+
+critic-loop starts `python -m llama_cpp.server` (this interpreter, so the `local` extra
+must be installed beside critic-loop) on a free 127.0.0.1 port, waits until it answers
+`/v1/models`, and stops it when the command ends. The model runs in a process of its own:
+requests go through the same langchain-openai path as with any OpenAI-compatible server,
+and a crash in the model's native code cannot take the run's checkpoints with it. On
+Linux the server also dies with the process that started it, however that one ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+
+class ServerFailed(RuntimeError):
+    """The embedded model server did not start; the message ends with its log's last lines."""
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _die_with_parent() -> None:  # pragma: no cover (runs in the child, before exec)
+    """Ask Linux to kill this process when its parent ends (PR_SET_PDEATHSIG, SIGKILL).
+
+    SIGKILL, not SIGTERM: on SIGTERM the server would first finish the request in flight,
+    for a caller that is gone.
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
+
+
+class LocalModelServer:
+    """One `llama_cpp.server` process serving `model_file` as `alias`."""
+
+    program: tuple[str, ...] = (sys.executable, "-m", "llama_cpp.server")
+    """The command that runs the server, before its arguments (llama-cpp-python's server,
+    with this interpreter; the tests put a stand-in that takes the same arguments here)."""
+
+    def __init__(
+        self,
+        model_file: Path,
+        alias: str,
+        *,
+        threads: int,
+        context_size: int,
+        log_dir: Path,
+        startup_timeout: float = 180.0,
+    ) -> None:
+        """Describe the server; `start` runs it, logging to a file in `log_dir`."""
+        self.model_file = model_file
+        self.alias = alias
+        self.threads = threads
+        self.context_size = context_size
+        self.log_dir = log_dir
+        self.startup_timeout = startup_timeout
+        self.port = 0
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def log_path(self) -> Path:
+        """The server's log (one per port, removed when the server stops cleanly)."""
+        return self.log_dir / f"embedded-server-{self.port}.log"
+
+    @property
+    def base_url(self) -> str:
+        """The server's OpenAI-compatible address (`http://127.0.0.1:PORT/v1`)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        """Return the command line that runs the server."""
+        return [
+            *self.program,
+            "--model",
+            str(self.model_file),
+            "--model_alias",
+            self.alias,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.context_size),
+            "--n_threads",
+            str(self.threads),
+            "--verbose",
+            "false",
+        ]
+
+    def start(self) -> LocalModelServer:
+        """Start the server and wait until it serves its model.
+
+        Raises:
+            ServerFailed: it exited, or did not answer within `startup_timeout` seconds.
+        """
+        self.port = free_port()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:
+            self._process = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C at the terminal is the command's to handle
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,  # noqa: PLW1509
+            )
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise ServerFailed(
+                    f"the embedded model server exited with status {self._process.returncode}"
+                    f" ({self.log_path}): {self.log_tail()}"
+                )
+            if self.serving():
+                logger.info("embedded model %s serving at %s", self.alias, self.base_url)
+                return self
+            time.sleep(0.25)
+        tail = self.log_tail()
+        if self._process is not None:
+            self._end(self._process)  # its log stays, for the reader of the message
+            self._process = None
+        raise ServerFailed(
+            f"the embedded model server did not answer within {self.startup_timeout:g} s "
+            f"({self.log_path}): {tail}"
+        )
+
+    def serving(self) -> bool:
+        """Say whether the server answers with its model."""
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as reply:
+                listing = json.load(reply)
+        except (OSError, ValueError):
+            return False
+        return any(model.get("id") == self.alias for model in listing.get("data", []))
+
+    def log_tail(self, lines: int = 3) -> str:
+        """Return the last lines of the server's log, on one line."""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return "(no log)"
+        return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:])
+
+    @property
+    def running(self) -> bool:
+        """Say whether the server process is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM to its process group, then SIGKILL after 10 s)."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        self._end(process)
+        self.log_path.unlink(missing_ok=True)
+
+    @staticmethod
+    def _end(process: subprocess.Popen[bytes]) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=5)

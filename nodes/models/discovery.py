@@ -1,0 +1,224 @@
+"""Which models a run uses when nobody named one: what this machine has. One rule, everywhere.
+
+The command line, `run_loop`, `build_graph(...).invoke`, the served graph and its default
+assistant all apply it (the nodes read their context through
+`critic_loop.nodes.operator_policy.context_of`, which applies it), so a run with only
+`OPENAI_BASE_URL` set never sends OpenAI's model names to a local server.
+
+When the run names neither `worker_model` nor `critic_model` (not in its context, not as
+`CRITIC_LOOP_WORKER_MODEL` / `CRITIC_LOOP_CRITIC_MODEL`):
+
+- with an OpenAI-compatible server (the context's `base_url`, else `CRITIC_LOOP_BASE_URL`,
+  else `OPENAI_BASE_URL`): the first model the server lists at `/models`, for every role,
+  judged one criterion per call by a judge that only copies evidence (code decides), with
+  criteria code can decide checked by code and drafts capped at 1024 tokens
+  (`LOCAL_SETTINGS`, what small local models need; settings the run chose stand);
+- else with an OpenAI key: the `Context` defaults (OpenAI's models);
+- else with a Gemini key (`GOOGLE_API_KEY` / `GEMINI_API_KEY`): Gemini Flash drafts,
+  Gemini Pro judges;
+- else the defaults, and the run stops before any model call, saying what is missing.
+
+A named server that cannot say what it serves is an error (`DiscoveryFailed`), not a
+silent fall back to OpenAI's model names. A server's answer is kept for
+`DISCOVERY_TTL` seconds, so runs do not ask it again and again. In a served run the
+context's `base_url` has already been held to the operator's policy (its own server, or
+one it allowed), so a client cannot make the server ask a host of the client's choosing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+
+from critic_loop.state.context import Context
+from critic_loop.state.errors import DiscoveryFailed
+
+__all__ = [
+    "DISCOVERY_ATTEMPTS",
+    "DISCOVERY_TIMEOUT",
+    "DISCOVERY_TTL",
+    "GEMINI_MODELS",
+    "LOCAL_SETTINGS",
+    "DiscoveryFailed",
+    "available_models",
+    "discover_model",
+    "served_model",
+    "server_url",
+    "with_available_models",
+]
+
+logger = logging.getLogger(__name__)
+
+GEMINI_MODELS = {
+    "worker_model": "google_genai:gemini-2.5-flash",
+    "critic_model": "google_genai:gemini-2.5-pro",
+}
+
+LOCAL_SETTINGS: dict[str, Any] = {
+    "judge_granularity": "criterion",
+    "judge_mode": "extract",
+    "lint_checks": True,
+    "worker_max_tokens": 1024,
+}
+"""Settings that suit small models on local servers (unless the run chose otherwise).
+
+The judge's were chosen on the judge benchmark (`benchmarks/judge/results`): with the
+local 0.5B model, a judge that only copies evidence, with the criteria code can decide
+checked by code, was right more often than one asked to decide.
+"""
+
+MODEL_FIELDS = ("worker_model", "critic_model")
+"""Naming either of these (in the context or the environment) turns discovery off."""
+
+DISCOVERY_TIMEOUT = 30.0
+"""Seconds to wait for a server's `/models` answer: a busy local server is slow to reply."""
+
+DISCOVERY_ATTEMPTS = 3
+"""How many times to ask before giving up (waiting 1 s, then 2 s, between attempts)."""
+
+DISCOVERY_TTL = 300.0
+"""Seconds a server's answer is reused: one question per server every five minutes at most,
+yet a server restarted with another model is noticed."""
+
+_answers: dict[str, tuple[float, str]] = {}
+_asking = threading.Lock()
+
+
+def _listed_model(base_url: str, timeout: float) -> str | None:
+    with urllib.request.urlopen(f"{base_url.rstrip('/')}/models", timeout=timeout) as reply:
+        listing = json.load(reply)
+    models = listing.get("data") if isinstance(listing, dict) else None
+    first = models[0] if isinstance(models, list) and models else None
+    return str(first["id"]) if isinstance(first, dict) and "id" in first else None
+
+
+def discover_model(
+    base_url: str, timeout: float = DISCOVERY_TIMEOUT, attempts: int = DISCOVERY_ATTEMPTS
+) -> str:
+    """Return the first model the OpenAI-compatible server at `base_url` lists (asked now).
+
+    A busy server gets `attempts` tries of `timeout` seconds each.
+
+    Raises:
+        DiscoveryFailed: the server never answered, or lists no model; the message names
+            the server, what went wrong and how to go on without it.
+    """
+    problem = "it lists no model"
+    for attempt in range(1, attempts + 1):
+        try:
+            model = _listed_model(base_url, timeout)
+        except (OSError, ValueError) as error:
+            reason = getattr(error, "reason", None) or error
+            problem = f"{type(error).__name__}: {reason}"
+            logger.debug(
+                "asking %s for its models failed (attempt %d): %s", base_url, attempt, problem
+            )
+            if attempt < attempts:
+                time.sleep(float(attempt))
+            continue
+        if model is not None:
+            return model
+        break
+    raise DiscoveryFailed(
+        f"asked {base_url.rstrip('/')}/models which model it serves ({attempts} tries, "
+        f"{timeout:g} s each) and got no answer: {problem}. Is the server up at that address? "
+        "Or name the model yourself with --model openai:<name>"
+    )
+
+
+def served_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str | None:
+    """Return the first model an OpenAI-compatible server lists, or None if it cannot say."""
+    try:
+        return discover_model(base_url, timeout)
+    except DiscoveryFailed as failure:
+        logger.warning("%s", failure)
+        return None
+
+
+def known_model(base_url: str) -> str | None:
+    """Return what the server at `base_url` said it serves, if it said so recently."""
+    answer = _answers.get(base_url.rstrip("/"))
+    if answer is None or time.monotonic() - answer[0] > DISCOVERY_TTL:
+        return None
+    return answer[1]
+
+
+def model_at(base_url: str) -> str:
+    """Return the model the server at `base_url` serves: asked once per `DISCOVERY_TTL`.
+
+    Raises:
+        DiscoveryFailed: the server could not say (a failure is not kept: the next run asks).
+    """
+    key = base_url.rstrip("/")
+    with _asking:  # runs starting together ask once
+        model = known_model(key)
+        if model is None:
+            model = discover_model(key)
+            _answers[key] = (time.monotonic(), model)
+    return model
+
+
+def forget_servers() -> None:
+    """Forget every server's answer (tests do, and so can a caller that restarted one)."""
+    _answers.clear()
+
+
+def server_url(base_url: str | None, environ: Mapping[str, str]) -> str | None:
+    """Return the OpenAI-compatible server a run uses: `base_url`, else the environment's."""
+    return base_url or environ.get("CRITIC_LOOP_BASE_URL") or environ.get("OPENAI_BASE_URL")
+
+
+def names_a_model(chosen: Mapping[str, Any] | set[str], environ: Mapping[str, str]) -> bool:
+    """Say whether a run chose its models (`chosen`: its fields, or their names)."""
+    if any(field in chosen for field in MODEL_FIELDS):
+        return True
+    return any(f"CRITIC_LOOP_{field.upper()}" in environ for field in MODEL_FIELDS)
+
+
+def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """Return settings for the models a run left unset (`chosen` are its own settings).
+
+    Raises:
+        DiscoveryFailed: the run's server could not say which model it serves.
+    """
+    if names_a_model(chosen, environ):
+        return {}
+    base_url = server_url(chosen.get("base_url"), environ)
+    if base_url:
+        model = f"openai:{model_at(base_url)}"
+        local = {key: value for key, value in LOCAL_SETTINGS.items() if key not in chosen}
+        return {"worker_model": model, "critic_model": model, **local}
+    if environ.get("OPENAI_API_KEY"):
+        return {}
+    if environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY"):
+        return dict(GEMINI_MODELS)
+    return {}
+
+
+def with_available_models(context: Context, environ: Mapping[str, str] | None = None) -> Context:
+    """Return `context` with the models this machine has, where it named none (see above).
+
+    Raises:
+        DiscoveryFailed: the run's server could not say which model it serves.
+    """
+    environ = os.environ if environ is None else environ
+    if names_a_model(context.model_fields_set, environ):
+        return context
+    chosen = {name: getattr(context, name) for name in context.model_fields_set}
+    found = available_models(chosen, environ)
+    return context.model_copy(update=found) if found else context
+
+
+def needs_discovery(context: Context, environ: Mapping[str, str] | None = None) -> bool:
+    """Say whether applying the rule to `context` would ask a server (network I/O)."""
+    environ = os.environ if environ is None else environ
+    if names_a_model(context.model_fields_set, environ):
+        return False
+    base_url = server_url(context.base_url, environ)
+    return base_url is not None and known_model(base_url) is None

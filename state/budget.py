@@ -1,0 +1,142 @@
+"""Run budgets: what a run has spent, read from its history, and what it has left.
+
+A run can be bounded in model calls, tokens and time (`Context.call_budget`,
+`token_budget`, `time_budget_seconds`), besides rounds. What it has spent is derived from
+the records it keeps, never from a counter beside them:
+
+- calls: each draft's `attempts` (worker calls) and each critique's `attempts` (judge
+  calls, every judge of a panel and every retry), plus the distiller's calls once a
+  memory report records them;
+- tokens: input and output tokens of the same records' `usage`;
+- seconds: per round, the longest of its drafts' `seconds` (candidates are drafted side
+  by side) plus the longest of its critiques' `seconds`, summed over the rounds. Time
+  waiting for a person, or stopped between a failure and its resume, is not in them.
+
+Budgets are checked before every model call (see `critic_loop.nodes.models.ledger`), so
+a run stops inside a round, not only between rounds, and ends as `exhausted` with its
+best draft and the budget named in `exhausted_by`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from critic_loop.state.context import Context
+from critic_loop.state.records import Critique, Draft, TokenUsage
+from critic_loop.state.rules import MemoryReport
+
+Budget = Literal["call_budget", "token_budget", "time_budget_seconds"]
+"""The `Context` field of each budget."""
+
+BUDGET_WORDS: dict[Budget, str] = {
+    "call_budget": "call budget",
+    "token_budget": "token budget",
+    "time_budget_seconds": "time budget",
+}
+"""How reports name each budget."""
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What a run has spent so far."""
+
+    calls: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+
+    def __add__(self, other: Spent) -> Spent:
+        """Add two amounts spent, field by field."""
+        return Spent(
+            self.calls + other.calls, self.tokens + other.tokens, self.seconds + other.seconds
+        )
+
+
+class Exhausted(NamedTuple):
+    """A budget that ran out, and why, in words."""
+
+    budget: Budget
+    reason: str
+
+
+def tokens_of(usage: TokenUsage) -> int:
+    """Return the tokens a usage counts toward the token budget (input and output)."""
+    return usage.input_tokens + usage.output_tokens
+
+
+def round_seconds(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[int, float]:
+    """Return each round's drafting and grading time (see the module docstring)."""
+    drafting: dict[int, float] = {}
+    grading: dict[int, float] = {}
+    for draft in drafts:
+        drafting[draft.round] = max(drafting.get(draft.round, 0.0), draft.seconds)
+    for critique in critiques:
+        grading[critique.round] = max(grading.get(critique.round, 0.0), critique.seconds)
+    rounds = sorted(set(drafting) | set(grading))
+    return {n: drafting.get(n, 0.0) + grading.get(n, 0.0) for n in rounds}
+
+
+def spent_on(
+    drafts: Sequence[Draft], critiques: Sequence[Critique], memory: MemoryReport | None = None
+) -> Spent:
+    """Return what the run holding these records has spent (see the module docstring)."""
+    calls = sum(d.attempts for d in drafts) + sum(c.attempts for c in critiques)
+    tokens = sum(tokens_of(d.usage) for d in drafts) + sum(tokens_of(c.usage) for c in critiques)
+    seconds = sum(round_seconds(drafts, critiques).values())
+    if memory is not None:
+        calls, tokens = calls + memory.calls, tokens + tokens_of(memory.usage)
+    return Spent(calls, tokens, seconds)
+
+
+def exhausted(spent: Spent, context: Context) -> Exhausted | None:
+    """Return the first budget `spent` has reached, or None while every one has some left."""
+    if context.call_budget is not None and spent.calls >= context.call_budget:
+        return Exhausted(
+            "call_budget",
+            f"the call budget ran out: {spent.calls} model call(s) of {context.call_budget}",
+        )
+    if context.token_budget is not None and spent.tokens >= context.token_budget:
+        return Exhausted(
+            "token_budget",
+            f"the token budget ran out: {spent.tokens} token(s) of {context.token_budget}",
+        )
+    limit = context.time_budget_seconds
+    if limit is not None and spent.seconds >= limit:
+        return Exhausted(
+            "time_budget_seconds",
+            f"the time budget ran out: {spent.seconds:.1f} s of {limit:g} s",
+        )
+    return None
+
+
+class Allowance(BaseModel):
+    """What the run's budgets leave for a step (None: that budget is unbounded)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    calls: int | None = Field(default=None, ge=0, description="Model calls left.")
+    tokens: int | None = Field(default=None, ge=0, description="Tokens left.")
+    seconds: float | None = Field(default=None, ge=0, description="Seconds left.")
+
+    def share(self, ways: int) -> Allowance:
+        """Split the calls left between `ways` steps side by side (each gets at least one)."""
+        if self.calls is None:
+            return self
+        return self.model_copy(update={"calls": max(1, self.calls // max(1, ways))})
+
+
+def allowance(spent: Spent, context: Context) -> Allowance:
+    """Return what the budgets of `context` leave after `spent`."""
+
+    def left(budget: float | None, used: float) -> float | None:
+        return None if budget is None else max(0, budget - used)
+
+    calls, tokens = left(context.call_budget, spent.calls), left(context.token_budget, spent.tokens)
+    return Allowance(
+        calls=None if calls is None else int(calls),
+        tokens=None if tokens is None else int(tokens),
+        seconds=left(context.time_budget_seconds, spent.seconds),
+    )

@@ -1,0 +1,117 @@
+"""With only `OPENAI_BASE_URL` set, every entry point sends the model that server serves.
+
+The scripted server lists one model, `scripted`; its log of requests says which model
+each call named. Python's `build_graph(...).invoke`, `run_loop`, `arun_loop` and the
+command line are checked here; the served graph's default assistant in test_dev_server.
+"""
+
+import os
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from critic_loop import arun_loop, build_graph, run_loop
+from critic_loop.nodes.models import discovery
+from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+from tests.support.verdicts import QUOTE, graded
+
+pytestmark = pytest.mark.integration
+
+CRITERIA = [{"id": "c", "text": "It names a colour."}]
+TASK = "Name a colour."
+MET = {"quote": QUOTE, "verdict": "met", "hint": ""}
+"""The judge's answer for the one criterion: a served model is judged one criterion per
+call (the local settings), and this stands for the words it copies."""
+
+
+def passing_script() -> RoleScript:
+    return RoleScript(worker=["Blue."], critic=[MET])
+
+
+@pytest.fixture
+def only_a_server(monkeypatch):
+    """Yield a scripted server named by OPENAI_BASE_URL, and no key or model settings."""
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "GOOGLE_", "GEMINI_")):
+            monkeypatch.delenv(name)
+    with ScriptedOpenAIServer(passing_script()) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        yield server
+
+
+def models_sent(server: ScriptedOpenAIServer) -> set[str]:
+    return {request["model"] for request in server.requests}
+
+
+def test_build_graph_invoke_sends_the_served_model(only_a_server) -> None:
+    graph = build_graph()
+    out = graph.invoke({"task": TASK, "rubric": CRITERIA}, context={"memory": False})
+    assert out["outcome"] == "passed"
+    assert models_sent(only_a_server) == {"scripted"}
+    assert only_a_server.plain_requests()[0]["max_tokens"] == 1024  # the local settings
+
+
+async def test_graph_ainvoke_asks_off_the_event_loop_and_sends_the_served_model(
+    only_a_server,
+) -> None:
+    graph = build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "discovery-async"}}
+    out = await graph.ainvoke({"task": TASK, "rubric": CRITERIA}, config)
+    assert out["outcome"] == "passed"
+    assert models_sent(only_a_server) == {"scripted"}
+
+
+def test_run_loop_sends_the_served_model(only_a_server, tmp_path) -> None:
+    result = run_loop(TASK, CRITERIA, context={"memory": False}, database=tmp_path / "r.sqlite")
+    assert result.outcome == "passed"
+    assert models_sent(only_a_server) == {"scripted"}
+
+
+async def test_arun_loop_sends_the_served_model(only_a_server, tmp_path) -> None:
+    result = await arun_loop(
+        TASK, CRITERIA, context={"memory": False}, database=tmp_path / "r.sqlite"
+    )
+    assert result.outcome == "passed"
+    assert models_sent(only_a_server) == {"scripted"}
+
+
+def test_the_command_line_sends_the_served_model(only_a_server, run_cli) -> None:
+    done = run_cli(
+        "run",
+        "--task",
+        TASK,
+        "--criterion",
+        "c=It names a colour.",
+        "--no-memory",
+        env={"OPENAI_BASE_URL": only_a_server.base_url},
+    )
+    assert done.returncode == 0, done.stderr
+    assert models_sent(only_a_server) == {"scripted"}
+
+
+def test_a_server_is_asked_once_for_many_runs_and_again_when_its_answer_is_old(
+    only_a_server, monkeypatch
+) -> None:
+    graph = build_graph()
+    for _ in range(3):
+        only_a_server.responder.worker[:] = ["Blue."]
+        only_a_server.responder.critic[:] = [MET]
+        graph.invoke({"task": TASK, "rubric": CRITERIA}, context={"memory": False})
+    assert only_a_server.model_listings == 1
+    monkeypatch.setattr(discovery, "DISCOVERY_TTL", 0.0)
+    only_a_server.responder.worker[:] = ["Blue."]
+    only_a_server.responder.critic[:] = [MET]
+    graph.invoke({"task": TASK, "rubric": CRITERIA}, context={"memory": False})
+    assert only_a_server.model_listings >= 2
+
+
+def test_a_named_model_is_sent_as_named_and_the_server_is_not_asked(only_a_server) -> None:
+    only_a_server.responder.critic[:] = [graded(CRITERIA)]  # the defaults: one verdict
+    graph = build_graph()
+    out = graph.invoke(
+        {"task": TASK, "rubric": CRITERIA},
+        context={"memory": False, "worker_model": "openai:mine", "critic_model": "openai:mine"},
+    )
+    assert out["outcome"] == "passed"
+    assert models_sent(only_a_server) == {"mine"}
+    assert only_a_server.model_listings == 0

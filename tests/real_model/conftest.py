@@ -24,10 +24,17 @@ SKIP_REASON = (
 )
 
 
+REAL_MODEL_TIMEOUT = 2400
+"""Seconds a real-model test may take (pytest-timeout; the suite's default is 600): a
+notebook's runs on a small model on 2 shared cores take up to 15 minutes."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "real_model" in str(item.fspath):
             item.add_marker(pytest.mark.real_model)
+            if item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(REAL_MODEL_TIMEOUT))
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,10 @@ round that failed it. That hint is a lesson: a rule candidate ("Include 'Order n
 "Cut it to at most 50 words."). It is taken as the worker saw it (`worker_feedback`'s
 redaction), so a lesson never carries more of the rubric than the worker was shown; a
 hint whose redaction cut something out is dropped, since what is left would not read as
-a rule. Criteria that passed at once, or never passed, teach nothing this way.
+a rule. Criteria that passed at once, or never passed, teach nothing this way, and nor
+does the judge's stock hint for a criterion it could not show met (`NOT_SURE_HINT`, the
+extracting judge's only hint): it says nothing of the criterion, so as a rule it would
+reach every later task and help none.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Sequence
 
 from critic_loop.nodes.loop.feedback import REDACTED, REDACTED_ID, redact_criteria
 from critic_loop.nodes.loop.history_queries import best_critique
+from critic_loop.nodes.verifiers.judge import NOT_SURE_HINT
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import Lesson
@@ -35,6 +39,8 @@ def _last_hint(critiques: Sequence[Critique], criterion_id: str, before: int) ->
 
 
 def _as_lesson(hint: str, rubric: Sequence[CriterionBase]) -> str | None:
+    if hint == NOT_SURE_HINT:
+        return None
     text = " ".join(redact_criteria(hint, rubric).split())
     if not text or REDACTED in text or REDACTED_ID in text:
         return None

@@ -16,6 +16,7 @@ from critic_loop.nodes.memory.rule_text import (
     restates,
     says_what_to_do,
 )
+from critic_loop.nodes.verifiers.judge import NOT_SURE_HINT
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import Contains, Criterion
 from critic_loop.state.verdict import CriterionResult, Verdict
@@ -71,6 +72,12 @@ def test_a_hint_that_quotes_the_rubric_is_not_a_lesson() -> None:
     assert observed_lessons(quoting, RUBRIC) == []
     naming = [critique(1, {"order_now": "Fix [order_now] first."}), critique(2, {})]
     assert observed_lessons(naming, RUBRIC) == []
+
+
+def test_the_judge_s_stock_hint_is_not_a_lesson() -> None:
+    """The extracting judge's only hint says nothing of its criterion: no rule from it."""
+    stock = [critique(1, {"tone": NOT_SURE_HINT}), critique(2, {})]
+    assert observed_lessons(stock, RUBRIC) == []
 
 
 def test_what_a_rule_must_keep_of_its_lesson() -> None:

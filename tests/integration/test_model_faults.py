@@ -175,7 +175,12 @@ def test_an_unreachable_distiller_is_named_in_memory_errors_and_the_run_stands()
         return ChatOpenAI(model=model, base_url=closed, api_key="x", max_retries=0)
 
     register_chat_model_provider("elsewhere", elsewhere)
-    script = RoleScript(worker=["draft"], critic=[graded(RUBRIC)])
+    # round 1 fails a criterion with a hint and round 2 fixes it: a lesson to distill
+    hint = {"example": "Add one worked example with numbers."}
+    script = RoleScript(
+        worker=["draft", "draft with an example"],
+        critic=[graded(RUBRIC, fails=hint), graded(RUBRIC)],
+    )
     try:
         with ScriptedOpenAIServer(script) as server:
             graph = build_graph(store=InMemoryStore())

@@ -6,6 +6,8 @@ from typing import get_args
 
 from critic_loop import run_loop
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.loop.generate import worker_prompt
+from critic_loop.nodes.loop.worker_turns import first_turns
 from critic_loop.nodes.verifiers.checks.text import count_words
 from critic_loop.persistence import open_persistence
 from critic_loop.state.loop import LoopState
@@ -156,8 +158,9 @@ def test_memory_twice_in_one_scope(real_context, log_events, tmp_path) -> None:
     )
     assert_well_formed(second, rubric, context.max_iterations)
     assert {rule.id for rule in second.recalled_rules} == set(stored)
-    if stored:
-        worker_first_prompt = persisted(database, "m2")["messages"][0].text
+    if stored:  # the worker's first prompt of run 2 holds every rule (its turn is rebuilt)
+        [turn, *_] = first_turns(second.task, second.recalled_rules, context)
+        worker_first_prompt = "\n".join(message.text for message in worker_prompt(turn, context))
         assert all(rule.text in worker_first_prompt for rule in stored.values())
     with open_persistence(database) as persistence:
         for rule_id in stored:

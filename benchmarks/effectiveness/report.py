@@ -126,6 +126,24 @@ def git_commit(directory: Path | None = None) -> str | None:
     return commit.stdout.strip() + dirty
 
 
+def write_atomically(path: Path, data: Any) -> None:
+    """Write `data` as JSON to `path` atomically (a reader never sees half a file)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    os.replace(temporary, path)
+
+
+def read_json(path: Path, error: type[Exception]) -> Any:
+    """Read a report file's JSON; a missing or unreadable file, or bad JSON, raises `error`."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as failure:
+        raise error(f"cannot read {path}: {failure.strerror or failure}") from failure
+    except ValueError as failure:
+        raise error(f"{path} is not JSON: {failure}") from failure
+
+
 def now() -> str:
     """Return the current UTC time, ISO 8601, to the second."""
     return datetime.now(UTC).replace(microsecond=0).isoformat()
@@ -312,10 +330,7 @@ class Report:
         """Write the report atomically (a reader never sees half a file)."""
         self.settings["updated"] = now()
         self.data["rows"] = [row.as_json() for row in self.rows.values()]
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(self.data, indent=1, ensure_ascii=False) + "\n")
-        os.replace(temporary, self.path)
+        write_atomically(self.path, self.data)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -324,12 +339,7 @@ def load(path: Path) -> dict[str, Any]:
     Raises:
         ReportError: it is missing, not JSON, or not a report of this format.
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ReportError(f"cannot read {path}: {error.strerror or error}") from error
-    except ValueError as error:
-        raise ReportError(f"{path} is not JSON: {error}") from error
+    data = read_json(path, ReportError)
     if not isinstance(data, dict) or data.get("format") != FORMAT or "settings" not in data:
         raise ReportError(f"{path} is not an effectiveness report (format {FORMAT})")
     return data

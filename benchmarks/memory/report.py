@@ -10,7 +10,6 @@ sequences carry on in the stores they were learning in, which live beside the re
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from dataclasses import asdict, dataclass, field, fields
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchmarks.effectiveness.configs import critic_loop_version
-from benchmarks.effectiveness.report import git_commit, now
+from benchmarks.effectiveness.report import git_commit, now, read_json, write_atomically
 
 FORMAT = 1
 """The report format's version."""
@@ -232,10 +231,7 @@ class Report:
         """Write the report atomically (a reader never sees half a file)."""
         self.settings["updated"] = now()
         self.data["rows"] = [row.as_json() for row in self.rows.values()]
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(self.data, indent=1, ensure_ascii=False) + "\n")
-        os.replace(temporary, self.path)
+        write_atomically(self.path, self.data)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -244,12 +240,7 @@ def load(path: Path) -> dict[str, Any]:
     Raises:
         ReportError: it is missing, not JSON, or not a memory report of this format.
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ReportError(f"cannot read {path}: {error.strerror or error}") from error
-    except ValueError as error:
-        raise ReportError(f"{path} is not JSON: {error}") from error
+    data = read_json(path, ReportError)
     if not isinstance(data, dict) or data.get("kind") != KIND or data.get("format") != FORMAT:
         raise ReportError(f"{path} is not a memory benchmark report (format {FORMAT})")
     return data

@@ -53,11 +53,13 @@ class UsageError(ValueError):
     """The command line asks for something impossible; the message says what."""
 
 
-def _names(text: str) -> list[str]:
+def comma_names(text: str) -> list[str]:
+    """Read a comma-separated list of names (an argparse type)."""
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
-def _setting(text: str) -> tuple[str, Any]:
+def field_setting(text: str) -> tuple[str, Any]:
+    """Read FIELD=VALUE, VALUE as JSON if it parses (an argparse type for `--set`)."""
     name, separator, raw = text.partition("=")
     if not separator or not name.strip():
         raise argparse.ArgumentTypeError(f"{text!r} is not FIELD=VALUE")
@@ -87,11 +89,11 @@ def parser() -> argparse.ArgumentParser:
         "--model", help="openai:NAME, worker and critic alike (default: the model it serves)"
     )
     parse.add_argument(
-        "--tasks", type=_names, help="task kinds, comma-separated (default: coding,writing)"
+        "--tasks", type=comma_names, help="task kinds, comma-separated (default: coding,writing)"
     )
     chosen = parse.add_mutually_exclusive_group()
     chosen.add_argument("--limit", type=int, help="the first N tasks of each kind")
-    chosen.add_argument("--ids", type=_names, help="these tasks, comma-separated ids")
+    chosen.add_argument("--ids", type=comma_names, help="these tasks, comma-separated ids")
     chosen.add_argument(
         "--quick",
         action="store_true",
@@ -104,7 +106,7 @@ def parser() -> argparse.ArgumentParser:
     )
     parse.add_argument(
         "--configs",
-        type=_names,
+        type=comma_names,
         default=list(DEFAULT_CONFIGS),
         help=f"configurations, comma-separated (default: {','.join(DEFAULT_CONFIGS)})",
     )
@@ -128,7 +130,7 @@ def parser() -> argparse.ArgumentParser:
     )
     parse.add_argument(
         "--set",
-        type=_setting,
+        type=field_setting,
         action="append",
         default=[],
         metavar="FIELD=VALUE",
@@ -226,9 +228,9 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], Report, list[Any]]:
     report = open_report(args, settings)
     if args.reuse:
         source, _, names = args.reuse.rpartition(":")
-        if not source or not _names(names):
+        if not source or not comma_names(names):
             raise UsageError("--reuse takes REPORT:CONFIG[,NAME=OLD...]")
-        pairs = [name.partition("=") for name in _names(names)]
+        pairs = [name.partition("=") for name in comma_names(names)]
         report.reuse(Path(source), {mine: theirs or mine for mine, _, theirs in pairs})
     return tasks, report, configurations
 

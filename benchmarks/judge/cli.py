@@ -14,13 +14,13 @@ continues it).
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.effectiveness.cli import comma_names, field_setting
 from benchmarks.effectiveness.configs import ConfigError, resolve
 from benchmarks.judge.cases import QUICK_IDS, Case
 from benchmarks.judge.configs import CONFIGS, DEFAULT_CONFIGS, shared_settings, table_for
@@ -35,21 +35,6 @@ DEFAULT_OUT = Path("judge-report.json")
 
 class UsageError(ValueError):
     """The command line asks for something impossible; the message says what."""
-
-
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
-
-
-def _setting(text: str) -> tuple[str, Any]:
-    name, separator, raw = text.partition("=")
-    if not separator or not name.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is not FIELD=VALUE")
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = raw
-    return name.strip(), value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -70,7 +55,7 @@ def parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("--model", help="openai:NAME, the critic (default: the model it serves)")
     chosen = parse.add_mutually_exclusive_group()
-    chosen.add_argument("--ids", type=_names, help="these artifacts, comma-separated ids")
+    chosen.add_argument("--ids", type=comma_names, help="these artifacts, comma-separated ids")
     chosen.add_argument(
         "--quick", action="store_true", help=f"{', '.join(QUICK_IDS)} only (a smoke run for CI)"
     )
@@ -81,7 +66,7 @@ def parser() -> argparse.ArgumentParser:
     )
     parse.add_argument(
         "--configs",
-        type=_names,
+        type=comma_names,
         default=list(DEFAULT_CONFIGS),
         help=f"configurations, comma-separated (default: {','.join(DEFAULT_CONFIGS)})",
     )
@@ -100,7 +85,7 @@ def parser() -> argparse.ArgumentParser:
     )
     parse.add_argument(
         "--set",
-        type=_setting,
+        type=field_setting,
         action="append",
         default=[],
         metavar="FIELD=VALUE",

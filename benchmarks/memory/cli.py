@@ -14,7 +14,6 @@ because rows kept failing, 130 when interrupted (the report keeps every finished
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from benchmarks.effectiveness.cli import UsageError, choose_model
+from benchmarks.effectiveness.cli import UsageError, choose_model, comma_names, field_setting
 from benchmarks.memory.report import MODES, Report, ReportError, build_settings, rows_of
 from benchmarks.memory.runner import RunAborted, run_benchmark
 from benchmarks.memory.summary import format_report
@@ -56,21 +55,6 @@ default, `candidates: auto`, drafts three side by side for these all-check rubri
 counted as an attempt, at three times the worker's calls in both modes)."""
 
 
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
-
-
-def _setting(text: str) -> tuple[str, Any]:
-    name, separator, raw = text.partition("=")
-    if not separator or not name.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is not FIELD=VALUE")
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = raw
-    return name.strip(), value
-
-
 def parser() -> argparse.ArgumentParser:
     """Build the argument parser."""
     parse = argparse.ArgumentParser(
@@ -91,7 +75,7 @@ def parser() -> argparse.ArgumentParser:
     )
     chosen = parse.add_mutually_exclusive_group()
     chosen.add_argument(
-        "--families", type=_names, help="these families only, comma-separated (default: all)"
+        "--families", type=comma_names, help="these families only, comma-separated (default: all)"
     )
     chosen.add_argument(
         "--quick",
@@ -130,7 +114,7 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     parse.add_argument(
         "--set",
-        type=_setting,
+        type=field_setting,
         action="append",
         default=[],
         metavar="FIELD=VALUE",

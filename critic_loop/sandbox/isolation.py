@@ -1,4 +1,4 @@
-"""The sandbox that runs pytest on drafted (untrusted, possibly hostile) code.
+"""The sandbox drafted (untrusted, possibly hostile) code runs in: probed once, then built per run.
 
 Layers, where the system allows them (`isolation()` probes once per process):
 
@@ -24,12 +24,7 @@ Layers, where the system allows them (`isolation()` probes once per process):
 Where bwrap is missing or refused, a warning says once what is missing, and runs fall back
 to `unshare` namespaces where those work, and to the resource limits. With
 CRITIC_LOOP_REQUIRE_ISOLATION=1, `ensure_isolation()` raises `IsolationUnavailable`
-instead, before anything runs. `bounded_run` runs the commands built here.
-
-A `tests` criterion runs two sandboxes side by side, each built here: one for the drafted
-code, one for pytest and the tests (see `test_suite`). Each sees only its own working
-directory and the read-only library of code that runs inside (`boundary`); they share
-nothing but the descriptors the caller hands each of them.
+instead, before anything runs.
 """
 
 from __future__ import annotations
@@ -48,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from critic_loop.state.errors import IsolationUnavailable as IsolationUnavailable
+from critic_loop.sandbox import IsolationUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +55,7 @@ INSTALL = "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap)"
 
 SANDBOX_UID = 65534
 """The unprivileged user (and group) a sandbox started by root runs as: nobody."""
+
 
 LIBRARY = Path("/critic-loop-library")
 """Where the sandbox sees the library directory (`build(library=...)`), read-only."""
@@ -226,7 +222,7 @@ class Command:
     """Whether exit status 128 + N means killed by signal N (bwrap reports deaths so)."""
 
     def returncode(self, status: int) -> int:
-        """Translate the exit status as subprocess gives it: -N when killed by signal N."""
+        """Return the exit status as subprocess gives it: -N when killed by signal N."""
         if self.signal_offset and 128 < status < 128 + 65:
             return 128 - status
         return status
@@ -237,14 +233,6 @@ class Command:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.fds = []
-
-    def __enter__(self) -> Command:
-        """Use the command; its files are closed on leaving."""
-        return self
-
-    def __exit__(self, *exception: object) -> None:
-        """Close the parent's copies of the inherited files."""
-        self.close()
 
 
 def _environment(inner: Path, library: Path | None) -> dict[str, str]:
@@ -421,7 +409,7 @@ def probe(bwrap: str | None, unshare: str | None) -> Isolation:
     )
 
 
-@functools.cache  # probing starts bwrap and unshare: 160 ms, more than a model call's latency
+@functools.cache  # probing starts bwrap and unshare
 def _probed() -> Isolation:
     return probe(shutil.which("bwrap"), shutil.which("unshare"))
 

@@ -6,7 +6,7 @@ import json
 import runpy
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from critic_loop.nodes.memory import lexical_embeddings
@@ -15,7 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE_FOLDERS = ["critic_loop", "graphs", "nodes", "state"]
 CORE = {"graphs": "critic_loop.graphs", "nodes": "critic_loop.nodes", "state": "critic_loop.state"}
 """The core's folders and the packages they install as; the ring is the rest of critic_loop."""
-LEAVES = {"critic_loop.sandbox": ROOT / "critic_loop" / "sandbox"}
+LEAVES = {
+    "critic_loop.sandbox": ROOT / "critic_loop" / "sandbox",
+    "critic_loop.keyed_locks": ROOT / "critic_loop" / "keyed_locks.py",
+}
 """Libraries of critic_loop that import nothing of it (nor of LangGraph): the core may use them."""
 
 
@@ -123,23 +126,27 @@ def test_the_core_imports_nothing_from_the_ring() -> None:
     assert reaching_out == []
 
 
+def leaf_modules() -> Iterator[tuple[Path, str]]:
+    """Every module of the leaves: its file and its name."""
+    for leaf, place in LEAVES.items():
+        if place.is_file():
+            yield place, leaf
+        for path in sorted(place.rglob("*.py")) if place.is_dir() else []:
+            parts = path.relative_to(place).with_suffix("").parts
+            yield path, ".".join([leaf, *parts]).removesuffix(".__init__")
+
+
 def test_a_leaf_imports_nothing_of_critic_loop_langgraph_or_langchain() -> None:
     reaching_out = [
         f"{path.relative_to(ROOT)}:{line} imports {module}"
-        for leaf, folder in LEAVES.items()
-        for path in sorted(folder.rglob("*.py"))
-        for line, module in imported_modules(
-            path.read_text(),
-            ".".join([leaf, *path.relative_to(folder).with_suffix("").parts]).removesuffix(
-                ".__init__"
-            ),
-            path.name == "__init__.py",
-        )
+        for path, name in leaf_modules()
+        for line, module in imported_modules(path.read_text(), name, path.name == "__init__.py")
         if module.startswith(("critic_loop", "langgraph", "langchain"))
-        and not _inside(module, [leaf])
+        and not _inside(module, LEAVES)
     ]
     assert reaching_out == []
     assert is_ring("critic_loop.persistence") and not is_ring("critic_loop.sandbox.runner")
+    assert len({name for _, name in leaf_modules()}) >= 2 + len(LEAVES)  # each leaf was read
     imported = subprocess.run(
         [sys.executable, "-c", LEAF_IMPORTS, *LEAVES], capture_output=True, text=True, check=True
     )
@@ -150,7 +157,7 @@ LEAF_IMPORTS = """
 import importlib, json, pkgutil, sys
 for leaf in sys.argv[1:]:
     package = importlib.import_module(leaf)
-    for found in pkgutil.walk_packages(package.__path__, leaf + "."):
+    for found in pkgutil.walk_packages(getattr(package, "__path__", []), leaf + "."):
         importlib.import_module(found.name)
 print(json.dumps(sorted(
     name for name in sys.modules

@@ -1,30 +1,15 @@
-"""The sandbox drafted (untrusted, possibly hostile) code runs in: probed once, then built per run.
+"""The sandbox drafted (untrusted, possibly hostile) code runs in: probed once, built per run.
 
-Layers, where the system allows them (`isolation()` probes once per process):
-
-- bubblewrap (`bwrap`): new PID, network, IPC, UTS, cgroup and mount namespaces. The code
-  sees only what is bound read-only (/usr and the /bin, /lib* links, the dynamic loader's
-  files in /etc, the Python installation and the virtualenv running critic-loop, never the
-  rest of a checkout), its own /proc, a minimal /dev, and two size-limited tmpfs: /tmp,
-  holding the working directory, and /dev/shm. Those are the only writable places. The
-  checkout, home directories, /etc's secrets and other processes are invisible; there is
-  no network; every process dies with the sandbox.
-- An unprivileged user. Started by root, the launcher becomes uid/gid 65534 (nobody) with
-  no supplementary groups, in a user namespace of its own that allows no further user
-  namespaces, before any drafted code runs. Started by anyone else, bwrap's unprivileged
-  user namespace (nested ones disabled) runs the code as the caller's own uid.
-- Resource limits, set by the launcher: address space, CPU time, file size, open files,
-  no core files, and processes. RLIMIT_NPROC counts the processes of the kernel's user (and
-  since Linux 5.14 of the user namespace); it holds for no process of root, which is why
-  the run must really be another user, and the run's own user namespace makes the count
-  this run's alone. The tmpfs sizes bound what the code can write in total.
-- A clean environment: a minimal PATH, LANG, HOME, TMPDIR and PYTHON* settings, nothing
-  of the parent's.
-
-Where bwrap is missing or refused, a warning says once what is missing, and runs fall back
-to `unshare` namespaces where those work, and to the resource limits. With
-CRITIC_LOOP_REQUIRE_ISOLATION=1, `ensure_isolation()` raises `IsolationUnavailable`
-instead, before anything runs.
+Where the system allows (`isolation()` probes once per process): bubblewrap's namespaces
+(PID, network, IPC, UTS, cgroup, mount), with the system and Python read-only and two
+size-limited tmpfs (/tmp, holding the working directory, and /dev/shm) the only writable
+places; an unprivileged user (started by root, the launcher becomes nobody in a user
+namespace of its own, so that RLIMIT_NPROC holds and counts this run alone; else bwrap's
+unprivileged user namespace); limits the launcher sets (address space, CPU time,
+processes, file size, open files, no core files); a clean environment. Where bwrap is
+missing or refused, a warning says once what is missing and runs fall back to `unshare`
+namespaces and the limits; with CRITIC_LOOP_REQUIRE_ISOLATION=1, `ensure_isolation()`
+raises `IsolationUnavailable` instead. docs/security.md gives the whole picture.
 """
 
 from __future__ import annotations

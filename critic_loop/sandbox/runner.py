@@ -1,23 +1,14 @@
 """Run a pytest suite against drafted code, with the verdict out of the drafted code's reach.
 
-Two processes run side by side, each in a sandbox of its own (`isolation`): the **draft
-process** imports the drafted code (saved as `<module>.py`) and answers calls to its
-functions; the **harness process** runs pytest on the tests against a stand-in module
-whose calls cross to the draft process as plain data and back (`boundary`; what crosses
-is documented in docs/test-suites.md). The drafted code cannot reach the tests, pytest or
-the report: only the harness holds the pipe its report goes to, and the verdict comes
-from that report alone, when everything agrees (`report`); an exit status never means
-"passed" by itself.
-
-Always: at most `HostLimits.concurrent_runs` runs at once in a process (the others wait,
-their timeout starting when they run); a wall-clock timeout for the pair; one memory
-total for every process of both sandboxes (`memory_bound`); limits on CPU time,
-processes, file size and open files; a clean environment; bounded output, with
-secret-looking values of the parent's environment scrubbed. A timeout, a crash or a
-collection error is a failing verdict; a test file no draft could satisfy (it does not
-compile, imports what is not installed, defines no tests) is a terminal one. Without PID
-namespaces (no bubblewrap, no `unshare`) both processes run as one user in one process
-tree, and the verdict is only as safe as the host.
+Two processes run side by side, each in a sandbox of its own (`isolation`): the draft
+process imports the drafted code (as `<module>.py`) and answers calls to its functions;
+the harness process runs pytest against a stand-in module whose calls cross to the draft
+process as plain data (`boundary`; docs/test-suites.md says what crosses). Only the
+harness holds the pipe its report goes to, and the verdict comes from that report alone,
+when everything agrees (`report`). Always bounded: runs at once per process (the others
+wait, their timeout starting when they run), wall-clock time, one memory total for both
+sandboxes (`memory_bound`), CPU, processes, files, output (secrets scrubbed). A timeout,
+a crash or a collection error fails; a test file no draft could satisfy fails terminally.
 
 `arun_suite` is the one implementation: async, so a cancelled caller kills the run at once
 and a run waiting for its turn holds no thread; `run_suite` drives it from sync code.

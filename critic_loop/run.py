@@ -37,7 +37,7 @@ from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.faults import ModelUnreachable
 from critic_loop.nodes.steps import Call, Steps, arun_steps, call, run_steps
 from critic_loop.persistence import aopen_persistence, open_persistence
-from critic_loop.persistence.leases import LocalThreadLeases
+from critic_loop.persistence.leases import local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
@@ -149,7 +149,7 @@ def _graph(
     Yields the graph and where it keeps the run (None for the caller's savers).
     """
     if checkpointer is not None or store is not None:
-        leases = LocalThreadLeases(checkpointer if checkpointer is not None else store)
+        leases = local_leases(checkpointer if checkpointer is not None else store)
         with leases.hold(thread_id, wait=wait_for_thread):
             yield loop_graph(checkpointer, store), None
         return
@@ -170,7 +170,7 @@ async def _agraph(
 ) -> AsyncIterator[tuple[LoopGraph, str | None]]:
     """Async twin of `_graph`."""
     if checkpointer is not None or store is not None:
-        leases = LocalThreadLeases(checkpointer if checkpointer is not None else store)
+        leases = local_leases(checkpointer if checkpointer is not None else store)
         async with leases.ahold(thread_id, wait=wait_for_thread):
             yield loop_graph(checkpointer, store), None
         return

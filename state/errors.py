@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from critic_loop.sandbox import IsolationUnavailable as IsolationUnavailable
+
 
 class InvalidInput(ValueError):
     """A run's task or rubric cannot be used; the message says what to fix, one line each."""
@@ -34,10 +36,6 @@ class MissingDependency(LookupError):
 
 class TrustViolation(ValueError):
     """A client asked for something only the operator may choose (a server, a file, code)."""
-
-
-class IsolationUnavailable(RuntimeError):
-    """Drafted code cannot run here: the sandbox it needs is missing (the message says why)."""
 
 
 class CeilingExceeded(TrustViolation):

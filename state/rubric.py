@@ -363,7 +363,7 @@ class TestSuite(CriterionBase):
     The draft (its first ```python block if it has one) is imported as `<module>` in a
     sandboxed process of its own, and pytest runs the tests in another; the tests call the
     drafted functions across a boundary that carries plain data only (see
-    `critic_loop.nodes.verifiers.checks.test_suite`). Each sandbox has (where the system
+    `critic_loop.sandbox`). Each sandbox has (where the system
     allows) an unprivileged user, a private filesystem view and no network, a wall-clock
     timeout, limits on memory, CPU, processes, file size, open files and the working
     directory's size, and an environment without the parent's secrets; the limits below

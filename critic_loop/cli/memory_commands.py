@@ -220,11 +220,11 @@ def forget_rules(store: BaseStore, scope: str, rule_ids: Sequence[str]) -> list[
     from langgraph.store.base import PutOp
 
     from critic_loop.nodes.memory.ranking import ranked, ranking_deletes, ranking_writes
-    from critic_loop.nodes.memory.scope_locks import scope_lock
+    from critic_loop.nodes.memory.scope_locks import scope_key, scope_lock
     from critic_loop.state.rules import rules_namespace
 
     wanted = set(rule_ids)
-    with scope_lock(store).hold(scope):
+    with scope_lock(store).hold(scope_key(scope)):
         items = rules_of(store, scope)
         gone = [item.key for item in items if item.key in wanted]
         remaining = [(item.key, item.value) for item in items if item.key not in wanted]

@@ -28,11 +28,10 @@ from critic_loop.nodes.events import lint_event, sandbox_event
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, context_of, trust_of
 from critic_loop.nodes.prompts import load_prompts
-from critic_loop.nodes.verifiers.checks import sandbox
-from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
-from critic_loop.nodes.verifiers.checks.test_suite import memory_plan
+from critic_loop.nodes.verifiers.checks.test_suite import memory_plan, sandbox_for
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
+from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency
 from critic_loop.state.extras import missing_extra_message
@@ -66,7 +65,7 @@ def grading_preflight(
 
     The critic models are needed only when the rubric has `llm` criteria. In a served run
     (`trust`), the rubric may name only the code and files the operator allowed, and a
-    `tests` criterion needs the complete sandbox (`sandbox_policy`). `critic-loop
+    `tests` criterion needs the complete sandbox (`sandbox_for`). `critic-loop
     calibrate` calls it alone: grading needs no worker.
 
     Raises:

@@ -18,7 +18,7 @@ from critic_loop.nodes.verifiers.agreement import (
     probe_inputs,
     variants_of,
 )
-from critic_loop.nodes.verifiers.checks import sandbox
+from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.ceilings import Ceilings
 from critic_loop.state.errors import IsolationUnavailable
 from critic_loop.state.operator_settings import OperatorSettings

@@ -15,13 +15,16 @@ from collections.abc import Callable
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, runnable_suite
 from critic_loop.nodes.steps import Call
 from critic_loop.nodes.verifiers.checks.python_function import run_python_check
-from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
 from critic_loop.nodes.verifiers.checks.structured import (
     check_json,
     check_json_schema,
     check_python_syntax,
 )
-from critic_loop.nodes.verifiers.checks.test_suite import arun_test_suite, run_test_suite
+from critic_loop.nodes.verifiers.checks.test_suite import (
+    arun_test_suite,
+    run_test_suite,
+    sandbox_for,
+)
 from critic_loop.nodes.verifiers.checks.text import (
     check_char_count,
     check_contains,

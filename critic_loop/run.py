@@ -10,9 +10,9 @@ Every step is checkpointed before the next one starts (`durability="sync"`), so 
 that dies mid-run loses at most the step it was in. A run holds its thread's lease while
 it writes, so a second run of the same thread is refused (`ThreadBusy`) or waits.
 
-The run itself (read the thread, start or resume it, answer its reviews) is written once,
-as steps (`critic_loop.nodes.steps`): `run_loop` drives them with the graph's sync API,
-`arun_loop` awaits its async one. The command line runs through `run_loop` too.
+`run_loop` drives the graph with its sync API, `arun_loop` with its async one; what they
+decide between the graph's calls (start or resume, answer a review) is written once. The
+command line runs through `run_loop` too.
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.nodes.loop.check_input import validated_input
 from critic_loop.nodes.models.discovery import with_available_models
-from critic_loop.nodes.models.faults import ModelUnreachable
-from critic_loop.nodes.steps import Call, Steps, arun_steps, call, run_steps
+from critic_loop.nodes.models.gateway import ModelUnreachable
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.persistence.leases import LocalThreadLeases
 from critic_loop.results import result_of
@@ -202,36 +201,59 @@ def _resumable(thread_id: str) -> Iterator[None]:
         raise
 
 
-def _stream(
-    graph: LoopGraph,
-    start: Any,
-    config: RunnableConfig,
-    context: Context,
-    on_event: EventHandler | None,
-) -> Call[None]:
-    """Describe one invocation of the thread, each step checkpointed before the next.
+def _options(context: Context, on_event: EventHandler | None) -> dict[str, Any]:
+    """How the thread is streamed: each step checkpointed before the next.
 
     Only a handler's events are streamed (`custom`): streaming them makes LangGraph hand
     every step to its thread pool, while without them a step's single task runs in the
     calling thread.
     """
-    options: dict[str, Any] = {
-        "context": context,
-        "stream_mode": "custom" if on_event is not None else "updates",
-        "durability": "sync",
-    }
+    mode = "custom" if on_event is not None else "updates"
+    return {"context": context, "stream_mode": mode, "durability": "sync"}
 
-    def stream() -> None:
-        for event in graph.stream(start, _invocation(config), **options):
-            if on_event is not None:
-                on_event(event)
 
-    async def astream() -> None:
-        async for event in graph.astream(start, _invocation(config), **options):
-            if on_event is not None:
-                on_event(event)
+def _next_input(
+    snapshot: StateSnapshot, context: Context, reviewer: Reviewer | None
+) -> LoopState | Command[Any]:
+    """Return the run's result, or a reviewer's answer to resume it with.
 
-    return Call(stream, astream)
+    Raises:
+        ReviewPending: the run paused for review and there is no reviewer.
+    """
+    request = _review_request(snapshot)
+    if request is None:
+        return result_of(snapshot.values, context)
+    if reviewer is None:
+        raise ReviewPending(snapshot.config["configurable"]["thread_id"], request)
+    return Command(resume=reviewer(request))
+
+
+def _start(
+    snapshot: StateSnapshot,
+    fresh: dict[str, Any],
+    location: str | None,
+    on_start: StartHandler | None,
+) -> dict[str, Any] | None:
+    """Return the input that starts the thread, or None to resume its unfinished run.
+
+    A thread is finished only when it holds an outcome and has no step left (its memory
+    steps done); one stopped anywhere else resumes, even one whose last step's writes were
+    saved without its checkpoint (it shows no next step).
+
+    Raises:
+        ThreadFinished: the thread's run already ended.
+    """
+    kept = snapshot.values
+    thread_id = snapshot.config["configurable"]["thread_id"]
+    if kept.get("outcome") is not None and not snapshot.next:
+        raise ThreadFinished(
+            f"thread {thread_id} already finished ({kept['outcome']}); "
+            "use a new thread id, or fork_loop to continue it from an earlier round"
+        )
+    if on_start is not None:
+        differs = bool(kept) and (kept["task"], kept["rubric"]) != (fresh["task"], fresh["rubric"])
+        on_start(RunStart(thread_id, bool(kept), differs, location))
+    return None if kept else fresh
 
 
 def _drive(
@@ -241,61 +263,38 @@ def _drive(
     context: Context,
     on_event: EventHandler | None,
     reviewer: Reviewer | None,
-) -> Steps[LoopState]:
-    """Stream the thread from `start` (input, or None to resume) and return its result.
-
-    When the run pauses for review, `reviewer` answers and the run goes on. Written once
-    as steps (`critic_loop.nodes.steps`): `run_steps` drives it with the graph's sync
-    API, `arun_steps` with its async one.
-
-    Raises:
-        ReviewPending: the run paused for review and there is no reviewer.
-    """
-    thread_id = config["configurable"]["thread_id"]
-    head = thread_config(thread_id)  # not the branch point
+) -> LoopState:
+    """Stream the thread from `start` (input, or None to resume) to its result."""
+    head = thread_config(config["configurable"]["thread_id"])  # not the branch point
     while True:
-        with _resumable(thread_id):
-            yield _stream(graph, start, config, context, on_event)
-        snapshot = yield call(graph.get_state, graph.aget_state, head)
-        request = _review_request(snapshot)
-        if request is None:
-            return result_of(snapshot.values, context)
-        if reviewer is None:
-            raise ReviewPending(thread_id, request)
-        start, config = Command(resume=reviewer(request)), head
+        with _resumable(head["configurable"]["thread_id"]):
+            for event in graph.stream(start, _invocation(config), **_options(context, on_event)):
+                if on_event is not None:
+                    on_event(event)
+        start, config = _next_input(graph.get_state(head), context, reviewer), head
+        if isinstance(start, LoopState):
+            return start
 
 
-def _run(
+async def _adrive(
     graph: LoopGraph,
-    location: str | None,
-    thread_id: str,
-    fresh: dict[str, Any],
+    start: Any,
+    config: RunnableConfig,
     context: Context,
     on_event: EventHandler | None,
     reviewer: Reviewer | None,
-    on_start: StartHandler | None,
-) -> Steps[LoopState]:
-    """Start the thread on `fresh` input, or resume its unfinished run, to its end.
-
-    A thread is finished only when it holds an outcome and has no step left (its memory
-    steps done). A thread that was stopped anywhere else resumes, even one whose last
-    step's writes were saved without its checkpoint (it shows no next step).
-
-    Raises:
-        ThreadFinished: the thread's run already ended.
-    """
-    config = thread_config(thread_id)
-    snapshot = yield call(graph.get_state, graph.aget_state, config)
-    kept = snapshot.values
-    if kept.get("outcome") is not None and not snapshot.next:
-        raise ThreadFinished(
-            f"thread {thread_id} already finished ({kept['outcome']}); "
-            "use a new thread id, or fork_loop to continue it from an earlier round"
-        )
-    if on_start is not None:
-        differs = bool(kept) and (kept["task"], kept["rubric"]) != (fresh["task"], fresh["rubric"])
-        on_start(RunStart(thread_id, bool(kept), differs, location))
-    return (yield from _drive(graph, None if kept else fresh, config, context, on_event, reviewer))
+) -> LoopState:
+    """`_drive` with the graph's async API."""
+    head = thread_config(config["configurable"]["thread_id"])
+    while True:
+        with _resumable(head["configurable"]["thread_id"]):
+            options = _options(context, on_event)
+            async for event in graph.astream(start, _invocation(config), **options):
+                if on_event is not None:
+                    on_event(event)
+        start, config = _next_input(await graph.aget_state(head), context, reviewer), head
+        if isinstance(start, LoopState):
+            return start
 
 
 def run_loop(
@@ -335,9 +334,10 @@ def run_loop(
     resolved = context_for_run(context)
     fresh = loop_input(task, rubric)
     thread_id = thread_id or uuid4().hex
+    config = thread_config(thread_id)
     with _graph(checkpointer, store, database, thread_id, wait_for_thread) as (graph, location):
-        steps = _run(graph, location, thread_id, fresh, resolved, on_event, reviewer, on_start)
-        return run_steps(steps)
+        start = _start(graph.get_state(config), fresh, location, on_start)
+        return _drive(graph, start, config, resolved, on_event, reviewer)
 
 
 def fork_loop(
@@ -362,7 +362,7 @@ def fork_loop(
     resolved = context_for_run(context)
     with _graph(checkpointer, store, database, thread_id, wait_for_thread) as (graph, _):
         branch_point = _round_checkpoint(graph, thread_id, round_number)
-        return run_steps(_drive(graph, None, branch_point, resolved, on_event, None))
+        return _drive(graph, None, branch_point, resolved, on_event, None)
 
 
 async def arun_loop(
@@ -379,11 +379,12 @@ async def arun_loop(
     wait_for_thread: bool = False,
     on_start: StartHandler | None = None,
 ) -> LoopState:
-    """Async twin of `run_loop` (async checkpointer and store): the same steps, awaited."""
+    """`run_loop` with the graph's async API (and an async checkpointer and store)."""
     resolved = context_for_run(context)
     fresh = loop_input(task, rubric)
     thread_id = thread_id or uuid4().hex
+    config = thread_config(thread_id)
     async with _agraph(checkpointer, store, database, thread_id, wait_for_thread) as opened:
         graph, location = opened
-        steps = _run(graph, location, thread_id, fresh, resolved, on_event, reviewer, on_start)
-        return await arun_steps(steps)
+        start = _start(await graph.aget_state(config), fresh, location, on_start)
+        return await _adrive(graph, start, config, resolved, on_event, reviewer)

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from critic_loop.nodes.events import lint_event, sandbox_event
 from critic_loop.nodes.models.loading import grading_model, worker_model
-from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, context_of, trust_of
+from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.prompts import load_prompts
 from critic_loop.nodes.verifiers.checks import sandbox
 from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
@@ -118,7 +118,7 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
         IsolationUnavailable: a served run's tests would run without the complete sandbox.
     """
     checked = validated_input(dict(state))
-    preflight(context_of(runtime), checked.rubric, trust_of(runtime))
+    preflight(runtime.context, checked.rubric, trust_of(runtime))
     for criterion in checked.rubric:
         if isinstance(criterion, TestSuite):
             isolation = sandbox.isolation()
@@ -126,7 +126,7 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
             runtime.stream_writer(sandbox_event(criterion.id, isolation.mode, bound))
     checkable = [f for f in lint_rubric(checked.rubric) if f.problem == "checkable"]
     if checkable:
-        decided = context_of(runtime).lint_checks
+        decided = runtime.context.lint_checks
         findings = [
             {**finding.as_json(), "decided_by_code": decided and finding.proposal is not None}
             for finding in checkable

@@ -18,20 +18,16 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import (
     AbstractAsyncContextManager,
     AbstractContextManager,
     asynccontextmanager,
     contextmanager,
 )
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from langgraph.store.base import BaseStore
-
-from critic_loop.nodes.steps import Call, Steps, arun_steps, run_steps
-
-R = TypeVar("R")
 
 
 class ScopeLock(Protocol):
@@ -114,18 +110,3 @@ def set_default_scope_lock(lock: ScopeLock | None) -> None:
 def scope_lock(store: BaseStore) -> ScopeLock:
     """Return the lock that serializes memory writes to `store`."""
     return _registered.get(store, _default)
-
-
-def locked(store: BaseStore, scope: str, logic: Callable[[], Steps[R]]) -> Call[R]:
-    """Describe running the step logic `logic()` while holding `scope` of `store`."""
-    lock = scope_lock(store)
-
-    def run() -> R:
-        with lock.hold(scope):
-            return run_steps(logic())
-
-    async def arun() -> R:
-        async with lock.ahold(scope):
-            return await arun_steps(logic())
-
-    return Call(run, arun)

@@ -25,6 +25,7 @@ is not served the caller is the operator, and may name any of them.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,6 @@ class Trust:
 
     @property
     def policy(self) -> OperatorSettings:
-        """The operator's settings this run is held to."""
         return self.settings if self.settings is not None else operator_settings()
 
 
@@ -76,13 +76,25 @@ def settled(runtime: Runtime[Any]) -> Runtime[Context]:
     unset are the ones this machine has (`discovery`), asked for only after the policy
     passed the server they are asked from.
 
+    A run's nodes share one context object: it is settled once per object and policy.
+
     Raises:
         TrustViolation: a client chose a server or a directory the operator did not allow,
             or more than a ceiling allows (`CeilingExceeded`).
         DiscoveryFailed: the run's model server could not say which model it serves.
     """
-    context = check_context(as_context(runtime.context), trust_of(runtime))
-    return runtime.override(context=with_available_models(context))
+    given, trust = runtime.context, trust_of(runtime)
+    key = (id(given), trust.served, id(trust.policy))
+    known = _settled.get(key)
+    if known is not None and known[0]() is given:
+        return runtime.override(context=known[1])
+    context = with_available_models(check_context(as_context(given), trust))
+    if isinstance(given, Context):
+        _settled[key] = (weakref.ref(given, lambda _: _settled.pop(key, None)), context)
+    return runtime.override(context=context)
+
+
+_settled: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
 
 
 def needs_network(runtime: Runtime[Any]) -> bool:

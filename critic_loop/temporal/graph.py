@@ -100,7 +100,6 @@ class TemporalGraph(Builder):
     """A `StateGraph` whose nodes run where the plugin can run them (module docstring, 1)."""
 
     def __init__(self, *args: Any, options: Mapping[str, Mapping[str, Any]], **kwargs: Any):
-        """Build as `StateGraph` does; `options` are each activity node's, by name."""
         super().__init__(*args, **kwargs)
         self.options = options
 

@@ -104,12 +104,15 @@ def normalized(text: str) -> str:
     return " ".join(text.split())
 
 
-def repeat_of(draft: Draft, earlier: Sequence[tuple[Draft, Critique]]) -> Critique | None:
-    """Return the critique of an earlier graded draft that `draft` repeats, if any."""
-    text = normalized(draft.text)
-    return next(
-        (c for d, c in earlier if c.verdict is not None and normalized(d.text) == text), None
-    )
+def graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[str, Critique]:
+    """Return each graded draft's text (`normalized`) with its critique, the earliest kept."""
+    by_ref = {draft.ref: draft for draft in drafts}
+    found: dict[str, Critique] = {}
+    for critique in critiques:
+        draft = by_ref.get(critique.ref)
+        if draft is not None and critique.verdict is not None:
+            found.setdefault(normalized(draft.text), critique)
+    return found
 
 
 def as_repeat(original: Critique, draft: Draft) -> Critique:
@@ -198,7 +201,7 @@ class RoundGrading:
         self.checks = [criterion for criterion in self.rubric if criterion.deterministic]
         self.judged_criteria = [c for c in self.rubric if not c.deterministic]
         graded = {critique.ref for critique in state.critiques}
-        history = [(d, c) for c in state.critiques for d in state.drafts if d.ref == c.ref]
+        earlier = graded_texts(state.drafts, state.critiques)
         pending = sorted(
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
         )
@@ -211,7 +214,7 @@ class RoundGrading:
         first_with: dict[str, DraftRef] = {}
         for draft in pending:
             unusable = unusable_draft_verdict(draft, self.rubric, context.pass_threshold)
-            repeated = repeat_of(draft, history)
+            repeated = earlier.get(normalized(draft.text))
             if draft.stopped is not None:
                 self.done.append(stopped_critique(draft))
             elif unusable is not None:

@@ -43,7 +43,7 @@ from critic_loop.nodes.memory.rule_text import (
     restates,
     says_what_to_do,
 )
-from critic_loop.nodes.memory.scope_locks import scope_lock
+from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.records import rounds_done
@@ -259,7 +259,7 @@ def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[st
         topic=topic_of(state.task),
     )
     try:
-        with scope_lock(store).hold(context.memory_scope):
+        with holding(store, context.memory_scope):
             _consolidate(work, context.max_rules)
     except Exception as error:
         logger.warning("writing rules failed: %s", error, exc_info=True)

@@ -49,9 +49,8 @@ NOTHING_TO_LEARN = "nothing to learn: no check failed in one round and passed in
 """Why a completed run with no lessons is not distilled."""
 
 
-@functools.cache  # built once: see nodes/models/loading.py:_created for the figure
+@functools.cache  # built once per process: a schema is not cheap to build
 def distiller_output_schema() -> dict[str, Any]:
-    """Return the JSON schema the distiller's answer is pinned to."""
     return portable_schema(DistillerReport, "Changes to a list of rules learned from a run.")
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
-from critic_loop.nodes.memory.scope_locks import scope_lock
+from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.rules import RULES_NAMESPACE_PREFIX, rules_namespace
 
 RANKING_KEY = "by_strength"
@@ -130,7 +130,7 @@ def strongest_rules(store: BaseStore, scope: str, count: int) -> list[Item]:
     if not enough:  # no head (a ranking written by other means), or a head too short
         entries = entries_of(read_ranking(store, scope))
     if entries is None:
-        with scope_lock(store).hold(scope):
+        with holding(store, scope):
             items = read_scope(store, scope)
             entries = ranked((item.key, item.value) for item in items)
             store.batch(ranking_writes(scope, entries))

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import entries_of, ranking_writes, read_ranking, with_updated
 from critic_loop.nodes.memory.rule_store import get_rule, usage_marker_namespace
-from critic_loop.nodes.memory.scope_locks import scope_lock
+from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.context import Context
 from critic_loop.state.records import COMPLETED_OUTCOMES, Critique, Outcome, rounds_done
 from critic_loop.state.rules import RecalledRule, Rule, rules_namespace
@@ -94,7 +94,7 @@ def record_rule_usage(state: UsageView, runtime: Runtime[Context]) -> dict[str, 
     try:
         for scope in scopes:
             rules = [rule for rule in state.recalled_rules if rule.scope == scope]
-            with scope_lock(store).hold(scope):
+            with holding(store, scope):
                 _count_run(store, scope, rules, run, passed, rounds_done(state.critiques))
     except Exception as error:
         logger.warning("recording rule usage failed: %s", error, exc_info=True)

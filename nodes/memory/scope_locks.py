@@ -110,3 +110,8 @@ def set_default_scope_lock(lock: ScopeLock | None) -> None:
 def scope_lock(store: BaseStore) -> ScopeLock:
     """Return the lock that serializes memory writes to `store`."""
     return _registered.get(store, _default)
+
+
+def holding(store: BaseStore, scope: str) -> AbstractContextManager[None]:
+    """Hold `scope` of `store` for a memory write's read-modify-write (blocking the thread)."""
+    return scope_lock(store).hold(scope)

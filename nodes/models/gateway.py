@@ -158,6 +158,38 @@ def parse_answer(answer: dict[str, Any], schema: type[M]) -> M:
         ) from error
 
 
+_bindings: dict[tuple[int, str, int, str, bool], tuple[Any, ...]] = {}
+
+
+def _bound(
+    model: BaseChatModel,
+    role: str,
+    schema: dict[str, Any] | None,
+    method: StructuredOutputMethod,
+    strict: bool,
+) -> Runnable[Any, Any]:
+    """Return `model` tagged with its role and, with a `schema`, bound to answer in it.
+
+    Made once per model, role, schema and method, at most 64 kept (each with its model and
+    schema, so that their ids, the key, cannot pass to other objects).
+    """
+    key = (id(model), role, id(schema), method, strict)
+    known = _bindings.get(key)
+    if known is not None:
+        return known[0]  # type: ignore[no-any-return]
+    bound: Runnable[Any, Any] = model
+    if schema is not None:
+        options: dict[str, Any] = {"method": method, "include_raw": True}
+        if method != "json_mode" and strict:
+            options["strict"] = True
+        bound = model.with_structured_output(schema, **options)
+    bound = bound.with_config(tags=role_tags(role))
+    if len(_bindings) >= 64:
+        _bindings.clear()
+    _bindings[key] = (bound, model, schema)
+    return bound
+
+
 def _same_prompt(prompt: list[BaseMessage], reply: Any, problem: str) -> list[BaseMessage]:
     return prompt
 
@@ -220,14 +252,9 @@ class _Exchange(Generic[T]):
             self.answer.stopped = refusal
             return None
         self.answer.calls += 1
-        model: Runnable[Any, Any] = self.request.model
-        if self.request.schema is not None:
-            options: dict[str, Any] = {"method": self.method, "include_raw": True}
-            strict = split_model_spec(self.request.spec)[0] in STRICT_SCHEMA_PROVIDERS
-            if self.method != "json_mode" and strict:
-                options["strict"] = True
-            model = self.request.model.with_structured_output(self.request.schema, **options)
-        return model.with_config(tags=role_tags(self.request.role))
+        request = self.request
+        strict = split_model_spec(request.spec)[0] in STRICT_SCHEMA_PROVIDERS
+        return _bound(request.model, request.role, request.schema, self.method, strict)
 
     def answered(self, reply: Any) -> None:
         """Settle the call and read its answer."""

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
@@ -29,7 +29,7 @@ from critic_loop.nodes.memory.recall import relevant_rules
 from critic_loop.nodes.models.gateway import Answer, Request, aask, ask, parse_answer
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.loading import grading_model, model_server
-from critic_loop.nodes.prompts import render_prompt
+from critic_loop.nodes.prompts import conversation
 from critic_loop.state.budget import BUDGET_WORDS, allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
@@ -80,25 +80,11 @@ def distill_prompt(
     problem: str | None,
 ) -> list[BaseMessage]:
     """Build the distiller's prompt from the run's lessons and the rules that fit its task."""
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("distill_system.jinja", context.prompts_dir)),
-        HumanMessage(
-            render_prompt(
-                "distill_run.jinja",
-                context.prompts_dir,
-                task=state.task,
-                lessons=lessons,
-                existing=existing,
-            )
-        ),
-    ]
-    if problem is not None:
-        messages.append(
-            HumanMessage(
-                render_prompt("distill_retry.jinja", context.prompts_dir, problems=problem)
-            )
-        )
-    return messages
+    run = {"task": state.task, "lessons": lessons, "existing": existing}
+    again = None if problem is None else ("distill_retry.jinja", {"problems": problem})
+    return conversation(
+        context.prompts_dir, "distill_system.jinja", ("distill_run.jinja", run), again
+    )
 
 
 def _failed(

@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from critic_loop.nodes.models.gateway import Answer, Request, parse_answer
 from critic_loop.nodes.models.loading import grading_model, model_server
-from critic_loop.nodes.prompts import render_prompt
+from critic_loop.nodes.prompts import conversation, render_prompt
 from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
@@ -92,53 +92,24 @@ def judge_prompt(
         for opaque, criterion in zip(opaque_ids(criteria), criteria, strict=True)
     ]
     ids = ", ".join(item["id"] for item in shown)
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("critic_system.jinja", context.prompts_dir)),
-        HumanMessage(
-            render_prompt(
-                "critic_grade.jinja",
-                context.prompts_dir,
-                rubric=shown,
-                artifact=artifact,
-                fence=secrets.token_hex(8),
-                ids=ids,
-            )
-        ),
-    ]
-    if rejection is not None:
-        messages.append(
-            HumanMessage(
-                render_prompt(
-                    "critic_retry.jinja", context.prompts_dir, problems=rejection, ids=ids
-                )
-            )
-        )
-    return messages
+    fenced = {"rubric": shown, "artifact": artifact, "fence": secrets.token_hex(8), "ids": ids}
+    again = (
+        None if rejection is None else ("critic_retry.jinja", {"problems": rejection, "ids": ids})
+    )
+    return conversation(
+        context.prompts_dir, "critic_system.jinja", ("critic_grade.jinja", fenced), again
+    )
 
 
 def one_criterion_prompt(
     criterion: CriterionBase, artifact: str, context: Context, rejection: str | None
 ) -> list[BaseMessage]:
     """Build the prompt that asks about one criterion: its text and the artifact, fenced."""
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("critic_one_system.jinja", context.prompts_dir)),
-        HumanMessage(
-            render_prompt(
-                "critic_one.jinja",
-                context.prompts_dir,
-                criterion=criterion,
-                artifact=artifact,
-                fence=secrets.token_hex(8),
-            )
-        ),
-    ]
-    if rejection is not None:
-        messages.append(
-            HumanMessage(
-                render_prompt("critic_one_retry.jinja", context.prompts_dir, problems=rejection)
-            )
-        )
-    return messages
+    fenced = {"criterion": criterion, "artifact": artifact, "fence": secrets.token_hex(8)}
+    again = None if rejection is None else ("critic_one_retry.jinja", {"problems": rejection})
+    return conversation(
+        context.prompts_dir, "critic_one_system.jinja", ("critic_one.jinja", fenced), again
+    )
 
 
 EXAMPLE_FENCE = "example"
@@ -448,21 +419,23 @@ def judge_request(
     """Return the request that asks the judge `spec` about `criteria` (module docstring)."""
     if context.judge_mode == "extract" and len(criteria) == 1:
         return _extracting(spec, criteria[0], artifact, context)
-    if context.judge_granularity == "criterion" and len(criteria) == 1:
-        (one,) = criteria
-        return _structured(
-            spec,
-            context,
-            criterion_answer_schema(),
-            lambda problem: one_criterion_prompt(one, artifact, context, problem),
-            lambda answer, unverified: accept_one(answer, one, artifact, unverified),
-        )
+    if context.judge_granularity == "rubric" or len(criteria) > 1:
+        schema = critic_output_schema()
+
+        def prompt(problem: str | None) -> list[BaseMessage]:
+            return judge_prompt(criteria, artifact, context, problem)
+
+        def accept(answer: dict[str, Any], unverified: Literal["reject", "fail"]) -> Graded:
+            return accept_answer(answer, criteria, artifact, unverified)
+
+        return _structured(spec, context, schema, prompt, accept)
+    (one,) = criteria
     return _structured(
         spec,
         context,
-        critic_output_schema(),
-        lambda problem: judge_prompt(criteria, artifact, context, problem),
-        lambda answer, unverified: accept_answer(answer, criteria, artifact, unverified),
+        criterion_answer_schema(),
+        lambda problem: one_criterion_prompt(one, artifact, context, problem),
+        lambda answer, unverified: accept_one(answer, one, artifact, unverified),
     )
 
 

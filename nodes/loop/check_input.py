@@ -1,18 +1,10 @@
 """Refuse bad input and unusable models before any model is called.
 
-The task and rubric are validated here against `LoopInput` (empty task, empty rubric,
-duplicate criterion ids). The node reads them leniently and validates in its body, so a
-thread with bad input can still be inspected with `get_state`. The context was validated
-when LangGraph built it (iteration cap, model string format). What is left is the
-environment: each model's provider must exist and its API key must be set.
-
-A `tests` criterion's sandbox is described in a "sandbox" event (the isolation, and how
-the memory of all the run's processes is held to one total).
-
-The node writes the validated rubric back as plain JSON, so checkpoints hold ordinary data
-even when a Python caller passed `Criterion` objects, and emits a "lint" event naming
-the judged criteria that code could decide (`rubric_lint`), so the run's first lines say
-where a check would serve better than the judge.
+The graph's boundary: the task and rubric are validated here (`LoopInput`), read leniently
+so that a thread with bad input can still be inspected, and written back as plain JSON.
+Then the environment: each model's provider and key, the checks' code and files, the
+sandbox. Its events describe each `tests` criterion's sandbox ("sandbox") and name the
+judged criteria that code could decide ("lint", `rubric_lint`).
 """
 
 from __future__ import annotations
@@ -107,16 +99,7 @@ def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
 
 
 def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Validate the run before the first draft.
-
-    Raises:
-        InvalidInput: the task or rubric is unusable (one line per problem).
-        ModelSetupError: a model cannot be created (unknown provider, missing API key).
-        TrustViolation: a client named code or files the operator did not allow.
-        LookupError: a Python check's function cannot be found.
-        FileNotFoundError: a test file or the prompts directory does not exist.
-        IsolationUnavailable: a served run's tests would run without the complete sandbox.
-    """
+    """Validate the run before the first draft (raising as `validated_input`, `preflight`)."""
     checked = validated_input(dict(state))
     preflight(runtime.context, checked.rubric, trust_of(runtime))
     for criterion in checked.rubric:

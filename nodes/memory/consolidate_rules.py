@@ -1,24 +1,14 @@
 """Distillation, step 2: store the run's lessons as rules of the scope, without duplicates.
 
-- The distiller's operations come first. Each must restate one of the run's lessons
-  (`rule_text.restates`) in the words of its lessons and the task (`invented_words`); one
-  that does not is refused, as is one that copies the task, a draft or a criterion, or is
-  too long.
-  - add: merged into an existing rule that says the same thing (normalized text), else
-    stored as a new rule.
-  - update: rewrites an existing rule; if the new text duplicates another rule, the two
-    are merged.
-- Every lesson no accepted operation restated is then stored as it is (the same checks
-  and merging apply), so a run's lessons are kept when the distiller fails or is refused.
-A rule stored, rewritten or merged into records the task's topic (`relevance.topic_of`),
-which recall matches later tasks against. Then, while the scope holds more than
-`Context.max_rules`, the weakest rule (lowest smoothed pass rate of the runs that
-consulted it, then least recently changed) is retired. Store failures are recorded in
-`memory_errors`.
-
-All of it happens while holding the scope's lock (see `scope_locks`), against the rules
-as they are then: a run distilling at the same time cannot add the same rule twice or
-undo another's change. Updates of rules that another run removed are refused.
+The distiller's operations come first: each must restate one of the run's lessons
+(`rule_text.restates`) in the words of its lessons and the task (`invented_words`), and
+copy neither the task, a draft nor a criterion. An added rule that says what a rule says
+already is merged into it; an update whose new text duplicates another rule merges the two.
+Every lesson no accepted operation restated is then stored as it is, so a run's lessons
+are kept when the distiller fails. A rule written records the task's topic, which recall
+matches later tasks against; while the scope holds more than `Context.max_rules`, the
+weakest is retired. All of it happens holding the scope's lock (`scope_locks`), against
+the rules as they are then, so runs distilling at once neither duplicate nor undo.
 """
 
 from __future__ import annotations

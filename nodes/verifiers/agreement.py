@@ -1,31 +1,19 @@
 """Agreement among candidates that pass the visible tests: which behaviour do most share?
 
-A handful of examples is a thin test: several drafts can pass them and still differ on the
-inputs nobody wrote down, and usually only one behaviour is right. This module runs the
-candidates of one round on further inputs and groups them by what they do there, the way
-AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most samples share:
+Several drafts can pass a handful of examples and still differ on inputs nobody wrote
+down. As AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most samples
+share, this module runs a round's candidates on further inputs and groups them:
 
-1. `probe_inputs` reads the test suite's source and takes every call of a function the
-   tests import from the drafted module whose arguments are literals (`add(1, 2)`), then
-   varies one argument at a time, keeping its type (numbers moved by one, set to zero or
-   negated, made large; strings and lists emptied, shortened, reversed, repeated, padded
-   with a space; numbers in a list negated; case changed; ...), every argument in turn.
-   The examples' own calls are left out: every passing candidate already agrees on them.
-2. `pair_check` runs two candidates on those inputs the way the `tests` criterion runs
-   a draft (through `run_check`, its own path): the same sandbox, refused for a served
-   run where it is incomplete; the criterion's limits held to the operator's ceilings;
-   a test slot of the process. The code under test is a module holding both candidates,
-   each loaded in a namespace of its own, whose `behaviour(candidate, input)` returns a
-   short fingerprint of the result (or says it raised); a generated test asserts the two
-   fingerprints agree on every input.
-   Only a function call with two integers crosses into the candidates' code, and a short
-   string comes back, so the comparison holds across the harness's process boundary.
-3. `behaviour_groups` joins the candidates that agree into groups: each is compared with
-   the first member of every group found so far ("the same result on every input" is
-   transitive), so three candidates take at most three sandbox runs.
+1. `probe_inputs` takes each call of a function the tests import whose arguments are
+   literals (`add(1, 2)`), and varies one argument at a time, keeping its type (numbers
+   moved, zeroed, negated; strings and lists emptied, cut, reversed, repeated; ...).
+2. `pair_check` runs two candidates on them as the `tests` criterion runs a draft (the
+   same sandbox, ceilings and test slot): a module holding both, each in a namespace of
+   its own, fingerprints each result, and a generated test asserts the prints agree.
+   Only two integers cross into the candidates' code, and a short string comes back.
+3. `behaviour_groups` compares each candidate with the first of every group so far.
 
-The critic uses the groups only to choose among drafts that already passed every check:
-agreement never changes a verdict, so it cannot turn a failing test into a pass.
+Agreement only ranks drafts that already passed every check; it never changes a verdict.
 """
 
 from __future__ import annotations

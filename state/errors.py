@@ -17,7 +17,6 @@ class InvalidInput(ValueError):
     """A run's task or rubric cannot be used; the message says what to fix, one line each."""
 
     def __init__(self, problems: Sequence[str]) -> None:
-        """Keep each problem; the message lists them one per line."""
         self.problems = list(problems)
         super().__init__("\n".join(self.problems))
 

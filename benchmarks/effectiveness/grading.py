@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from benchmarks.effectiveness.taskset import CodingTask, Task
-from critic_loop.nodes.verifiers.checks import check_call
+from critic_loop.nodes.verifiers.checks import run_check
 from critic_loop.nodes.verifiers.checks.test_suite import run_test_suite
 from critic_loop.state.rubric import Rubric, TestSuite
 
@@ -94,7 +94,7 @@ def grade(task: Task, result: str) -> Grade:
         if isinstance(criterion, TestSuite):
             outcome = run_test_suite(criterion, result)
         else:
-            outcome = check_call(criterion, result).sync()
+            outcome = run_check(criterion, result)
         if not outcome.passed:
             failing.append(criterion.id)
             evidence.append(f"{criterion.id}: {outcome.evidence.strip()}")

@@ -47,7 +47,7 @@ from typing import Any
 import jsonschema
 from pydantic import TypeAdapter
 
-from critic_loop.nodes.verifiers.checks import check_call
+from critic_loop.nodes.verifiers.checks import run_check
 from critic_loop.state.rubric import Rubric
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
@@ -462,7 +462,7 @@ def check_with_app(writing: list[dict[str, Any]], problems: Problems) -> str:
         for criterion, raw in zip(rubric, task["rubric"], strict=True):
             for label in ("reference", "bad_example"):
                 ours, _ = check_criterion(raw, task[label])
-                theirs = check_call(criterion, task[label]).sync().passed
+                theirs = run_check(criterion, task[label]).passed
                 if ours != theirs:
                     disagreements += 1
                     problems.append(

@@ -57,9 +57,8 @@ def scopes_of(store: BaseStore) -> list[str]:
 def rules_of(store: BaseStore, scope: str) -> list[Item]:
     """Return every rule of `scope`, strongest first (the order recall ranks them in)."""
     from critic_loop.nodes.memory.ranking import ranked, read_scope
-    from critic_loop.nodes.steps import run_steps
 
-    items = {item.key: item for item in run_steps(read_scope(store, scope))}
+    items = {item.key: item for item in read_scope(store, scope)}
     order = ranked((key, item.value) for key, item in items.items())
     return [items[rule_id] for rule_id, _, _ in order]
 

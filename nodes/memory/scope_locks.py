@@ -16,15 +16,11 @@ through the server's PostgreSQL).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
-from typing import TypeVar
+from contextlib import AbstractContextManager
 
 from langgraph.store.base import BaseStore
 
 from critic_loop.keyed_locks import KeyedLock
-from critic_loop.nodes.steps import Call, Steps, arun_steps, run_steps
-
-R = TypeVar("R")
 
 _in_process = KeyedLock("memory scopes")
 _registered: weakref.WeakKeyDictionary[BaseStore, KeyedLock] = weakref.WeakKeyDictionary()
@@ -52,16 +48,6 @@ def scope_key(scope: str) -> str:
     return f"memory-{scope}"
 
 
-def locked(store: BaseStore, scope: str, logic: Callable[[], Steps[R]]) -> Call[R]:
-    """Describe running the step logic `logic()` while holding `scope` of `store`."""
-    lock, key = scope_lock(store), scope_key(scope)
-
-    def run() -> R:
-        with lock.hold(key):
-            return run_steps(logic())
-
-    async def arun() -> R:
-        async with lock.ahold(key):
-            return await arun_steps(logic())
-
-    return Call(run, arun)
+def holding(store: BaseStore, scope: str) -> AbstractContextManager[None]:
+    """Hold `scope` of `store` for a memory write's read-modify-write (blocking the thread)."""
+    return scope_lock(store).hold(scope_key(scope))

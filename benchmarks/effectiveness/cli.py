@@ -107,13 +107,14 @@ def prepare(args: argparse.Namespace) -> tuple[EffectivenessReport, Callable[[],
         extra, OWNED, "--model, --base-url and --rounds", **shared_settings(model, base_url, rounds)
     )
     configurations = resolve(args.configs, common, CONFIGS)
+    ids = [task.id for task in tasks]
     settings = describe(
-        model=model,
-        base_url=base_url,
-        configurations=configurations,
-        table=CONFIGS,
-        task_ids=[task.id for task in tasks],
-        extra=extra,
+        model,
+        base_url,
+        extra,
+        configurations,
+        CONFIGS,
+        ids,
         rounds=rounds,
         seed=args.seed,
         tier=args.tier if args.tasks_dir is None else str(args.tasks_dir),

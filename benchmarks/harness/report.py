@@ -39,7 +39,9 @@ class Row:
     """What one configuration did on one task (in one repeat); benchmarks add their fields."""
 
     task: str
+    """The task's id."""
     config: str
+    """The configuration's name."""
     repeat: int = 1
     input_tokens: int = 0
     output_tokens: int = 0
@@ -129,16 +131,19 @@ def load(path: Path, benchmark: str | None = None) -> dict[str, Any]:
 
 
 def describe(
-    *,
     model: str,
     base_url: str | None,
+    extra: dict[str, Any],
     configurations: list[Configuration],
     table: dict[str, Any],
     task_ids: list[str],
-    extra: dict[str, Any],
     **more: Any,
 ) -> dict[str, Any]:
-    """Describe a run for its report; `more` holds what else a benchmark records."""
+    """Describe a run for its report.
+
+    The model, server, `--set` (`extra`), configurations (with their own settings from
+    `table`), tasks, and what else a benchmark records (`more`).
+    """
     run = {
         "started": now(),
         "critic_loop_version": critic_loop_version(),

@@ -13,8 +13,7 @@ import logging
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from benchmarks.harness.configs import Configuration
 from benchmarks.harness.report import Report, Row
@@ -32,23 +31,13 @@ class Task(Protocol):
         ...
 
 
-class RunAborted(RuntimeError):
-    """Too many cells in a row failed; the report keeps every row so far."""
-
-
-@dataclass(frozen=True)
-class Cell:
+class Cell(NamedTuple):
     """One configuration on one task, in one repeat (`position`: the task's place in it)."""
 
+    repeat: int
+    position: int
     task: Any
     configuration: Configuration
-    repeat: int = 1
-    position: int = 0
-
-    @property
-    def key(self) -> tuple[int, str, str]:
-        """(repeat, configuration, task), as the report keys rows."""
-        return self.repeat, self.configuration.name, self.task.id
 
 
 def plan(
@@ -58,16 +47,20 @@ def plan(
 ) -> list[Cell]:
     """List the cells still to run: each repeat's tasks in order, every configuration of each."""
     cells = [
-        Cell(task, configuration, repeat, position)
+        Cell(repeat, position, task, configuration)
         for repeat, tasks in enumerate(sequences, 1)
         for position, task in enumerate(tasks)
         for configuration in configurations
     ]
-    return [cell for cell in cells if not report.done(cell.key)]
+    return [c for c in cells if not report.done((c.repeat, c.configuration.name, c.task.id))]
+
+
+class RunAborted(RuntimeError):
+    """Too many cells in a row failed; the report keeps every row so far."""
 
 
 def _independent(cell: Cell) -> Hashable:
-    return cell.key
+    return cell
 
 
 def run_cells(

@@ -65,14 +65,7 @@ def prepare(args: argparse.Namespace) -> tuple[JudgeReport, Callable[[], object]
     extra = dict(args.set)
     table = table_for(model)
     configurations = resolve(args.configs, shared_settings(model, base_url, extra), table)
-    settings = describe(
-        model=model,
-        base_url=base_url,
-        configurations=configurations,
-        table=table,
-        task_ids=[case.id for case in cases],
-        extra=extra,
-    )
+    settings = describe(model, base_url, extra, configurations, table, [c.id for c in cases])
     report = cli.open_report(JudgeReport, args, settings)
     report.settings["configs"] = [c.name for c in configurations]  # the table shows this run's
     cells = plan([cases], configurations, report)

@@ -137,13 +137,14 @@ def prepare(args: argparse.Namespace) -> tuple[MemoryReport, Callable[[], object
     configurations = resolve(list(MODES), common, MODES)
     seeds = [None if args.seed is None else args.seed + n for n in range(args.repeats)]
     sequences = [sequence(tasks, seed) for seed in seeds]
+    order = [task.id for task in sequences[0]]
     settings = describe(
-        model=model,
-        base_url=base_url,
-        configurations=configurations,
-        table=MODES,
-        task_ids=[task.id for task in sequences[0]],
-        extra=extra,
+        model,
+        base_url,
+        extra,
+        configurations,
+        MODES,
+        order,
         rounds=rounds,
         repeats=args.repeats,
         seed=args.seed,

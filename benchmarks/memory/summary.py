@@ -222,63 +222,36 @@ def format_table(data: dict[str, Any], summary: Summary) -> str:
         summary.unrelated,
         summary.overall,
     )
+
+    def both(comparison: Comparison, figure: str, form: str = "{:.2f}") -> list[str]:
+        values = (getattr(comparison.off, figure), getattr(comparison.on, figure))
+        return [form.format(value) for value in values]
+
+    def passed(comparison: Comparison, figure: str = "passed") -> list[str]:
+        off, on = comparison.off, comparison.on
+        return [share(getattr(off, figure), off.tasks), share(getattr(on, figure), on.tasks)]
+
     fewer = later.fewer_rounds
     body = [
         [f"later family tasks ({later.off.tasks})", "", "", ""],
         [
             "  rounds to pass",
-            f"{later.off.rounds_to_pass:.2f}",
-            f"{later.on.rounds_to_pass:.2f}",
+            *both(later, "rounds_to_pass"),
             "-" if fewer is None else f"{-fewer:+.0f}%",
         ],
-        [
-            "  passed",
-            share(later.off.passed, later.off.tasks),
-            share(later.on.passed, later.on.tasks),
-            signed(later.points, " pts"),
-        ],
-        [
-            "  passed in round 1",
-            share(later.off.first_round, later.off.tasks),
-            share(later.on.first_round, later.on.tasks),
-            "",
-        ],
+        ["  passed", *passed(later), signed(later.points, " pts")],
+        ["  passed in round 1", *passed(later, "first_round"), ""],
         [f"first family tasks ({first.off.tasks})", "", "", ""],
-        [
-            "  rounds to pass",
-            f"{first.off.rounds_to_pass:.2f}",
-            f"{first.on.rounds_to_pass:.2f}",
-            "",
-        ],
-        [
-            "  passed",
-            share(first.off.passed, first.off.tasks),
-            share(first.on.passed, first.on.tasks),
-            "",
-        ],
+        ["  rounds to pass", *both(first, "rounds_to_pass"), ""],
+        ["  passed", *passed(first), ""],
         [f"unrelated tasks ({unrelated.off.tasks})", "", "", ""],
-        [
-            "  rounds to pass",
-            f"{unrelated.off.rounds_to_pass:.2f}",
-            f"{unrelated.on.rounds_to_pass:.2f}",
-            "",
-        ],
-        [
-            "  passed",
-            share(unrelated.off.passed, unrelated.off.tasks),
-            share(unrelated.on.passed, unrelated.on.tasks),
-            signed(unrelated.points, " pts"),
-        ],
+        ["  rounds to pass", *both(unrelated, "rounds_to_pass"), ""],
+        ["  passed", *passed(unrelated), signed(unrelated.points, " pts")],
         ["  did worse with memory on", "", str(len(summary.worse)), ""],
         [f"every task ({overall.off.tasks})", "", "", ""],
-        ["  model calls per task", f"{overall.off.calls:.2f}", f"{overall.on.calls:.2f}", ""],
-        ["  tokens per task", f"{overall.off.tokens:.0f}", f"{overall.on.tokens:.0f}", ""],
-        [
-            "  distiller calls (all tasks)",
-            str(overall.off.distiller_calls),
-            str(overall.on.distiller_calls),
-            "",
-        ],
+        ["  model calls per task", *both(overall, "calls"), ""],
+        ["  tokens per task", *both(overall, "tokens", "{:.0f}"), ""],
+        ["  distiller calls (all tasks)", *both(overall, "distiller_calls", "{}"), ""],
     ]
     lines = [heading, "", *columns(["", "memory off", "memory on", "change"], body)]
     if summary.worse:

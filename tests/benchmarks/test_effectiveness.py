@@ -308,7 +308,7 @@ def test_a_run_stops_when_cells_keep_failing(tmp_path: Path) -> None:
     def failing(cell: Cell) -> Run:
         return Run(task=f"{cell.task.id}-{len(report.rows)}", kind="coding", config="x", error="E")
 
-    cells = [Cell(task, configurations[0], position=n) for n, task in enumerate(tasks)]
+    cells = [Cell(1, n, task, configurations[0]) for n, task in enumerate(tasks)]
     with pytest.raises(RunAborted, match="--resume"):
         run_cells(cells, failing, report)
     assert len(json.loads(report.path.read_text())["rows"]) == MAX_CONSECUTIVE_ERRORS
@@ -487,3 +487,52 @@ def test_every_model_call_is_counted_retries_and_judge_calls_too() -> None:
     assert dict(counter.tally.calls) == {"worker": 2, "critic": 2}
     assert len(model_server.requests) == 4
     assert counter.tally.input_tokens > 0 and counter.tally.output_tokens > 0
+
+
+def test_the_range_tier_validates_its_writing_and_sample_coding_tasks() -> None:
+    from benchmarks.effectiveness.validate import validate
+
+    tasks = {
+        task.id: task for kind in ("coding", "writing") for task in load_tasks(kind, TIERS["range"])
+    }
+    coding = [task for task in tasks.values() if task.kind == "coding"]
+    assert (len(coding), len(tasks) - len(coding)) == (60, 33)
+    for task in tasks.values():
+        if task.kind == "writing":
+            assert validate(task, "range", {}) == ([], None), task.id
+    for task_id in QUICK_IDS["range"][:2]:
+        assert validate(tasks[task_id], "range", {}) == ([], None), task_id
+
+
+def test_the_summary_counts_what_selection_lost_and_the_cost_per_solved_task() -> None:
+    from benchmarks.effectiveness.summary import summarize
+
+    def row(task: str, config: str, solved: bool, drafts: list[bool], calls: int) -> Run:
+        grades = [{"round": 1, "candidate": n, "solved": s} for n, s in enumerate(drafts, 1)]
+        return Run(
+            task=task,
+            kind="coding" if task < "c" else "writing",
+            config=config,
+            solved=solved,
+            worker_calls=calls,
+            input_tokens=100 * calls,
+            draft_grades=grades,
+        )
+
+    rows = [
+        row("a", "single_shot", False, [False], 1),
+        row("a", "default", False, [False, True, False], 3),  # a draft solved it; not the kept one
+        row("b", "single_shot", True, [True], 1),
+        row("b", "default", True, [True, True, True], 3),
+        row("c", "single_shot", False, [False], 1),
+        row("c", "default", True, [False, True], 4),
+    ]
+    settings = {"configs": ["single_shot", "default"], "task_ids": ["a", "b", "c"]}
+    figures = summarize(settings, rows)
+    default = figures["all"][1]
+    assert (default.solved, default.some_solved, default.wins, default.losses) == (2, 3, 1, 0)
+    assert default.delta_points == pytest.approx(100 / 3)
+    assert (default.per(default.calls), default.per(default.calls, solved=True)) == ("3.33", "5.00")
+    assert default.per(default.tokens, solved=True, digits=0) == "500"
+    assert [f.solved for f in figures["coding"]] == [1, 1]
+    assert [f.solved for f in figures["writing"]] == [0, 1]

@@ -107,7 +107,7 @@ def task(problem: dict[str, Any], shown: list[tuple[str, str]]) -> dict[str, str
     )
     prompt = problem["prompt"].strip("\n")
     return {
-        "id": f"he{int(number):03d}_{entry}",
+        "id": f"he{int(number):03d}_{entry.lower()}",
         "prompt": f"Complete this Python function:\n\n```python\n{prompt}\n```\n\n"
         + TAIL.format(entry=entry),
         "entry_point": entry,

@@ -496,7 +496,7 @@ def test_the_range_tier_validates_its_writing_and_sample_coding_tasks() -> None:
         task.id: task for kind in ("coding", "writing") for task in load_tasks(kind, TIERS["range"])
     }
     coding = [task for task in tasks.values() if task.kind == "coding"]
-    assert (len(coding), len(tasks) - len(coding)) == (60, 33)
+    assert (len(coding), len(tasks) - len(coding)) == (60, 45)
     for task in tasks.values():
         if task.kind == "writing":
             assert validate(task, "range", {}) == ([], None), task.id

@@ -60,7 +60,7 @@ class RunAborted(RuntimeError):
 
 
 def _independent(cell: Cell) -> Hashable:
-    return cell
+    return cell.repeat, cell.position, cell.configuration.name
 
 
 def run_cells(

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from benchmarks.effectiveness.calls import counting
+from benchmarks.effectiveness.calls import Tally, counting
 from benchmarks.effectiveness.grading import grade, loop_rubric
 from benchmarks.effectiveness.report import Run
 from benchmarks.harness.runner import Cell
@@ -20,7 +20,7 @@ from critic_loop import LoopState, run_loop
 logger = logging.getLogger(__name__)
 
 
-def _measure(row: Run, state: LoopState, calls: Any) -> None:
+def _measure(row: Run, state: LoopState, calls: Tally) -> None:
     row.outcome, row.outcome_reason = state.outcome, state.outcome_reason
     row.rounds, row.drafts = state.rounds, len(state.drafts)
     row.worker_calls = calls.calls["worker"]

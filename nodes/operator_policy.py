@@ -28,6 +28,7 @@ import os
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,8 @@ def settled(runtime: Runtime[Any]) -> Runtime[Context]:
         return runtime.override(context=known[1])
     context = with_available_models(check_context(as_context(given), trust))
     if isinstance(given, Context):
-        _settled[key] = (weakref.ref(given, lambda _: _settled.pop(key, None)), context)
+        forget = partial(_settled.pop, key, None)  # bound now: still there at shutdown
+        _settled[key] = (weakref.ref(given, lambda _: forget()), context)
     return runtime.override(context=context)
 
 

@@ -1,8 +1,7 @@
 """Long-term memory: rules distilled from finished runs, and what distillation did.
 
-A rule is a short imperative sentence that should help a later run of the same kind pass
-sooner. It lives in the store under `rules_namespace(scope)` and carries where it came
-from, when it changed, and how the runs that consulted it fared.
+A rule is a short imperative sentence, stored under `rules_namespace(scope)` with where it
+came from, when it changed, and how the runs that consulted it fared.
 """
 
 from __future__ import annotations
@@ -15,13 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from critic_loop.state.records import Outcome, TokenUsage
 
 RULES_NAMESPACE_PREFIX = ("critic_loop", "rules")
-"""Rules of scope S live under ("critic_loop", "rules", S)."""
-
-MAX_RULE_WORDS = 40
-"""Longer texts are logs or summaries, not rules."""
-
-MAX_TOPICS = 5
-"""The most task topics a rule keeps (the latest): what recall matches a new task against."""
+MAX_RULE_WORDS = 40  # longer texts are logs or summaries, not rules
+MAX_TOPICS = 5  # the latest task topics a rule keeps
 
 
 def rules_namespace(scope: str) -> tuple[str, ...]:
@@ -90,11 +84,7 @@ class Rule(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def about(self) -> str:
-        """The text and the topics in one string: what a store's vector index embeds.
-
-        One vector per rule, whatever its number of topics, keeps a similarity search as
-        cheap as one over the texts alone. Stored with the rule, ignored when read back.
-        """
+        """The text and the topics in one string: one vector per rule for a store's index."""
         return " | ".join([self.text, *self.topics])
 
 
@@ -111,8 +101,7 @@ class RecalledRule(BaseModel):
 class Lesson(BaseModel):
     """What a finished run shows, found by code: a check failed, then passed after a hint.
 
-    The hint (as the worker saw it, with what it quoted of the rubric cut out) is the
-    lesson's text: a rule candidate, stored as it is unless the distiller generalises it.
+    The hint, as the worker saw it, is a rule candidate (`nodes.memory.lessons`).
     """
 
     model_config = ConfigDict(extra="ignore")

@@ -1,13 +1,9 @@
 """Distillation, step 1: find what a finished run shows, and ask a model to generalise it.
 
-The lessons are found by code (`lessons`): checks that failed, then passed after a hint.
-A run with none teaches nothing, and the distiller is not called. Otherwise the distiller
-sees the task, the lessons and the scope's rules that fit the task, and answers in a
-strict JSON schema with one operation per lesson: add it as a general rule, or update the
-existing rule it refines. It never sees the drafts or the rubric, so it cannot paste
-them. A distiller that fails (model or store errors, unusable answers) is recorded in
-`memory_errors`, and the lessons are still consolidated as they are; the run's own result
-is untouched.
+The lessons are found by code (`lessons`); a run with none is not distilled. The
+distiller sees the task, the lessons and the scope's rules that fit the task, never the
+drafts or the rubric. A failed distiller is recorded in `memory_errors`, and the lessons
+are still consolidated as they are.
 """
 
 from __future__ import annotations
@@ -39,14 +35,9 @@ from critic_loop.state.schema import portable_schema
 
 logger = logging.getLogger(__name__)
 
-DISTILL_ATTEMPTS = 2
-"""Distiller calls allowed when its answer cannot be parsed."""
-
-RULES_SHOWN = 10
-"""The most existing rules the distiller sees (those recall would give this task)."""
-
+DISTILL_ATTEMPTS = 2  # distiller calls, when an answer cannot be parsed
+RULES_SHOWN = 10  # the most existing rules the distiller sees (those recall would give)
 NOTHING_TO_LEARN = "nothing to learn: no check failed in one round and passed in a later one"
-"""Why a completed run with no lessons is not distilled."""
 
 
 @functools.cache  # built once per process: a schema is not cheap to build
@@ -72,14 +63,13 @@ def skip_reason(
     return None
 
 
-def distill_prompt(
+def _prompt(
     state: DistillState,
     lessons: Sequence[Lesson],
     existing: Mapping[str, str],
     context: Context,
     problem: str | None,
 ) -> list[BaseMessage]:
-    """Build the distiller's prompt from the run's lessons and the rules that fit its task."""
     run = {"task": state.task, "lessons": lessons, "existing": existing}
     again = None if problem is None else ("distill_retry.jinja", {"problems": problem})
     return conversation(
@@ -90,7 +80,7 @@ def distill_prompt(
 def _failed(
     update: dict[str, Any], report: MemoryReport, ledger: Ledger, error: str
 ) -> dict[str, Any]:
-    """Record a failure and what it spent; the lessons in `update` go on to consolidation."""
+    # what it spent is recorded; the lessons in `update` go on to consolidation
     report.calls, report.usage = ledger.calls, ledger.usage
     return {**update, "memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
 
@@ -129,8 +119,7 @@ class Distilling:
 def distilling(state: DistillState, runtime: Runtime[Context]) -> Distilling | dict[str, Any]:
     """Find the run's lessons and the rules that fit its task: what to ask the distiller.
 
-    Returns the update itself when there is nothing to ask: the run is not distilled (with
-    a budget of the run used up it is not: its calls count toward them), or it failed.
+    Returns the update itself when there is nothing to ask (not distilled, or failed).
     """
     context = runtime.context
     store = memory_store(runtime)
@@ -172,11 +161,9 @@ def distilling(state: DistillState, runtime: Runtime[Context]) -> Distilling | d
         spec=spec,
         role="distiller",
         server=model_server(spec, context),
-        prompt=distill_prompt(state, lessons, existing, context, None),
+        prompt=_prompt(state, lessons, existing, context, None),
         read=lambda answer: parse_answer(answer, DistillerReport),
-        retry=lambda prompt, answer, problem: distill_prompt(
-            state, lessons, existing, context, problem
-        ),
+        retry=lambda prompt, answer, problem: _prompt(state, lessons, existing, context, problem),
         attempts=DISTILL_ATTEMPTS,
         schema=distiller_output_schema(),
         method=context.distill_output_method,

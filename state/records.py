@@ -30,8 +30,6 @@ COMPLETED_OUTCOMES: frozenset[Outcome] = frozenset({"passed", "stalled", "exhaus
 class TokenUsage(BaseModel):
     """Tokens spent by one model call (or several, summed)."""
 
-    model_config = ConfigDict(extra="ignore")
-
     input_tokens: int = Field(default=0, description="Prompt tokens.")
     output_tokens: int = Field(default=0, description="Completion tokens.")
     estimated: bool = Field(
@@ -61,8 +59,6 @@ class DraftRef(BaseModel):
 
 class Draft(BaseModel):
     """One artifact the worker produced."""
-
-    model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round that produced this draft, from 1.")
     candidate: int = Field(
@@ -115,8 +111,6 @@ class Agreement(BaseModel):
     It only ranks passing drafts (`nodes.verifiers.agreement`); it never changes a verdict.
     """
 
-    model_config = ConfigDict(extra="ignore")
-
     probes: int = Field(ge=1, description="Further inputs the candidates were run on.")
     support: int = Field(
         ge=1, description="Candidates (this one included) that behaved the same on all of them."
@@ -133,8 +127,6 @@ class Agreement(BaseModel):
 
 class Critique(BaseModel):
     """The critic's judgement of one draft, or the reason no judgement could be made."""
-
-    model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round of the draft this critique grades.")
     candidate: int = Field(default=1, ge=1, description="The candidate it grades.")
@@ -220,8 +212,6 @@ class WorkerFeedback(BaseModel):
     The critic's note and hints, with criterion text and ids removed.
     """
 
-    model_config = ConfigDict(extra="ignore")
-
     round: int = Field(ge=1, description="The round of the draft this feedback is about.")
     candidate: int = Field(default=1, ge=1, description="The candidate it is about.")
     summary: Note = Field(default="", description="The critic's overall note to the worker.")
@@ -240,8 +230,6 @@ ReviewAction = Literal["accept", "reject", "override", "stop"]
 class Review(BaseModel):
     """A person's decision on a draft, when the run asked for review (`Context.review`)."""
 
-    model_config = ConfigDict(extra="ignore")
-
     at_round: int = Field(ge=1, description="The round after which the run asked.")
     draft: DraftRef = Field(description="The draft reviewed: the best so far.")
     asked_because: str = Field(description="Why the run asked for review.")
@@ -254,8 +242,6 @@ class Review(BaseModel):
 
 class OpenItem(BaseModel):
     """A criterion the returned artifact still fails."""
-
-    model_config = ConfigDict(extra="ignore")
 
     criterion_id: str = Field(description="The failing criterion's id.")
     text: str = Field(description="The failing criterion's text.")

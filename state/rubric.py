@@ -40,6 +40,12 @@ INT64 = (-(2**63), 2**63 - 1)  # checkpoints store 64-bit integers
 CONTRADICTION_BUDGET_SECONDS = 1.0
 
 
+def _refuse_over(setting: str, size: int, said: str) -> None:
+    limit = getattr(operator_settings(), setting)
+    if size > limit:
+        raise ValueError(f"{said}; the most allowed is {limit} (CRITIC_LOOP_{setting.upper()})")
+
+
 def _require_text(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be blank")
@@ -168,12 +174,7 @@ class Regex(CriterionBase):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        limit = operator_settings().max_pattern_chars
-        if len(value) > limit:
-            raise ValueError(
-                f"the pattern is {len(value)} characters; the most allowed is {limit} "
-                "(CRITIC_LOOP_MAX_PATTERN_CHARS)"
-            )
+        _refuse_over("max_pattern_chars", len(value), f"the pattern is {len(value)} characters")
         try:
             regex.compile(value)
         except regex.error as error:
@@ -399,35 +400,21 @@ AnyCriterion = Annotated[  # chosen by `kind` (default "llm")
 def _check_task(value: str) -> str:
     if not value.strip():
         raise ValueError("the task is empty: say what the worker should produce")
-    limit = operator_settings().max_task_chars
-    if len(value) > limit:
-        raise ValueError(
-            f"the task is {len(value)} characters; the most allowed is {limit} "
-            "(CRITIC_LOOP_MAX_TASK_CHARS)"
-        )
+    _refuse_over("max_task_chars", len(value), f"the task is {len(value)} characters")
     return _encodable(value, "the task")
 
 
-def _count_criteria(value: Any) -> Any:
-    # before any criterion is validated
-    limit = operator_settings().max_criteria
-    if isinstance(value, list | tuple) and len(value) > limit:
-        raise ValueError(
-            f"the rubric has {len(value)} criteria; the most allowed is {limit} "
-            "(CRITIC_LOOP_MAX_CRITERIA)"
-        )
+def _count_criteria(value: Any) -> Any:  # before any criterion is validated
+    if isinstance(value, list | tuple):
+        _refuse_over("max_criteria", len(value), f"the rubric has {len(value)} criteria")
     return check_depth(value, "the rubric")
 
 
 def _storable(criterion: CriterionBase) -> None:
     dumped = criterion.model_dump(mode="json", by_alias=True, exclude_unset=True)
     encoded = _encodable(json.dumps(dumped, ensure_ascii=False), f"criterion {criterion.id!r}")
-    limit = operator_settings().max_criterion_chars
-    if len(encoded) > limit:
-        raise ValueError(
-            f"criterion {criterion.id!r} is {len(encoded)} characters as JSON; the most "
-            f"allowed is {limit} (CRITIC_LOOP_MAX_CRITERION_CHARS)"
-        )
+    said = f"criterion {criterion.id!r} is {len(encoded)} characters as JSON"
+    _refuse_over("max_criterion_chars", len(encoded), said)
     for value in _json_values(dumped):
         if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
             raise ValueError(f"criterion {criterion.id!r} holds an integer too large to store")

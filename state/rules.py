@@ -31,8 +31,6 @@ def utc_now() -> datetime:
 class RuleUsage(BaseModel):
     """How the runs that consulted a rule fared."""
 
-    model_config = ConfigDict(extra="ignore")
-
     consulted: int = Field(default=0, ge=0, description="Completed runs that were given it.")
     passed: int = Field(default=0, ge=0, description="Of those, the runs that passed.")
     rounds_when_passed: int = Field(
@@ -48,8 +46,6 @@ class RuleUsage(BaseModel):
 class RuleProvenance(BaseModel):
     """The run a rule was learned (or last changed) from."""
 
-    model_config = ConfigDict(extra="ignore")
-
     thread_id: str | None = Field(default=None, description="The run's thread.")
     outcome: Outcome = Field(description="How that run ended.")
     rounds: int = Field(ge=0, description="How many rounds it took.")
@@ -57,8 +53,6 @@ class RuleProvenance(BaseModel):
 
 class Rule(BaseModel):
     """One remembered lesson, as stored."""
-
-    model_config = ConfigDict(extra="ignore")
 
     text: str = Field(description="The rule: a short imperative sentence.")
     criteria: list[str] = Field(
@@ -91,8 +85,6 @@ class Rule(BaseModel):
 class RecalledRule(BaseModel):
     """A rule a run consulted: given to the worker before its first draft."""
 
-    model_config = ConfigDict(extra="ignore")
-
     id: str = Field(description="The rule's key in the store.")
     text: str = Field(description="The rule as it read when recalled.")
     scope: str = Field(description="The scope it was recalled from.")
@@ -103,8 +95,6 @@ class Lesson(BaseModel):
 
     The hint, as the worker saw it, is a rule candidate (`nodes.memory.lessons`).
     """
-
-    model_config = ConfigDict(extra="ignore")
 
     criterion_id: str = Field(description="The criterion that failed and then passed.")
     text: str = Field(description="The hint after which it passed.")
@@ -136,8 +126,6 @@ class DistillerReport(BaseModel):
 
 class MemoryReport(BaseModel):
     """What distillation did to the rules of a scope after a run."""
-
-    model_config = ConfigDict(extra="ignore")
 
     scope: str = Field(description="The scope written to.")
     added: list[str] = Field(default_factory=list, description="Ids of new rules.")

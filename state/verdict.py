@@ -109,8 +109,6 @@ class CheckResult(BaseModel):
 class CriterionResult(BaseModel):
     """The result on one criterion, as the loop keeps it."""
 
-    model_config = ConfigDict(extra="ignore")
-
     criterion_id: str = Field(description="The id of the criterion this result grades.")
     passed: bool = Field(description="Whether the artifact meets this criterion.")
     evidence: Evidence = Field(description="What in the artifact shows whether it holds.")
@@ -139,8 +137,6 @@ class Verdict(BaseModel):
     A draft passes when every `must` criterion passes and the weighted score (the share
     of criterion weight that passed) reaches the pass threshold.
     """
-
-    model_config = ConfigDict(extra="ignore")
 
     results: list[CriterionResult] = Field(description="One result per criterion, rubric order.")
     feedback: Note = Field(default="", description="The critic's note to the author.")

@@ -1,15 +1,9 @@
 """The loop's I/O steps as Temporal activities: the same node logic, run on a worker.
 
-The plugin runs `activity_body(name, node)` in an activity for every node of the graph that
-does I/O. It runs the `Node` the in-process graph runs, as `graph.ainvoke` would
-(`Node.arun`: the context held to the operator's policy on this worker, the typed input
-rebuilt from the plain data that crossed the boundary), with the worker's rule store
-(activities get none from the plugin). It heartbeats in the background, so a dead worker is
-noticed after the activity's `heartbeat_timeout`, and turns errors no retry can fix (bad
-input, a model that cannot be created, a refused setting) into non-retryable failures.
-
-`settle_context` is the one activity outside the graph: it completes a run's context
-from the worker's environment, as the LangGraph server does, before the graph starts.
+An activity runs the in-process graph's `Node` as `graph.ainvoke` would, with the worker's
+rule store (the plugin gives activities none), heartbeating in the background; an error
+no retry can fix fails it at once. `settle_context`, before the graph starts, completes
+a run's context from the worker's environment, as the LangGraph server does.
 """
 
 from __future__ import annotations
@@ -33,7 +27,7 @@ from critic_loop.state.operator_settings import operator_settings
 from critic_loop.temporal import resources
 from critic_loop.temporal.settings import fits_worker
 
-FINAL_ERRORS: tuple[type[BaseException], ...] = (
+FINAL_ERRORS: tuple[type[BaseException], ...] = (  # a retry cannot fix them
     InvalidInput,
     ValidationError,
     ModelSetupError,
@@ -44,15 +38,11 @@ FINAL_ERRORS: tuple[type[BaseException], ...] = (
     FileNotFoundError,
     TypeError,
 )
-"""Errors that a retry cannot fix: the run fails at once, with the error's name and text."""
-
 SETTLE_CONTEXT = "critic_loop.settle_context"
-"""The activity type of `settle_context`."""
 
 
 @contextlib.asynccontextmanager
-async def heartbeating() -> AsyncIterator[None]:
-    """Heartbeat in the background while the block runs (three times per heartbeat_timeout)."""
+async def _heartbeating() -> AsyncIterator[None]:  # three times per heartbeat_timeout
     timeout = activity.info().heartbeat_timeout
     if not timeout:
         yield
@@ -72,8 +62,7 @@ async def heartbeating() -> AsyncIterator[None]:
 
 
 @contextlib.contextmanager
-def final_errors() -> Any:
-    """Make the errors no retry can fix non-retryable activity failures."""
+def _final_errors() -> Any:
     try:
         yield
     except FINAL_ERRORS as error:
@@ -82,11 +71,11 @@ def final_errors() -> Any:
 
 
 def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaitable[Any]]:
-    """Return what the activity of I/O node `node` runs on a worker (module docstring)."""
+    """Return what the activity of I/O node `node` runs on a worker."""
 
     async def body(state: Any, runtime: Runtime[Any]) -> Any:
-        async with heartbeating():
-            with final_errors():
+        async with _heartbeating():
+            with _final_errors():
                 context = as_context(runtime.context)  # a dict once it crossed the boundary
                 store = resources.current().store
                 return await node.arun(state, runtime.override(context=context, store=store))
@@ -101,12 +90,11 @@ def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaita
 async def settle_context(fields: Mapping[str, Any]) -> dict[str, Any]:
     """Complete a run's context from this worker's environment; refuse what it cannot run.
 
-    Fields the client left out take the worker's `CRITIC_LOOP_<FIELD>` values, else the
-    defaults, as they would on the LangGraph server; held to the worker's ceilings (an
-    unset budget becomes the ceiling), so the workflow's routing sees the run's budgets.
+    Held to the worker's ceilings (an unset budget becomes the ceiling), so the workflow's
+    routing sees the run's budgets.
     """
     worker = resources.current()
-    with final_errors():
+    with _final_errors():
         untrusted = operator_settings().untrusted_input
         context = check_context(as_context(dict(fields)), Trust(served=untrusted))
         problem = fits_worker(context, worker.context, worker.settings)

@@ -1,10 +1,7 @@
 """What a worker process shares among its activities: the rule store and its own settings.
 
-LangGraph's store cannot cross an activity boundary (the plugin gives activities no
-store), and an activity may run on any worker. So each worker opens the configured
-database once (`critic_loop.persistence`: a SQLite file shared by the workers of one
-machine, or PostgreSQL shared by all) and its activities use that store, with the
-cross-process scope locks the persistence layer registers for it.
+The plugin gives activities no store, so each worker opens the configured database once
+(`critic_loop.persistence`, with its scope locks) for its activities.
 """
 
 from __future__ import annotations
@@ -52,11 +49,7 @@ def current() -> WorkerResources:
 async def worker_resources(
     database: str | Path | None, context: Context, settings: TemporalSettings
 ) -> AsyncIterator[WorkerResources]:
-    """Open the database for this worker process's activities, for the `async with` block.
-
-    `database` is a SQLite path or a PostgreSQL URL; None means
-    `CRITIC_LOOP_DATABASE_URL`, else the default SQLite file.
-    """
+    """Open the database (see `database_target`) for this worker's activities while inside."""
     global _current
     async with aopen_persistence(database) as persistence:
         _current = WorkerResources(persistence.store, context, settings, persistence.location)

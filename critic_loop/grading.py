@@ -1,14 +1,9 @@
 """Grade one artifact with the critic alone: no worker, no loop, the loop's own critique.
 
-`grade(artifact, rubric, context)` runs the critique node on a one-draft `CriticView`, so
-an artifact is graded as round 1 of a run would grade it, with one difference: unless the
-context says otherwise, the judge is not skipped after a failed check, so every criterion
-gets a decision. `critic-loop calibrate` uses it to compare the critic with human labels.
-
-    from critic_loop.grading import grade
+An artifact is graded as round 1 of a run would grade it, but unless the context says
+otherwise every criterion gets a decision (the judge is not skipped after a failed check).
 
     verdict = grade("A hash map stores ...", [{"id": "short", "kind": "word_count", "max": 50}])
-    verdict.passed, [(r.criterion_id, r.passed, r.evidence) for r in verdict.results]
 """
 
 from __future__ import annotations
@@ -26,8 +21,7 @@ from critic_loop.state.verdict import Verdict
 if TYPE_CHECKING:
     from critic_loop.state.records import Critique
 
-RubricLike = Sequence[CriterionBase | Mapping[str, Any]]
-"""Criteria as models or as plain dicts."""
+RubricLike = Sequence[CriterionBase | Mapping[str, Any]]  # criteria as models or plain dicts
 
 _RUBRIC: TypeAdapter[list[Any]] = TypeAdapter(Rubric)
 
@@ -36,7 +30,6 @@ class GradingFailed(RuntimeError):
     """The critic gave no acceptable verdict, even after its retries."""
 
     def __init__(self, error: str, rejected: Sequence[str] = ()) -> None:
-        """Keep why, and why each rejected answer was rejected."""
         self.error = error
         self.rejected = list(rejected)
         super().__init__(error)
@@ -51,8 +44,7 @@ def checked_rubric(rubric: RubricLike) -> list[CriterionBase]:
     return _RUBRIC.validate_python(list(rubric))
 
 
-def grading_context(context: Context | Mapping[str, Any] | None) -> Context:
-    """Return the context to grade with: judge every criterion unless told otherwise."""
+def _grading_context(context: Context | Mapping[str, Any] | None) -> Context:
     if isinstance(context, Context):
         return context
     settings = dict(context or {})
@@ -78,7 +70,7 @@ def _critic() -> Any:
 def _runtime(context: Context | Mapping[str, Any] | None) -> Any:
     from langgraph.runtime import Runtime
 
-    return Runtime(context=grading_context(context))
+    return Runtime(context=_grading_context(context))
 
 
 def _critique_of(update: dict[str, Any]) -> Critique:
@@ -94,9 +86,8 @@ def critique_artifact(
 ) -> Critique:
     """Grade `artifact` against `rubric` with the critic alone; return the whole critique.
 
-    Besides the verdict (None when the critic gave no acceptable one, with `error` saying
-    why), the critique holds what the grade cost: `attempts` (critic model calls) and
-    `usage` (their tokens), and the answers the judge had rejected. See `grade`.
+    Its verdict is None when the critic gave no acceptable one (`error` says why); it
+    holds what the grade cost (`attempts`, `usage`) and the rejected answers.
 
     Raises:
         pydantic.ValidationError: the rubric is unusable.
@@ -123,10 +114,6 @@ def grade(
     context: Context | Mapping[str, Any] | None = None,
 ) -> Verdict:
     """Grade `artifact` against `rubric` with the critic alone; return its verdict.
-
-    `context` chooses the critic (`critic_model`, `critic_models`, `critic_samples`,
-    `judge_granularity`, ...); given as a mapping or left out, the judge grades every
-    `llm` criterion even when a check failed.
 
     Raises:
         GradingFailed: the critic gave no acceptable verdict within `critic_attempts`.

@@ -188,15 +188,6 @@ class Verdict(BaseModel):
             missed.append(f"weighted score {self.score:.2f} is below the bar {threshold:.2f}")
         return missed
 
-    def attainable(self, threshold: float) -> bool:
-        """Tell whether some revision could still pass, given the terminal failures."""
-        lost = self.terminal
-        if any(result.severity == "must" for result in lost):
-            return False
-        total = sum(result.weight for result in self.results)
-        best = (total - sum(result.weight for result in lost)) / total if total else 0.0
-        return best >= threshold - SCORE_TOLERANCE
-
     @property
     def terminal(self) -> list[CriterionResult]:
         return [result for result in self.results if result.terminal and not result.passed]

@@ -91,7 +91,7 @@ def _failure(error: Exception) -> str:
 
 
 @dataclass
-class Distilling:
+class _Distilling:
     """A run whose lessons the distiller is about to generalise, and what it spends."""
 
     request: Request[DistillerReport]
@@ -100,11 +100,9 @@ class Distilling:
     update: dict[str, Any]
 
     def failed(self, error: Exception) -> dict[str, Any]:
-        """Record that asking the distiller failed with `error`."""
         return _failed(self.update, self.report, self.ledger, _failure(error))
 
     def finished(self, answer: Answer[DistillerReport]) -> dict[str, Any]:
-        """Record the distiller's operations, or why it gave none."""
         if answer.value is None:
             problem = answer.stopped or answer.rejected[-1]
             logger.warning("distillation gave no usable answer: %s", problem)
@@ -116,7 +114,7 @@ class Distilling:
         return {**self.update, "proposed": proposed, "memory_report": report}
 
 
-def distilling(state: DistillState, runtime: Runtime[Context]) -> Distilling | dict[str, Any]:
+def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling | dict[str, Any]:
     """Find the run's lessons and the rules that fit its task: what to ask the distiller.
 
     Returns the update itself when there is nothing to ask (not distilled, or failed).
@@ -168,12 +166,12 @@ def distilling(state: DistillState, runtime: Runtime[Context]) -> Distilling | d
         schema=distiller_output_schema(),
         method=context.distill_output_method,
     )
-    return Distilling(request, ledger, report, update)
+    return _Distilling(request, ledger, report, update)
 
 
 def propose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the distiller to generalise the run's lessons; else say why not."""
-    plan = distilling(state, runtime)
+    plan = _distilling(state, runtime)
     if isinstance(plan, dict):
         return plan
     try:
@@ -185,7 +183,7 @@ def propose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, A
 
 async def apropose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
     """`propose_rules`, awaiting the distiller (the store is read in a thread)."""
-    plan = await asyncio.to_thread(distilling, state, runtime)
+    plan = await asyncio.to_thread(_distilling, state, runtime)
     if isinstance(plan, dict):
         return plan
     try:

@@ -46,14 +46,11 @@ def _printed() -> Iterator[_BoundedText]:  # what the code prints while inside
         sys.stdout, sys.stderr = saved
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
-
-
 def _summary(error: BaseException) -> str:  # one line (a SyntaxError: its message only)
     if isinstance(error, SyntaxError):
-        return _short(f"{type(error).__name__}: {error.msg}")
-    return _short("".join(traceback.format_exception_only(type(error), error)).strip())
+        return wire.short(f"{type(error).__name__}: {error.msg}", MAX_TEXT)
+    said = "".join(traceback.format_exception_only(type(error), error)).strip()
+    return wire.short(said, MAX_TEXT)
 
 
 def _lineage(kind: type) -> list[list[str]]:  # [module, qualified name] pairs, not object
@@ -86,7 +83,7 @@ def _describe_name(value: Any, handles: _Handles) -> dict[str, Any]:
         return {
             "kind": "function",
             "handle": handles.keep("function", value),
-            "doc": _short(doc) if isinstance(doc, str) else None,
+            "doc": wire.short(doc, MAX_TEXT) if isinstance(doc, str) else None,
         }
     try:
         return {"kind": "value", "value": wire.encode(value)}
@@ -101,7 +98,7 @@ def _hello(module: types.ModuleType, handles: _Handles) -> dict[str, Any]:
         if not (name.startswith("__") and name.endswith("__")) or name == "__all__"
     }
     doc = module.__doc__
-    return {"doc": _short(doc) if isinstance(doc, str) else None, "names": names}
+    return {"doc": wire.short(doc, MAX_TEXT) if isinstance(doc, str) else None, "names": names}
 
 
 def _raised(error: BaseException, handles: _Handles) -> dict[str, Any]:
@@ -110,7 +107,7 @@ def _raised(error: BaseException, handles: _Handles) -> dict[str, Any]:
     except wire.NotPlainData:
         arguments = None
     try:
-        message = _short(str(error))
+        message = wire.short(str(error), MAX_TEXT)
     except Exception:
         message = ""
     return {"lineage": _lineage(type(error)), "args": arguments, "message": message}

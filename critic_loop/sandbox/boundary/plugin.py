@@ -80,11 +80,6 @@ def _not_plain(what: str, reached: str = "the tests") -> NotPlainData:
     return NotPlainData(f"{what}, not plain data (only {wire.PLAIN_TYPES} reach {reached})")
 
 
-def _short(text: object, limit: int) -> str:
-    text = str(text)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 class _RemoteIterator:
     """An iterator that lives in the draft process; each `next` asks it for an item."""
 
@@ -132,7 +127,7 @@ class _Draft:
             return
         self._show_printed(message)
         if isinstance(message.get("import_error"), str):
-            self.import_error = _short(message["import_error"], MAX_MESSAGE)
+            self.import_error = wire.short(message["import_error"], MAX_MESSAGE)
         elif isinstance(message.get("hello"), dict):
             self.hello = message["hello"]
         else:
@@ -211,7 +206,7 @@ class _Draft:
             except wire.BrokenMessage as error:
                 raise BrokenReply(f"{label} got a broken reply: {error}") from None
         if isinstance(reply.get("refused"), str):
-            raise _not_plain(f"{label} returned {_short(reply['refused'], 200)}")
+            raise _not_plain(f"{label} returned {wire.short(reply['refused'], 200)}")
         if isinstance(reply.get("raised"), dict):
             raise self.exception(reply["raised"], label)
         raise BrokenReply(f"{label} got a reply that is neither a value nor an error")
@@ -246,7 +241,7 @@ class _Draft:
 
     def exception(self, raised: dict[str, Any], label: str) -> Exception:
         kind = self.exception_class(raised.get("lineage"))
-        message = _short(raised.get("message", ""), MAX_MESSAGE)
+        message = wire.short(raised.get("message", ""), MAX_MESSAGE)
         if not issubclass(kind, Exception):  # SystemExit, KeyboardInterrupt, ...
             return DraftRaised(f"{label} raised {kind.__name__}: {message}".rstrip(": "))
         arguments: Any = None
@@ -302,7 +297,7 @@ class _Draft:
             except wire.BrokenMessage:
                 opaque[name] = "a value that arrived broken"
         else:
-            opaque[name] = f"an object of type {_short(described.get('type', '?'), 100)}"
+            opaque[name] = f"an object of type {wire.short(described.get('type', '?'), 100)}"
 
 
 class _DraftImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -340,12 +335,12 @@ class _Report:
 def _failure(report: pytest.TestReport | pytest.CollectReport) -> tuple[str, str]:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
-        return _short(longrepr[2], MAX_MESSAGE), ""
+        return wire.short(longrepr[2], MAX_MESSAGE), ""
     crash = getattr(longrepr, "reprcrash", None)
     message = getattr(crash, "message", None) or report.longreprtext.strip().splitlines()[-1:]
     if isinstance(message, list):
         message = message[0] if message else ""
-    return _short(message, MAX_MESSAGE), _short(report.longreprtext, MAX_TRACEBACK)
+    return wire.short(message, MAX_MESSAGE), wire.short(report.longreprtext, MAX_TRACEBACK)
 
 
 def _outcome(reports: Sequence[pytest.TestReport]) -> tuple[str, pytest.TestReport | None]:
@@ -375,7 +370,7 @@ class _Harness:
             self.report.write(
                 event="collect_error",
                 nodeid=report.nodeid,
-                message=_short(report.longreprtext, MAX_TRACEBACK),
+                message=wire.short(report.longreprtext, MAX_TRACEBACK),
             )
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:

@@ -37,6 +37,12 @@ class BrokenMessage(ValueError):
 Handle = Callable[[str, Any], int]  # keeps a function or iterator: (kind, object) -> handle
 
 
+def short(text: object, limit: int) -> str:
+    """Return `text` as a string of at most `limit` characters."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _described(value: object) -> str:
     kind = type(value)
     name = kind.__qualname__

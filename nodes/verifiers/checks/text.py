@@ -39,16 +39,12 @@ def count_words(text: str) -> int:
 
 
 def _within(value: int, low: int | None, high: int | None, unit: str) -> CheckResult:
-    evidence = f"The draft has {value} {unit}."
+    hint = ""
     if high is not None and value > high:
-        return CheckResult(
-            passed=False, evidence=evidence, hint=f"Cut it to at most {high} {unit}."
-        )
-    if low is not None and value < low:
-        return CheckResult(
-            passed=False, evidence=evidence, hint=f"Expand it to at least {low} {unit}."
-        )
-    return CheckResult(passed=True, evidence=evidence)
+        hint = f"Cut it to at most {high} {unit}."
+    elif low is not None and value < low:
+        hint = f"Expand it to at least {low} {unit}."
+    return CheckResult(passed=not hint, evidence=f"The draft has {value} {unit}.", hint=hint)
 
 
 def check_word_count(criterion: WordCount, draft: str) -> CheckResult:

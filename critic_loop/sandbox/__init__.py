@@ -1,8 +1,7 @@
 """A sandboxed pytest runner for drafted code: the verdict out of the code's reach.
 
 A library of its own: it imports nothing of LangGraph, LangChain or the rest of
-critic_loop. `runner` runs a suite; `isolation`, `memory_bound` and `bounded_run` bound
-it; `report` judges it; `boundary` runs inside the sandboxes.
+critic_loop.
 """
 
 

@@ -1,9 +1,7 @@
 """Run two processes side by side with a deadline, keeping a bounded part of their output.
 
-The run ends when the main process does (its helper is stopped then) or at the deadline.
-The parent keeps the first and last `KEEP_BYTES` of each output, so its memory stays flat
-whatever a child prints. Each child's process group is killed as one at the deadline, or
-at once if the awaiting task is cancelled.
+The run ends when the main process does (its helper is stopped then) or at the deadline;
+each child's process group is killed as one, at once if the awaiting task is cancelled.
 """
 
 from __future__ import annotations
@@ -81,9 +79,7 @@ class Finished:
 class PairFinished:
     """How a main process and its helper ended, and what the main process reported.
 
-    `main.returncode` is None when the deadline passed; `helper.returncode` is None when
-    the helper was still running when the main process ended (it was stopped then).
-    `report` is None when the report was longer than its limit.
+    None: the deadline passed (`main`), the helper was stopped (`helper`), too long (`report`).
     """
 
     main: Finished

@@ -1,10 +1,8 @@
 """The sandbox drafted (untrusted, possibly hostile) code runs in: probed once, built per run.
 
-Where it can: bubblewrap's namespaces, the system read-only and two small tmpfs the only
-writable places, an unprivileged user (root's launcher becomes nobody in a user namespace
-of its own, so RLIMIT_NPROC counts this run alone), rlimits and a clean environment. Else
-a warning, once, and `unshare` with the limits; or, with CRITIC_LOOP_REQUIRE_ISOLATION=1,
-`IsolationUnavailable`. docs/security.md gives the whole picture.
+Where it can: bubblewrap's namespaces, read-only system, small tmpfs, an unprivileged user,
+rlimits, a clean environment; else a warning and `unshare` (or, with
+CRITIC_LOOP_REQUIRE_ISOLATION=1, an error). docs/security.md gives the whole picture.
 """
 
 from __future__ import annotations
@@ -225,11 +223,9 @@ def build(
     fds: Sequence[int] = (),
     library: Path | None = None,
 ) -> Command:
-    """Prepare a sandboxed Python run in a copy of `directory`, with `library` importable.
+    """Prepare a sandboxed Python run in a read-only copy of `directory`, `library` importable.
 
-    `arguments(path)` gives Python's arguments, `path` the working directory as the process
-    sees it. The command owns the inherited `fds` from here on. With bwrap the files are
-    copied in read-only, so no path of the host is visible inside.
+    `arguments(path)` gives Python's arguments; the command owns the inherited `fds`.
     """
     numbers = [
         limits.memory_bytes,

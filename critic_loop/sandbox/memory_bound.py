@@ -1,10 +1,8 @@
 """Hold the memory of every process of one test run to one total, not each process alone.
 
-64 processes x 1 GiB is more than most hosts have. `plan` takes the first way this
-system allows: **cgroup** (a delegated cgroup v2: each run's own child cgroup, with the
-total as `memory.max`, that every process of the run starts in); **rlimit** (processes,
-then the per-process limit, lowered until their product fits the total); or
-**per-process** (no sandbox user: each process alone; the sandbox is incomplete).
+`plan` takes the first way this system allows: a delegated cgroup v2 per run; else
+processes, then the per-process limit, lowered until their product fits the total; else
+each process alone (the sandbox is then incomplete).
 """
 
 from __future__ import annotations

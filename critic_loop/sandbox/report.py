@@ -1,10 +1,8 @@
 """Read the harness process's report and judge a test run from it.
 
-A run passes only when everything agrees: the report (on a pipe the drafted code never
-holds) is complete, every test the file defines was collected, each has one result and it
-is `passed`, and pytest exited with 0; an exit status alone never means "passed". Each
-failure is told in one short line ("add(1, 2) returned 4, expected 3"): small models
-revise better from it than from pytest's report, which they would paste into their code.
+A run passes only when the report is complete, every test the file defines ran once and
+passed, and pytest exited with 0. Each failure is told in one line ("add(1, 2) returned
+4, expected 3"): small models revise better from it than from pytest's report.
 """
 
 from __future__ import annotations

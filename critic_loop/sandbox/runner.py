@@ -1,10 +1,7 @@
 """Run a pytest suite against drafted code, with the verdict out of the drafted code's reach.
 
-The draft process imports the drafted code and answers calls from the harness process's
-pytest across a plain-data `boundary`, each in a sandbox (`isolation`); the verdict comes
-from the harness's `report` alone. Runs at once per process, time, memory (`memory_bound`)
-and output are bounded. `arun_suite` is the one implementation (a cancelled caller kills
-the run at once; a waiting run holds no thread); `run_suite` drives it from sync code.
+`arun_suite` is the one implementation (a cancelled caller kills the run at once; a run
+waiting for a slot holds no thread); `run_suite` drives it from sync code.
 """
 
 from __future__ import annotations
@@ -216,9 +213,7 @@ def _checked(suite: Suite) -> tuple[Isolation, str | None]:
 async def arun_suite(suite: Suite, code: str, host: HostLimits) -> Judged:
     """Run the tests against the drafted module `code` and judge the run.
 
-    Raises:
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
-            or its program is gone.
+    Raises `IsolationUnavailable` if the sandbox is incomplete and required, or its program gone.
     """
     isolation, problem = await asyncio.to_thread(_checked, suite)
     if problem is not None:

@@ -2,9 +2,7 @@
 
     python -m critic_loop_boundary.artifact CHANNEL_FD MODULE
 
-Everything here is within the drafted code's reach: nothing is trusted, and the harness
-reads what it sends as plain data only. It sends `{"hello": ...}` (or `{"import_error":
-...}`), then one reply per call: `returned`, `raised` or `refused`, with what it printed.
+Everything here is within the drafted code's reach: the harness reads it as plain data.
 """
 
 from __future__ import annotations

@@ -3,11 +3,9 @@
     python -m pytest -p critic_loop_boundary.plugin --boundary-channel FD \
         --boundary-report FD --boundary-module NAME ...
 
-An import hook makes `import NAME` give a stand-in whose functions send their arguments
-to the draft process and return what comes back as this process's own plain objects; an
-exception comes back as one of the same name, so `pytest.raises(ValueError)` works. What
-cannot cross is a `BoundaryError` saying so. The report goes, one JSON object per line,
-to a pipe only this process holds, `{"event": "finished", ...}` last.
+The stand-in's functions call the draft process and return this process's own plain
+objects (an exception of the same name, so `pytest.raises` works). The report goes to a
+pipe only this process holds, one JSON object per line.
 """
 
 from __future__ import annotations
@@ -112,7 +110,6 @@ class _Draft:
         self.import_error: str | None = None
 
     def greet(self) -> None:
-        """Wait for the draft process to import the module and say what it holds."""
         try:
             message = wire.receive(self.channel)
         except EOFError:
@@ -172,7 +169,6 @@ class _Draft:
         return call
 
     def request(self, message: dict[str, Any], label: str) -> Any:
-        """Send one request and wait for its reply; return the value or raise the error."""
         __tracebackhide__ = True
         with self.lock:
             if self.ended is not None:
@@ -212,11 +208,8 @@ class _Draft:
         raise BrokenReply(f"{label} got a reply that is neither a value nor an error")
 
     def exception_class(self, lineage: Any) -> type[BaseException]:
-        """Return this side's class for an exception class named by its lineage.
-
-        Built-in exceptions are themselves; any other class is made here once, with the
-        same module and name, derived from the class made for its parent in the lineage.
-        """
+        # built-in exceptions are themselves; any other is made here once, same module and
+        # name, derived from the class made for its parent in the lineage
         usable = isinstance(lineage, list) and 0 < len(lineage) <= MAX_LINEAGE
         if not usable or not all(
             isinstance(entry, list) and len(entry) == 2 and all(isinstance(p, str) for p in entry)

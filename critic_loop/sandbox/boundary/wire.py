@@ -145,12 +145,7 @@ def decode(value: Any, rebuild: Rebuild | None = None, depth: int = 0) -> Any:
 
 
 def send(channel: socket.socket, message: dict[str, Any]) -> None:
-    """Send one message (a JSON object) as a frame.
-
-    Raises:
-        NotPlainData: the message cannot be written as JSON.
-        OSError: the other side has gone.
-    """
+    """Send one message (a JSON object) as a frame (`NotPlainData`: it is not JSON)."""
     try:
         data = json.dumps(message, allow_nan=False).encode("ascii")
     except (ValueError, TypeError, RecursionError) as error:
@@ -172,12 +167,7 @@ def _exactly(channel: socket.socket, size: int) -> bytes:
 
 
 def receive(channel: socket.socket) -> dict[str, Any]:
-    """Wait for the next message and return it (a JSON object, its values still tagged).
-
-    Raises:
-        EOFError: the other side closed the channel (its process ended).
-        BrokenMessage: what arrived is not a message.
-    """
+    """Wait for the next message (its values still tagged); EOFError when the other side ends."""
     (size,) = HEADER.unpack(_exactly(channel, HEADER.size))
     if size > MAX_FRAME_BYTES:
         raise BrokenMessage(f"a message of {size} bytes; the most is {MAX_FRAME_BYTES}")

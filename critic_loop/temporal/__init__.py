@@ -1,9 +1,7 @@
 """Run critic-loop on Temporal: durable runs whose nodes run as activities on many workers.
 
-Temporal's LangGraph plugin (a preview; the `temporal` extra) runs the graph's loop in a
-workflow and each I/O node as an activity, so a run survives the loss of any worker.
-`critic-loop worker` runs a worker; `start_run` and `run_on_temporal` start runs.
-docs/deploying.md says how to deploy it, and what the plugin cannot do yet.
+Temporal's LangGraph plugin (a preview; the `temporal` extra). docs/deploying.md says
+how to deploy it, and what the plugin cannot do yet.
 """
 
 from critic_loop.temporal.client import TemporalRunFailed, connect, run_on_temporal, start_run

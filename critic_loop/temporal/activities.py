@@ -1,9 +1,7 @@
 """The loop's I/O steps as Temporal activities: the same node logic, run on a worker.
 
-An activity runs the in-process graph's `Node` as `graph.ainvoke` would, with the worker's
-rule store (the plugin gives activities none), heartbeating in the background; an error
-no retry can fix fails it at once. `settle_context`, before the graph starts, completes
-a run's context from the worker's environment, as the LangGraph server does.
+An activity runs the graph's `Node` with the rule store its worker opened once (the plugin
+gives activities none); an error no retry can fix fails it at once.
 """
 
 from __future__ import annotations
@@ -11,9 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -21,11 +22,11 @@ from temporalio.exceptions import ApplicationError
 from critic_loop.errors import UnsafeCheckpoint, UsageProblem
 from critic_loop.nodes.node import Node
 from critic_loop.nodes.operator_policy import Trust, check_context
-from critic_loop.state.context import as_context
+from critic_loop.persistence import aopen_persistence
+from critic_loop.state.context import Context, as_context
 from critic_loop.state.errors import InvalidInput, ModelSetupError, TrustViolation
 from critic_loop.state.operator_settings import operator_settings
-from critic_loop.temporal import resources
-from critic_loop.temporal.settings import fits_worker
+from critic_loop.temporal.settings import TemporalSettings, fits_worker
 
 FINAL_ERRORS: tuple[type[BaseException], ...] = (  # a retry cannot fix them
     InvalidInput,
@@ -39,6 +40,43 @@ FINAL_ERRORS: tuple[type[BaseException], ...] = (  # a retry cannot fix them
     TypeError,
 )
 SETTLE_CONTEXT = "critic_loop.settle_context"
+
+
+@dataclass(frozen=True)
+class WorkerResources:
+    """The store a worker's activities share, and the settings its activities were given."""
+
+    store: BaseStore | None
+    context: Context
+    settings: TemporalSettings
+    location: str = ""
+
+
+_current: WorkerResources | None = None
+
+
+def current() -> WorkerResources:
+    """Return this worker process's resources."""
+    if _current is None:
+        raise RuntimeError(
+            "critic-loop activities run only inside a worker started by "
+            "critic_loop.temporal.worker (critic-loop worker)"
+        )
+    return _current
+
+
+@contextlib.asynccontextmanager
+async def worker_resources(
+    database: str | Path | None, context: Context, settings: TemporalSettings
+) -> AsyncIterator[WorkerResources]:
+    """Open the database (see `database_target`) for this worker's activities while inside."""
+    global _current
+    async with aopen_persistence(database) as persistence:
+        _current = WorkerResources(persistence.store, context, settings, persistence.location)
+        try:
+            yield _current
+        finally:
+            _current = None
 
 
 @contextlib.asynccontextmanager
@@ -77,7 +115,7 @@ def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaita
         async with _heartbeating():
             with _final_errors():
                 context = as_context(runtime.context)  # a dict once it crossed the boundary
-                store = resources.current().store
+                store = current().store
                 return await node.arun(state, runtime.override(context=context, store=store))
 
     # the plugin identifies an activity by module and qualified name: one per node
@@ -90,10 +128,9 @@ def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaita
 async def settle_context(fields: Mapping[str, Any]) -> dict[str, Any]:
     """Complete a run's context from this worker's environment; refuse what it cannot run.
 
-    Held to the worker's ceilings (an unset budget becomes the ceiling), so the workflow's
-    routing sees the run's budgets.
+    An unset budget becomes the worker's ceiling, so the workflow's routing sees it.
     """
-    worker = resources.current()
+    worker = current()
     with _final_errors():
         untrusted = operator_settings().untrusted_input
         context = check_context(as_context(dict(fields)), Trust(served=untrusted))

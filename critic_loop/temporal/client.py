@@ -1,12 +1,7 @@
 """Start critic-loop runs on Temporal and wait for their results.
 
-    handle = await start_run(client, task, rubric, context={...}, thread_id="t1")
-    state = result_of(await handle.result())              # or, in one call:
-    state = await run_on_temporal("127.0.0.1:7233", task, rubric, context={...})
-
-A run's workflow id is `critic-loop-<thread_id>`. Starting a thread that is running
-waits for that run rather than starting a second; a thread that finished is refused
-(`ThreadFinished`), and one that failed may be started afresh.
+A run's workflow id is `critic-loop-<thread_id>`: starting a running thread joins it, a
+finished one is refused (`ThreadFinished`), a failed one may start afresh.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ The plugin changes the graph it is given, so each plugin needs a graph of its ow
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any, get_origin, get_type_hints
 
 from langgraph.runtime import Runtime
@@ -91,11 +92,7 @@ class TemporalGraph(Builder):
         self.options = options
 
     def add_node(self, node: Any, action: Any = None, **kwargs: Any) -> Any:
-        """Add `action` (a `Node`) in the workflow if it routes with `Command`, else as an activity.
-
-        Raises:
-            KeyError: an activity node has no options.
-        """
+        """Add `action` (a `Node`) in the workflow if it routes with `Command`, else as activity."""
         if get_origin(get_type_hints(action.func).get("return")) is Command:
             return super().add_node(node, in_workflow(action.func), metadata=IN_WORKFLOW)
         if node not in self.options:
@@ -119,12 +116,8 @@ def build_temporal_graph(
     options: Mapping[str, Mapping[str, Any]], *, post_critique_hook: NodeBody | None = None
 ) -> Builder:
     """Build a fresh graph for the plugin, each activity with its `options` (by node)."""
-
-    def new_graph(*args: Any, **kwargs: Any) -> Builder:
-        return TemporalGraph(*args, options=options, **kwargs)
-
     return loop_builder(
-        new_graph,
+        partial(TemporalGraph, options=options),
         state=TemporalState,
         add_distill=add_distill_steps,
         post_critique_hook=post_critique_hook,

@@ -1,9 +1,7 @@
 """A Temporal worker's settings, and the activity options of each node derived from `Context`.
 
-A node's `start_to_close_timeout` is the longest its model calls may take by the worker's
-`Context` (plus a budget for checks and test suites in a critique); retries are bounded.
-The plugin fixes them when the worker starts, so a run that needs longer is refused
-before its first step (`fits_worker`).
+The plugin fixes a node's timeout when the worker starts, so a run whose context needs
+longer is refused before its first step (`fits_worker`).
 """
 
 from __future__ import annotations
@@ -123,19 +121,14 @@ def node_budgets(context: Context, settings: TemporalSettings) -> dict[str, floa
     return {node: seconds + MARGIN_SECONDS for node, seconds in budgets.items()}
 
 
-def retry_policy(settings: TemporalSettings) -> RetryPolicy:
-    """Return the bounded retry policy of every activity."""
-    return RetryPolicy(
+def activity_options(context: Context, settings: TemporalSettings) -> dict[str, dict[str, Any]]:
+    """Return the Temporal activity options of each activity node (its `metadata`)."""
+    retry = RetryPolicy(  # bounded: never Temporal's unlimited default
         initial_interval=timedelta(seconds=settings.retry_initial_interval),
         backoff_coefficient=2.0,
         maximum_interval=timedelta(seconds=settings.retry_max_interval),
         maximum_attempts=settings.activity_attempts,
     )
-
-
-def activity_options(context: Context, settings: TemporalSettings) -> dict[str, dict[str, Any]]:
-    """Return the Temporal activity options of each activity node (its `metadata`)."""
-    retry = retry_policy(settings)
     heartbeat = timedelta(seconds=settings.heartbeat_timeout)
     return {
         node: {

@@ -1,8 +1,4 @@
-"""A Temporal worker for critic-loop runs: workflows and every node's activity, one process.
-
-Run as many as you like against one Temporal service and one database (PostgreSQL when
-the workers are on more than one machine).
-"""
+"""A Temporal worker for critic-loop runs: workflows and every node's activity, one process."""
 
 from __future__ import annotations
 
@@ -18,9 +14,8 @@ from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from critic_loop.state.context import Context, as_context
-from critic_loop.temporal.activities import settle_context
+from critic_loop.temporal.activities import WorkerResources, settle_context, worker_resources
 from critic_loop.temporal.graph import GRAPH_NAME, build_temporal_graph
-from critic_loop.temporal.resources import WorkerResources, worker_resources
 from critic_loop.temporal.settings import TemporalSettings, activity_options
 from critic_loop.temporal.workflow import CriticLoopWorkflow
 
@@ -37,27 +32,6 @@ def _workflow_runner() -> SandboxedWorkflowRunner:
 def _plugin(context: Context, settings: TemporalSettings) -> LangGraphPlugin:
     options = activity_options(context, settings)
     return LangGraphPlugin(graphs={GRAPH_NAME: build_temporal_graph(options)})
-
-
-def build_worker(
-    client: Client,
-    settings: TemporalSettings,
-    context: Context,
-    *,
-    identity: str | None = None,
-) -> Worker:
-    """Return a worker for `settings.task_queue`, its activity options set from `context`."""
-    return Worker(
-        client,
-        task_queue=settings.task_queue,
-        workflows=[CriticLoopWorkflow],
-        activities=[settle_context],
-        plugins=[_plugin(context, settings)],
-        workflow_runner=_workflow_runner(),
-        identity=identity,
-        sticky_queue_schedule_to_start_timeout=timedelta(seconds=settings.sticky_timeout),
-        graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_timeout),
-    )
 
 
 def build_replayer(
@@ -84,12 +58,21 @@ async def serve(
 ) -> None:
     """Run a worker on `client` until `stop` is set, then let its running nodes finish.
 
-    `context` (default: the `CRITIC_LOOP_*` environment) sets the activity timeouts;
-    `database` (default: `CRITIC_LOOP_DATABASE_URL`, else the SQLite file) holds the rules.
+    `context` (default: the environment) sets the activity timeouts; `database` holds the rules.
     """
     worker_context = context if context is not None else as_context(None)
     async with worker_resources(database, worker_context, settings) as resources:
-        worker = build_worker(client, settings, worker_context, identity=identity)
+        worker = Worker(
+            client,
+            task_queue=settings.task_queue,
+            workflows=[CriticLoopWorkflow],
+            activities=[settle_context],
+            plugins=[_plugin(worker_context, settings)],
+            workflow_runner=_workflow_runner(),
+            identity=identity,
+            sticky_queue_schedule_to_start_timeout=timedelta(seconds=settings.sticky_timeout),
+            graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_timeout),
+        )
         async with worker:
             if on_ready is not None:
                 on_ready(worker, resources)

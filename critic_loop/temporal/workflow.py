@@ -1,8 +1,4 @@
-"""The Temporal workflow that runs one critic-loop run to its end.
-
-It settles the run's context on a worker, then runs the plugin's graph with LangGraph's
-own loop; the run's progress is Temporal's event history, so no checkpointer is needed.
-"""
+"""The Temporal workflow that runs one critic-loop run to its end (no checkpointer needed)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """Exclusive locks on named keys, from sync and async code: one implementation per backend.
 
-A hold takes the key within this process, then the backend's: `FileLocks` (an `flock`
-per key, beside SQLite) or `AdvisoryLocks` (a PostgreSQL session lock on a connection of
-its own); either lets go when its holder dies. After `wait` seconds a hold fails naming
-who holds the key. Waiters poll rather than block: a waiting PostgreSQL statement would
-hold a transaction open, which `CREATE INDEX CONCURRENTLY` waits for (a deadlock).
-A leaf library: it imports nothing of critic_loop, and psycopg only for advisory locks.
+A hold takes the key in this process, then the backend's (`FileLocks`, `AdvisoryLocks`),
+which lets go when its holder dies. Waiters poll rather than block: a waiting PostgreSQL
+statement holds a transaction open, and `CREATE INDEX CONCURRENTLY` waits for those.
 """
 
 from __future__ import annotations
@@ -154,11 +151,9 @@ class KeyedLock:
         wait: float | None = None,
         busy: Callable[[str], Exception] | None = None,
     ) -> Iterator[None]:
-        """Hold `key` while inside, waiting up to `wait` seconds (default `LOCK_WAIT_SECONDS`).
+        """Hold `key` while inside, waiting up to `wait` seconds, else raise `busy(holder)`.
 
-        Raises:
-            LockWaitExpired: another holds the key still when the wait ends; or the error
-                `busy(who holds it)` makes, if given.
+        The default error is `LockWaitExpired`, the default wait `LOCK_WAIT_SECONDS`.
         """
         wait = LOCK_WAIT_SECONDS if wait is None else wait
         pauses = _pauses(wait, self.longest_pause)

@@ -1,11 +1,8 @@
 """Where runs and rules are kept: one SQLite file by default, PostgreSQL at scale.
 
-The checkpointer and the store share `.critic_loop/critic_loop.sqlite`
-(`CRITIC_LOOP_DATA_DIR` moves it), or the `postgresql://` URL in
-`CRITIC_LOOP_DATABASE_URL` (the `postgres` extra, imported only then; its store is
-indexed only with `CRITIC_LOOP_EMBEDDINGS`, since that needs pgvector). The database's
-`KeyedLock` serializes the tables' setup, each memory scope's writes and each thread's
-runs, so many processes can share it; checkpoints load only allowed types (`serde`).
+A `postgresql://` `CRITIC_LOOP_DATABASE_URL` needs the `postgres` extra (imported only
+then). The database's `KeyedLock` serializes setup, each memory scope's writes and each
+thread's runs, so many processes can share it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """One writer per thread: a run holds a lease on its thread for as long as it writes.
 
-Two runs of one thread would each pay for model calls and fork its history, so a second
-is refused with `ThreadBusy` (or waits, `wait=True`). A lease is the thread's key in the
-database's `KeyedLock`, let go when its holder dies. LangGraph server's run queue already
-serializes a thread's runs, so served graphs take no lease.
+A second run of the thread is refused with `ThreadBusy` (or waits). LangGraph server's
+run queue already serializes a thread's runs, so served graphs take no lease.
 """
 
 from __future__ import annotations
@@ -24,11 +22,7 @@ class ThreadLeases:
     lock: KeyedLock
 
     def hold(self, thread_id: str, *, wait: bool = False) -> AbstractContextManager[None]:
-        """Hold `thread_id`'s lease while inside.
-
-        Raises:
-            ThreadBusy: another run holds it and `wait` is false.
-        """
+        """Hold `thread_id`'s lease while inside (`ThreadBusy` if held and not `wait`)."""
         busy = partial(ThreadBusy, thread_id)
         return self.lock.hold(f"thread-{thread_id}", wait=math.inf if wait else 0, busy=busy)
 

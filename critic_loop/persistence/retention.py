@@ -1,15 +1,12 @@
 """Retention: bound a database over time by pruning finished runs older than a cutoff.
 
-Only threads whose last step declared an outcome and left nothing to do are pruned; with
-`keep_results` one is compacted to its last checkpoint (the result stays, the history
-goes). Each is judged and removed holding its lease, in one transaction that first checks
+Each thread is judged and removed holding its lease, in one transaction that first checks
 its last checkpoint is still the one judged. psycopg (the `postgres` extra) loads late.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,8 +19,6 @@ from langchain_core.runnables import RunnableConfig
 from critic_loop.errors import ThreadBusy
 from critic_loop.graphs.app import loop_graph
 from critic_loop.persistence import database_target, is_postgres, open_persistence, sqlite
-
-logger = logging.getLogger(__name__)
 
 PRUNED_AT = "pruned_at"  # a compacted thread's last checkpoint's metadata: when (ISO)
 

@@ -1,10 +1,7 @@
 """Checkpoints are data: loading one never constructs a type outside an explicit allowlist.
 
-A tampered msgpack row could name `os.system` to construct on load: `StrictSerializer`
-refuses any type but LangGraph's safe ones, messages and the state models, and pickles,
-with `UnsafeCheckpoint`. Large values are stored zlib-compressed (a draft is stored
-several times over), bounded on load. The server's own serializer is made strict in
-langgraph.json.
+A tampered msgpack row could name `os.system`: any other type, and any pickle, refuses
+the checkpoint. Large values are stored zlib-compressed, bounded when loaded.
 """
 
 from __future__ import annotations

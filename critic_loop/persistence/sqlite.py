@@ -1,8 +1,7 @@
 """The embedded SQLite database: one SQLite build per file, WAL, and its lock files.
 
-Two SQLite builds writing one file in one process corrupt it, so every connection uses
-pysqlite3 where it can load extensions (the store's vector index needs them; it may be
-missing), else the standard library's; with WAL and a busy timeout runs share the file.
+Two SQLite builds writing one file in one process corrupt it: every connection uses
+pysqlite3 where it can load extensions (for the vector index), else the standard one.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""Grade one artifact with the critic alone: no worker, no loop, the loop's own critique.
+"""Grade one artifact with the critic alone, as round 1 of a run would grade it.
 
-An artifact is graded as round 1 of a run would grade it, but unless the context says
-otherwise every criterion gets a decision (the judge is not skipped after a failed check).
-
-    verdict = grade("A hash map stores ...", [{"id": "short", "kind": "word_count", "max": 50}])
+Unless the context says otherwise, every criterion gets a decision (the judge is not
+skipped after a failed check): `grade("A hash map ...", [{"id": "short", ...}])`.
 """
 
 from __future__ import annotations
@@ -36,11 +34,7 @@ class GradingFailed(RuntimeError):
 
 
 def checked_rubric(rubric: RubricLike) -> list[CriterionBase]:
-    """Validate a rubric as a run would (non-empty, unique ids, no contradictions).
-
-    Raises:
-        pydantic.ValidationError: the rubric is unusable.
-    """
+    """Validate a rubric as a run would (pydantic.ValidationError: it is unusable)."""
     return _RUBRIC.validate_python(list(rubric))
 
 
@@ -52,11 +46,14 @@ def _grading_context(context: Context | Mapping[str, Any] | None) -> Context:
     return as_context(settings)
 
 
-def _critic_view(artifact: str, rubric: RubricLike) -> Any:
+def _inputs(artifact: str, rubric: RubricLike, context: Any) -> tuple[Any, Any]:
+    from langgraph.runtime import Runtime
+
     from critic_loop.state.loop import CriticView
     from critic_loop.state.records import Draft
 
-    return CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
+    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
+    return view, Runtime(context=_grading_context(context))
 
 
 @functools.cache
@@ -65,18 +62,6 @@ def _critic() -> Any:
     from critic_loop.nodes.node import Node
 
     return Node(critique, acritique)
-
-
-def _runtime(context: Context | Mapping[str, Any] | None) -> Any:
-    from langgraph.runtime import Runtime
-
-    return Runtime(context=_grading_context(context))
-
-
-def _critique_of(update: dict[str, Any]) -> Critique:
-    from critic_loop.state.records import Critique
-
-    return Critique.model_validate(update["critiques"][0])
 
 
 def critique_artifact(
@@ -94,18 +79,10 @@ def critique_artifact(
         ModelSetupError: a critic model cannot be created.
         openai.APIError, httpx.HTTPError: the model server failed (after its retries).
     """
-    view, runtime = _critic_view(artifact, rubric), _runtime(context)
-    return _critique_of(_critic()(view, runtime))
+    from critic_loop.state.records import Critique
 
-
-async def acritique_artifact(
-    artifact: str,
-    rubric: RubricLike,
-    context: Context | Mapping[str, Any] | None = None,
-) -> Critique:
-    """`critique_artifact` under asyncio: the judge's calls for several criteria go together."""
-    view, runtime = _critic_view(artifact, rubric), _runtime(context)
-    return _critique_of(await _critic().arun(view, runtime))
+    update = _critic()(*_inputs(artifact, rubric, context))
+    return Critique.model_validate(update["critiques"][0])
 
 
 def grade(

@@ -1,9 +1,6 @@
 """Bounded text and nesting: what a verdict may hold, and how deep input may nest.
 
-Evidence, hints and feedback (from checks, test output or the critic model: any can be
-huge) are cut at the operator's limits with a marker saying how much was left out.
-Input structures deeper than `max_nesting_depth` are refused with one line, before any
-code that walks them recursively could fail with a RecursionError.
+Deeper input is refused with one line before code that recurses into it could fail.
 """
 
 from __future__ import annotations
@@ -74,11 +71,7 @@ def depth_of(value: Any, limit: int) -> int:
 
 
 def check_depth(value: Any, what: str = "") -> Any:
-    """Return `value` if it nests at most `max_nesting_depth` levels.
-
-    Raises:
-        ValueError: it nests deeper (one line, naming `what` and the setting).
-    """
+    """Return `value` if it nests at most `max_nesting_depth` levels, else raise ValueError."""
     return _shallow(value, depth_of, what)
 
 

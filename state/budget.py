@@ -1,9 +1,7 @@
 """Run budgets: what a run has spent, read from its history, and what it has left.
 
-Spending is derived from the records, never counted beside them: calls and tokens are
-the drafts' and critiques' `attempts` and `usage` (and the distiller's, once reported);
-a round's seconds are its slowest draft plus its slowest critique (candidates run side by
-side), so time waiting for a person or between a failure and its resume is not counted.
+A round's seconds are its slowest draft plus its slowest critique (candidates run side by
+side): time waiting for a person is not counted.
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""Errors the graph raises that a caller can act on, most of them before any model is called.
-
-Callers catch them without importing a graph or a model library; the ring's own errors
-(bad flags, a stopped run, a finished thread) are in `critic_loop.errors`.
-"""
+"""Errors the graph raises that a caller can act on, importable without a graph or model."""
 
 from __future__ import annotations
 

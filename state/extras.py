@@ -1,8 +1,4 @@
-"""The command that adds an optional extra, as it works for this installation.
-
-From a clone: `<this python> -m pip install -e '<clone>[extra]'`; from a package:
-`<this python> -m pip install 'critic-loop[extra]'`.
-"""
+"""The command that adds an optional extra, as it works for this installation."""
 
 from __future__ import annotations
 

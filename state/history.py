@@ -1,9 +1,7 @@
 """How the loop's append-only history is checkpointed: each step's new items, stored once.
 
-A reducer channel (`operator.add`) is checkpointed whole at every step, so a thread's size
-grows with the square of its rounds. The history fields use LangGraph's `DeltaChannel`
-(beta) instead: a checkpoint stores only the step's new items, and a read replays the
-writes from the thread's start. Threads stored with `operator.add` stay readable.
+`DeltaChannel` (beta) stores a step's new items, not the whole list each step (which grows
+with the square of the rounds); threads stored with `operator.add` stay readable.
 """
 
 from __future__ import annotations

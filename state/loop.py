@@ -1,10 +1,7 @@
 """The refinement loop's state, its input, and the narrow views each node reads.
 
-The history only grows (`state/history.py`) and the round number is derived from it.
-Objective/rubric separation is structural: `WorkerTurn`, which the route `Send`s to the
-worker, has no rubric and no critiques; `CriticView` has no task and no worker prompts.
-Channel fields keep their description inside `Annotated[...]`: LangGraph server describes
-a thread's state (what Studio shows) from the channels, not from pydantic's field info.
+`WorkerTurn` has no rubric, `CriticView` no task: the separation is structural. Channel
+fields keep their description inside `Annotated[...]`, where LangGraph server reads it.
 """
 
 from __future__ import annotations
@@ -39,6 +36,10 @@ EXAMPLE_INPUT: dict[str, JsonValue] = {
         {"id": "cta", "text": "Its last sentence invites the reader to buy it."},
     ],
 }
+EXHAUSTED_BY = (
+    "For an exhausted run, the limit it reached: max_iterations, call_budget, token_budget "
+    "or time_budget_seconds."
+)
 
 
 class LoopInput(BaseModel):
@@ -60,13 +61,7 @@ class LoopOutput(BaseModel):
 
     outcome: Outcome | None = Field(default=None, description="How the run ended.")
     outcome_reason: str | None = Field(default=None, description="Why, in words.")
-    exhausted_by: str | None = Field(
-        default=None,
-        description=(
-            "For an exhausted run, the limit it reached: max_iterations, call_budget, "
-            "token_budget or time_budget_seconds."
-        ),
-    )
+    exhausted_by: str | None = Field(default=None, description=EXHAUSTED_BY)
     final: str | None = Field(
         default=None, description="The passing (or accepted) draft, else the best one."
     )
@@ -112,15 +107,7 @@ class LoopState(BaseModel):
     outcome_reason: Annotated[
         str | None, Field(description="Why the run ended as it did, in words.")
     ] = None
-    exhausted_by: Annotated[
-        str | None,
-        Field(
-            description=(
-                "For an exhausted run, the limit it reached: max_iterations, call_budget, "
-                "token_budget or time_budget_seconds."
-            )
-        ),
-    ] = None
+    exhausted_by: Annotated[str | None, Field(description=EXHAUSTED_BY)] = None
     final: Annotated[
         str | None,
         Field(

@@ -1,9 +1,7 @@
 """Whose memory a store namespace holds: a user's own, or a scope the operator shares.
 
-An authenticated user's memory lives under `("users", <identity>, ...)`, but for the
-scopes in `CRITIC_LOOP_SHARED_MEMORY_SCOPES`; runs without one use the bare namespaces.
-The graph (`nodes.memory.owned_store`) and the server's authorization handlers both
-place namespaces with these functions, so a run writes exactly what its user may reach.
+The graph and the server's authorization handlers both place namespaces with these
+functions, so a run writes exactly what its user may reach.
 """
 
 from __future__ import annotations

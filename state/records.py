@@ -1,8 +1,4 @@
-"""What one round leaves behind: the draft, the critique of it, and the note to the worker.
-
-Records are appended to the loop state as plain JSON and never edited; nodes read them
-back through these models.
-"""
+"""What one round leaves behind: the draft, the critique of it, and the note to the worker."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Refer to Python functions by "package.module:qualname", so rubrics stay serializable.
 
-A lambda or closure gets a `#` suffix: no other process can resolve it. A function handed
-over from Python is *registered* (the operator put it there); a served graph's client may
-name only registered functions and those of `CRITIC_LOOP_PYTHON_CHECK_MODULES`.
+A served graph's client may name only registered functions (`register_check`) and those
+of `CRITIC_LOOP_PYTHON_CHECK_MODULES`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The rubric: the checkable criteria that only the critic ever sees.
 
-A criterion's `kind` (default "llm") says who decides it: the critic model grades `llm`
-sentences; code decides the rest (built-in checks, a `python` function by reference, a
-`tests` suite run in a sandbox), first. Every kind round-trips through plain JSON.
-jsonschema is imported late: `critic-loop --help` imports this module for its flags.
+Code decides every kind but `llm`, first. jsonschema is imported late: `critic-loop
+--help` imports this module for its flags.
 """
 
 from __future__ import annotations

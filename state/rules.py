@@ -1,8 +1,4 @@
-"""Long-term memory: rules distilled from finished runs, and what distillation did.
-
-A rule is a short imperative sentence, stored under `rules_namespace(scope)` with where it
-came from, when it changed, and how the runs that consulted it fared.
-"""
+"""Long-term memory: rules distilled from finished runs, and what distillation did."""
 
 from __future__ import annotations
 

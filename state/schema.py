@@ -1,7 +1,6 @@
 """Output schemas that every structured-output provider accepts, and invalid answers.
 
-`portable_schema` inlines every `$ref`, so OpenAI strict mode and Gemini both accept it;
-its models must require every field and forbid extra ones (`extra="forbid"`, no defaults).
+Their models must require every field and forbid extra ones (no defaults).
 """
 
 from __future__ import annotations

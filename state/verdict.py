@@ -210,12 +210,7 @@ class InvalidVerdict(InvalidAnswer):
 
 
 def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
-    """Accept a critic report as results for `criteria`, or raise `InvalidVerdict` saying why.
-
-    A report is invalid when it grades an unknown criterion, grades one twice, leaves one
-    ungraded, gives a result without evidence (a pass without evidence is a lenient,
-    ungraded pass), or claims an overall result that contradicts its own results.
-    """
+    """Accept a critic report as results for `criteria`, or raise `InvalidVerdict` saying why."""
     known = {criterion.id for criterion in criteria}
     graded: dict[str, JudgeFinding] = {}
     problems: list[str] = []

@@ -1,10 +1,7 @@
 """Distillation, step 2: store the run's lessons as rules of the scope, without duplicates.
 
-The distiller's operations come first, each held to restating a lesson in the words of
-the lessons and the task; a duplicate merges into the rule it repeats. Every lesson no
-accepted operation restated is stored as it is, so a failed distiller loses nothing.
-It all happens holding the scope's lock, so runs distilling at once neither duplicate
-nor undo.
+The distiller's operations come first; every lesson none restated is stored as it is, so
+a failed distiller loses nothing. All of it holds the scope's lock.
 """
 
 from __future__ import annotations
@@ -47,7 +44,7 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class Consolidation:
+class _Consolidation:
     """The scope's rules being changed, and the report of what changed."""
 
     store: BaseStore
@@ -173,7 +170,6 @@ class Consolidation:
         return lessons if kept else []
 
     def retire_weakest(self, max_rules: int) -> None:
-        """Remove the weakest rules until at most `max_rules` remain."""
         ranked = sorted(
             self.rules.items(), key=lambda pair: (pair[1].usage.usefulness, pair[1].updated_at)
         )
@@ -192,7 +188,7 @@ def _stored_rules(items: list[Any]) -> dict[str, Rule]:
     return rules
 
 
-def _consolidate(work: Consolidation, max_rules: int) -> None:
+def _consolidate(work: _Consolidation, max_rules: int) -> None:
     """Read the scope's rules afresh, store the lessons, retire the weakest."""
     work.rules = _stored_rules(read_scope(work.store, work.report.scope))
     restated: list[Lesson] = []
@@ -215,7 +211,7 @@ def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[st
     thread_id = state.source_thread_id or (
         runtime.execution_info.thread_id if runtime.execution_info else None
     )
-    work = Consolidation(
+    work = _Consolidation(
         store=store,
         state=state,
         provenance=RuleProvenance(

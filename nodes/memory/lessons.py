@@ -1,8 +1,6 @@
 """What a finished run shows, found without a model: checks that failed, then passed after a hint.
 
-A criterion the kept draft passes, failed in an earlier round, teaches the hint of the last
-round that failed it ("Cut it to at most 50 words."), as the worker saw it; a hint whose
-redaction cut something out, and the judge's stock `NOT_SURE_HINT`, teach nothing.
+The lesson is the hint, as the worker saw it, of the last round that failed the criterion.
 """
 
 from __future__ import annotations

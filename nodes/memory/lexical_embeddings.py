@@ -1,8 +1,7 @@
 """A lexical index for the rule store: vectors from words, offline, with nothing to download.
 
-`embed_texts` hashes words, word pairs and character trigrams into `DIMENSIONS` (the
-"hashing trick"): lexical similarity, not semantic, enough to recall rules of tasks of
-the same kind. `CRITIC_LOOP_EMBEDDINGS=provider:model` chooses a provider's instead.
+Hashed words, word pairs and trigrams ("the hashing trick"): lexical, not semantic,
+similarity. `CRITIC_LOOP_EMBEDDINGS=provider:model` chooses a provider's instead.
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""The store as one user's run sees it: their own namespaces, and the scopes shared with all.
-
-On a server with authentication, `memory_store` puts every namespace the memory nodes
-name under the run's user's prefix (`state.memory_owners`), so the nodes name the same
-namespaces as in any run and cannot reach another user's.
-"""
+"""The store as one user's run sees it: their own namespaces, and the scopes shared with all."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Distillation, step 1: find what a finished run shows, and ask a model to generalise it.
 
-The lessons are found by code (`lessons`); a run with none is not distilled. The
-distiller sees the task, the lessons and the scope's rules that fit the task, never the
-drafts or the rubric. A failed distiller is recorded in `memory_errors`, and the lessons
-are still consolidated as they are.
+The distiller never sees the drafts or the rubric; when it fails, the lessons are still
+consolidated as they are.
 """
 
 from __future__ import annotations
@@ -80,7 +78,7 @@ def _prompt(
 def _failed(
     update: dict[str, Any], report: MemoryReport, ledger: Ledger, error: str
 ) -> dict[str, Any]:
-    # what it spent is recorded; the lessons in `update` go on to consolidation
+    """Record a failure and what it spent; the lessons in `update` go on to consolidation."""
     report.calls, report.usage = ledger.calls, ledger.usage
     return {**update, "memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
 

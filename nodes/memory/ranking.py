@@ -1,9 +1,7 @@
 """The strongest rules of a scope, kept ranked so recall reads a handful, not the scope.
 
-A scope's ranking is one store item (every rule's id, usefulness and last change,
-strongest first) with its head (the first `HEAD` entries) beside it, written in the same
-batch under the scope's lock: a recall reads only the head, however large the scope. A
-scope without a ranking (rules written by other means) is ranked once from a full read.
+The ranking and its head are written in one batch under the scope's lock; a scope
+without one (rules written by other means) is ranked once from a full read.
 """
 
 from __future__ import annotations

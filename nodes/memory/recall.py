@@ -1,10 +1,7 @@
 """Recall: before the first draft, give the worker the rules of its scope that fit its task.
 
-The pool compared with the task is the `POOL` most similar rules where the store has a
-vector index, else the whole scope if that small, else its `POOL` most useful (`ranking`).
-Only rules at least `Context.recall_min_relevance` relevant are kept, so a lesson of one
-kind of task does not reach another; the worker (never the critic) gets the
-`Context.recall_k` most useful. A store that cannot be read goes to `memory_errors`.
+The pool is the most similar rules (with a vector index), else the most useful; only
+those at least `recall_min_relevance` relevant reach the worker, never the critic.
 """
 
 from __future__ import annotations

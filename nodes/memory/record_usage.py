@@ -1,8 +1,6 @@
 """After a completed run, record in each rule it consulted how the run fared.
 
-Counting is exact under concurrency and retries: the scope's lock is held for the
-read-modify-write, and a marker item per run, written in the same batch as the counts,
-makes a retried step count nothing twice. A store failure goes to `memory_errors`.
+A marker per run, in the same batch as the counts, makes a retried step count nothing twice.
 """
 
 from __future__ import annotations

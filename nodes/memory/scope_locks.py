@@ -1,9 +1,4 @@
-"""One writer at a time per memory scope: usage counts and consolidation read, then write.
-
-`critic_loop.persistence` registers its database's lock for the stores it opens; any
-other store gets the default: this process's, unless `set_default_scope_lock` chose
-another (the server's PostgreSQL, so its containers lock one another out).
-"""
+"""One writer at a time per memory scope: usage counts and consolidation read, then write."""
 
 from __future__ import annotations
 

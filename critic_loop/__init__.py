@@ -124,7 +124,6 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use."""
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'critic_loop' has no attribute {name!r}")
@@ -134,5 +133,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    """List the public names (for completion in shells and notebooks)."""
     return sorted({*globals(), *__all__})

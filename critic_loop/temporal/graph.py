@@ -1,14 +1,9 @@
 """The loop as a graph for Temporal: `loop_builder`'s, with what Temporal needs passed in.
 
-1. A node that routes with `Command`, and every conditional edge, runs in the workflow as
-   an async function (the plugin cannot carry a `Send` back from an activity); the other
-   nodes run as activities with the worker's options.
-2. A decision in the workflow reads the context a worker settled before the first step,
-   not the operator's policy: that reads the environment, which a replay must not.
-3. Distill's steps are the loop's own (the plugin runs functions, not a subgraph).
-4. No review: `interrupt` cannot pause a workflow.
-
-The plugin changes the graph it is given, so each plugin needs a graph of its own.
+Nodes that route with `Command`, and conditional edges, run in the workflow (an activity
+cannot carry a `Send` back), reading the context a worker settled (a replay must not read
+the environment); the rest are activities. Distill's steps are inlined; there is no review
+(`interrupt` cannot pause a workflow). Each plugin needs a graph of its own.
 """
 
 from __future__ import annotations

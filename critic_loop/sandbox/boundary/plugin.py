@@ -38,29 +38,24 @@ class BoundaryError(Exception):
 
     __module__ = "builtins"  # reports show the bare name, as for built-in exceptions
 
+    def __init_subclass__(cls) -> None:
+        cls.__module__ = "builtins"
+
 
 class NotPlainData(BoundaryError):
     """A call returned, or was given, something that is not plain data."""
-
-    __module__ = "builtins"
 
 
 class DraftEnded(BoundaryError):
     """The draft process ended (it exited or crashed) before it answered."""
 
-    __module__ = "builtins"
-
 
 class DraftRaised(BoundaryError):
     """The drafted code raised SystemExit, KeyboardInterrupt or the like."""
 
-    __module__ = "builtins"
-
 
 class BrokenReply(BoundaryError):
     """The draft process sent something that is not a reply."""
-
-    __module__ = "builtins"
 
 
 _repr = reprlib.Repr()

@@ -71,22 +71,16 @@ def spent_on(
 
 def exhausted(spent: Spent, context: Context) -> Exhausted | None:
     """Return the first budget `spent` has reached, or None while every one has some left."""
-    if context.call_budget is not None and spent.calls >= context.call_budget:
-        return Exhausted(
-            "call_budget",
-            f"the call budget ran out: {spent.calls} model call(s) of {context.call_budget}",
-        )
-    if context.token_budget is not None and spent.tokens >= context.token_budget:
-        return Exhausted(
-            "token_budget",
-            f"the token budget ran out: {spent.tokens} token(s) of {context.token_budget}",
-        )
-    limit = context.time_budget_seconds
-    if limit is not None and spent.seconds >= limit:
-        return Exhausted(
-            "time_budget_seconds",
-            f"the time budget ran out: {spent.seconds:.1f} s of {limit:g} s",
-        )
+    uses: list[tuple[Budget, float, str]] = [
+        ("call_budget", spent.calls, "model call(s)"),
+        ("token_budget", spent.tokens, "token(s)"),
+        ("time_budget_seconds", spent.seconds, "s"),
+    ]
+    for budget, used, unit in uses:
+        limit = getattr(context, budget)
+        if limit is not None and used >= limit:
+            amount = f"{used:.1f} s of {limit:g} s" if unit == "s" else f"{used} {unit} of {limit}"
+            return Exhausted(budget, f"the {BUDGET_WORDS[budget]} ran out: {amount}")
     return None
 
 

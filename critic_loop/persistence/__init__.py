@@ -128,12 +128,8 @@ def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = SqliteStore(store_connection, index=index)
         with lock.hold(SETUP_KEY):  # one opener at a time migrates a fresh file
-            try:
+            with sqlite.applied_before(saver):
                 saver.setup()
-            except Exception as error:
-                if not sqlite.already_migrated(error):
-                    raise
-                saver.is_setup = True
             store.setup()
             if index is not None:
                 sqlite.reembed_stale_vectors(path, index)
@@ -176,12 +172,8 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = AsyncSqliteStore(store_connection, index=index)
         async with lock.ahold(SETUP_KEY):  # one opener at a time migrates a fresh file
-            try:
+            with sqlite.applied_before(saver):
                 await saver.setup()
-            except Exception as error:
-                if not sqlite.already_migrated(error):
-                    raise
-                saver.is_setup = True
             await store.setup()
             if index is not None:
                 await asyncio.to_thread(sqlite.reembed_stale_vectors, path, index)

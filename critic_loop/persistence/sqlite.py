@@ -6,10 +6,12 @@ pysqlite3 where it can load extensions (for the vector index), else the standard
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -121,9 +123,15 @@ def file_locks(database: Path) -> FileLocks:
     return FileLocks(lock_directory(database))
 
 
-def already_migrated(error: Exception) -> bool:
-    """Tell whether a saver's setup failed only because its migration was applied before.
+@contextlib.contextmanager
+def applied_before(saver: Any) -> Iterator[None]:
+    """Count a saver as set up when its setup fails on a migration applied before.
 
     LangGraph ignores "duplicate column name" only as the standard library's error.
     """
-    return "duplicate column name" in str(error)
+    try:
+        yield
+    except Exception as error:
+        if "duplicate column name" not in str(error):
+            raise
+        saver.is_setup = True

@@ -99,7 +99,7 @@ def _hello(module: types.ModuleType, handles: _Handles) -> dict[str, Any]:
     return {"doc": wire.short(doc, MAX_TEXT) if isinstance(doc, str) else None, "names": names}
 
 
-def _raised(error: BaseException, handles: _Handles) -> dict[str, Any]:
+def _raised(error: BaseException) -> dict[str, Any]:
     try:
         arguments = wire.encode(list(error.args))
     except wire.NotPlainData:
@@ -124,7 +124,7 @@ def _answer(request: dict[str, Any], handles: _Handles) -> dict[str, Any]:
                 keywords = wire.decode(request.get("kwargs", {"dict": []}), rebuild)
                 result = function(*arguments, **keywords)
         except BaseException as error:  # the drafted code's exception, reported as data
-            reply: dict[str, Any] = {"raised": _raised(error, handles)}
+            reply: dict[str, Any] = {"raised": _raised(error)}
         else:
             try:
                 reply = {"returned": wire.encode(result, handles.keep)}

@@ -55,6 +55,8 @@ class RunInterrupted(RuntimeError):
         """
         self.thread_id = thread_id
         self.cause = error
+        self.kept = True
+        """The thread was kept (False: it held no draft yet and was deleted)."""
         cause = (
             str(error) if isinstance(error, ConnectionError) else f"{type(error).__name__}: {error}"
         )

@@ -41,8 +41,10 @@ from critic_loop.persistence.leases import LocalThreadLeases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Critique, rounds_done
 from critic_loop.state.rubric import CriterionBase, dump_rubric
+from critic_loop.thread_settings import settings_metadata
 
 EventHandler = Callable[[dict[str, Any]], None]
 """Receives each progress event (`draft`, `verdict`) as the run streams it."""
@@ -105,13 +107,16 @@ def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
     return with_available_models(as_context(value))
 
 
-def _invocation(config: RunnableConfig) -> RunnableConfig:
-    """Return `config` marked as a new invocation: a fresh `run_id` in its metadata.
+def _invocation(config: RunnableConfig, context: Context) -> RunnableConfig:
+    """Return `config` marked as a new invocation: a fresh `run_id` and its settings.
 
-    LangGraph copies it into every checkpoint the invocation writes, as LangGraph server
-    does with its own runs, so `critic-loop stats` can tell a run's work from its pauses.
+    LangGraph copies its metadata into every checkpoint the invocation writes, as
+    LangGraph server does with its own runs, so `critic-loop stats` can tell a run's work
+    from its pauses and `critic-loop run --thread-id` resumes with the thread's settings.
     """
-    return {**config, "metadata": {**config.get("metadata", {}), "run_id": uuid4().hex}}
+    by_client = operator_settings().untrusted_input
+    metadata = {"run_id": uuid4().hex, **settings_metadata(context, by_client)}
+    return {**config, "metadata": {**config.get("metadata", {}), **metadata}}
 
 
 def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
@@ -222,12 +227,12 @@ def _stream(
     }
 
     def stream() -> None:
-        for event in graph.stream(start, _invocation(config), **options):
+        for event in graph.stream(start, _invocation(config, context), **options):
             if on_event is not None:
                 on_event(event)
 
     async def astream() -> None:
-        async for event in graph.astream(start, _invocation(config), **options):
+        async for event in graph.astream(start, _invocation(config, context), **options):
             if on_event is not None:
                 on_event(event)
 

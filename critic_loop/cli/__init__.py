@@ -38,7 +38,7 @@ from critic_loop.cli.history import runs, show, stats
 from critic_loop.cli.lint_command import lint_rubric_command
 from critic_loop.cli.memory_commands import forget, rules
 from critic_loop.cli.prune_command import prune
-from critic_loop.cli.run_commands import demo, run
+from critic_loop.cli.run_commands import demo, fork, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
 from critic_loop.cli.worker_command import worker
 from critic_loop.errors import (
@@ -82,6 +82,7 @@ def cli(quiet: bool, verbose: bool, debug: bool) -> None:
 
 cli.add_command(run)
 cli.add_command(demo)
+cli.add_command(fork)
 cli.add_command(runs)
 cli.add_command(show)
 cli.add_command(stats)
@@ -158,21 +159,19 @@ def _sigterm_stops_the_run() -> Iterator[None]:
 
 
 def resume_command(arguments: Sequence[str], thread_id: str) -> str:
-    """Return the command that resumes the run `arguments` started in `thread_id`."""
-    given = list(arguments)
-    if "--thread-id" not in given and not any(a.startswith("--thread-id=") for a in given):
-        given += ["--thread-id", thread_id]
-    return shlex.join(["critic-loop", *given])
+    """Return the command that resumes `thread_id` (in the database `arguments` name)."""
+    database = _value_of(arguments, "--db")
+    return shlex.join(["critic-loop", "run", "--thread-id", thread_id, *database])
 
 
-def _thread_of(arguments: Sequence[str]) -> str:
-    """Return the `--thread-id` value among `arguments` (the run's thread)."""
+def _value_of(arguments: Sequence[str], flag: str) -> list[str]:
+    """Return `flag` and its value as `arguments` give it (empty if they do not)."""
     for position, argument in enumerate(arguments):
-        if argument.startswith("--thread-id="):
-            return argument.partition("=")[2]
-        if argument == "--thread-id" and position + 1 < len(arguments):
-            return arguments[position + 1]
-    return "THREAD"
+        if argument.startswith(f"{flag}="):
+            return [flag, argument.partition("=")[2]]
+        if argument == flag and position + 1 < len(arguments):
+            return [flag, arguments[position + 1]]
+    return []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -213,7 +212,8 @@ def _run(arguments: list[str]) -> int:
     except ValidationError as error:
         _say(f"invalid settings:\n{error}")
     except ThreadFinished as error:
-        reading = shlex.join(["critic-loop", "show", _thread_of(arguments)])
+        thread = (_value_of(arguments, "--thread-id") or ["", "THREAD"])[1]
+        reading = shlex.join(["critic-loop", "show", thread])
         _say(f"{error}\nto read it: {reading}")
     except (
         UsageProblem,
@@ -224,6 +224,12 @@ def _run(arguments: list[str]) -> int:
     ) as error:
         _say(str(error))
     except RunInterrupted as error:
+        if not error.kept:
+            _say(
+                f"{error}\nNothing was kept (no draft was made). Start the model server, or "
+                "point --base-url (or OPENAI_BASE_URL) at one that runs, then run the command again"
+            )
+            return 3
         _say(
             f"{error}\nEvery finished step is saved; fix the cause and resume with: "
             f"{resume_command(arguments, error.thread_id)}"

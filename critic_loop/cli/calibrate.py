@@ -375,11 +375,7 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-@click.command(
-    cls=SectionedCommand,
-    help=CALIBRATE_HELP,
-    other_section="Critic settings (every Context field)",
-)
+@click.command(cls=SectionedCommand, help=CALIBRATE_HELP)
 @click.argument("labels", type=click.Path(path_type=Path), metavar="LABELS.jsonl")
 @option(
     "--rubric",

@@ -18,10 +18,31 @@ import click
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from critic_loop.cli.option_sections import option
 from critic_loop.errors import UsageProblem
 from critic_loop.state.context import Context
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+SECTION_STARTS = {
+    "worker_model": "Models",
+    "max_iterations": "Rounds and stopping",
+    "structured_output_method": "The judge",
+    "worker_max_tokens": "Limits and budgets",
+    "memory": "Memory",
+    "prompts_dir": "Prompts",
+}
+"""The `Context` field each help section of the settings starts at: a section runs, in the
+fields' order, to the next one's start, so a new field joins its neighbours' section."""
+
+
+def setting_sections() -> dict[str, str]:
+    """Return the help section of every `Context` field (see `SECTION_STARTS`)."""
+    sections, current = {}, "Settings"
+    for name in Context.model_fields:
+        current = SECTION_STARTS.get(name, current)
+        sections[name] = current
+    return sections
 
 
 def option_name(field: str) -> str:
@@ -126,31 +147,33 @@ def _default_text(name: str, info: FieldInfo) -> str:
     return f"default: {shown}; env CRITIC_LOOP_{name.upper()}"
 
 
-def context_option(name: str, info: FieldInfo) -> Callable[[F], F]:
-    """Return the click option for the `Context` field `name`."""
+def context_option(name: str, info: FieldInfo, section: str) -> Callable[[F], F]:
+    """Return the click option for the `Context` field `name`, listed under `section`."""
     annotation = _bare(info.annotation)
     flag = option_name(name)
     help_text = f"{info.description} [{_default_text(name, info)}]"
     if annotation is bool:
         negative = "--no-" + flag.removeprefix("--")
-        return click.option(f"{flag}/{negative}", name, default=None, help=help_text)
+        return option(f"{flag}/{negative}", name, section=section, default=None, help=help_text)
     if typing.get_origin(annotation) is list:
         item = typing.get_args(annotation)[0]
-        return click.option(
+        return option(
             flag,
             name,
+            section=section,
             type=_click_type(item, info),
             multiple=True,
             default=None,
             help=help_text + " Repeat the flag for several.",
         )
-    return click.option(flag, name, type=_click_type(annotation, info), help=help_text)
+    return option(flag, name, section=section, type=_click_type(annotation, info), help=help_text)
 
 
 def context_options(command: F) -> F:
-    """Add one option per `Context` field to a click command."""
+    """Add one option per `Context` field to a click command, under its section."""
+    sections = setting_sections()
     for name, info in reversed(Context.model_fields.items()):
-        command = context_option(name, info)(command)
+        command = context_option(name, info, sections[name])(command)
     return command
 
 
@@ -166,7 +189,7 @@ def settings_from_flags(parameters: Mapping[str, Any]) -> dict[str, Any]:
     return chosen
 
 
-def _where(field: str, parameters: Mapping[str, Any]) -> str:
+def flag_of(field: str, parameters: Mapping[str, Any]) -> str:
     """Name where the user set `field`: its flag, `--model`, or its environment variable."""
     if parameters.get(field) not in (None, ()):
         return option_name(field)
@@ -175,21 +198,23 @@ def _where(field: str, parameters: Mapping[str, Any]) -> str:
     return f"CRITIC_LOOP_{field.upper()}"
 
 
-def context_from_flags(parameters: Mapping[str, Any]) -> Context:
-    """Build the `Context` the command line's flags (and the environment) ask for.
+def context_from_flags(
+    parameters: Mapping[str, Any], base: Mapping[str, Any] | None = None
+) -> Context:
+    """Build the `Context` the command line's flags ask for, over `base` and the environment.
 
     Raises:
         UsageProblem: a setting is invalid; one line per problem, naming the flag (or the
             environment variable) and what to write instead.
     """
     try:
-        return Context(**settings_from_flags(parameters))
+        return Context(**{**(base or {}), **settings_from_flags(parameters)})
     except ValidationError as error:
         problems = []
         for item in error.errors():
             field = str(item["loc"][0]) if item["loc"] else "settings"
             message = str(item["msg"]).removeprefix("Value error, ")
-            problems.append(f"{_where(field, parameters)}: {message}")
+            problems.append(f"{flag_of(field, parameters)}: {message}")
         raise UsageProblem("\n".join(dict.fromkeys(problems))) from None
 
 

@@ -27,12 +27,19 @@ KEY_VARIABLES = ("OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
 
 
 def has_no_model(context: Context) -> bool:
-    """Say whether the run has no model at all: none named, no API key, no model server."""
+    """Say whether the run needs the embedded model (no model server, and none of ours).
+
+    No model named and no API key; or the embedded model named: a thread that ran on it
+    resumes on it.
+    """
+    from critic_loop.local_model.settings import LocalModelSettings
+
     environ = os.environ
-    if names_a_model(context.model_fields_set, environ) or context.critic_models:
-        return False
     if server_url(context.base_url, environ) is not None:
         return False
+    if names_a_model(context.model_fields_set, environ) or context.critic_models:
+        embedded = f"openai:{LocalModelSettings().alias}"
+        return {context.worker_model, context.critic_model, *context.critic_models} == {embedded}
     return not any(environ.get(name) for name in KEY_VARIABLES)
 
 

@@ -60,9 +60,9 @@ def option(*declarations: str, section: str, **settings: Any) -> Callable[[F], F
     return click.option(*declarations, cls=SectionedOption, section=section, **settings)
 
 
-def db_option(command: F) -> F:
+def db_option(command: F, section: str = "Where") -> F:
     """Add `--db`, the database to read (SQLite file or PostgreSQL URL)."""
-    return option("--db", section="Where", metavar="FILE|URL", help=DB_HELP)(command)
+    return option("--db", section=section, metavar="FILE|URL", help=DB_HELP)(command)
 
 
 def json_option(what: str) -> Callable[[F], F]:

@@ -1,4 +1,4 @@
-"""`critic-loop run` and `critic-loop demo`: run a task round by round, and show the result."""
+"""`critic-loop run`, `demo` and `fork`: run a task round by round, resume or fork a thread."""
 
 from __future__ import annotations
 
@@ -6,27 +6,36 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import uuid4
 
 import click
 
-from critic_loop.cli.context_options import context_from_flags, context_options
+from critic_loop.cli.context_options import context_from_flags, context_options, flag_of
 from critic_loop.cli.display import show_event, show_json, show_result
 from critic_loop.cli.embedded import embedded_model, has_no_model
+from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
 from critic_loop.cli.review_prompt import ask_at_terminal
 from critic_loop.cli.rubric_flags import written_rubric
 from critic_loop.cli.ticker import Ticker, next_step
 from critic_loop.cli.verbosity import current
-from critic_loop.errors import RunInterrupted, RunStopped, Terminated, UsageProblem
+from critic_loop.errors import (
+    RunInterrupted,
+    RunStopped,
+    Terminated,
+    ThreadFinished,
+    UsageProblem,
+)
 from critic_loop.state.bounds import check_text_depth
 from critic_loop.state.context import Context
 from critic_loop.state.input_errors import ItemLabel, default_label
 from critic_loop.state.records import SUCCESSFUL_OUTCOMES
+from critic_loop.thread_settings import MODEL_SETTINGS
 
 if TYPE_CHECKING:
+    from critic_loop.cli.stored_threads import Thread
     from critic_loop.run import RunStart
     from critic_loop.state.loop import LoopState
 
@@ -55,79 +64,65 @@ DEMO_WATCH = (
     "critic model judge the rest."
 )
 
-
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
 
 def run_options(command: F) -> F:
-    """Add the options every running command shares, then one per `Context` field."""
+    """Add the options every running command shares, and one per `Context` field."""
+    command = json_option("the final state")(command)  # listed last
     command = context_options(command)
-    for option in reversed(
-        [
-            click.option(
-                "--model", help="One provider:model for every role (worker, critic, distiller)."
-            ),
-            click.option("--thread-id", help="The thread to run in (resumes an unfinished one)."),
-            click.option(
-                "--wait-for-thread",
-                is_flag=True,
-                help=(
-                    "If another process is running this thread, wait for it to end instead "
-                    "of exiting 2."
-                ),
-            ),
-            click.option(
-                "--db",
-                help=(
-                    "SQLite file or postgresql:// URL for runs and rules "
-                    "[default: $CRITIC_LOOP_DATABASE_URL, else .critic_loop/critic_loop.sqlite]"
-                ),
-            ),
-            click.option("--json", "as_json", is_flag=True, help="Print the final state as JSON."),
-        ]
-    ):
-        command = option(command)
-    return command
+    command = db_option(command, "Thread and data")
+    command = option(
+        "--wait-for-thread",
+        is_flag=True,
+        section="Thread and data",
+        help="If another process is running the thread, wait for it instead of exiting 2.",
+    )(command)
+    return option(
+        "--model",
+        section="Models",
+        help="One provider:model for every role (worker, critic, distiller).",
+    )(command)
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(check_text_depth(path.read_text(), "it"))
-    except (OSError, ValueError) as error:  # JSONDecodeError, nesting too deep
-        raise UsageProblem(f"cannot read {path}: {error}") from error
+def thread_options(command: F) -> F:
+    """Add `--thread-id` and `--switch-models`: the options of a command that can resume."""
+    command = option(
+        "--switch-models",
+        is_flag=True,
+        section="Thread and data",
+        help="Resuming: use the models given here instead of the ones the thread ran with.",
+    )(command)
+    return option(
+        "--thread-id",
+        section="Thread and data",
+        help=(
+            "The thread to run in. An unfinished one resumes with its own task, rubric, models "
+            "and settings (flags given here change the settings)."
+        ),
+    )(command)
 
 
-def _read_task(path: Path) -> str:
-    """Return the task held in the file `--task-file` names.
-
-    Raises:
-        UsageProblem: the file cannot be read; the message names the flag and the way out.
-    """
+def _read(path: Path, flag: str, holding: str) -> str:
+    """Return the text of the file `flag` names, or fail in one line naming the way out."""
     try:
         return path.read_text()
     except FileNotFoundError:
         raise UsageProblem(
-            f"--task-file {str(path)!r}: no such file; give the path of a text file that "
-            "holds the task, or the task itself with --task"
+            f"{flag} {str(path)!r}: no such file; give the path of {holding}"
         ) from None
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        raise UsageProblem(f"--task-file {str(path)!r} cannot be read: {reason}") from None
+        raise UsageProblem(f"{flag} {str(path)!r} cannot be read: {reason}") from None
 
 
-def _context(parameters: dict[str, Any]) -> Context:
-    from critic_loop.run import context_for_run
-
-    # the user's own settings are checked (building the Context) before asking any server
-    context = context_for_run(context_from_flags(parameters))
-    if has_no_model(context):
-        found = embedded_model()
-        chosen = context.model_fields_set - {"base_url"}
-        context = context.model_copy(
-            update={key: value for key, value in found.items() if key not in chosen}
-        )
-    return context
+def _read_json(path: Path, flag: str, holding: str) -> Any:
+    text = _read(path, flag, holding)
+    try:
+        return json.loads(check_text_depth(text, str(path)))
+    except ValueError as error:  # not JSON, or nested too deeply
+        raise UsageProblem(f"{flag} {str(path)!r}: {error}") from None
 
 
 def in_background(work: Callable[[], T]) -> T:
@@ -154,54 +149,150 @@ def in_background(work: Callable[[], T]) -> T:
     return outcome[0]
 
 
-def demo_intro(data: dict[str, Any]) -> str:
-    """Say what the demo shows: the task, the hidden rubric, which criteria are checks.
+def stored_thread(database: str | None, thread_id: str | None) -> Thread | None:
+    """Return the run kept under `thread_id` (None: no id, no database yet, or no such run)."""
+    if not thread_id:
+        return None
+    from critic_loop.cli.stored_threads import latest_of_thread
 
-    It is printed before the run (not with --json or --quiet); the criteria are listed from
-    `data`, so the words cannot drift from the example file.
+    return latest_of_thread(database, thread_id)
+
+
+def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
+    """Build the run's `Context`: the thread's own settings, changed by the flags given.
+
+    Raises:
+        UsageProblem: a flag would change a model the thread ran with and `switching` is
+            off, or a setting is invalid.
+        TrustViolation: a served client chose the thread's settings, and the operator's
+            policy refuses one (the flags can replace it).
     """
-    from critic_loop.nodes.loop.check_input import validated_input
+    from critic_loop.cli.context_options import settings_from_flags
 
+    if stored is None or stored.settings is None:
+        return context_from_flags(parameters)
+    kept = stored.settings
+    flags = settings_from_flags(parameters)
+    changes = []
+    for name in MODEL_SETTINGS:
+        default = Context.model_fields[name].get_default(call_default_factory=True)
+        before = kept.values.get(name, default)
+        if name in flags and flags[name] != before:
+            changes.append((name, before, flags[name]))
+    if changes and not switching:
+        name, before, after = changes[0]
+        raise UsageProblem(
+            f"thread {stored.thread_id} ran with {name} {before!r}; {flag_of(name, parameters)} "
+            f"{after!r} would switch it mid-thread: add --switch-models to do so, or leave the "
+            "flag off to resume with the thread's own"
+        )
+    if changes and not current().quiet:
+        switched = ", ".join(f"{name} {before} -> {after}" for name, before, after in changes)
+        click.echo(f"note: switching models mid-thread: {switched}", err=True)
+    theirs = {key: value for key, value in kept.values.items() if key not in flags}
+    if kept.by_client and theirs:
+        from critic_loop.nodes.operator_policy import Trust, check_context
+        from critic_loop.state.errors import TrustViolation
+
+        try:
+            check_context(Context(**theirs), Trust(served=True))
+        except TrustViolation as refused:
+            raise TrustViolation(
+                f"thread {stored.thread_id}'s settings were chosen by a client of a server, and "
+                f"stay a client's: {refused} (a flag given here replaces the setting)"
+            ) from None
+    return context_from_flags(parameters, kept.values)
+
+
+def _context(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
+    """Return the run's settings, with the models this machine has where none is chosen."""
+    from critic_loop.run import context_for_run
+
+    # the user's own settings are checked (building the Context) before asking any server
+    context = context_for_run(_settings(parameters, stored, switching))
+    if not has_no_model(context):
+        return context
+    found = embedded_model()
+    chosen = context.model_fields_set
+    # the embedded server's address is this process's: it is used, not kept as a setting
+    added = {key: value for key, value in found.items() if key not in chosen}
+    fields = chosen | (set(added) - {"base_url"})
+    return Context.model_construct(_fields_set=fields, **{**dict(context), **added})
+
+
+def demo_intro(rubric: list[Any]) -> str:
+    """Say what the demo shows: the task, the hidden rubric, which criteria are checks."""
     lines = [click.wrap_text(DEMO_STORY, 90)]
-    for criterion in validated_input(data).rubric:
+    for criterion in rubric:
         how = "judged" if criterion.kind == "llm" else "check"
         lines.append(f"  {how:<6}  {criterion.id}: {criterion.describe()}")
     lines.append(click.wrap_text(DEMO_WATCH, 90))
     return "\n".join(lines) + "\n"
 
 
-def announce(run: RunStart, context: Context, intro: str | None) -> None:
-    """Say, as the run starts, whether its thread is new or resumed, its models and its data."""
-    if run.input_differs:
-        click.echo("note: resuming with the thread's own task and rubric, not the ones given")
-    if intro:
-        click.echo(intro)
+def announce(what: str, context: Context, location: str | None) -> None:
+    """Say, as the run starts, what it does, with which models, and where its data is."""
     click.echo(
-        f"critic-loop: {'resuming' if run.resuming else 'new'} thread {run.thread_id}; "
-        f"worker {context.worker_model}, critic {context.critic_model}, "
-        f"up to {context.max_iterations} rounds; data in {run.location}"
+        f"critic-loop: {what}; worker {context.worker_model}, critic {context.critic_model}, "
+        f"up to {context.max_iterations} rounds; data in {location}"
     )
 
 
+def _rubric_ids(rubric: Any) -> list[Any]:
+    return [item.get("id") if isinstance(item, Mapping) else None for item in rubric or []]
+
+
+def _differs(given: Mapping[str, Any] | None, stored: Thread) -> bool:
+    if given is None:
+        return False
+    rubric = stored.values.get("rubric")
+    return given.get("task") != stored.task or _rubric_ids(given.get("rubric")) != _rubric_ids(
+        rubric
+    )
+
+
+def _finished(stored: Thread) -> UsageProblem:
+    thread = stored.thread_id
+    return UsageProblem(
+        f"thread {thread} already finished ({stored.outcome} after {stored.rounds} round(s)); "
+        f"to read it: critic-loop show {thread}; to continue it from an earlier round: "
+        f"critic-loop fork {thread} --round N (N from 1 to {max(stored.rounds, 1)}); or give "
+        "a new --thread-id"
+    )
+
+
+def _forget_if_empty(database: str | None, thread_id: str) -> bool:
+    """Delete a thread this command started if it holds no draft yet; say if it did."""
+    from critic_loop.cli.stored_threads import latest_of_thread
+    from critic_loop.persistence import open_persistence
+
+    thread = latest_of_thread(database, thread_id)
+    if thread is None or thread.values.get("drafts"):
+        return False
+    with open_persistence(database) as persistence:
+        persistence.checkpointer.delete_thread(thread_id)
+    return True
+
+
 def execute(
-    data: dict[str, Any],
+    given: dict[str, Any] | None,
     parameters: dict[str, Any],
     label: ItemLabel = default_label,
-    intro: str | None = None,
+    intro: Callable[[list[Any]], str] | None = None,
 ) -> int:
-    """Run (or resume) the loop on `data` with the command's settings; return the exit status.
+    """Run `given` (or resume the thread's own run) with the command's settings.
 
-    The input is validated (its own mistakes first, before asking any server), then the
-    models, checks and prompts are checked, then `run_loop` runs in the background
-    (`in_background`), printing progress lines and a live status line on a terminal.
-    `label` names rubric items in error messages as the user wrote them; `intro`, if
-    given, is printed before the run starts (not with --json or --quiet).
+    The input is validated (with its items named by `label`, as the user wrote them),
+    the settings built (a thread's own, changed by the flags), the models, checks and
+    prompts checked, then `run_loop` runs in the background (`in_background`), printing
+    progress lines and a live status line on a terminal. `intro` says, from the rubric,
+    what the run shows (printed before it starts, not with --json or --quiet).
+
+    Raises:
+        UsageProblem: nothing to run, or the thread already finished.
+        RunInterrupted: a model or the network failed once the run began.
     """
-    import httpx
-    import openai
-
     from critic_loop.nodes.loop.check_input import preflight, validated_input
-    from critic_loop.results import LoopDidNotPass
     from critic_loop.run import run_loop
 
     if parameters.get("on_exhausted"):
@@ -209,25 +300,101 @@ def execute(
             "--on-exhausted is for the Python helpers; the command line exits 1 for every run "
             "that did not pass"
         )
-    checked = validated_input(data, label)
-    context = _context(parameters)
-    preflight(context, checked.rubric)
-    as_json = bool(parameters.get("as_json"))
-    quiet = current().quiet
-    show_progress = not (as_json or quiet)
     thread_id = parameters.get("thread_id") or uuid4().hex
-    started = threading.Event()  # the thread's lease is held and its run begins
+    stored = stored_thread(parameters.get("db"), parameters.get("thread_id"))
+    if stored is None and given is None:
+        where = f" (no thread {thread_id!r} to resume)" if parameters.get("thread_id") else ""
+        raise UsageProblem(
+            "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
+            f"(or a --rubric file){where}"
+        )
+    data = {"task": stored.task, "rubric": stored.values["rubric"]} if stored else given
+    checked = validated_input(data, default_label if stored else label)
+    context = _context(parameters, stored, bool(parameters.get("switch_models")))
+    preflight(context, checked.rubric)
+    shown = show_progress(parameters)
+    if shown and stored is not None and _differs(given, stored):
+        click.echo("note: resuming with the thread's own task and rubric, not the ones given")
+    if shown and intro is not None:
+        click.echo(intro(checked.rubric))
+    began: list[RunStart] = []
+
+    def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
+        def started(run: RunStart) -> None:
+            began.append(run)
+            on_start(run)
+
+        return run_loop(
+            checked.task,
+            checked.rubric,
+            context=context,
+            thread_id=thread_id,
+            database=parameters.get("db"),
+            on_event=on_event,
+            reviewer=reviewer,
+            wait_for_thread=bool(parameters.get("wait_for_thread")),
+            on_start=started,
+        )
+
+    def told(run: RunStart) -> str:
+        announce(
+            f"{'resuming' if run.resuming else 'new'} thread {run.thread_id}", context, run.location
+        )
+        return "resuming" if run.resuming else "starting: recall, then the worker drafts round 1"
+
+    try:
+        return drive(start, thread_id, context, parameters, told)
+    except ThreadFinished:
+        if stored is None:
+            raise
+        raise _finished(stored) from None
+    except RunInterrupted as failure:
+        if began and not began[0].resuming and _refused(failure.cause):
+            failure.kept = not _forget_if_empty(parameters.get("db"), thread_id)
+        raise
+
+
+def _refused(error: BaseException) -> bool:
+    """Say whether `error` is a model server that cannot be reached (not a slow one)."""
+    import openai
+
+    origin = error.__cause__
+    connection = isinstance(origin, openai.APIConnectionError)
+    return connection and not isinstance(origin, openai.APITimeoutError)
+
+
+def show_progress(parameters: Mapping[str, Any]) -> bool:
+    """Say whether progress lines are printed (not with --json or --quiet)."""
+    return not (parameters.get("as_json") or current().quiet)
+
+
+def drive(
+    start: Callable[..., LoopState],
+    thread_id: str,
+    context: Context,
+    parameters: Mapping[str, Any],
+    told: Callable[[RunStart], str],
+) -> int:
+    """Run `start` in the background at the terminal; print the result; return the exit status.
+
+    `start(on_event, reviewer, on_start)` runs the loop; `told(run)` announces it once it
+    holds the thread and returns the first status line.
+    """
+    import httpx
+    import openai
+
+    from critic_loop.results import LoopDidNotPass
+
+    shown = show_progress(parameters)
+    began = threading.Event()  # the thread's lease is held and its run begins
 
     def run_at_terminal() -> LoopState:
-        with Ticker(enabled=show_progress) as ticker:
+        with Ticker(enabled=shown) as ticker:
 
             def on_start(run: RunStart) -> None:
-                started.set()
-                if not show_progress:
-                    return
-                announce(run, context, intro)
-                starting = "starting: recall, then the worker drafts round 1"
-                ticker.show("resuming" if run.resuming else starting)
+                began.set()
+                if shown:
+                    ticker.show(told(run))
 
             def on_event(event: dict[str, Any]) -> None:
                 with ticker.paused():
@@ -238,77 +405,80 @@ def execute(
                 ticker.show(None)
                 return ask_at_terminal(request)
 
-            return run_loop(
-                checked.task,
-                checked.rubric,
-                context=context,
-                thread_id=thread_id,
-                database=parameters.get("db"),
-                on_event=on_event if show_progress else None,
-                reviewer=review if context.review != "never" else None,
-                wait_for_thread=bool(parameters.get("wait_for_thread")),
-                on_start=on_start,
-            )
+            reviewer = review if context.review != "never" else None
+            return start(on_event if shown else None, reviewer, on_start)
 
     try:
         state = in_background(run_at_terminal)
     except LoopDidNotPass as failure:
         state = failure.state
     except (KeyboardInterrupt, Terminated) as stop:
-        if not started.is_set():  # waiting for the lease, or reading the thread
+        if not began.is_set():  # waiting for the lease, or reading the thread
             raise
         signal_name = "SIGINT" if isinstance(stop, KeyboardInterrupt) else "SIGTERM"
         raise RunStopped(thread_id, signal_name) from None
     except Exception as error:
-        if not started.is_set():  # the lease, the database or the thread refused the run
+        if not began.is_set():  # the lease, the database or the thread refused the run
             raise
         if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
             logger.error("the run failed unexpectedly", exc_info=current().debug)
         raise RunInterrupted(thread_id, error) from error
-    if as_json:
+    if parameters.get("as_json"):
         show_json(state)
-    elif quiet:
+    elif current().quiet:
         click.echo(state.final)
     else:
         show_result(state, thread_id)
     return 0 if state.outcome in SUCCESSFUL_OUTCOMES else 1
 
 
-@click.command()
-@click.option(
+@click.command(cls=SectionedCommand)
+@option(
     "--input",
     "input_file",
     type=click.Path(path_type=Path, dir_okay=False),
+    section="Task and rubric",
     help='JSON file: {"task": ..., "rubric": [...]}.',
 )
-@click.option("--task", help="The task, as text.")
-@click.option(
-    "--task-file", type=click.Path(path_type=Path, dir_okay=False), help="A file holding the task."
+@option("--task", section="Task and rubric", help="The task, as text.")
+@option(
+    "--task-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    section="Task and rubric",
+    help="A file holding the task.",
 )
-@click.option(
+@option(
     "--rubric",
     "rubric_file",
     type=click.Path(path_type=Path, dir_okay=False),
+    section="Task and rubric",
     help='JSON file: [{"id": ..., "text": ...}, ...].',
 )
-@click.option(
-    "--criterion", multiple=True, metavar="ID=TEXT", help="A sentence the judge grades; repeatable."
+@option(
+    "--criterion",
+    multiple=True,
+    metavar="ID=TEXT",
+    section="Task and rubric",
+    help="A sentence the judge grades; repeatable.",
 )
-@click.option(
+@option(
     "--check",
     multiple=True,
     metavar="ID=KIND[:NAME=VALUE,...]",
+    section="Task and rubric",
     help="A deterministic check, e.g. length=word_count:max=120; repeatable.",
 )
-@click.option(
+@option(
     "--tests",
     multiple=True,
     metavar="[ID=]FILE",
+    section="Task and rubric",
     help="A pytest file run against the drafted code; repeatable.",
 )
+@thread_options
 @run_options
 def run(**parameters: Any) -> int:
-    """Run a task against a rubric, round by round.
+    """Run a task against a rubric, round by round (or resume a thread: --thread-id alone).
 
     The exit status is 0 when the critic passed the result, 1 when the run ended without
     a pass, 2 on bad input or setup, and 3 when a model or the network failed mid-run
@@ -323,12 +493,24 @@ def run(**parameters: Any) -> int:
     if parameters["task"] and parameters["task_file"]:
         raise UsageProblem("give the task once: --task or --task-file, not both")
     if input_file:
-        data = _read_json(input_file)
+        data = _read_json(input_file, "--input", "a JSON file that holds the task and the rubric")
         rubric_items = data.get("rubric") if isinstance(data, dict) else None
         written = written_rubric(rubric_items or [], str(input_file), {})
         return execute(data, parameters, written.label)
-    task = _read_task(parameters["task_file"]) if parameters["task_file"] else parameters["task"]
-    from_file = _read_json(parameters["rubric_file"]) if parameters["rubric_file"] else []
+    if not given:  # --thread-id alone resumes the thread's own run
+        return execute(None, parameters)
+    task = parameters["task"]
+    if parameters["task_file"]:
+        task = _read(
+            parameters["task_file"],
+            "--task-file",
+            "a text file that holds the task, or the task itself with --task",
+        )
+    from_file: Any = []
+    if parameters["rubric_file"]:
+        from_file = _read_json(
+            parameters["rubric_file"], "--rubric", "a JSON file that holds a list of criteria"
+        )
     if not isinstance(from_file, list):
         raise UsageProblem(f"{parameters['rubric_file']}: a rubric file holds a JSON list")
     written = written_rubric(
@@ -340,7 +522,7 @@ def run(**parameters: Any) -> int:
             "--tests": parameters["tests"],
         },
     )
-    if not written.criteria:
+    if not written.criteria and not parameters.get("thread_id"):
         raise UsageProblem(
             "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
             "(or a --rubric file)"
@@ -348,7 +530,8 @@ def run(**parameters: Any) -> int:
     return execute({"task": task or "", "rubric": written.criteria}, parameters, written.label)
 
 
-@click.command()
+@click.command(cls=SectionedCommand)
+@thread_options
 @run_options
 def demo(**parameters: Any) -> int:
     """Run the bundled example: a short product description under three criteria.
@@ -356,10 +539,63 @@ def demo(**parameters: Any) -> int:
     Two are checks decided by code (a word limit, the shop's closing line) and one is
     judged by the critic model; the worker sees none of them, only the critic's hints.
     It is sized so that a small local model passes it within the default rounds. Its
-    lessons are kept in the memory scope `DEMO_SCOPE` unless `--memory-scope` (or
-    CRITIC_LOOP_MEMORY_SCOPE) names another, so they stay out of the user's own runs.
+    lessons are kept in the memory scope 'demo' unless --memory-scope (or
+    CRITIC_LOOP_MEMORY_SCOPE) names another, so they stay out of your own runs.
     """
-    data = _read_json(EXAMPLE)
+    data = _read_json(EXAMPLE, "the demo's task", "the bundled example")
     if parameters.get("memory_scope") is None and not os.environ.get("CRITIC_LOOP_MEMORY_SCOPE"):
         parameters = {**parameters, "memory_scope": DEMO_SCOPE}
-    return execute(data, parameters, intro=demo_intro(data))
+    return execute(data, parameters, intro=demo_intro)
+
+
+@click.command(cls=SectionedCommand)
+@click.argument("thread_id", metavar="THREAD")
+@option(
+    "--round",
+    "round_number",
+    type=click.IntRange(min=1),
+    required=True,
+    section="Thread and data",
+    help="The round to continue from (its draft and verdict are kept; the next is new).",
+)
+@run_options
+def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
+    """Continue a thread from just after round N, as a new branch of it.
+
+    The thread's own task, rubric and settings are kept; flags given here change them
+    (models too: a fork is where to try a stronger critic). The original run's history
+    stays as it was; `critic-loop show THREAD` then tells the fork's story.
+    """
+    from critic_loop.cli.stored_threads import latest_of_thread
+    from critic_loop.persistence import database_target
+    from critic_loop.run import fork_loop
+
+    stored = latest_of_thread(parameters.get("db"), thread_id)
+    if stored is None:
+        raise UsageProblem(
+            f"no run with thread id {thread_id!r} to fork (critic-loop runs lists them)"
+        )
+    if round_number > stored.rounds:
+        raise UsageProblem(
+            f"thread {thread_id} has {stored.rounds} graded round(s): --round goes from 1 to "
+            f"{stored.rounds}"
+        )
+    context = _context(parameters, stored, switching=True)
+
+    def start(on_event: Any, reviewer: Any, on_start: Callable[[Any], None]) -> LoopState:
+        on_start(None)
+        return fork_loop(
+            thread_id,
+            round_number,
+            context=context,
+            database=parameters.get("db"),
+            on_event=on_event,
+            wait_for_thread=bool(parameters.get("wait_for_thread")),
+        )
+
+    def told(run: Any) -> str:
+        where = database_target(parameters.get("db"))
+        announce(f"fork of thread {thread_id} from round {round_number}", context, where)
+        return f"resuming after round {round_number}"
+
+    return drive(start, thread_id, context, parameters, told)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 from critic_loop.errors import UsageProblem
 from critic_loop.persistence.retention import PRUNED_AT
 from critic_loop.state.history import append_only
+from critic_loop.thread_settings import StoredSettings, stored_settings
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
@@ -107,6 +108,8 @@ class Thread:
     """The checkpoints from the first to the latest, oldest first (when the history was read)."""
     pruned_at: str | None = None
     """When `critic-loop prune --keep-results` compacted it to its result (ISO), if it did."""
+    settings: StoredSettings | None = None
+    """The settings its latest run used, as its checkpoints keep them (if they do)."""
 
     @property
     def outcome(self) -> str | None:
@@ -268,6 +271,7 @@ def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thre
         values,
         updated_at=timestamp(item.checkpoint),
         pruned_at=str(pruned_at) if pruned_at else None,
+        settings=stored_settings(item.metadata),
     )
 
 
@@ -430,6 +434,20 @@ def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: s
     if not threads:
         raise UsageProblem(f"no run with thread id {thread_id!r} in {where}")
     return threads[0]
+
+
+def latest_of_thread(database: str | None, thread_id: str) -> Thread | None:
+    """Return a thread's latest values and settings (None: no such run, or no database yet)."""
+    from critic_loop.persistence import database_target
+
+    target = database_target(database)
+    path = _sqlite_file(target)
+    if path is not None and not path.is_file():
+        return None
+    with open_database(database) as persistence:
+        checkpointer = persistence.checkpointer
+        item = checkpointer.get_tuple(root_config(thread_id))  # type: ignore[arg-type]
+        return _head(checkpointer, item) if item is not None else None
 
 
 def _sqlite_file(target: str) -> Path | None:

@@ -200,7 +200,7 @@ def test_a_check_only_rubric_runs_without_a_critic_and_quiet_prints_only_the_dra
 
 
 def test_debug_adds_the_traceback_and_a_bug_exits_4(run_cli, monkeypatch) -> None:
-    def broken(parameters):
+    def broken(*arguments):
         raise RuntimeError("something inside broke")
 
     monkeypatch.setattr(run_commands, "_context", broken)

@@ -232,13 +232,23 @@ def test_every_command_has_help(command, capsys) -> None:
 
 
 def test_help_groups_the_options(capsys) -> None:
+    main(["run", "--help"])
+    run = capsys.readouterr().out
+    headings = ["Task and rubric:", "Thread and data:", "Models:", "Rounds and stopping:"]
+    headings += ["The judge:", "Limits and budgets:", "Memory:", "Output:"]
+    assert [run.index(heading) for heading in headings] == sorted(
+        run.index(heading) for heading in headings
+    )
+    assert run.index("Memory:") < run.index("  --memory-scope") < run.index("Output:")
     main(["stats", "--help"])
     text = capsys.readouterr().out
     assert text.index("Where:") < text.index("--db") < text.index("Output:") < text.index("--plot")
     main(["calibrate", "--help"])
     calibrate = capsys.readouterr().out
-    assert calibrate.index("--rubric") < calibrate.index("Critic settings (every Context field):")
-    assert calibrate.index("Critic settings") < calibrate.index("  --critic-model TEXT")
+    # the critic's settings (every Context field) under the run's sections
+    assert calibrate.index("--rubric") < calibrate.index("Models:")
+    assert calibrate.index("Models:") < calibrate.index("  --critic-model TEXT")
+    assert calibrate.index("The judge:") < calibrate.index("  --judge-mode")
     assert '{"id": "a1", "artifact": "...", "labels": {"clear": true, "short": false}}' in calibrate
 
 

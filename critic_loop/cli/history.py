@@ -302,12 +302,13 @@ def story(thread: Thread, diff: bool) -> list[str]:
             if critique is None:
                 lines.append("(not graded yet)")
                 continue
-            if critique.duplicate_of is not None:
+            if critique.duplicate_of is None:
+                lines += _critique_lines(critique)
+            else:  # its verdict is shown once, with the draft it repeats
                 lines.append(
-                    f"(repeats the draft of round {critique.duplicate_of.round}: "
-                    "its verdict is reused, not graded again)"
+                    f"verdict: as round {critique.duplicate_of.round}'s (the same draft: "
+                    "not graded again)"
                 )
-            lines += _critique_lines(critique)
             lines += _feedback_lines(notes.get(draft.ref))
         lines += _review_lines(thread.values.get("reviews") or [], number)
     return lines

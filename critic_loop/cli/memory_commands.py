@@ -158,6 +158,8 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
         store = persistence.store
         scopes = scopes_of(store) if all_scopes else [chosen_scope(scope)]
         listed = {name: [rule_summary(item) for item in rules_of(store, name)] for name in scopes}
+        empty = not all_scopes and not listed[scopes[0]]
+        elsewhere = [other for other in scopes_of(store) if other not in scopes] if empty else []
     if as_json:
         from critic_loop.cli.history import echo_json
 
@@ -170,6 +172,11 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
             click.echo("")
         if not summaries:
             click.echo(f"no rules in scope {name!r}")
+            if elsewhere:
+                click.echo(
+                    f"rules are kept in scope(s) {', '.join(map(repr, elsewhere))}: "
+                    f"critic-loop rules --scope {elsewhere[0]} (or --all-scopes)"
+                )
             continue
         click.echo(f"scope {name!r}: {len(summaries)} rule(s), strongest first")
         for summary in summaries:

@@ -240,6 +240,9 @@ def test_help_groups_the_options(capsys) -> None:
         run.index(heading) for heading in headings
     )
     assert run.index("Memory:") < run.index("  --memory-scope") < run.index("Output:")
+    main(["demo", "--help"])
+    demo = capsys.readouterr().out
+    assert "DEMO_SCOPE" not in demo and "memory scope 'demo'" in demo
     main(["stats", "--help"])
     text = capsys.readouterr().out
     assert text.index("Where:") < text.index("--db") < text.index("Output:") < text.index("--plot")
@@ -316,3 +319,28 @@ def test_help_imports_no_heavy_library() -> None:
                 pending += [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
     assert "critic_loop" in reached and "click" in reached
     assert reached & HEAVY == set()
+
+
+def test_show_gives_a_repeated_drafts_verdict_once() -> None:
+    from critic_loop.cli.history import story
+    from critic_loop.state.records import Critique, Draft, DraftRef
+    from critic_loop.state.verdict import CriterionResult, Verdict
+
+    failing = Verdict(
+        results=[CriterionResult(criterion_id="c", passed=False, evidence="no", hint="Say it.")]
+    )
+    drafts = [Draft(round=n, text="the same text", origin="revision") for n in (1, 2, 3)]
+    drafts[0] = drafts[0].model_copy(update={"origin": "first"})
+    critiques = [Critique(round=1, verdict=failing)] + [
+        Critique(round=n, verdict=failing, duplicate_of=DraftRef(round=1)) for n in (2, 3)
+    ]
+    values = {
+        "task": "t",
+        "rubric": [{"id": "c", "text": "x"}],
+        "drafts": [d.model_dump() for d in drafts],
+        "critiques": [c.model_dump() for c in critiques],
+    }
+    told = "\n".join(story(Thread("t1", values, updated_at=at(0)), diff=True))
+    assert told.count("[FAIL] c (must, judge): no") == 1
+    assert told.count("verdict: as round 1's (the same draft: not graded again)") == 2
+    assert told.count("(no changes)") == 2

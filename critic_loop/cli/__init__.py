@@ -26,7 +26,6 @@ import signal
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from types import FrameType
 
 import click
@@ -58,18 +57,11 @@ from critic_loop.state.errors import (
 )
 
 
-def _version() -> str:
-    try:
-        return version("critic-loop")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "unknown"
-
-
 @click.group(
     help="A worker drafts, an independent critic grades, the worker revises.",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(_version(), "--version", prog_name="critic-loop")
+@click.version_option(package_name="critic-loop", prog_name="critic-loop")  # read when asked
 @click.option("-q", "--quiet", is_flag=True, help="Print only the final draft (and errors).")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the library's log lines.")
 @click.option("--debug", is_flag=True, help="Print debug logs, and a traceback with every error.")

@@ -10,7 +10,6 @@ Imports inside functions are deliberate: at the top they would make `critic-loop
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import Any
 
@@ -51,6 +50,8 @@ def assistants(url: str, presets: str, api_key: str | None) -> int:
     async def install_all() -> list[dict[str, Any]]:
         client = get_client(url=url, api_key=api_key)
         return await install(client, chosen, os.environ)
+
+    import asyncio
 
     installed = asyncio.run(install_all())
     for assistant in installed:

@@ -38,7 +38,6 @@ from critic_loop.cli.grading_progress import GradingProgress
 from critic_loop.cli.history import echo_json
 from critic_loop.cli.option_sections import SectionedCommand, option
 from critic_loop.errors import UsageProblem
-from critic_loop.state.bounds import check_text_depth
 
 if TYPE_CHECKING:
     from critic_loop.state.context import Context
@@ -115,6 +114,8 @@ def _rubric(value: Any, where: str) -> list[CriterionBase]:
 
 def read_rubric_file(path: Path) -> list[CriterionBase]:
     """Read `--rubric FILE`: a JSON list of criteria, or an object with a `rubric` list."""
+    from critic_loop.state.bounds import check_text_depth
+
     try:
         data = json.loads(check_text_depth(path.read_text(), str(path)))
     except OSError as error:
@@ -148,6 +149,8 @@ def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]
     Raises:
         UsageProblem: the file is missing, or a line is malformed (naming the line).
     """
+    from critic_loop.state.bounds import check_text_depth
+
     try:
         text = path.read_text()
     except OSError as error:

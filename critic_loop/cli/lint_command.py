@@ -17,7 +17,6 @@ import click
 
 from critic_loop.cli.calibrate import _rubric
 from critic_loop.errors import UsageProblem
-from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_rubric
 
 
 def read_rubric(path: Path) -> list[Any]:
@@ -47,6 +46,8 @@ def lint_rubric_command(rubric: Path, as_json: bool) -> None:
     finding proposes a deterministic check where there is one (as rubric JSON and as a
     --check flag of run). Exit status 1 when something was found.
     """
+    from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_rubric
+
     criteria = read_rubric(rubric)
     findings = lint_rubric(criteria)
     if as_json:

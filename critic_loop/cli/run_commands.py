@@ -14,12 +14,7 @@ from uuid import uuid4
 import click
 
 from critic_loop.cli.context_options import context_from_flags, context_options, flag_of
-from critic_loop.cli.display import show_event, show_json, show_result
-from critic_loop.cli.embedded import embedded_model, has_no_model
 from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
-from critic_loop.cli.review_prompt import ask_at_terminal
-from critic_loop.cli.rubric_flags import written_rubric
-from critic_loop.cli.ticker import Ticker, next_step
 from critic_loop.cli.verbosity import current
 from critic_loop.errors import (
     RunInterrupted,
@@ -28,15 +23,14 @@ from critic_loop.errors import (
     ThreadFinished,
     UsageProblem,
 )
-from critic_loop.state.bounds import check_text_depth
 from critic_loop.state.context import Context
-from critic_loop.state.input_errors import ItemLabel, default_label
-from critic_loop.state.records import SUCCESSFUL_OUTCOMES
-from critic_loop.thread_settings import MODEL_SETTINGS
 
+# the rest is imported where it is used: `--help` and a mistake in the arguments answer
+# without loading the run's machinery
 if TYPE_CHECKING:
     from critic_loop.cli.stored_threads import Thread
     from critic_loop.run import RunStart
+    from critic_loop.state.input_errors import ItemLabel
     from critic_loop.state.loop import LoopState
 
 logger = logging.getLogger("critic_loop.cli")
@@ -118,6 +112,8 @@ def _read(path: Path, flag: str, holding: str) -> str:
 
 
 def _read_json(path: Path, flag: str, holding: str) -> Any:
+    from critic_loop.state.bounds import check_text_depth
+
     text = _read(path, flag, holding)
     try:
         return json.loads(check_text_depth(text, str(path)))
@@ -168,6 +164,7 @@ def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: b
             policy refuses one (the flags can replace it).
     """
     from critic_loop.cli.context_options import settings_from_flags
+    from critic_loop.thread_settings import MODEL_SETTINGS
 
     if stored is None or stored.settings is None:
         return context_from_flags(parameters)
@@ -206,6 +203,7 @@ def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: b
 
 def _context(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
     """Return the run's settings, with the models this machine has where none is chosen."""
+    from critic_loop.cli.embedded import embedded_model, has_no_model
     from critic_loop.run import context_for_run
 
     # the user's own settings are checked (building the Context) before asking any server
@@ -277,7 +275,7 @@ def _forget_if_empty(database: str | None, thread_id: str) -> bool:
 def execute(
     given: dict[str, Any] | None,
     parameters: dict[str, Any],
-    label: ItemLabel = default_label,
+    label: ItemLabel | None = None,
     intro: Callable[[list[Any]], str] | None = None,
 ) -> int:
     """Run `given` (or resume the thread's own run) with the command's settings.
@@ -294,6 +292,7 @@ def execute(
     """
     from critic_loop.nodes.loop.check_input import preflight, validated_input
     from critic_loop.run import run_loop
+    from critic_loop.state.input_errors import default_label
 
     if parameters.get("on_exhausted"):
         raise UsageProblem(
@@ -309,7 +308,7 @@ def execute(
             f"(or a --rubric file){where}"
         )
     data = {"task": stored.task, "rubric": stored.values["rubric"]} if stored else given
-    checked = validated_input(data, default_label if stored else label)
+    checked = validated_input(data, label if label and not stored else default_label)
     context = _context(parameters, stored, bool(parameters.get("switch_models")))
     preflight(context, checked.rubric)
     shown = show_progress(parameters)
@@ -383,7 +382,11 @@ def drive(
     import httpx
     import openai
 
+    from critic_loop.cli.display import show_event, show_json, show_result
+    from critic_loop.cli.review_prompt import ask_at_terminal
+    from critic_loop.cli.ticker import Ticker, next_step
     from critic_loop.results import LoopDidNotPass
+    from critic_loop.state.records import SUCCESSFUL_OUTCOMES
 
     shown = show_progress(parameters)
     began = threading.Event()  # the thread's lease is held and its run begins
@@ -492,6 +495,8 @@ def run(**parameters: Any) -> int:
         raise UsageProblem(f"--input holds the task and rubric: drop {', '.join(given)}")
     if parameters["task"] and parameters["task_file"]:
         raise UsageProblem("give the task once: --task or --task-file, not both")
+    from critic_loop.cli.rubric_flags import written_rubric
+
     if input_file:
         data = _read_json(input_file, "--input", "a JSON file that holds the task and the rubric")
         rubric_items = data.get("rubric") if isinstance(data, dict) else None

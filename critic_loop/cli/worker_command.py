@@ -13,14 +13,12 @@ Imports inside functions are deliberate: `critic_loop.temporal` needs the option
 
 from __future__ import annotations
 
-import asyncio
 import signal
 from typing import Any
 
 import click
 
 from critic_loop.errors import UsageProblem
-from critic_loop.state.extras import missing_extra_message
 
 TIMING_OPTIONS = {
     "heartbeat_timeout": "Seconds without a heartbeat before a node is retried on another worker.",
@@ -37,6 +35,8 @@ def _say(message: str) -> None:
 
 
 async def _serve(settings: Any, database: str | None, identity: str | None) -> None:
+    import asyncio
+
     from critic_loop.temporal.client import connect
     from critic_loop.temporal.worker import serve
 
@@ -94,6 +94,10 @@ def worker(
     and attempts settings; a run that needs longer is refused. API keys and operator
     settings (CRITIC_LOOP_UNTRUSTED_INPUT, ...) come from this process's environment.
     """
+    import asyncio
+
+    from critic_loop.state.extras import missing_extra_message
+
     try:
         from critic_loop.temporal.settings import TemporalSettings
     except ImportError as missing:

@@ -297,6 +297,7 @@ def _top_level_imports(path: Path, package: str) -> set[str]:
 def test_help_imports_no_heavy_library() -> None:
     """Importing the command line (all `--help` needs) reaches none of the heavy libraries."""
     seen: set[str] = set()
+    modules: set[str] = set()
     pending = ["critic_loop.cli"]
     reached: set[str] = set()
     while pending:
@@ -310,6 +311,7 @@ def test_help_imports_no_heavy_library() -> None:
             continue
         if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
             continue
+        modules.add(name)
         package = name if spec.submodule_search_locations else name.rpartition(".")[0]
         for imported in _top_level_imports(Path(spec.origin), package):
             top = imported.split(".")[0]
@@ -319,6 +321,14 @@ def test_help_imports_no_heavy_library() -> None:
                 pending += [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
     assert "critic_loop" in reached and "click" in reached
     assert reached & HEAVY == set()
+    # nor the graph, its nodes, or the rubric's models: a mistake in the arguments answers at once
+    graph_side = (
+        "critic_loop.nodes",
+        "critic_loop.graphs",
+        "critic_loop.run",
+        "critic_loop.state.rubric",
+    )
+    assert {name for name in modules if name.startswith(graph_side)} == set()
 
 
 def test_show_gives_a_repeated_drafts_verdict_once() -> None:

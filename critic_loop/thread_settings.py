@@ -1,12 +1,9 @@
 """The settings a thread ran with, kept in its checkpoints' metadata, and whose they are.
 
-`run_loop` and `arun_loop` write the run's own settings (the `Context` fields it set, and
-the models it used) into the metadata of every checkpoint, as one JSON string, so that
-`critic-loop run --thread-id T` resumes with them. LangGraph server copies each scalar
-setting of a client's context into that metadata itself, beside keys of its own
-(`SERVER_KEYS`); those settings, and any that a process serving untrusted callers
-stored, are a client's: a resume from the command line holds them to the operator's
-policy as it would a served run's (`critic_loop.nodes.operator_policy`).
+`run_loop` writes the run's own settings and models (one JSON string); LangGraph server
+copies a client's scalar settings there beside keys of its own (`SERVER_KEYS`). Those,
+and any a process serving untrusted callers wrote, are a client's: a command-line resume
+holds them to the operator's policy as a served run's.
 """
 
 from __future__ import annotations

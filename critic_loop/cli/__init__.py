@@ -1,19 +1,9 @@
 """The `critic-loop` command: run a refinement loop and watch it round by round.
 
-    critic-loop demo                       run the bundled example task
-    critic-loop run --input task.json      run a task and rubric from a JSON file
-    critic-loop run --task "..." --criterion id="text" --criterion ...
-    critic-loop lint-rubric rubric.json    judged criteria that code could decide
-
-Every `Context` field is a flag of `run` and `demo` (see `critic-loop run --help`). Runs
-and rules are kept in one SQLite file, or in PostgreSQL when `CRITIC_LOOP_DATABASE_URL`
-(or `--db`) is a postgresql:// URL; giving the `--thread-id` of a run that was
-interrupted resumes it. Exit status: 0 when the critic passed the result, 1 when the run
-ended without a pass, 2 on bad input or setup, 3 when a model or the network failed
-mid-run (resume it with the same --thread-id), 4 when critic-loop itself failed (a bug;
-`--debug` shows the traceback), 130/143 when stopped by SIGINT/SIGTERM.
-
-Nothing heavy is imported until a command runs, so `--help` answers at once.
+Exit status: 0 passed, 1 ended without a pass, 2 bad input or setup, 3 a model or the
+network failed mid-run, 4 a bug in critic-loop (`--debug` shows it), 130/143 stopped by
+SIGINT/SIGTERM. Commands import what they need when they run, so `--help` and a mistake in
+the arguments answer at once.
 """
 
 from __future__ import annotations
@@ -167,10 +157,7 @@ def _value_of(arguments: Sequence[str], flag: str) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status.
-
-    An embedded model server the command started is stopped before it returns.
-    """
+    """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     choose(Verbosity())
     arguments = list(sys.argv[1:] if argv is None else argv)

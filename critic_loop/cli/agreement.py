@@ -1,21 +1,8 @@
 """How well the critic agrees with human labels: a 2x2 table per criterion, and its figures.
 
-Rows are the human's label, columns the critic's decision, on (artifact, criterion)
-pairs both decided:
-
-                     critic pass     critic fail
-    human pass       both_pass       false_fail
-    human fail       false_pass      both_fail
-
-- agreement (accuracy) = (both_pass + both_fail) / n
-- Cohen's kappa = (p_o - p_e) / (1 - p_e), where p_o is the agreement and p_e the
-  agreement expected by chance from each rater's own pass rate:
-  p_e = (human_pass * critic_pass + human_fail * critic_fail) / n^2. It is undefined
-  (None) when p_e = 1: both raters gave every pair the same one label.
-- false-pass rate = false_pass / human_fail: of what the humans failed, the share the
-  critic passed (the costly mistake: a loop would stop on it);
-- false-fail rate = false_fail / human_pass: of what the humans passed, the share the
-  critic failed (a loop would keep revising a good artifact).
+Agreement, Cohen's kappa (None when chance agreement is 1: both raters gave every pair one
+label), the false-pass rate (of what humans failed, the share the critic passed: a loop
+stops on it) and the false-fail rate (of what humans passed, the share the critic failed).
 """
 
 from __future__ import annotations

@@ -1,42 +1,31 @@
 """`critic-loop calibrate LABELS.jsonl`: how well does the critic agree with humans?
 
-The critic alone (no worker, no loop) grades human-labelled artifacts with the loop's own
-critique (`critic_loop.grading.grade`: checks first, then the judge), and the command
-reports agreement per criterion and overall (`critic_loop.cli.agreement`), then lists
-every disagreement.
-
-The labels file is JSON Lines, one object per line (blank lines are skipped):
-
-    {"rubric": [{"id": "clear", "text": "..."}, {"id": "short", "kind": "word_count", "max": 80}]}
-    {"id": "a1", "artifact": "text to grade", "labels": {"clear": true, "short": false}}
-    {"artifact": "...", "labels": {"clear": false}, "rubric": [...]}
-
-- a first line holding only `rubric` gives the rubric every artifact shares (`--rubric
-  FILE`, a JSON list of criteria or `{"rubric": [...]}`, can give it instead);
-- each other line is one artifact: `artifact` (the text), `labels` (criterion id ->
-  true when the humans passed it, false when they failed it; criteria left out are
-  graded but not compared), optionally `rubric` (its own, instead of the shared one) and
-  `id` (a name for the report; default: its line number).
-
-Imports inside functions are deliberate: at the top they would make `critic-loop --help`
-0.54 s slower, 0.26 s to 0.80 s (measured 2026-12-01).
+The critic alone grades each labelled artifact as round 1 of a run would
+(`critic_loop.grading`); the command reports agreement per criterion and overall
+(`critic_loop.cli.agreement`), then every disagreement. The labels file: `CALIBRATE_HELP`.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
 from pydantic import ValidationError
 
-from critic_loop.cli.context_options import context_from_flags, context_options
-from critic_loop.cli.grading_progress import GradingProgress
+from critic_loop.cli.context_options import (
+    SectionedCommand,
+    context_from_flags,
+    context_options,
+    option,
+)
 from critic_loop.cli.history import echo_json
-from critic_loop.cli.option_sections import SectionedCommand, option
 from critic_loop.errors import UsageProblem
 
 if TYPE_CHECKING:
@@ -415,3 +404,55 @@ def calibrate(**parameters: Any) -> None:
             err=True,
         )
         raise click.exceptions.Exit(130)
+
+
+class GradingProgress:
+    """Report progress over `total` artifacts; use as a context manager."""
+
+    def __init__(self, total: int, *, terminal: bool | None = None) -> None:
+        """Show a bar if `terminal` (default: whether stderr is a TTY), else plain lines."""
+        self.total = total
+        self.done = 0
+        self.calls = 0
+        self.started = time.monotonic()
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self._bar: Any = None
+
+    def __enter__(self) -> GradingProgress:
+        """Start the bar (on a terminal)."""
+        if self.terminal:
+            self._bar = click.progressbar(
+                length=self.total,
+                label="grading",
+                file=sys.stderr,
+                show_eta=True,
+                show_pos=True,
+                item_show_func=lambda item: item,
+            )
+            self._bar.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        """Finish the bar (on a terminal), leaving the cursor on a fresh line."""
+        if self._bar is not None:
+            self._bar.__exit__(kind, error, trace)
+
+    def graded(self, name: str, calls: int, outcome: str) -> None:
+        """Record one artifact graded with `calls` critic calls; `outcome` says how it went."""
+        self.done += 1
+        self.calls += calls
+        if self._bar is not None:
+            self._bar.update(1, f"{self.calls} call(s); {name}: {outcome}")
+            return
+        elapsed = time.monotonic() - self.started
+        left = elapsed / self.done * (self.total - self.done)
+        click.echo(
+            f"graded {self.done}/{self.total} {name}: {outcome}; {calls} call(s), "
+            f"{self.calls} in all; {elapsed:.0f} s so far, about {left:.0f} s left",
+            err=True,
+        )

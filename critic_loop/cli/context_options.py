@@ -18,7 +18,6 @@ import click
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
-from critic_loop.cli.option_sections import option
 from critic_loop.errors import UsageProblem
 from critic_loop.state.context import Context
 
@@ -178,10 +177,7 @@ def context_options(command: F) -> F:
 
 
 def settings_from_flags(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the `Context` fields the command line sets: each field's flag, and `--model`.
-
-    `--model` sets the worker's and the critic's model (and so the distiller's) at once.
-    """
+    """Return the `Context` fields the flags set; `--model` sets the worker's and critic's."""
     chosen = chosen_settings(parameters)
     if parameters.get("model"):
         model = parameters["model"]
@@ -227,3 +223,59 @@ def chosen_settings(parameters: Mapping[str, Any]) -> dict[str, Any]:
             continue
         chosen[name] = list(value) if isinstance(value, tuple) else value
     return chosen
+
+
+DB_HELP = (
+    "SQLite file or postgresql:// URL holding the runs and rules "
+    "[default: $CRITIC_LOOP_DATABASE_URL, else .critic_loop/critic_loop.sqlite]"
+)
+
+
+class SectionedOption(click.Option):
+    """A click option that names the help section it is listed under."""
+
+    def __init__(self, *args: Any, section: str | None = None, **kwargs: Any) -> None:
+        """Make the option; `section` is its heading in the help (None: the command's other)."""
+        super().__init__(*args, **kwargs)
+        self.section = section
+
+
+class SectionedCommand(click.Command):
+    """A click command whose help lists options under their sections' headings."""
+
+    def __init__(self, *args: Any, other_section: str = "Options", **kwargs: Any) -> None:
+        """Make the command; options without a section are listed under `other_section`."""
+        super().__init__(*args, **kwargs)
+        self.other_section = other_section
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the options under their headings (in order of appearance; the others last)."""
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for parameter in self.get_params(ctx):
+            record = parameter.get_help_record(ctx)
+            if record is None or not isinstance(parameter, click.Option):
+                continue
+            heading = getattr(parameter, "section", None) or self.other_section
+            sections.setdefault(heading, []).append(record)
+        others = sections.pop(self.other_section, [])
+        for heading, records in [*sections.items(), (self.other_section, others)]:
+            if records:
+                with formatter.section(heading):
+                    formatter.write_dl(records)
+
+
+def option(*declarations: str, section: str, **settings: Any) -> Callable[[F], F]:
+    """Return a click option listed under `section` in a `SectionedCommand`'s help."""
+    return click.option(*declarations, cls=SectionedOption, section=section, **settings)
+
+
+def db_option(command: F, section: str = "Where") -> F:
+    """Add `--db`, the database to read (SQLite file or PostgreSQL URL)."""
+    return option("--db", section=section, metavar="FILE|URL", help=DB_HELP)(command)
+
+
+def json_option(what: str) -> Callable[[F], F]:
+    """Return the `--json` switch, printing `what` as JSON instead of text."""
+    return option(
+        "--json", "as_json", is_flag=True, section="Output", help=f"Print {what} as JSON."
+    )

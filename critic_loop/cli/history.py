@@ -1,12 +1,4 @@
-"""`critic-loop runs`, `show` and `stats`: look back at the runs a database holds.
-
-They read the checkpointer only (see `critic_loop.cli.stored_threads`); none calls a model or
-changes anything.
-
-Imports inside functions are deliberate: at the top they would make `critic-loop --help`
-(which imports this module to list its commands) 1.1 s slower, 0.26 s to 1.36 s
-(measured 2026-12-01).
-"""
+"""`critic-loop runs`, `show` and `stats`: look back at the runs a database holds (read only)."""
 
 from __future__ import annotations
 
@@ -21,7 +13,7 @@ import click
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
-from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
+from critic_loop.cli.context_options import SectionedCommand, db_option, json_option, option
 from critic_loop.errors import UsageProblem
 
 if TYPE_CHECKING:

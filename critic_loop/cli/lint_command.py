@@ -1,11 +1,4 @@
-"""`critic-loop lint-rubric RUBRIC`: judged criteria that code could decide, and vague ones.
-
-RUBRIC is a JSON file: a list of criteria, `{"rubric": [...]}`, or a run's input
-(`{"task": ..., "rubric": [...]}`). Each finding names the criterion, says what code can
-decide in it (or why it is vague) and, where the linter has one, proposes a
-deterministic criterion to put in its place, as JSON and as a `--check` flag of `run`.
-Exit status: 0 when nothing was found, 1 when something was, 2 on bad input.
-"""
+"""`critic-loop lint-rubric RUBRIC`: judged criteria that code could decide, and vague ones."""
 
 from __future__ import annotations
 

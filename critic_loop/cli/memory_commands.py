@@ -1,10 +1,7 @@
 """`critic-loop rules` and `critic-loop forget`: see and prune what memory has learned.
 
-Rules live in the store under ("critic_loop", "rules", scope), each with its usage
-statistics and provenance (`critic_loop.state.rules.Rule`). Recall reads a scope's ranking
-item (`critic_loop.nodes.memory.ranking`), so forgetting rules rewrites that item from
-the rules that remain (or deletes it with the last rule), in the same batch as the
-deletions and under the scope's lock, as consolidation does.
+Forgetting rewrites the scope's ranking item (which recall reads) in the batch that deletes
+the rules, under the scope's lock, as consolidation does.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
+from critic_loop.cli.context_options import SectionedCommand, db_option, json_option, option
 from critic_loop.errors import UsageProblem
 
 if TYPE_CHECKING:

@@ -1,16 +1,8 @@
-"""Criteria written on the command line, and how error messages name them.
+"""Criteria written on the command line (`--criterion`, `--check`, `--tests`).
 
-    --criterion ID=TEXT                   a sentence the LLM judge grades
-    --check ID=KIND[:NAME=VALUE,...]       a deterministic check, e.g.
-                                          --check length=word_count:max=120
-                                          --check no_todo=regex:pattern=TODO,must_match=false
-                                          --check facts=contains:phrases=24 hours|dishwasher
-    --tests [ID=]FILE                      a pytest file run against drafted code
-
-Values are read as JSON where they can be (numbers, true/false), else as text; `|`
-separates the items of list settings (`phrases`, `headings`). Every criterion written
-here is named in error messages by the flag that wrote it (`--check #2 (length)`), and
-those from a `--rubric` file by the file and item number.
+A `--check` value is read as JSON where it parses, else as text; `|` separates list items.
+Error messages name each criterion by the flag that wrote it (`--check #2`), and a
+`--rubric` file's by the file and item number.
 """
 
 from __future__ import annotations

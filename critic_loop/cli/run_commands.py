@@ -5,16 +5,25 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import uuid4
 
 import click
 
-from critic_loop.cli.context_options import context_from_flags, context_options, flag_of
-from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
+from critic_loop.cli.context_options import (
+    SectionedCommand,
+    context_from_flags,
+    context_options,
+    db_option,
+    flag_of,
+    json_option,
+    option,
+)
 from critic_loop.cli.verbosity import current
 from critic_loop.errors import (
     RunInterrupted,
@@ -145,15 +154,6 @@ def in_background(work: Callable[[], T]) -> T:
     return outcome[0]
 
 
-def stored_thread(database: str | None, thread_id: str | None) -> Thread | None:
-    """Return the run kept under `thread_id` (None: no id, no database yet, or no such run)."""
-    if not thread_id:
-        return None
-    from critic_loop.cli.stored_threads import latest_of_thread
-
-    return latest_of_thread(database, thread_id)
-
-
 def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
     """Build the run's `Context`: the thread's own settings, changed by the flags given.
 
@@ -203,7 +203,6 @@ def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: b
 
 def _context(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
     """Return the run's settings, with the models this machine has where none is chosen."""
-    from critic_loop.cli.embedded import embedded_model, has_no_model
     from critic_loop.run import context_for_run
 
     # the user's own settings are checked (building the Context) before asking any server
@@ -236,17 +235,10 @@ def announce(what: str, context: Context, location: str | None) -> None:
     )
 
 
-def _rubric_ids(rubric: Any) -> list[Any]:
-    return [item.get("id") if isinstance(item, Mapping) else None for item in rubric or []]
-
-
-def _differs(given: Mapping[str, Any] | None, stored: Thread) -> bool:
-    if given is None:
-        return False
-    rubric = stored.values.get("rubric")
-    return given.get("task") != stored.task or _rubric_ids(given.get("rubric")) != _rubric_ids(
-        rubric
-    )
+def _ids(data: Mapping[str, Any]) -> tuple[Any, list[Any]]:
+    """Return a task and its criteria's ids (what tells a thread's input from another)."""
+    rubric = [item.get("id") if isinstance(item, Mapping) else None for item in data["rubric"]]
+    return data.get("task"), rubric
 
 
 def _finished(stored: Thread) -> UsageProblem:
@@ -280,16 +272,14 @@ def execute(
 ) -> int:
     """Run `given` (or resume the thread's own run) with the command's settings.
 
-    The input is validated (with its items named by `label`, as the user wrote them),
-    the settings built (a thread's own, changed by the flags), the models, checks and
-    prompts checked, then `run_loop` runs in the background (`in_background`), printing
-    progress lines and a live status line on a terminal. `intro` says, from the rubric,
-    what the run shows (printed before it starts, not with --json or --quiet).
+    `label` names rubric items as the user wrote them; `intro` says, from the rubric, what
+    the run shows. The input, settings, models, checks and prompts are checked first.
 
     Raises:
         UsageProblem: nothing to run, or the thread already finished.
         RunInterrupted: a model or the network failed once the run began.
     """
+    from critic_loop.cli.stored_threads import latest_of_thread
     from critic_loop.nodes.loop.check_input import preflight, validated_input
     from critic_loop.run import run_loop
     from critic_loop.state.input_errors import default_label
@@ -300,19 +290,21 @@ def execute(
             "that did not pass"
         )
     thread_id = parameters.get("thread_id") or uuid4().hex
-    stored = stored_thread(parameters.get("db"), parameters.get("thread_id"))
-    if stored is None and given is None:
+    stored = (
+        latest_of_thread(parameters.get("db"), thread_id) if parameters.get("thread_id") else None
+    )
+    data = {"task": stored.task, "rubric": stored.values["rubric"]} if stored else given
+    if data is None:
         where = f" (no thread {thread_id!r} to resume)" if parameters.get("thread_id") else ""
         raise UsageProblem(
             "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
             f"(or a --rubric file){where}"
         )
-    data = {"task": stored.task, "rubric": stored.values["rubric"]} if stored else given
     checked = validated_input(data, label if label and not stored else default_label)
     context = _context(parameters, stored, bool(parameters.get("switch_models")))
     preflight(context, checked.rubric)
     shown = show_progress(parameters)
-    if shown and stored is not None and _differs(given, stored):
+    if shown and stored is not None and given is not None and _ids(given) != _ids(data):
         click.echo("note: resuming with the thread's own task and rubric, not the ones given")
     if shown and intro is not None:
         click.echo(intro(checked.rubric))
@@ -382,8 +374,7 @@ def drive(
     import httpx
     import openai
 
-    from critic_loop.cli.display import show_event, show_json, show_result
-    from critic_loop.cli.review_prompt import ask_at_terminal
+    from critic_loop.cli.display import ask_at_terminal, show_event, show_json, show_result
     from critic_loop.cli.ticker import Ticker, next_step
     from critic_loop.results import LoopDidNotPass
     from critic_loop.state.records import SUCCESSFUL_OUTCOMES
@@ -487,52 +478,38 @@ def run(**parameters: Any) -> int:
     a pass, 2 on bad input or setup, and 3 when a model or the network failed mid-run
     (every finished step is saved: run again with the same --thread-id).
     """
+    from critic_loop.cli.rubric_flags import written_rubric
+
     input_file = parameters["input_file"]
-    flags = ("--task", "--task-file", "--rubric", "--criterion", "--check", "--tests")
-    keys = ("task", "task_file", "rubric_file", "criterion", "check", "tests")
-    given = [flag for flag, key in zip(flags, keys, strict=True) if parameters.get(key)]
+    written_flags = ("--criterion", "--check", "--tests")
+    keys = {"--task": "task", "--task-file": "task_file", "--rubric": "rubric_file"}
+    keys.update({flag: flag[2:] for flag in written_flags})
+    given = [flag for flag, key in keys.items() if parameters.get(key)]
     if input_file and given:
         raise UsageProblem(f"--input holds the task and rubric: drop {', '.join(given)}")
     if parameters["task"] and parameters["task_file"]:
         raise UsageProblem("give the task once: --task or --task-file, not both")
-    from critic_loop.cli.rubric_flags import written_rubric
-
     if input_file:
         data = _read_json(input_file, "--input", "a JSON file that holds the task and the rubric")
-        rubric_items = data.get("rubric") if isinstance(data, dict) else None
-        written = written_rubric(rubric_items or [], str(input_file), {})
-        return execute(data, parameters, written.label)
-    if not given:  # --thread-id alone resumes the thread's own run
-        return execute(None, parameters)
+        items = data.get("rubric") if isinstance(data, dict) else None
+        return execute(data, parameters, written_rubric(items or [], str(input_file), {}).label)
     task = parameters["task"]
     if parameters["task_file"]:
-        task = _read(
-            parameters["task_file"],
-            "--task-file",
-            "a text file that holds the task, or the task itself with --task",
-        )
+        holding = "a text file that holds the task, or the task itself with --task"
+        task = _read(parameters["task_file"], "--task-file", holding)
     from_file: Any = []
     if parameters["rubric_file"]:
-        from_file = _read_json(
-            parameters["rubric_file"], "--rubric", "a JSON file that holds a list of criteria"
-        )
+        holding = "a JSON file that holds a list of criteria"
+        from_file = _read_json(parameters["rubric_file"], "--rubric", holding)
     if not isinstance(from_file, list):
         raise UsageProblem(f"{parameters['rubric_file']}: a rubric file holds a JSON list")
     written = written_rubric(
         from_file,
         str(parameters["rubric_file"]),
-        {
-            "--criterion": parameters["criterion"],
-            "--check": parameters["check"],
-            "--tests": parameters["tests"],
-        },
+        {flag: parameters[flag[2:]] for flag in written_flags},
     )
-    if not written.criteria and not parameters.get("thread_id"):
-        raise UsageProblem(
-            "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
-            "(or a --rubric file)"
-        )
-    return execute({"task": task or "", "rubric": written.criteria}, parameters, written.label)
+    data = {"task": task or "", "rubric": written.criteria} if written.criteria else None
+    return execute(data, parameters, written.label)
 
 
 @click.command(cls=SectionedCommand)
@@ -604,3 +581,90 @@ def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
         return f"resuming after round {round_number}"
 
     return drive(start, thread_id, context, parameters, told)
+
+
+KEY_VARIABLES = ("OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+"""API keys that give the command line a hosted model."""
+
+
+def has_no_model(context: Context) -> bool:
+    """Say whether the run needs the embedded model (no server, and no model of its own).
+
+    A thread that ran on the embedded model names it, and resumes on it.
+    """
+    from critic_loop.local_model.settings import LocalModelSettings
+    from critic_loop.nodes.models.discovery import names_a_model, server_url
+
+    environ = os.environ
+    if server_url(context.base_url, environ) is not None:
+        return False
+    if names_a_model(context.model_fields_set, environ) or context.critic_models:
+        embedded = f"openai:{LocalModelSettings().alias}"
+        return {context.worker_model, context.critic_model, *context.critic_models} == {embedded}
+    return not any(environ.get(name) for name in KEY_VARIABLES)
+
+
+def no_model_message() -> str:
+    """Return the one line said when there is no model and no embedded one either."""
+    from critic_loop.state.extras import install_command
+
+    return (
+        "no model to run: set OPENAI_API_KEY (or GOOGLE_API_KEY), or OPENAI_BASE_URL to a "
+        "model server of yours, or add the embedded local model with: "
+        f"{install_command('local')}"
+    )
+
+
+@contextmanager
+def _download_bar() -> Iterator[Any]:
+    """Yield a progress callback that draws a bar on stderr (nothing with --quiet)."""
+    bar: Any = None
+
+    def progress(done: int, total: int | None) -> None:
+        nonlocal bar
+        if current().quiet:
+            return
+        if bar is None:
+            click.echo("critic-loop: downloading the embedded model (once)", err=True)
+            bar = click.progressbar(length=max(total or 0, 1), label="model", file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    try:
+        yield progress
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
+def embedded_model() -> dict[str, Any]:
+    """Start the embedded model and return the settings that use it.
+
+    Raises:
+        UsageProblem: the `local` extra is not installed, or there is no model file to run
+            (one line each, naming what to do).
+    """
+    from critic_loop import local_model
+
+    if not local_model.is_installed():
+        raise UsageProblem(no_model_message())
+    settings = local_model.LocalModelSettings()
+    if not current().quiet:
+        where = settings.file or "the cache"
+        click.echo(
+            f"critic-loop: no API key or model server set: starting the embedded model "
+            f"{settings.alias} (from {where})",
+            err=True,
+        )
+    try:
+        with _download_bar() as progress:
+            found = local_model.embedded_model_context(settings, progress)
+    except (FileNotFoundError, local_model.DownloadFailed) as error:
+        raise UsageProblem(
+            f"{error}. Set CRITIC_LOOP_LOCAL_MODEL_FILE to a GGUF file on disk to skip the download"
+        ) from None
+    except local_model.ServerFailed as error:
+        raise UsageProblem(str(error)) from None
+    if not current().quiet:
+        click.echo(f"critic-loop: the embedded model serves at {found['base_url']}", err=True)
+    return found

@@ -1,36 +1,10 @@
-"""Read runs back from persistence: threads, their latest values, and when each step was taken.
+"""Read runs back from the checkpointer (SQLite and PostgreSQL alike): values, settings, timelines.
 
-Everything here reads the checkpointer through LangGraph's public saver API, so it works
-the same on SQLite and PostgreSQL. A thread's values are those of the latest checkpoint
-of its root graph: the same values `graph.get_state` shows, without building the graph.
-A checkpoint stores the history fields (drafts, critiques, ...) only as each step's
-writes (`critic_loop.state.history`), so they are replayed from the saver
-(`get_delta_channel_history`); a thread written before that stores them whole, and
-reads as before.
-
-- `recent_threads` lists the threads most recently active, newest first. It makes one
-  pass over the checkpoints, newest first (`checkpointer.list(None)`), keeps the first
-  checkpoint it meets of each thread (its latest) and stops once it has `limit` threads;
-  then each thread's start is read from its one input checkpoint (a metadata filter the
-  savers run in SQL), never from its whole history.
-- `all_threads` makes one full pass and keeps, besides each thread's latest values, a
-  small `Step` per checkpoint (id, parent, time, latest round drafted and graded) so
-  each thread's timeline can be walked without reading a checkpoint twice. The rounds
-  of a step are read from the writes of the steps before it on its line.
-- `read_thread` reads one thread's history once.
-
-A timeline is the line of checkpoints from the thread's first to its latest, following
-parents (a forked thread's other branches are left out). `round_seconds` times each round
-on it: from the last checkpoint before the round's first draft to the first checkpoint
-holding its critique, so a round's time covers the worker's and the critic's calls. It
-is the wall-clock time between those checkpoints that one invocation wrote: a run that
-paused (for a person's review, or stopped and resumed later) spans two invocations
-(checkpoints carry the invocation's `run_id`, as LangGraph server and critic-loop's own
-helpers write it), and the gap between them, the wait and the step that ended it, is
-left out of the round's time.
-
-Imports inside functions are deliberate: at the top `critic_loop.persistence` would make
-`critic-loop --help` 0.83 s slower, 0.26 s to 1.08 s (measured 2026-12-01).
+A thread's values are its root graph's latest checkpoint's, its history fields replayed from
+their writes (`get_delta_channel_history`). A timeline follows parents from the first
+checkpoint to the latest (a fork's other branches left out); a round is timed from the last
+checkpoint before its first draft to the first holding its critique, within one invocation
+(the checkpoints' `run_id`), so pauses between invocations are left out.
 """
 
 from __future__ import annotations
@@ -241,9 +215,8 @@ def history_values(
 ) -> dict[str, list[Any]]:
     """Return the history fields at checkpoint `item` that it does not store whole.
 
-    LangGraph's saver walks the checkpoint's ancestors and returns the writes each made
-    to the fields (and a stored value to start from, if one is met); replaying them
-    through the fields' own channel gives the values `graph.get_state` shows.
+    The saver returns the writes its ancestors made to them (from a stored value, if met);
+    replayed through the fields' own channel, they are what `graph.get_state` shows.
     """
     checkpoint = item.checkpoint
     stored = checkpoint.get("channel_values") or {}

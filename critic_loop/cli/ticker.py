@@ -1,9 +1,6 @@
-"""A live status line on a terminal while a model works: what it is doing, for how long.
+"""A live status line on a terminal while a model works: the step, and for how long.
 
-A judge call on a small local model can take minutes and distillation most of one; a
-person at a terminal sees a spinner, the step and the seconds so far, redrawn in place on
-stderr. Piped or redirected output gets none of it (only the plain progress lines), so
-logs and scripts stay clean.
+Piped or redirected output gets none of it, only the plain progress lines.
 """
 
 from __future__ import annotations

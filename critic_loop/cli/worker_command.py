@@ -1,14 +1,6 @@
-"""`critic-loop worker`: serve critic-loop runs from a Temporal task queue until stopped.
+"""`critic-loop worker`: serve runs from a Temporal task queue until SIGTERM or Ctrl-C.
 
-    critic-loop worker --temporal 127.0.0.1:7233 [--task-queue Q] [--db URL]
-
-The worker runs both the runs' workflows and their nodes' activities. It stops on SIGTERM
-or Ctrl-C, letting running nodes finish for up to `--shutdown-timeout` seconds (a node
-cut off there runs again on another worker). Needs the `temporal`
-extra (the error names the command that adds it).
-
-Imports inside functions are deliberate: `critic_loop.temporal` needs the optional
-`temporal` extra, and `--help` must work without it.
+`critic_loop.temporal` is imported when the command runs: it needs the `temporal` extra.
 """
 
 from __future__ import annotations

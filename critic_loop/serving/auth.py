@@ -1,27 +1,11 @@
 """Who may use a LangGraph server running critic-loop, and what of it is theirs.
 
-langgraph.json names `auth` (`auth.path`), so LangGraph server asks it about every request:
-
-- **Authentication.** A request carries `Authorization: Bearer <token>`, a JWT checked as
-  `critic_loop.serving.tokens` says (the operator's HS256 secret and/or an identity
-  provider's JWKS URL). No token, a bad signature, an expired token: 401. While the
-  operator has set neither a secret nor a JWKS URL, nothing is checked and every client
-  is one anonymous user (`langgraph dev` for one person, as before), unless
-  `CRITIC_LOOP_AUTH_REQUIRED` is set (the server image sets it): then every request is
-  refused until one is.
-- **Ownership.** Every thread, run, cron and assistant a user creates carries
-  `metadata.owner`, their identity, and every read, search, update, run, copy or delete
-  is filtered by it: another user's thread is not found (404), and is never listed. The
-  assistants the server itself made (one per graph, and the presets) are everyone's to
-  read and run, nobody's to change.
-- **Memory.** A user's runs recall and distil into namespaces under `("users", <identity>)`
-  (see `critic_loop.state.memory_owners`); through the store API a user reads and writes
-  only there, and may read the scopes the operator shares (`CRITIC_LOOP_SHARED_MEMORY_SCOPES`).
-
-To use another identity provider's tokens, point `CRITIC_LOOP_AUTH_JWKS_URL` at its keys
-(with `..._AUDIENCE` and `..._ISSUER`); for any other scheme, write a module of your own with
-an `Auth` whose `authenticate` returns `{"identity": ...}`, reuse the handlers below
-(`own_resources`, `own_assistants`, `own_memory`), and name it in `auth.path`.
+langgraph.json names `auth`, so the server asks it about every request: a bearer JWT
+(`critic_loop.serving.tokens`; none checked while neither a secret nor a JWKS URL is set,
+unless `CRITIC_LOOP_AUTH_REQUIRED`), `metadata.owner` on what a user creates and a filter
+on everything they touch, memory under `("users", <identity>)`, and a run's context held
+to the operator's policy when the run is created. docs/security.md tells it whole; for
+another scheme, reuse these handlers under an `Auth` of your own.
 """
 
 from __future__ import annotations

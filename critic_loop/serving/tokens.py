@@ -1,17 +1,8 @@
 """Check the signed tokens (JWT) that identify a LangGraph server's users.
 
-The operator chooses how, in the server's environment (`CRITIC_LOOP_AUTH_*`):
-
-- `CRITIC_LOOP_AUTH_SECRET`: a shared secret; tokens are signed with HS256 by whoever
-  holds it (a login service of your own, a gateway);
-- `CRITIC_LOOP_AUTH_JWKS_URL`: an identity provider's public keys (Auth0, Okta, Keycloak,
-  Entra ID, Cognito, Google ...); tokens are signed with its private keys (RS256, ES256,
-  PS256, EdDSA), and the keys are fetched and cached with PyJWT's `PyJWKClient`.
-
-Either or both. `CRITIC_LOOP_AUTH_AUDIENCE` and `CRITIC_LOOP_AUTH_ISSUER`, when set, must
-match the token's `aud` and `iss`. Every token must carry `exp` and the claim naming the
-user (`CRITIC_LOOP_AUTH_IDENTITY_CLAIM`, default `sub`). With neither secret nor JWKS URL
-set, no token is checked (`TokenSettings.verifies` is False): see `critic_loop.serving.auth`.
+Signed with the operator's secret (HS256, `CRITIC_LOOP_AUTH_SECRET`) or an identity
+provider's keys (`CRITIC_LOOP_AUTH_JWKS_URL`, fetched and cached by PyJWT), with `exp`,
+the identity claim, and `aud`/`iss` when the operator sets them.
 """
 
 from __future__ import annotations

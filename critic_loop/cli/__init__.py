@@ -22,9 +22,8 @@ import click
 from pydantic import ValidationError
 
 from critic_loop.cli.assistants_command import assistants
-from critic_loop.cli.calibrate import calibrate
+from critic_loop.cli.calibrate import calibrate, lint_rubric_command
 from critic_loop.cli.history import runs, show, stats
-from critic_loop.cli.lint_command import lint_rubric_command
 from critic_loop.cli.memory_commands import forget, rules
 from critic_loop.cli.prune_command import prune
 from critic_loop.cli.run_commands import demo, fork, run

@@ -1,4 +1,4 @@
-"""`critic-loop calibrate LABELS.jsonl`: how well does the critic agree with humans?
+"""`critic-loop calibrate` (does the critic agree with humans?) and `lint-rubric`.
 
 The critic alone grades each labelled artifact as round 1 of a run would
 (`critic_loop.grading`); the command reports agreement per criterion and overall
@@ -102,7 +102,7 @@ def _rubric(value: Any, where: str) -> list[CriterionBase]:
 
 
 def read_rubric_file(path: Path) -> list[CriterionBase]:
-    """Read `--rubric FILE`: a JSON list of criteria, or an object with a `rubric` list."""
+    """Read a JSON list of criteria, or an object with a `rubric` list (a run's input too)."""
     from critic_loop.state.bounds import check_text_depth
 
     try:
@@ -456,3 +456,34 @@ class GradingProgress:
             f"{self.calls} in all; {elapsed:.0f} s so far, about {left:.0f} s left",
             err=True,
         )
+
+
+@click.command("lint-rubric")
+@click.argument("rubric", type=click.Path(path_type=Path), metavar="RUBRIC")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def lint_rubric_command(rubric: Path, as_json: bool) -> None:
+    """Find judged criteria that code could decide, and criteria too vague to grade.
+
+    RUBRIC is a JSON file: a list of criteria, {"rubric": [...]}, or a run's input. Each
+    finding proposes a deterministic check where there is one (as rubric JSON and as a
+    --check flag of run). Exit status 1 when something was found.
+    """
+    from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_rubric
+
+    criteria = read_rubric_file(rubric)
+    findings = lint_rubric(criteria)
+    if as_json:
+        click.echo(json.dumps([finding.as_json() for finding in findings], indent=2))
+    else:
+        judged = sum(not criterion.deterministic for criterion in criteria)
+        click.echo(f"{rubric}: {len(criteria)} criteria, {judged} judged by the critic model")
+        for finding in findings:
+            label = "could be a check" if finding.problem == "checkable" else "vague"
+            click.echo(f"  {finding.criterion_id}: {label}: {finding.message}")
+            if finding.proposal is not None:
+                click.echo(f"    proposal: {json.dumps(finding.proposal)}")
+                click.echo(f"    as a flag: {check_flag(finding.proposal)}")
+        if not findings:
+            click.echo("  nothing to change")
+    if findings:
+        raise click.exceptions.Exit(1)

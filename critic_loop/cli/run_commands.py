@@ -235,6 +235,13 @@ def announce(what: str, context: Context, location: str | None) -> None:
     )
 
 
+def _empty_rubric(why: str = "") -> UsageProblem:
+    return UsageProblem(
+        "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
+        f"(or a --rubric file){why}"
+    )
+
+
 def _ids(data: Mapping[str, Any]) -> tuple[Any, list[Any]]:
     """Return a task and its criteria's ids (what tells a thread's input from another)."""
     rubric = [item.get("id") if isinstance(item, Mapping) else None for item in data["rubric"]]
@@ -295,11 +302,7 @@ def execute(
     )
     data = {"task": stored.task, "rubric": stored.values["rubric"]} if stored else given
     if data is None:
-        where = f" (no thread {thread_id!r} to resume)" if parameters.get("thread_id") else ""
-        raise UsageProblem(
-            "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
-            f"(or a --rubric file){where}"
-        )
+        raise _empty_rubric(f" (no thread {thread_id!r} to resume)")
     checked = validated_input(data, label if label and not stored else default_label)
     context = _context(parameters, stored, bool(parameters.get("switch_models")))
     preflight(context, checked.rubric)
@@ -508,6 +511,8 @@ def run(**parameters: Any) -> int:
         str(parameters["rubric_file"]),
         {flag: parameters[flag[2:]] for flag in written_flags},
     )
+    if not written.criteria and not parameters.get("thread_id"):
+        raise _empty_rubric()  # before the run's machinery is loaded
     data = {"task": task or "", "rubric": written.criteria} if written.criteria else None
     return execute(data, parameters, written.label)
 

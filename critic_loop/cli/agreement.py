@@ -36,37 +36,30 @@ class Agreement:
 
     @property
     def n(self) -> int:
-        """How many pairs both decided."""
         return self.both_pass + self.false_fail + self.false_pass + self.both_fail
 
     @property
     def human_pass(self) -> int:
-        """Pairs the humans passed."""
         return self.both_pass + self.false_fail
 
     @property
     def human_fail(self) -> int:
-        """Pairs the humans failed."""
         return self.false_pass + self.both_fail
 
     @property
     def critic_pass(self) -> int:
-        """Pairs the critic passed."""
         return self.both_pass + self.false_pass
 
     @property
     def critic_fail(self) -> int:
-        """Pairs the critic failed."""
         return self.false_fail + self.both_fail
 
     @property
     def accuracy(self) -> float | None:
-        """The share of pairs on which the critic and the humans agree."""
         return (self.both_pass + self.both_fail) / self.n if self.n else None
 
     @property
     def kappa(self) -> float | None:
-        """Cohen's kappa: agreement beyond chance (see the module docstring)."""
         if not self.n:
             return None
         observed = (self.both_pass + self.both_fail) / self.n
@@ -79,12 +72,10 @@ class Agreement:
 
     @property
     def false_pass_rate(self) -> float | None:
-        """Of the pairs the humans failed, the share the critic passed."""
         return self.false_pass / self.human_fail if self.human_fail else None
 
     @property
     def false_fail_rate(self) -> float | None:
-        """Of the pairs the humans passed, the share the critic failed."""
         return self.false_fail / self.human_pass if self.human_pass else None
 
     def as_json(self) -> dict[str, Any]:

@@ -101,18 +101,11 @@ def _rubric(value: Any, where: str) -> list[CriterionBase]:
         ) from None
 
 
-def read_rubric_file(path: Path) -> list[CriterionBase]:
+def read_rubric_file(path: Path, flag: str) -> list[CriterionBase]:
     """Read a JSON list of criteria, or an object with a `rubric` list (a run's input too)."""
-    from critic_loop.state.bounds import check_text_depth
+    from critic_loop.cli.rubric_flags import read_json
 
-    try:
-        data = json.loads(check_text_depth(path.read_text(), str(path)))
-    except OSError as error:
-        raise UsageProblem(f"cannot read {path}: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise UsageProblem(f"{path}: not valid JSON: {error}") from None
-    except ValueError as error:  # nested too deeply
-        raise UsageProblem(str(error)) from None
+    data = read_json(path, flag, "a JSON file that holds a list of criteria")
     if isinstance(data, Mapping) and "rubric" in data:
         data = data["rubric"]
     return _rubric(data, str(path))
@@ -138,12 +131,10 @@ def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]
     Raises:
         UsageProblem: the file is missing, or a line is malformed (naming the line).
     """
+    from critic_loop.cli.rubric_flags import read_text
     from critic_loop.state.bounds import check_text_depth
 
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise UsageProblem(f"cannot read {path}: {error.strerror or error}") from None
+    text = read_text(path, "LABELS.jsonl", "a file of labelled artifacts, one JSON object a line")
     examples: list[Example] = []
     header = False
     for number, line in enumerate(text.splitlines(), start=1):
@@ -388,7 +379,7 @@ def calibrate(**parameters: Any) -> None:
     """Measure the critic against human labels (see CALIBRATE_HELP)."""
     labels: Path = parameters["labels"]
     rubric_file: Path | None = parameters["rubric_file"]
-    shared = read_rubric_file(rubric_file) if rubric_file is not None else None
+    shared = read_rubric_file(rubric_file, "--rubric") if rubric_file is not None else None
     examples = read_labels(labels, shared)
     context = calibration_context(parameters)
     figures = report(grade_all(examples, context), context, len(examples))
@@ -410,7 +401,6 @@ class GradingProgress:
     """Report progress over `total` artifacts; use as a context manager."""
 
     def __init__(self, total: int, *, terminal: bool | None = None) -> None:
-        """Show a bar if `terminal` (default: whether stderr is a TTY), else plain lines."""
         self.total = total
         self.done = 0
         self.calls = 0
@@ -419,7 +409,6 @@ class GradingProgress:
         self._bar: Any = None
 
     def __enter__(self) -> GradingProgress:
-        """Start the bar (on a terminal)."""
         if self.terminal:
             self._bar = click.progressbar(
                 length=self.total,
@@ -438,7 +427,6 @@ class GradingProgress:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        """Finish the bar (on a terminal), leaving the cursor on a fresh line."""
         if self._bar is not None:
             self._bar.__exit__(kind, error, trace)
 
@@ -470,7 +458,7 @@ def lint_rubric_command(rubric: Path, as_json: bool) -> None:
     """
     from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_rubric
 
-    criteria = read_rubric_file(rubric)
+    criteria = read_rubric_file(rubric, "RUBRIC")
     findings = lint_rubric(criteria)
     if as_json:
         click.echo(json.dumps([finding.as_json() for finding in findings], indent=2))

@@ -78,7 +78,6 @@ class NumberOrWord(click.ParamType[Any]):
     name = "number-or-word"
 
     def __init__(self, words: tuple[str, ...], low: int | None, high: int | None) -> None:
-        """Accept one of `words`, or a whole number from `low` to `high` (None: unbounded)."""
         self.words = words
         self.number = click.IntRange(low, high) if (low, high) != (None, None) else click.INT
         self.described = "a whole number" + (
@@ -235,7 +234,6 @@ class SectionedOption(click.Option):
     """A click option that names the help section it is listed under."""
 
     def __init__(self, *args: Any, section: str | None = None, **kwargs: Any) -> None:
-        """Make the option; `section` is its heading in the help (None: the command's other)."""
         super().__init__(*args, **kwargs)
         self.section = section
 
@@ -244,7 +242,6 @@ class SectionedCommand(click.Command):
     """A click command whose help lists options under their sections' headings."""
 
     def __init__(self, *args: Any, other_section: str = "Options", **kwargs: Any) -> None:
-        """Make the command; options without a section are listed under `other_section`."""
         super().__init__(*args, **kwargs)
         self.other_section = other_section
 

@@ -16,6 +16,29 @@ from typing import Any
 from critic_loop.errors import UsageProblem
 from critic_loop.state.bounds import check_text_depth
 
+
+def read_text(path: Path, flag: str, holding: str) -> str:
+    """Return the text of the file `flag` names, or fail in one line naming the way out."""
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        raise UsageProblem(
+            f"{flag} {str(path)!r}: no such file; give the path of {holding}"
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise UsageProblem(f"{flag} {str(path)!r} cannot be read: {reason}") from None
+
+
+def read_json(path: Path, flag: str, holding: str) -> Any:
+    """Return the JSON of the file `flag` names, or fail in one line."""
+    text = read_text(path, flag, holding)
+    try:
+        return json.loads(check_text_depth(text, str(path)))
+    except ValueError as error:  # not JSON, or nested too deeply
+        raise UsageProblem(f"{flag} {str(path)!r}: {error}") from None
+
+
 LIST_SETTINGS = frozenset({"phrases", "headings"})
 """Settings that take several values, separated by `|` on the command line."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -44,16 +43,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("critic_loop.cli")
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-"""The bundled example tasks (each a JSON file that `critic-loop run --input` takes)."""
-
-EXAMPLE = EXAMPLES / "product_blurb.json"
-"""The demo's task and rubric: chosen so that even a 0.5B local model passes it in a few
-rounds (see benchmarks/demo_trials/). `product_description.json` beside it is a harder
-one for stronger models."""
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "product_blurb.json"
+"""The demo's task and rubric, sized for a 0.5B local model (benchmarks/demo_trials/)."""
 
 DEMO_SCOPE = "demo"
-"""The memory scope the demo learns in (and recalls from) unless told otherwise."""
 
 DEMO_STORY = (
     "About this demo: a worker model writes a short product description for a water "
@@ -107,29 +100,6 @@ def thread_options(command: F) -> F:
     )(command)
 
 
-def _read(path: Path, flag: str, holding: str) -> str:
-    """Return the text of the file `flag` names, or fail in one line naming the way out."""
-    try:
-        return path.read_text()
-    except FileNotFoundError:
-        raise UsageProblem(
-            f"{flag} {str(path)!r}: no such file; give the path of {holding}"
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise UsageProblem(f"{flag} {str(path)!r} cannot be read: {reason}") from None
-
-
-def _read_json(path: Path, flag: str, holding: str) -> Any:
-    from critic_loop.state.bounds import check_text_depth
-
-    text = _read(path, flag, holding)
-    try:
-        return json.loads(check_text_depth(text, str(path)))
-    except ValueError as error:  # not JSON, or nested too deeply
-        raise UsageProblem(f"{flag} {str(path)!r}: {error}") from None
-
-
 def in_background(work: Callable[[], T]) -> T:
     """Run `work` in a daemon thread and wait for it, leaving the main thread to signals.
 
@@ -157,11 +127,8 @@ def in_background(work: Callable[[], T]) -> T:
 def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
     """Build the run's `Context`: the thread's own settings, changed by the flags given.
 
-    Raises:
-        UsageProblem: a flag would change a model the thread ran with and `switching` is
-            off, or a setting is invalid.
-        TrustViolation: a served client chose the thread's settings, and the operator's
-            policy refuses one (the flags can replace it).
+    A model changes only with `switching`; a served client's settings stay a client's
+    (held to the operator's policy, as the server held them).
     """
     from critic_loop.cli.context_options import settings_from_flags
     from critic_loop.thread_settings import MODEL_SETTINGS
@@ -202,7 +169,6 @@ def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: b
 
 
 def _context(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
-    """Return the run's settings, with the models this machine has where none is chosen."""
     from critic_loop.run import context_for_run
 
     # the user's own settings are checked (building the Context) before asking any server
@@ -217,8 +183,7 @@ def _context(parameters: Mapping[str, Any], stored: Thread | None, switching: bo
     return Context.model_construct(_fields_set=fields, **{**dict(context), **added})
 
 
-def demo_intro(rubric: list[Any]) -> str:
-    """Say what the demo shows: the task, the hidden rubric, which criteria are checks."""
+def _demo_intro(rubric: list[Any]) -> str:
     lines = [click.wrap_text(DEMO_STORY, 90)]
     for criterion in rubric:
         how = "judged" if criterion.kind == "llm" else "check"
@@ -227,8 +192,7 @@ def demo_intro(rubric: list[Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def announce(what: str, context: Context, location: str | None) -> None:
-    """Say, as the run starts, what it does, with which models, and where its data is."""
+def _announce(what: str, context: Context, location: str | None) -> None:
     click.echo(
         f"critic-loop: {what}; worker {context.worker_model}, critic {context.critic_model}, "
         f"up to {context.max_iterations} rounds; data in {location}"
@@ -243,7 +207,6 @@ def _empty_rubric(why: str = "") -> UsageProblem:
 
 
 def _ids(data: Mapping[str, Any]) -> tuple[Any, list[Any]]:
-    """Return a task and its criteria's ids (what tells a thread's input from another)."""
     rubric = [item.get("id") if isinstance(item, Mapping) else None for item in data["rubric"]]
     return data.get("task"), rubric
 
@@ -259,7 +222,6 @@ def _finished(stored: Thread) -> UsageProblem:
 
 
 def _forget_if_empty(database: str | None, thread_id: str) -> bool:
-    """Delete a thread this command started if it holds no draft yet; say if it did."""
     from critic_loop.cli.stored_threads import latest_of_thread
     from critic_loop.persistence import open_persistence
 
@@ -279,12 +241,7 @@ def execute(
 ) -> int:
     """Run `given` (or resume the thread's own run) with the command's settings.
 
-    `label` names rubric items as the user wrote them; `intro` says, from the rubric, what
-    the run shows. The input, settings, models, checks and prompts are checked first.
-
-    Raises:
-        UsageProblem: nothing to run, or the thread already finished.
-        RunInterrupted: a model or the network failed once the run began.
+    `label` names rubric items as the user wrote them; `intro` says what the run shows.
     """
     from critic_loop.cli.stored_threads import latest_of_thread
     from critic_loop.nodes.loop.check_input import preflight, validated_input
@@ -331,7 +288,7 @@ def execute(
         )
 
     def told(run: RunStart) -> str:
-        announce(
+        _announce(
             f"{'resuming' if run.resuming else 'new'} thread {run.thread_id}", context, run.location
         )
         return "resuming" if run.resuming else "starting: recall, then the worker drafts round 1"
@@ -348,8 +305,7 @@ def execute(
         raise
 
 
-def _refused(error: BaseException) -> bool:
-    """Say whether `error` is a model server that cannot be reached (not a slow one)."""
+def _refused(error: BaseException) -> bool:  # a server that cannot be reached, not a slow one
     import openai
 
     origin = error.__cause__
@@ -481,7 +437,7 @@ def run(**parameters: Any) -> int:
     a pass, 2 on bad input or setup, and 3 when a model or the network failed mid-run
     (every finished step is saved: run again with the same --thread-id).
     """
-    from critic_loop.cli.rubric_flags import written_rubric
+    from critic_loop.cli.rubric_flags import read_json, read_text, written_rubric
 
     input_file = parameters["input_file"]
     written_flags = ("--criterion", "--check", "--tests")
@@ -493,17 +449,17 @@ def run(**parameters: Any) -> int:
     if parameters["task"] and parameters["task_file"]:
         raise UsageProblem("give the task once: --task or --task-file, not both")
     if input_file:
-        data = _read_json(input_file, "--input", "a JSON file that holds the task and the rubric")
+        data = read_json(input_file, "--input", "a JSON file that holds the task and the rubric")
         items = data.get("rubric") if isinstance(data, dict) else None
         return execute(data, parameters, written_rubric(items or [], str(input_file), {}).label)
     task = parameters["task"]
     if parameters["task_file"]:
         holding = "a text file that holds the task, or the task itself with --task"
-        task = _read(parameters["task_file"], "--task-file", holding)
+        task = read_text(parameters["task_file"], "--task-file", holding)
     from_file: Any = []
     if parameters["rubric_file"]:
         holding = "a JSON file that holds a list of criteria"
-        from_file = _read_json(parameters["rubric_file"], "--rubric", holding)
+        from_file = read_json(parameters["rubric_file"], "--rubric", holding)
     if not isinstance(from_file, list):
         raise UsageProblem(f"{parameters['rubric_file']}: a rubric file holds a JSON list")
     written = written_rubric(
@@ -529,10 +485,12 @@ def demo(**parameters: Any) -> int:
     lessons are kept in the memory scope 'demo' unless --memory-scope (or
     CRITIC_LOOP_MEMORY_SCOPE) names another, so they stay out of your own runs.
     """
-    data = _read_json(EXAMPLE, "the demo's task", "the bundled example")
+    from critic_loop.cli.rubric_flags import read_json
+
+    data = read_json(EXAMPLE, "the demo's task", "the bundled example")
     if parameters.get("memory_scope") is None and not os.environ.get("CRITIC_LOOP_MEMORY_SCOPE"):
         parameters = {**parameters, "memory_scope": DEMO_SCOPE}
-    return execute(data, parameters, intro=demo_intro)
+    return execute(data, parameters, intro=_demo_intro)
 
 
 @click.command(cls=SectionedCommand)
@@ -582,14 +540,13 @@ def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
 
     def told(run: Any) -> str:
         where = database_target(parameters.get("db"))
-        announce(f"fork of thread {thread_id} from round {round_number}", context, where)
+        _announce(f"fork of thread {thread_id} from round {round_number}", context, where)
         return f"resuming after round {round_number}"
 
     return drive(start, thread_id, context, parameters, told)
 
 
 KEY_VARIABLES = ("OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
-"""API keys that give the command line a hosted model."""
 
 
 def has_no_model(context: Context) -> bool:
@@ -610,7 +567,7 @@ def has_no_model(context: Context) -> bool:
 
 
 def no_model_message() -> str:
-    """Return the one line said when there is no model and no embedded one either."""
+    """Return the one line said when there is no model, embedded or not."""
     from critic_loop.state.extras import install_command
 
     return (
@@ -622,7 +579,6 @@ def no_model_message() -> str:
 
 @contextmanager
 def _download_bar() -> Iterator[Any]:
-    """Yield a progress callback that draws a bar on stderr (nothing with --quiet)."""
     bar: Any = None
 
     def progress(done: int, total: int | None) -> None:
@@ -643,12 +599,7 @@ def _download_bar() -> Iterator[Any]:
 
 
 def embedded_model() -> dict[str, Any]:
-    """Start the embedded model and return the settings that use it.
-
-    Raises:
-        UsageProblem: the `local` extra is not installed, or there is no model file to run
-            (one line each, naming what to do).
-    """
+    """Start the embedded model and return the settings that use it (else one line why not)."""
     from critic_loop import local_model
 
     if not local_model.is_installed():

@@ -87,34 +87,28 @@ class Thread:
 
     @property
     def outcome(self) -> str | None:
-        """How the run ended; None while it is unfinished."""
         outcome = self.values.get("outcome")
         return str(outcome) if outcome is not None else None
 
     @property
     def finished(self) -> bool:
-        """Whether the run declared an outcome."""
         return self.outcome is not None
 
     @property
     def ended_at(self) -> datetime | None:
-        """When its latest step was taken, for a finished run; None for an unfinished one."""
         return self.updated_at if self.finished else None
 
     @property
     def rounds(self) -> int:
-        """The number of graded rounds."""
         return latest_round(self.values.get("critiques"))
 
     @property
     def task(self) -> str:
-        """The task, as given."""
         task = self.values.get("task")
         return task if isinstance(task, str) else ""
 
     @property
     def scope(self) -> str | None:
-        """The memory scope the run recalled from or distilled into, if it says."""
         report = self.values.get("memory_report")
         if isinstance(report, Mapping) and report.get("scope"):
             return str(report["scope"])

@@ -43,7 +43,6 @@ class Ticker:
         clock: Callable[[], float] = time.monotonic,
         enabled: bool = True,
     ) -> None:
-        """Draw on `stream` (default stderr) only when it is a terminal and `enabled`."""
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = enabled and bool(getattr(self.stream, "isatty", lambda: False)())
         self.interval = interval
@@ -57,7 +56,6 @@ class Ticker:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> Ticker:
-        """Start redrawing (on a terminal)."""
         if self.enabled:
             self._thread = threading.Thread(target=self._run, name="ticker", daemon=True)
             self._thread.start()
@@ -69,7 +67,6 @@ class Ticker:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        """Stop redrawing and erase the status line."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2)

@@ -19,7 +19,6 @@ class Verbosity:
 
     @property
     def library_level(self) -> int:
-        """The log level of critic-loop's own loggers."""
         if self.debug:
             return logging.DEBUG
         if self.verbose:

@@ -243,9 +243,7 @@ def execute(
 
     `label` names rubric items as the user wrote them; `intro` says what the run shows.
     """
-    from critic_loop.cli.stored_threads import latest_of_thread
     from critic_loop.nodes.loop.check_input import preflight, validated_input
-    from critic_loop.run import run_loop
     from critic_loop.state.input_errors import default_label
 
     if parameters.get("on_exhausted"):
@@ -254,9 +252,11 @@ def execute(
             "that did not pass"
         )
     thread_id = parameters.get("thread_id") or uuid4().hex
-    stored = (
-        latest_of_thread(parameters.get("db"), thread_id) if parameters.get("thread_id") else None
-    )
+    stored = None
+    if parameters.get("thread_id"):
+        from critic_loop.cli.stored_threads import latest_of_thread
+
+        stored = latest_of_thread(parameters.get("db"), thread_id)
     data = {"task": stored.task, "rubric": stored.values["rubric"]} if stored else given
     if data is None:
         raise _empty_rubric(f" (no thread {thread_id!r} to resume)")
@@ -269,6 +269,7 @@ def execute(
     if shown and intro is not None:
         click.echo(intro(checked.rubric))
     began: list[RunStart] = []
+    from critic_loop.run import run_loop
 
     def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
         def started(run: RunStart) -> None:

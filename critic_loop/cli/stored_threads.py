@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from critic_loop.errors import UsageProblem
-from critic_loop.persistence.retention import PRUNED_AT
 from critic_loop.state.history import append_only
 from critic_loop.thread_settings import StoredSettings, stored_settings
 
@@ -232,6 +231,8 @@ def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thre
     if not is_loop_run(values):
         return None
     values.update(history_values(checkpointer, item))
+    from critic_loop.persistence.retention import PRUNED_AT  # it loads the graph
+
     pruned_at = (item.metadata or {}).get(PRUNED_AT)
     return Thread(
         _thread_of(item),

@@ -73,6 +73,23 @@ def test_the_readme_is_an_introduction_of_at_most_250_lines() -> None:
     assert len(lines) <= 250, f"README.md has {len(lines)} lines; move reference text to docs/"
 
 
+def test_the_readme_reads_in_a_newcomers_order_with_one_spelling_of_the_command() -> None:
+    text = README.read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    wanted = [
+        "## The two commands",
+        "## What a run looks like",
+        "## Your own task",
+        "## From Python",
+        "## Studio and the server",
+        "## How well it works",
+    ]
+    assert [heading for heading in headings if heading in wanted] == wanted
+    assert headings.index(wanted[0]) <= 1  # after what it is, before anything else
+    for other in (".venv/bin/critic-loop", "python -m critic_loop ", "critic_loop.cli"):
+        assert other not in text, f"the README writes the command as {other!r}: critic-loop"
+
+
 def test_every_setting_is_in_the_settings_page() -> None:
     page = (DOCS / "settings.md").read_text()
     documented = set(re.findall(r"^\| `(\w+)` \|", page, flags=re.MULTILINE))

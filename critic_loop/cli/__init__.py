@@ -83,7 +83,6 @@ def _say(message: str) -> None:
 
 
 GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--debug")
-"""Flags of `critic-loop` itself, which go before the command."""
 
 
 def _global_flag_misplaced(problem: click.NoSuchOption, arguments: list[str]) -> str | None:

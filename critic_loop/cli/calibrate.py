@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from critic_loop.state.rubric import CriterionBase
 
 ARTIFACT_KEYS = frozenset({"id", "artifact", "labels", "rubric"})
-"""The keys an artifact's line may have."""
 
 
 CALIBRATE_HELP = """Measure the critic against human labels.
@@ -53,7 +52,6 @@ LABELS.jsonl holds one JSON object per line:
 Labels are true when the humans passed the criterion; criteria without a label are
 graded but not compared.
 """
-"""The help of `calibrate` (a backspace line keeps click from rewrapping the example)."""
 
 
 class ModelFailed(click.ClickException):

@@ -129,11 +129,6 @@ def spent_line(state: LoopState) -> str:
     )
 
 
-def show_json(state: LoopState) -> None:
-    """Print the final state as JSON."""
-    click.echo(state.model_dump_json(indent=2))
-
-
 def _say(text: str = "") -> None:
     click.echo(text, err=True)
 

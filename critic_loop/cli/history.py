@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from critic_loop.state.records import Critique, Draft, WorkerFeedback
 
 TASK_WIDTH = 40
-"""The most characters of a task `runs` shows."""
 
 
 def when(moment: datetime | None, seconds: bool = True) -> str:

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from langgraph.store.base import BaseStore, Item
 
 SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-"""What a memory scope may be called (as `Context.memory_scope`)."""
 
 SCOPE_HELP = "The memory scope [default: $CRITIC_LOOP_MEMORY_SCOPE, else default]."
 

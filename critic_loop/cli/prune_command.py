@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from critic_loop.persistence.retention import PruneReport
 
 UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-"""The units `--older-than` takes."""
 
 AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([mhdw])\s*$")
 

@@ -334,7 +334,7 @@ def drive(
     import httpx
     import openai
 
-    from critic_loop.cli.display import ask_at_terminal, show_event, show_json, show_result
+    from critic_loop.cli.display import ask_at_terminal, show_event, show_result
     from critic_loop.cli.ticker import Ticker, next_step
     from critic_loop.results import LoopDidNotPass
     from critic_loop.state.records import SUCCESSFUL_OUTCOMES
@@ -378,7 +378,7 @@ def drive(
             logger.error("the run failed unexpectedly", exc_info=current().debug)
         raise RunInterrupted(thread_id, error) from error
     if parameters.get("as_json"):
-        show_json(state)
+        click.echo(state.model_dump_json(indent=2))
     elif current().quiet:
         click.echo(state.final)
     else:

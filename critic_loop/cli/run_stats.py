@@ -21,7 +21,6 @@ from critic_loop.state.rules import MemoryReport
 from critic_loop.state.verdict import Verdict
 
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
-"""Every outcome, in the order the report lists them."""
 
 
 @dataclass

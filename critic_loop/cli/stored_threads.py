@@ -127,12 +127,6 @@ def latest_round(records: Any) -> int:
     return max((r for r in rounds if isinstance(r, int)), default=0)
 
 
-def stored_history(stored: Any) -> list[Any]:
-    """Return a history field's value as a checkpoint stores it (whole, or a snapshot)."""
-    value: list[Any] = append_only().from_checkpoint(stored).get()
-    return value
-
-
 def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     """Return the loop's state from a checkpoint's channel values.
 
@@ -142,18 +136,13 @@ def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     values = {key: value for key, value in channel_values.items() if key in STATE_FIELDS}
     for key in HISTORY_FIELDS:
         if key in values:
-            values[key] = stored_history(values[key])
+            values[key] = append_only().from_checkpoint(values[key]).get()
     start = channel_values.get("__start__")
     if isinstance(start, Mapping):
         for key in ("task", "rubric"):
             if key not in values and key in start:
                 values[key] = start[key]
     return values
-
-
-def is_loop_run(values: Mapping[str, Any]) -> bool:
-    """Tell whether a thread's values are a critic-loop run (a database may hold others)."""
-    return "task" in values and "rubric" in values
 
 
 def timestamp(checkpoint: Mapping[str, Any]) -> datetime | None:
@@ -228,7 +217,7 @@ def history_values(
 
 def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thread | None:
     values = state_values(item.checkpoint.get("channel_values") or {})
-    if not is_loop_run(values):
+    if "task" not in values or "rubric" not in values:  # a database may hold other graphs'
         return None
     values.update(history_values(checkpointer, item))
     from critic_loop.persistence.retention import PRUNED_AT  # it loads the graph

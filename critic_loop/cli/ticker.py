@@ -14,7 +14,6 @@ from types import TracebackType
 from typing import Any, TextIO
 
 FRAMES = "|/-\\"
-"""The spinner's frames (plain ASCII: every terminal can draw them)."""
 
 
 def next_step(event: dict[str, Any]) -> str | None:

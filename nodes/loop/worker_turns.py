@@ -9,12 +9,13 @@ build one, and is the only place that decides what the worker sees:
   `sample_temperature` so they differ;
 - a revision always starts from the best draft so far, never from a worse one; when the
   latest draft scored lower, the turn carries a warning saying what went wrong in it;
-- a fresh sample (after revising stalled) gets the task, the rules and one line on what
-  earlier attempts failed, never their text.
+- fresh samples (after revising stalled, in a batch: `fresh_batch`) get the task, the
+  rules and one line on what earlier attempts failed, never their text.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
@@ -22,7 +23,7 @@ from langgraph.types import Send
 
 from critic_loop.nodes.loop.history_queries import best_critique, best_of_round, draft_of
 from critic_loop.state.budget import Spent, allowance, spent_on
-from critic_loop.state.context import AUTO_CANDIDATES, Context
+from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
 from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
 from critic_loop.state.rubric import CriterionBase, Task, TestSuite
@@ -130,38 +131,63 @@ def failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -
     return line
 
 
-def next_turn(
-    state: LoopState, context: Context, action: Literal["revision", "resample"]
-) -> WorkerTurn:
-    """Return the worker's turn for the next round: revise the best draft, or start fresh.
+def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
+    """Return how many fresh drafts the next fresh-sample round draws (0: none are left).
 
-    With no graded draft to revise (the budgets stopped every earlier turn), it starts
-    fresh. The turn carries what the run's budgets leave.
+    `on_stall: resample` draws one. `auto` draws twice the largest fresh round so far
+    (round 1's candidates are one) when round 1 drew several candidates, else one, and
+    never more than `Context.sample_budget` fresh drafts in all.
+    """
+    if context.on_stall != "auto":
+        return 1
+    fresh = Counter(draft.round for draft in drafts if draft.origin != "revision")
+    wanted = min(2 * max(fresh.values()), MAX_CANDIDATES) if fresh[1] > 1 else 1
+    return max(0, min(wanted, context.sample_budget - fresh.total()))
+
+
+def next_turns(
+    state: LoopState, context: Context, action: Literal["revision", "resample"]
+) -> list[WorkerTurn]:
+    """Return the worker's turns for the next round: revise the best draft, or start fresh.
+
+    Fresh drafts come in a batch (`fresh_batch`), sharing what the run's budgets leave;
+    with no graded draft to revise (the budgets stopped every earlier turn), one starts
+    fresh.
     """
     best = best_critique(state.critiques)
+    left = allowance(spent_on(state.drafts, state.critiques), context)
     common = {
         "task": state.task,
         "round": rounds_done(state.critiques) + 1,
         "rules": [rule.text for rule in state.recalled_rules],
-        "allowance": allowance(spent_on(state.drafts, state.critiques), context),
     }
-    if action == "resample" or best is None:
-        base = best.ref if best is not None else None
-        return WorkerTurn(
+    if action == "revision" and best is not None:
+        return [
+            WorkerTurn(
+                **common,
+                mode="revision",
+                history=revision_chain(
+                    state.drafts, state.feedback, best.ref, context.worker_history_rounds
+                ),
+                warning=regression_warning(state, best.ref),
+                temperature=context.temperature,
+                allowance=left,
+            )
+        ]
+    count = fresh_batch(state.drafts, context) if best is not None else 1
+    count = max(1, count if left.calls is None else min(count, left.calls))
+    earlier = failure_summary(state.feedback, best.ref if best is not None else None)
+    return [
+        WorkerTurn(
             **common,
+            candidate=number,
             mode="resample",
-            earlier_failures=failure_summary(state.feedback, base),
+            earlier_failures=earlier,
             temperature=context.sample_temperature,
+            allowance=left.share(count),
         )
-    return WorkerTurn(
-        **common,
-        mode="revision",
-        history=revision_chain(
-            state.drafts, state.feedback, best.ref, context.worker_history_rounds
-        ),
-        warning=regression_warning(state, best.ref),
-        temperature=context.temperature,
-    )
+        for number in range(1, count + 1)
+    ]
 
 
 def to_worker(turn: WorkerTurn) -> Send:

@@ -22,6 +22,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import draft_event
+from critic_loop.nodes.loop.worker_turns import asked_again, repeats_draft
 from critic_loop.nodes.models.faults import MALFORMED_REPLIES, UNREACHABLE, unreachable
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.loading import model_server, role_tags, worker_model
@@ -190,14 +191,24 @@ def generate_steps(turn: WorkerTurn, runtime: Runtime[Context]) -> Steps[dict[st
     """Ask the worker for the draft `turn` describes and append it to the drafts.
 
     The turn's `allowance` (what the run's budgets leave it) bounds its calls; a turn they
-    stop before the worker answered leaves an empty draft saying why.
+    stop before the worker answered leaves an empty draft saying why. A revision that
+    repeats its draft is asked again at once as `asked_again` says (one more call, the
+    same round).
     """
     ledger = Ledger(turn.allowance)
     context = context_of(runtime)
-    prompt = worker_prompt(turn, context)
-    worker = worker_model(context, turn.temperature).with_config(tags=role_tags("worker"))
     where = (context.worker_model, model_server(context.worker_model, context))
-    reply = yield from ask_worker(worker, prompt, context.worker_attempts, ledger, where)
+
+    def ask(turn: WorkerTurn) -> Steps[BaseMessage | str]:
+        worker = worker_model(context, turn.temperature).with_config(tags=role_tags("worker"))
+        prompt = worker_prompt(turn, context)
+        return ask_worker(worker, prompt, context.worker_attempts, ledger, where)
+
+    reply = yield from ask(turn)
+    if not isinstance(reply, str) and repeats_draft(turn, reply.text):
+        again = asked_again(turn, context)  # a revision that repeats its draft is none
+        second = yield from ask(again)
+        turn, reply = (turn, reply) if isinstance(second, str) else (again, second)
     if isinstance(reply, str):
         draft = stopped_draft(turn, ledger, reply)
     else:

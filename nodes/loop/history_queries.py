@@ -61,6 +61,11 @@ def draft_of(drafts: Sequence[Draft], ref: DraftRef) -> Draft:
     return next(draft for draft in drafts if draft.ref == ref)
 
 
+def normalized(text: str) -> str:
+    """Return `text` with runs of whitespace made one space (how repeats are recognized)."""
+    return " ".join(text.split())
+
+
 def fresh_start(drafts: Sequence[Draft]) -> int:
     """Return the round of the latest fresh sample (1 if there was none)."""
     return max((d.round for d in drafts if d.origin == "resample"), default=1)

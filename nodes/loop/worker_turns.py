@@ -1,14 +1,17 @@
 """Choose the worker's next turn: first drafts, a revision of the best draft, or a fresh one.
 
-The worker only ever sees a `WorkerTurn`: the task, the recalled rules, and (to revise)
-its own drafts with the feedback addressed to it. This module reads the whole state to
+The worker only ever sees a `WorkerTurn`: the task, the recalled rules (to draft), or
+its own drafts with the feedback addressed to it (to revise). This module reads the whole state to
 build one, and is the only place that decides what the worker sees:
 
 - round 1: `Context.candidates` first drafts (`candidate_count`: "auto" asks for several
   only when code can choose among them), the first at `temperature`, the others at
   `sample_temperature` so they differ;
 - a revision always starts from the best draft so far, never from a worse one; when the
-  latest draft scored lower, the turn carries a warning saying what went wrong in it;
+  latest draft scored lower, the turn carries a warning saying what went wrong in it. It
+  carries no recalled rule: a rule is a hint the critic gave an earlier run, word for
+  word, and a small model shown the same line before its draft and again as a change to
+  make answers with the draft it wrote after it the first time (the hints say what to fix);
 - fresh samples (after revising stalled, in a batch: `fresh_batch`) get the task, the
   rules and one line on what earlier attempts failed, never their text.
 """
@@ -21,7 +24,12 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from critic_loop.nodes.loop.history_queries import best_critique, best_of_round, draft_of
+from critic_loop.nodes.loop.history_queries import (
+    best_critique,
+    best_of_round,
+    draft_of,
+    normalized,
+)
 from critic_loop.state.budget import Spent, allowance, spent_on
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
@@ -156,11 +164,7 @@ def next_turns(
     """
     best = best_critique(state.critiques)
     left = allowance(spent_on(state.drafts, state.critiques), context)
-    common = {
-        "task": state.task,
-        "round": rounds_done(state.critiques) + 1,
-        "rules": [rule.text for rule in state.recalled_rules],
-    }
+    common = {"task": state.task, "round": rounds_done(state.critiques) + 1}
     if action == "revision" and best is not None:
         return [
             WorkerTurn(
@@ -182,12 +186,37 @@ def next_turns(
             **common,
             candidate=number,
             mode="resample",
+            rules=[rule.text for rule in state.recalled_rules],
             earlier_failures=earlier,
             temperature=context.sample_temperature,
             allowance=left.share(count),
         )
         for number in range(1, count + 1)
     ]
+
+
+def repeats_draft(turn: WorkerTurn, text: str) -> bool:
+    """Tell whether `text` repeats the draft `turn` asks the worker to revise."""
+    return turn.revises is not None and normalized(text) == normalized(turn.history[-1].text)
+
+
+def asked_again(turn: WorkerTurn, context: Context) -> WorkerTurn:
+    """Return the turn that replaces a revision whose reply repeated its draft.
+
+    A small model that copies its own last reply copies it again when asked again with
+    the draft in view, so the second request is a fresh sample in the same round: the
+    task, the rules, and the feedback on the draft as one line, at `sample_temperature`.
+    """
+    feedback = turn.history[-1].feedback
+    return WorkerTurn(
+        task=turn.task,
+        round=turn.round,
+        candidate=turn.candidate,
+        mode="resample",
+        earlier_failures=failure_summary([feedback], feedback.ref),
+        temperature=context.sample_temperature,
+        allowance=turn.allowance,
+    )
 
 
 def to_worker(turn: WorkerTurn) -> Send:

@@ -1,7 +1,8 @@
 """What the default settings do after round 1, over real HTTP to the scripted model server.
 
-Three candidates that fail alike are one round: the best is revised with the hint. Fresh
-samples come only when revising stopped helping.
+Three candidates that fail alike are one round: the best is revised with the hint. A
+revision that repeats its draft is asked again within its turn. Fresh samples come only
+when revising stopped helping.
 """
 
 from typing import Any
@@ -55,3 +56,24 @@ def test_three_candidates_missing_the_closing_line_are_revised_and_pass_in_round
     assert "Include 'Order now.'." in prompts[3][-1]["content"]  # the hint, in the revision
     assert out["final"].endswith("Order now.")
 
+
+def test_a_revision_repeating_its_draft_is_asked_again_in_the_same_round_as_a_fresh_sample() -> (
+    None
+):
+    uses = iter(["daily", "weekend", "office"])
+
+    def worker(request: dict[str, Any]) -> Answer:
+        if revising(request):  # copies the draft it was asked to revise, character for character
+            return Text(request["messages"][-2]["content"])
+        if "Include 'Order now.'." in request["messages"][-1]["content"]:
+            return Text(DRAFT.format("camping").replace("Order now!", "Order now."))
+        return Text(DRAFT.format(next(uses)))
+
+    with ScriptedOpenAIServer(worker) as server:
+        out = run(server)
+        prompts = [request["messages"] for request in server.plain_requests()]
+    assert out["outcome"] == "passed" and out["final_round"] == 2
+    second = out["drafts"][3]
+    assert (second["round"], second["origin"], second["revises"]) == (2, "resample", None)
+    assert second["attempts"] == 2 and len(prompts) == 5  # one more call, not one more round
+    assert not [m for m in prompts[4] if m["role"] == "assistant"]  # no draft to copy again

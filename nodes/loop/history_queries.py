@@ -162,25 +162,23 @@ def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> 
         return list(critiques)
     changed = []
     for critique in critiques:
-        mine = [r for r in overrides if r.draft == critique.ref]
-        if critique.verdict is None or not mine:
+        decided = {r.criterion_id: r for r in overrides if r.draft == critique.ref}  # last wins
+        if critique.verdict is None or not decided:
             changed.append(critique)
             continue
-        results = list(critique.verdict.results)
-        for review in mine:
-            results = [
-                result.model_copy(
-                    update={
-                        "passed": bool(review.passed),
-                        "skipped": False,
-                        "terminal": False,
-                        "evidence": f"Overridden by a person: {review.note or 'no reason given'}",
-                    }
-                )
-                if result.criterion_id == review.criterion_id
-                else result
-                for result in results
-            ]
+        results = [
+            result.model_copy(
+                update={
+                    "passed": bool(review.passed),
+                    "skipped": False,
+                    "terminal": False,
+                    "evidence": f"Overridden by a person: {review.note or 'no reason given'}",
+                }
+            )
+            if (review := decided.get(result.criterion_id)) is not None
+            else result
+            for result in critique.verdict.results
+        ]
         verdict = critique.verdict.model_copy(update={"results": results})
         changed.append(critique.model_copy(update={"verdict": verdict}))
     return changed

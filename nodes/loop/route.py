@@ -119,11 +119,7 @@ def decide(
 
 
 def stall_action(context: Context, drafts: Sequence[Draft]) -> Literal["stop", "resample"]:
-    """Return what a stall does: `Context.on_stall`, "auto" resolved.
-
-    auto draws fresh samples while `Context.sample_budget` leaves some (`fresh_batch`), then
-    stops.
-    """
+    """Return what a stall does: `Context.on_stall`; auto resamples while `fresh_batch` can."""
     if context.on_stall != "auto":
         return context.on_stall
     return "resample" if fresh_batch(drafts, context) else "stop"

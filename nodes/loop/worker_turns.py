@@ -1,26 +1,21 @@
-"""Choose the worker's next turn: first drafts, a revision of the best draft, or a fresh one.
+"""Choose the worker's next turns: first drafts, a revision of the best draft, or fresh ones.
 
-The worker only ever sees a `WorkerTurn`: the task, the recalled rules (to draft), or
-its own drafts with the feedback addressed to it (to revise). This module reads the whole state to
-build one, and is the only place that decides what the worker sees:
+The worker only ever sees a `WorkerTurn`, and this module alone builds them from the state:
 
-- round 1: `Context.candidates` first drafts (`candidate_count`: "auto" asks for several
-  only when code can choose among them), the first at `temperature`, the others at
-  `sample_temperature` so they differ;
-- a revision always starts from the best draft so far, never from a worse one; when the
-  latest draft scored lower, the turn carries a warning saying what went wrong in it. It
-  carries no recalled rule: a rule is a hint the critic gave an earlier run, word for
-  word, and a small model shown the same line before its draft and again as a change to
-  make answers with the draft it wrote after it the first time (the hints say what to fix);
-- fresh samples (after revising stalled, in a batch: `fresh_batch`) get the task, the
-  rules and one line on what earlier attempts failed, never their text.
+- round 1: `Context.candidates` first drafts (`candidate_count`), side by side;
+- a revision starts from the best draft so far, with a warning when the latest did worse.
+  It shows no recalled rule: a rule is often an earlier hint word for word, and a small
+  model shown that line before its draft and again as the change to make answers with
+  the draft;
+- fresh samples (a batch: `fresh_batch`) get the task, the rules and one line on what
+  earlier attempts failed, never their text.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.types import Send
 
@@ -30,7 +25,7 @@ from critic_loop.nodes.loop.history_queries import (
     draft_of,
     normalized,
 )
-from critic_loop.state.budget import Spent, allowance, spent_on
+from critic_loop.state.budget import Allowance, Spent, allowance, spent_on
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
 from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
@@ -56,33 +51,41 @@ def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
     return AUTO_CANDIDATES if code_chooses(rubric) else 1
 
 
+def side_by_side(
+    count: int, left: Allowance, temperatures: tuple[float, float], **turn: Any
+) -> list[WorkerTurn]:
+    """Return `count` turns of one round, no more than `left` has calls for, sharing them.
+
+    The first samples at `temperatures[0]`, the others at `temperatures[1]`.
+    """
+    count = max(1, count if left.calls is None else min(count, left.calls))
+    return [
+        WorkerTurn(
+            **turn,
+            candidate=number,
+            temperature=temperatures[0] if number == 1 else temperatures[1],
+            allowance=left.share(count),
+        )
+        for number in range(1, count + 1)
+    ]
+
+
 def first_turns(
     task: Task,
     rules: Sequence[RecalledRule],
     context: Context,
     rubric: Sequence[CriterionBase] = (),
 ) -> list[WorkerTurn]:
-    """Return round 1's turns: one per candidate (see `candidate_count`).
-
-    No more candidates than the call budget allows; they share the calls it leaves
-    (`Allowance.share`).
-    """
-    left = allowance(Spent(), context)
-    count = candidate_count(context, rubric)
-    count = count if left.calls is None else min(count, left.calls)
-    share = left.share(count)
-    return [
-        WorkerTurn(
-            task=task,
-            round=1,
-            candidate=number,
-            mode="first",
-            rules=[rule.text for rule in rules],
-            temperature=context.temperature if number == 1 else context.sample_temperature,
-            allowance=share,
-        )
-        for number in range(1, count + 1)
-    ]
+    """Return round 1's turns: one per candidate (see `candidate_count`)."""
+    return side_by_side(
+        candidate_count(context, rubric),
+        allowance(Spent(), context),
+        (context.temperature, context.sample_temperature),
+        task=task,
+        round=1,
+        mode="first",
+        rules=[rule.text for rule in rules],
+    )
 
 
 def feedback_on(feedback: Sequence[WorkerFeedback], ref: DraftRef) -> WorkerFeedback:
@@ -158,9 +161,8 @@ def next_turns(
 ) -> list[WorkerTurn]:
     """Return the worker's turns for the next round: revise the best draft, or start fresh.
 
-    Fresh drafts come in a batch (`fresh_batch`), sharing what the run's budgets leave;
-    with no graded draft to revise (the budgets stopped every earlier turn), one starts
-    fresh.
+    Fresh drafts come in a batch (`fresh_batch`); with no graded draft to revise (the
+    budgets stopped every earlier turn), one starts fresh.
     """
     best = best_critique(state.critiques)
     left = allowance(spent_on(state.drafts, state.critiques), context)
@@ -178,21 +180,15 @@ def next_turns(
                 allowance=left,
             )
         ]
-    count = fresh_batch(state.drafts, context) if best is not None else 1
-    count = max(1, count if left.calls is None else min(count, left.calls))
-    earlier = failure_summary(state.feedback, best.ref if best is not None else None)
-    return [
-        WorkerTurn(
-            **common,
-            candidate=number,
-            mode="resample",
-            rules=[rule.text for rule in state.recalled_rules],
-            earlier_failures=earlier,
-            temperature=context.sample_temperature,
-            allowance=left.share(count),
-        )
-        for number in range(1, count + 1)
-    ]
+    return side_by_side(
+        fresh_batch(state.drafts, context) if best is not None else 1,
+        left,
+        (context.sample_temperature, context.sample_temperature),
+        **common,
+        mode="resample",
+        rules=[rule.text for rule in state.recalled_rules],
+        earlier_failures=failure_summary(state.feedback, best.ref if best is not None else None),
+    )
 
 
 def repeats_draft(turn: WorkerTurn, text: str) -> bool:

@@ -76,9 +76,9 @@ def measure(row: Row, state: LoopState) -> Row:
     usages += [distilled] if distilled is not None else []
     row.outcome = state.outcome
     row.passed = state.outcome == "passed"
-    row.rounds = len(state.critiques)
+    row.rounds = state.rounds
     row.failing = [item.criterion_id for item in state.open_items]
-    row.worker_calls = len(state.drafts)
+    row.worker_calls = sum(draft.attempts for draft in state.drafts)
     row.critic_calls = sum(critique.attempts for critique in state.critiques)
     row.distiller_calls = memory.calls if memory is not None else 0
     row.input_tokens = sum(usage.input_tokens for usage in usages)

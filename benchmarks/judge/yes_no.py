@@ -150,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                     top_logprobs=10,
                 )
                 content = reply.choices[0].logprobs
-                top = [t.model_dump() for t in content.content[0].top_logprobs] if content else []
+                tokens = content.content if content else None
+                top = [t.model_dump() for t in tokens[0].top_logprobs] if tokens else []
                 rows.append(
                     {
                         "case": case.id,

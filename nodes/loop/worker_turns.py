@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from langchain_core.messages import BaseMessage
 from langgraph.types import Send
 
 from critic_loop.nodes.loop.history_queries import (
@@ -191,18 +192,17 @@ def next_turns(
     )
 
 
-def repeats_draft(turn: WorkerTurn, text: str) -> bool:
-    """Tell whether `text` repeats the draft `turn` asks the worker to revise."""
-    return turn.revises is not None and normalized(text) == normalized(turn.history[-1].text)
-
-
-def asked_again(turn: WorkerTurn, context: Context) -> WorkerTurn:
-    """Return the turn that replaces a revision whose reply repeated its draft.
+def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
+    """Return the turn to ask instead when `reply` repeats the draft `turn` revises, else None.
 
     A small model that copies its own last reply copies it again when asked again with
     the draft in view, so the second request is a fresh sample in the same round: the
-    task, the rules, and the feedback on the draft as one line, at `sample_temperature`.
+    task and the feedback on the draft as one line, at `sample_temperature`.
     """
+    if reply is None or turn.revises is None:
+        return None
+    if normalized(reply.text) != normalized(turn.history[-1].text):
+        return None
     feedback = turn.history[-1].feedback
     return WorkerTurn(
         task=turn.task,

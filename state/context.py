@@ -177,25 +177,25 @@ class Context(BaseSettings):
         ),
     )
     stall_rounds: int = Field(
-        default=3,
+        default=2,
         ge=2,
         le=MAX_ITERATIONS_LIMIT,
         description=(
-            "Revising has stalled when this many attempts in a row fail the same criteria "
-            "(each candidate of round 1 is an attempt, each later round one), or this many "
-            "rounds bring no score gain over the best before them (counted since the last "
-            "fresh sample); a repeated draft stalls at once. See on_stall."
+            "Revising has stalled when this many rounds in a row fail the same criteria, or "
+            "bring no score gain over the best before them (a round's candidates are one "
+            "round; counted since the last fresh sample); a round that only repeats earlier "
+            "drafts stalls at once. See on_stall."
         ),
     )
     on_stall: Literal["stop", "resample", "auto"] = Field(
         default="auto",
         description=(
             "When revising stalls (the same criteria keep failing, the score stops rising, "
-            "or a draft repeats an earlier one): resample draws a fresh draft from the task "
+            "or a round repeats earlier drafts): resample draws one fresh draft from the task "
             "at sample_temperature and revising goes on from the best draft so far; stop "
-            "ends the run as 'stalled'; auto stops when round 1 drew several candidates "
-            "(fresh drafts were tried already) and resamples when it drew one. The round "
-            "cap bounds all three."
+            "ends the run as 'stalled'; auto draws fresh drafts in growing batches (twice "
+            "the largest fresh round so far when round 1 drew several candidates, else one) "
+            "until sample_budget is spent, then stops. The round cap bounds all three."
         ),
     )
     candidates: Annotated[int, Field(ge=1, le=MAX_CANDIDATES)] | Literal["auto"] = Field(
@@ -206,8 +206,16 @@ class Context(BaseSettings):
             "those the checks leave in contention. auto: "
             f"{AUTO_CANDIDATES} when code can choose among them at no model cost (the "
             "rubric has a test suite, or every criterion is a deterministic check); 1 when "
-            "only the LLM judge can choose. Each candidate counts as an attempt toward "
-            "stall_rounds."
+            "only the LLM judge can choose."
+        ),
+    )
+    sample_budget: int = Field(
+        default=9,
+        ge=1,
+        le=MAX_ITERATIONS_LIMIT * MAX_CANDIDATES,
+        description=(
+            "With on_stall auto: the most fresh drafts a run draws in all, round 1's "
+            "candidates included; a stall after that ends the run as 'stalled'."
         ),
     )
     sample_temperature: float = Field(

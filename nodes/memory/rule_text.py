@@ -138,37 +138,13 @@ def restates(text: str, lesson: str) -> bool:
 
 
 RULE_WORDS = frozenset(
-    {
-        "add",
-        "after",
-        "always",
-        "avoid",
-        "begin",
-        "close",
-        "end",
-        "ensure",
-        "finish",
-        "first",
-        "follow",
-        "include",
-        "instead",
-        "keep",
-        "last",
-        "line",
-        "mention",
-        "never",
-        "once",
-        "put",
-        "remember",
-        "say",
-        "sentence",
-        "show",
-        "start",
-        "state",
-        "sure",
-        "word",
-        "words",
-    }
+    words(
+        """
+        add after always avoid begin close end ensure finish first follow include instead
+        keep last line mention never once put remember say sentence show start state sure
+        word words
+        """
+    )
 )
 """Words any rule may use to say what to do, beyond those of its lessons and its task."""
 

@@ -1,8 +1,4 @@
-"""Settings of the embedded local model: which model file, where it comes from, how it runs.
-
-Each is read from the environment as `CRITIC_LOOP_LOCAL_MODEL_<FIELD>`; the one most
-people set is `CRITIC_LOOP_LOCAL_MODEL_FILE`, a GGUF file already on disk.
-"""
+"""Settings of the embedded local model (`CRITIC_LOOP_LOCAL_MODEL_<FIELD>`)."""
 
 from __future__ import annotations
 
@@ -13,17 +9,14 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
-"""The name the embedded server gives its model (`openai:qwen2.5-coder-0.5b-instruct`)."""
 
 MODEL_URL = (
     "https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/main/"
     "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 )
-"""The model's public home: Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (about 490 MB,
-Apache-2.0), as its makers publish it on Hugging Face."""
+"""Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (about 490 MB, Apache-2.0), from its makers."""
 
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-"""The sha256 of that file: a download that does not match is thrown away."""
 
 
 def default_cache_dir() -> Path:
@@ -39,10 +32,7 @@ class LocalModelSettings(BaseSettings):
 
     file: Path | None = Field(
         default=None,
-        description=(
-            "A GGUF model file on disk to use as it is. Unset: the model is downloaded once "
-            "from `url` into `cache_dir` and checked against `sha256`."
-        ),
+        description="A GGUF model file to use as it is; unset: `url`, downloaded once.",
     )
     url: str = Field(default=MODEL_URL, description="Where to download the model file from.")
     sha256: str = Field(

@@ -1,9 +1,4 @@
-"""The HTTP app langgraph.json mounts next to LangGraph server's own API (`http.app`).
-
-It serves critic-loop's MCP endpoint (`critic_loop.serving.mcp`) and, when the server
-starts, installs the ready-made assistants the operator's environment can run
-(`critic_loop.serving.assistants`, chosen by `CRITIC_LOOP_ASSISTANTS`).
-"""
+"""The HTTP app langgraph.json mounts (`http.app`): the MCP endpoint and the presets."""
 
 from __future__ import annotations
 

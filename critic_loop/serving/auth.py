@@ -1,27 +1,11 @@
 """Who may use a LangGraph server running critic-loop, and what of it is theirs.
 
-langgraph.json names `auth` (`auth.path`), so LangGraph server asks it about every request:
-
-- **Authentication.** A request carries `Authorization: Bearer <token>`, a JWT checked as
-  `critic_loop.serving.tokens` says (the operator's HS256 secret and/or an identity
-  provider's JWKS URL). No token, a bad signature, an expired token: 401. While the
-  operator has set neither a secret nor a JWKS URL, nothing is checked and every client
-  is one anonymous user (`langgraph dev` for one person, as before), unless
-  `CRITIC_LOOP_AUTH_REQUIRED` is set (the server image sets it): then every request is
-  refused until one is.
-- **Ownership.** Every thread, run, cron and assistant a user creates carries
-  `metadata.owner`, their identity, and every read, search, update, run, copy or delete
-  is filtered by it: another user's thread is not found (404), and is never listed. The
-  assistants the server itself made (one per graph, and the presets) are everyone's to
-  read and run, nobody's to change.
-- **Memory.** A user's runs recall and distil into namespaces under `("users", <identity>)`
-  (see `critic_loop.state.memory_owners`); through the store API a user reads and writes
-  only there, and may read the scopes the operator shares (`CRITIC_LOOP_SHARED_MEMORY_SCOPES`).
-
-To use another identity provider's tokens, point `CRITIC_LOOP_AUTH_JWKS_URL` at its keys
-(with `..._AUDIENCE` and `..._ISSUER`); for any other scheme, write a module of your own with
-an `Auth` whose `authenticate` returns `{"identity": ...}`, reuse the handlers below
-(`own_resources`, `own_assistants`, `own_memory`), and name it in `auth.path`.
+langgraph.json names `auth`. A request carries a bearer JWT (`serving.tokens`); with no
+secret or JWKS URL set, everyone is one anonymous user unless CRITIC_LOOP_AUTH_REQUIRED.
+Threads, runs, crons and assistants carry `metadata.owner` and are filtered by it (the
+server's own assistants are everyone's to read); memory lies under ("users", <identity>)
+beside the scopes the operator shares. Another scheme: an `Auth` of your own that reuses
+`own_resources`, `own_assistants` and `own_memory`. docs/security.md tells the whole.
 """
 
 from __future__ import annotations
@@ -62,10 +46,7 @@ auth = Auth()
 
 @functools.cache
 def token_settings() -> TokenSettings:
-    """Return how tokens are checked, read from the environment once per process.
-
-    Call `token_settings.cache_clear()` after changing the environment (tests do).
-    """
+    """Return how tokens are checked, read once (`cache_clear()` after changing the env)."""
     return TokenSettings()
 
 
@@ -75,7 +56,7 @@ def _refused(status: int, detail: str) -> Auth.exceptions.HTTPException:
 
 @auth.authenticate
 async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
-    """Return the user a request's bearer token names (see the module docstring)."""
+    """Return the user a request's bearer token names."""
     settings = token_settings()
     if not settings.verifies:
         if settings.required:
@@ -100,12 +81,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
 
 
 def _owner(ctx: Auth.types.AuthContext) -> str | None:
-    """Return the identity that owns what `ctx`'s request touches; None: nothing is owned.
-
-    Every authenticated user owns what they create, whoever authenticated them (these
-    handlers serve an `Auth` of your own as well); the anonymous user of a server that
-    checks no tokens owns nothing, and sees everything.
-    """
+    # None: the anonymous user of a server that checks no tokens, who sees everything
     if ctx.user.is_authenticated:
         return str(ctx.user.identity)
     if token_settings().verifies:

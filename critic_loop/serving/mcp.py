@@ -1,24 +1,9 @@
 """critic-loop's tools for MCP clients, at the LangGraph server's `/mcp`.
 
-langgraph.json mounts these routes (`http.app`, see `critic_loop.serving.app`) and turns
-the server's built-in MCP endpoint off (`http.disable_mcp`), because that one answers
-with a Python `repr` of the run's output, reports a failed run by its exception's class
-name only, offers no way to pass a run's context, and fails when two assistants share a
-name. This endpoint speaks the same protocol (JSON-RPC over HTTP POST, stateless) and:
-
-- lists one tool per assistant, named after it (assistants sharing a name get their id's
-  start appended), described by the assistant's (or its graph's) description, with the
-  graph's input schema plus an optional `context` object (the run's settings);
-- answers `tools/call` with the run's output as JSON text and as `structuredContent`;
-- reports a failed run with its error message (`isError`).
-
-Runs go through the server itself, in process, with the caller's headers, on a transport
-that passes the server's authentication (langgraph.json's `http.enable_custom_route_auth`
-checks the MCP request too): an MCP client sees and runs what its user may, and its runs'
-memory is its user's.
-
-Imports inside functions are deliberate: `langgraph_api.server` is the running server,
-which imports this module itself.
+It replaces the server's built-in endpoint (`http.disable_mcp`), which answers with a
+Python `repr`, hides a failed run's message, takes no context and fails on assistants that
+share a name. Runs go through the server in process with the caller's headers, so its auth
+applies. `langgraph_api.server` is imported late: the running server imports this module.
 """
 
 from __future__ import annotations
@@ -35,9 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-PROTOCOL_VERSION = "2025-06-18"
-"""The MCP revision answered when a client asks for one this endpoint does not know."""
-
+PROTOCOL_VERSION = "2025-06-18"  # answered when a client asks for one not known here
 KNOWN_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 
 INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
@@ -46,12 +29,8 @@ NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def _client() -> Any:
-    """Return a client of this server, in process, whose requests pass its authentication.
-
-    `langgraph_sdk.get_client(url=None)` would skip it (its requests come from the server
-    itself), so each MCP caller would act as nobody in particular: with the caller's
-    headers on a transport of our own, the server's auth sees the caller.
-    """
+    # not `get_client(url=None)`: its requests skip the server's auth, so the caller's
+    # headers would count for nothing
     from langgraph_api.server import app  # type: ignore[import-untyped]  # the running server
 
     transport = httpx.ASGITransport(app=app)

@@ -1,17 +1,7 @@
 """Check the signed tokens (JWT) that identify a LangGraph server's users.
 
-The operator chooses how, in the server's environment (`CRITIC_LOOP_AUTH_*`):
-
-- `CRITIC_LOOP_AUTH_SECRET`: a shared secret; tokens are signed with HS256 by whoever
-  holds it (a login service of your own, a gateway);
-- `CRITIC_LOOP_AUTH_JWKS_URL`: an identity provider's public keys (Auth0, Okta, Keycloak,
-  Entra ID, Cognito, Google ...); tokens are signed with its private keys (RS256, ES256,
-  PS256, EdDSA), and the keys are fetched and cached with PyJWT's `PyJWKClient`.
-
-Either or both. `CRITIC_LOOP_AUTH_AUDIENCE` and `CRITIC_LOOP_AUTH_ISSUER`, when set, must
-match the token's `aud` and `iss`. Every token must carry `exp` and the claim naming the
-user (`CRITIC_LOOP_AUTH_IDENTITY_CLAIM`, default `sub`). With neither secret nor JWKS URL
-set, no token is checked (`TokenSettings.verifies` is False): see `critic_loop.serving.auth`.
+The operator sets `CRITIC_LOOP_AUTH_SECRET` (HS256) and/or `CRITIC_LOOP_AUTH_JWKS_URL` (an
+identity provider's keys, fetched and cached by PyJWT), with optional audience and issuer.
 """
 
 from __future__ import annotations
@@ -66,7 +56,6 @@ class TokenSettings(BaseSettings):
 
     @property
     def verifies(self) -> bool:
-        """Whether tokens are checked at all (a secret or a JWKS URL is set)."""
         return self.secret is not None or bool(self.jwks_url)
 
 
@@ -89,7 +78,6 @@ def _jwks_client(url: str) -> jwt.PyJWKClient:
 
 
 def _key(token: str, settings: TokenSettings) -> tuple[Any, list[str]]:
-    """Return the key that must have signed `token`, and the algorithms it may use."""
     algorithm = jwt.get_unverified_header(token).get("alg")
     if algorithm == SECRET_ALGORITHM and settings.secret is not None:
         return settings.secret.get_secret_value(), [SECRET_ALGORITHM]
@@ -100,9 +88,7 @@ def _key(token: str, settings: TokenSettings) -> tuple[Any, list[str]]:
 
 
 def verify(token: str, settings: TokenSettings) -> Identity:
-    """Check `token`'s signature, expiry, audience and issuer; return whom it names.
-
-    Blocking where the identity provider's keys must be fetched (then cached).
+    """Check `token`'s signature, expiry, audience and issuer; return whom it names (blocking).
 
     Raises:
         InvalidToken: the token is not valid here (the message says why).

@@ -4,42 +4,14 @@ from __future__ import annotations
 
 import re
 
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "will",
-        "with",
-        "you",
-        "your",
-        "yours",
-    ]
-)
-"""Words that carry no lesson: ignored when rules are compared and when they are indexed."""
+# fmt: off
+# Words that carry no lesson: ignored when rules are compared and when they are indexed.
+STOP_WORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "been", "by", "for", "from", "has", "have", "in",
+    "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "will", "with",
+    "you", "your", "yours"
+})
+# fmt: on
 
 
 def words(text: str) -> list[str]:

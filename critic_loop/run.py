@@ -52,9 +52,7 @@ StartHandler = Callable[[RunStart], None]  # told once the thread's lease is hel
 
 
 def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
-    """Build the graph input for `task` and `rubric` as plain JSON-ready data.
-
-    Callables in `python` checks become references here, before anything is checkpointed.
+    """Build the graph input for `task` and `rubric` as plain JSON (callables as references).
 
     Raises:
         InvalidInput: the task or rubric is unusable (one line per problem).
@@ -69,11 +67,7 @@ def thread_config(thread_id: str | None = None) -> RunnableConfig:
 
 
 def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
-    """Build the run's `Context`; models the caller left unset are what this machine has.
-
-    See `critic_loop.nodes.models.discovery`; `DiscoveryFailed` if the named server could
-    not say which model it serves.
-    """
+    """Build the run's `Context`; models the caller left unset are what this machine has."""
     return with_available_models(as_context(value))
 
 
@@ -84,10 +78,7 @@ def _invocation(config: RunnableConfig) -> RunnableConfig:
 
 
 def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
-    """Return the config of the checkpoint taken right after round `round_number` was graded.
-
-    Invoked from it, the route step runs again with the new run's context (a fork).
-    """
+    # invoked from the checkpoint right after the round was graded, route runs again (a fork)
     checkpointer = graph.checkpointer
     if not isinstance(checkpointer, BaseCheckpointSaver):
         raise LookupError("forking a thread needs the graph's checkpointer")
@@ -100,7 +91,7 @@ def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> Ru
 
 
 class RunOptions(TypedDict, total=False):
-    """The keyword options of `run_loop` and `arun_loop` (see `run_loop`)."""
+    """The keyword options of `run_loop` and `arun_loop`."""
 
     context: Context | Mapping[str, Any] | None
     thread_id: str | None
@@ -139,10 +130,7 @@ def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
 
 @contextmanager
 def _graph(run: _Run) -> Iterator[tuple[LoopGraph, str | None]]:
-    """Open the graph on the caller's savers or the database, holding the thread's lease.
-
-    Yields the graph and where it keeps the run (None for the caller's savers).
-    """
+    """Open the graph on the caller's savers (location None) or the database, holding the lease."""
     wait, (checkpointer, store) = run.options.get("wait_for_thread", False), run.savers
     if checkpointer is not None or store is not None:
         leases = local_leases(checkpointer if checkpointer is not None else store)
@@ -174,11 +162,7 @@ async def _agraph(run: _Run) -> AsyncIterator[tuple[LoopGraph, str | None]]:
 
 def _review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
     """Return the review request a paused thread waits on, if it waits on one."""
-    for task in snapshot.tasks:
-        for pending in task.interrupts:
-            request: dict[str, Any] = pending.value
-            return request
-    return None
+    return next((pending.value for task in snapshot.tasks for pending in task.interrupts), None)
 
 
 @contextmanager
@@ -201,11 +185,7 @@ def _options(run: _Run) -> dict[str, Any]:
 
 
 def _next_input(snapshot: StateSnapshot, run: _Run) -> LoopState | Command[Any]:
-    """Return the run's result, or a reviewer's answer to resume it with.
-
-    Raises:
-        ReviewPending: the run paused for review and there is no reviewer.
-    """
+    """Return the run's result, or a reviewer's answer to resume it with (else `ReviewPending`)."""
     request = _review_request(snapshot)
     if request is None:
         return result_of(snapshot.values, run.context)
@@ -218,12 +198,8 @@ def _next_input(snapshot: StateSnapshot, run: _Run) -> LoopState | Command[Any]:
 def _start(snapshot: StateSnapshot, run: _Run, location: str | None) -> dict[str, Any] | None:
     """Return the input that starts the thread, or None to resume its unfinished run.
 
-    A thread is finished only when it holds an outcome and has no step left (its memory
-    steps done); one stopped anywhere else resumes, even one whose last step's writes were
-    saved without its checkpoint (it shows no next step).
-
-    Raises:
-        ThreadFinished: the thread's run already ended.
+    Finished means an outcome and no step left (memory steps done); anything else resumes,
+    even a last step whose writes were saved without its checkpoint (no next step shown).
     """
     kept, fresh, on_start = snapshot.values, run.fresh or {}, run.options.get("on_start")
     if kept.get("outcome") is not None and not snapshot.next:

@@ -17,11 +17,9 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-MAX_ITERATIONS_LIMIT = 100
-"""The largest iteration cap a run may ask for."""
+MAX_ITERATIONS_LIMIT = 100  # the largest iteration cap a run may ask for
 
-MAX_CANDIDATES = 8
-"""The most first drafts a run may ask for."""
+MAX_CANDIDATES = 8  # the most first drafts a run may ask for
 
 AUTO_CANDIDATES = 3
 """How many first drafts `candidates="auto"` writes when code can choose among them."""

@@ -60,5 +60,4 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
             await task
 
 
-app = Starlette(routes=routes(), lifespan=lifespan)
-"""The app langgraph.json mounts (`http.app`)."""
+app = Starlette(routes=routes(), lifespan=lifespan)  # the app langgraph.json mounts (`http.app`)

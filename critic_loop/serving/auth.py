@@ -40,8 +40,7 @@ ANONYMOUS: Auth.types.MinimalUserDict = {
 }
 """Everyone, on a server that checks no tokens."""
 
-auth = Auth()
-"""The server's authentication and authorization (langgraph.json's `auth.path`)."""
+auth = Auth()  # the server's authentication and authorization (langgraph.json's `auth.path`)
 
 
 @functools.cache

@@ -20,11 +20,9 @@ ASYMMETRIC_ALGORITHMS = (
 )
 """What a key from the JWKS URL may sign with (never HS256: its public key is no secret)."""
 
-SECRET_ALGORITHM = "HS256"
-"""What the shared secret signs with."""
+SECRET_ALGORITHM = "HS256"  # what the shared secret signs with
 
-MIN_SECRET_CHARS = 32
-"""A shorter HS256 secret can be guessed offline from one token."""
+MIN_SECRET_CHARS = 32  # A shorter HS256 secret can be guessed offline from one token
 
 
 class TokenSettings(BaseSettings):

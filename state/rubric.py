@@ -114,10 +114,7 @@ class Criterion(CriterionBase):
     text: NonBlank = Field(
         min_length=1,
         max_length=2000,
-        description=(
-            "The condition, phrased so a reviewer can check it without interpreting it "
-            "(for example 'The answer is under 150 words')."
-        ),
+        description="The condition, checkable without interpreting it ('Under 150 words.').",
     )
     deterministic: ClassVar[bool] = False
 
@@ -219,7 +216,7 @@ class ValidJson(CriterionBase):
 
 
 def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
-    """List the `$ref`s of `schema` that do not resolve within it (none are ever fetched)."""
+    # the `$ref`s that do not resolve within `schema` (none are ever fetched)
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import specification_with
@@ -338,10 +335,7 @@ class TestSuite(CriterionBase):
         default=64,
         ge=4,
         le=4096,
-        description=(
-            "Most processes (threads included) the run may have at once. The kernel counts "
-            "them for the sandbox's unprivileged user; enforced only where the sandbox has one."
-        ),
+        description="Most processes (threads included) the run may have at once.",
     )
     max_file_mb: int = Field(
         default=64, ge=1, le=65536, description="Largest file the code may write, in MiB."
@@ -353,10 +347,7 @@ class TestSuite(CriterionBase):
         default=256,
         ge=8,
         le=65536,
-        description=(
-            "Size of the working directory, in MiB: the only place the code may write, a "
-            "memory-backed tmpfs (bounded only where bubblewrap provides the sandbox)."
-        ),
+        description="Size of the working directory (the only place it may write), in MiB.",
     )
 
     @model_validator(mode="after")
@@ -444,10 +435,7 @@ Conflict = tuple[CriterionBase, CriterionBase, str]  # two criteria, and why bot
 
 
 def _first_contradiction(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    """Find two criteria that can never both pass, in time near-linear in the rubric.
-
-    The pattern matches of `_phrase_conflict` share a time budget; undecided ones pass.
-    """
+    # near-linear in the rubric; the pattern matches share a time budget (undecided: none)
     return _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
 
 
@@ -483,7 +471,7 @@ def _pattern_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
 
 
 def _phrase_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    """Find a required phrase that a forbidding pattern matches wherever it appears."""
+    # a required phrase that a forbidding pattern matches wherever it appears
     deadline = time.monotonic() + CONTRADICTION_BUDGET_SECONDS
     forbidding = [c for c in criteria if isinstance(c, Regex) and not c.must_match]
     # a phrase matched without regard to case can dodge a case-sensitive pattern in a

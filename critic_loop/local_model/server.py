@@ -17,7 +17,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 logger = logging.getLogger(__name__)
 
@@ -38,29 +40,22 @@ def _die_with_parent() -> None:  # pragma: no cover (runs in the child, before e
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
 
 
+@dataclass(eq=False)
 class LocalModelServer:
     """One `llama_cpp.server` process serving `model_file` as `alias`."""
 
-    program: tuple[str, ...] = (sys.executable, "-m", "llama_cpp.server")  # tests: a stand-in
+    # the tests put a stand-in here
+    program: ClassVar[tuple[str, ...]] = (sys.executable, "-m", "llama_cpp.server")
 
-    def __init__(
-        self,
-        model_file: Path,
-        alias: str,
-        *,
-        threads: int,
-        context_size: int,
-        log_dir: Path,
-        startup_timeout: float = 180.0,
-    ) -> None:
-        self.model_file = model_file
-        self.alias = alias
-        self.threads = threads
-        self.context_size = context_size
-        self.log_dir = log_dir
-        self.startup_timeout = startup_timeout
-        self.port = 0
-        self._process: subprocess.Popen[bytes] | None = None
+    model_file: Path
+    alias: str
+    _: KW_ONLY
+    threads: int
+    context_size: int
+    log_dir: Path
+    startup_timeout: float = 180.0
+    port: int = 0
+    _process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
     def log_path(self) -> Path:  # removed when the server stops cleanly

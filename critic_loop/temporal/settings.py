@@ -22,10 +22,7 @@ MARGIN_SECONDS = 30.0  # added to every node's budget: prompts, store round trip
 
 
 class TemporalSettings(BaseSettings):
-    """Where a worker or client finds Temporal, and how the worker runs activities.
-
-    Every field can be set as `CRITIC_LOOP_TEMPORAL_<FIELD>`.
-    """
+    """Where a worker or client finds Temporal, and how the worker runs activities."""
 
     model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_TEMPORAL_", extra="forbid")
 
@@ -44,19 +41,13 @@ class TemporalSettings(BaseSettings):
         default=30.0,
         gt=0,
         le=3600,
-        description=(
-            "Seconds an activity may go without a heartbeat before Temporal retries it on "
-            "another worker (how fast a dead worker's node moves on)."
-        ),
+        description="Seconds without a heartbeat before an activity is retried elsewhere.",
     )
     sticky_timeout: float = Field(
         default=3.0,
         gt=0,
         le=600,
-        description=(
-            "Seconds a workflow task waits on its last worker's sticky queue before any "
-            "worker may take it (how fast a dead worker's workflows move on)."
-        ),
+        description="Seconds a workflow task waits for its last worker before any may take it.",
     )
     activity_attempts: int = Field(
         default=3,
@@ -73,10 +64,7 @@ class TemporalSettings(BaseSettings):
     checks_timeout: float = Field(
         default=900.0,
         gt=0,
-        description=(
-            "Seconds a critique may spend on deterministic checks and test suites, on top "
-            "of its judge calls."
-        ),
+        description="Seconds a critique may spend on checks and test suites, beside its judges.",
     )
     store_timeout: float = Field(
         default=120.0, gt=0, description="Seconds a memory step may take with the store."

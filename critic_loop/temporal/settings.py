@@ -70,9 +70,7 @@ class TemporalSettings(BaseSettings):
         default=120.0, gt=0, description="Seconds a memory step may take with the store."
     )
     shutdown_timeout: float = Field(
-        default=30.0,
-        ge=0,
-        description="Seconds a stopping worker lets its running nodes finish.",
+        default=30.0, ge=0, description="Seconds a stopping worker lets its running nodes finish."
     )
 
 

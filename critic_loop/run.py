@@ -19,7 +19,6 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 from langgraph.types import Command, StateSnapshot
 
-from critic_loop.branch_points import graded_checkpoints
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.nodes.loop.check_input import validated_input
@@ -77,12 +76,86 @@ def _invocation(config: RunnableConfig) -> RunnableConfig:
     return {**config, "metadata": {**config.get("metadata", {}), "run_id": uuid4().hex}}
 
 
+# Where a thread can be forked: the checkpoints taken right after a round was graded. Reading
+# every state would replay the thread's writes each time (time in the square of its length);
+# this lists its checkpoints once: a checkpoint's graded round is the highest among the
+# critiques written before it on its line (or stored in it whole).
+CRITIQUES = "critiques"
+
+
+@dataclass(frozen=True)
+class _Point:
+    config: RunnableConfig
+    parent: str | None
+    stored: int  # the highest round among critiques it stores whole (old threads)
+    written: int  # the highest round among critiques the steps taken from it wrote (-1: none)
+
+
+def _highest_round(records: Any) -> int:
+    rounds = [r.get("round") for r in records or [] if isinstance(r, Mapping)]
+    return max((r for r in rounds if isinstance(r, int)), default=0)
+
+
+def _point(item: Any) -> _Point:
+    stored = item.checkpoint.get("channel_values", {}).get(CRITIQUES)
+    stored = getattr(stored, "value", stored)  # a snapshot of the channel holds its value
+    written = [value for _, channel, value in item.pending_writes or [] if channel == CRITIQUES]
+    parent = item.parent_config["configurable"].get("checkpoint_id") if item.parent_config else None
+    return _Point(
+        item.config,
+        str(parent) if parent else None,
+        _highest_round(stored if isinstance(stored, list) else []),
+        max((_highest_round(value) for value in written), default=-1),
+    )
+
+
+def _graded_checkpoints(
+    checkpointer: BaseCheckpointSaver[Any], thread_id: str, round_number: int
+) -> Iterator[RunnableConfig]:  # newest first, on every branch of the thread
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    points: dict[str, _Point] = {}
+    order: list[str] = []
+    listing = checkpointer.list(config)
+    try:
+        for item in listing:
+            checkpoint_id = str(item.config["configurable"]["checkpoint_id"])
+            points[checkpoint_id] = _point(item)
+            order.append(checkpoint_id)
+    finally:
+        close = getattr(listing, "close", None)
+        if close is not None:
+            close()  # the SQLite saver holds its connection while a listing is open
+    graded: dict[str, int] = {}
+
+    def graded_at(checkpoint_id: str) -> int:
+        line: list[str] = []
+        current: str | None = checkpoint_id
+        while current is not None and current in points and current not in graded:
+            line.append(current)
+            current = points[current].parent
+        reached = graded.get(current, 0) if current is not None else 0
+        for step in reversed(line):  # oldest first
+            point = points[step]
+            parent = points.get(point.parent) if point.parent else None
+            made = parent.written if parent is not None else 0
+            reached = max(reached, point.stored, made)
+            graded[step] = reached
+        return graded[checkpoint_id]
+
+    for checkpoint_id in order:
+        point = points[checkpoint_id]
+        parent = points.get(point.parent) if point.parent else None
+        after_critique = parent is not None and parent.written >= 0
+        if after_critique and graded_at(checkpoint_id) == round_number:
+            yield point.config
+
+
 def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
     # invoked from the checkpoint right after the round was graded, route runs again (a fork)
     checkpointer = graph.checkpointer
     if not isinstance(checkpointer, BaseCheckpointSaver):
         raise LookupError("forking a thread needs the graph's checkpointer")
-    for config in graded_checkpoints(checkpointer, thread_id, round_number):
+    for config in _graded_checkpoints(checkpointer, thread_id, round_number):
         snapshot = graph.get_state(config)
         critiques = [Critique.model_validate(c) for c in snapshot.values.get("critiques", [])]
         if snapshot.next == ("route",) and rounds_done(critiques) == round_number:

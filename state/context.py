@@ -96,16 +96,10 @@ class Context(BaseSettings):
         description="A judge panel of critic models whose majority decides (empty: critic_model).",
     )
     critic_samples: int = Field(
-        default=1,
-        ge=1,
-        le=7,
-        description="How many times each critic model grades (with critic_temperature > 0).",
+        default=1, ge=1, le=7, description="How many times each critic model grades."
     )
     critic_min_agreement: float = Field(
-        default=0.5,
-        ge=0.5,
-        le=1.0,
-        description="The share of the answering judges a pass needs (0.5: a strict majority).",
+        default=0.5, ge=0.5, le=1.0, description="Share of judges a pass needs (0.5: majority)."
     )
     skip_judge_on_failed_check: bool = Field(
         default=True,
@@ -116,25 +110,16 @@ class Context(BaseSettings):
         description="An OpenAI-compatible server for 'openai:' models (default: OPENAI_BASE_URL).",
     )
     temperature: float = Field(
-        default=0.0,
-        ge=0.0,
-        le=2.0,
-        description="Sampling temperature of the worker's first draft and its revisions.",
+        default=0.0, ge=0.0, le=2.0, description="The worker's sampling temperature."
     )
     critic_temperature: float = Field(
         default=0.0, ge=0.0, le=2.0, description="Sampling temperature of the critic."
     )
     max_iterations: int = Field(
-        default=10,
-        ge=1,
-        le=MAX_ITERATIONS_LIMIT,
-        description="Circuit breaker: the most rounds a run may take.",
+        default=10, ge=1, le=MAX_ITERATIONS_LIMIT, description="Circuit breaker: the most rounds."
     )
     pass_threshold: float = Field(
-        default=1.0,
-        ge=0.0,
-        le=1.0,
-        description="The weighted score a draft needs to pass (and every must criterion).",
+        default=1.0, ge=0.0, le=1.0, description="The weighted score a pass needs (and every must)."
     )
     stall_rounds: int = Field(
         default=3,
@@ -151,10 +136,7 @@ class Context(BaseSettings):
         description="First drafts round 1 writes side by side (auto: 3 when code can choose).",
     )
     sample_temperature: float = Field(
-        default=1.0,
-        ge=0.0,
-        le=2.0,
-        description="The worker's temperature for fresh samples and candidates after the first.",
+        default=1.0, ge=0.0, le=2.0, description="Temperature of resamples and later candidates."
     )
     review: Literal["never", "on_stall", "on_exhausted", "every_round"] = Field(
         default="never",
@@ -188,40 +170,22 @@ class Context(BaseSettings):
         default=None, ge=16, le=200_000, description="Cap on a draft's length in tokens."
     )
     critic_max_tokens: int = Field(
-        default=2048,
-        ge=64,
-        le=200_000,
-        description="Cap on a judge's or the distiller's answer in tokens.",
+        default=2048, ge=64, le=200_000, description="Cap on a judge's or the distiller's answer."
     )
     request_timeout: float = Field(
-        default=600.0,
-        gt=0,
-        le=3600,
-        description="Seconds a model request may take before it fails.",
+        default=600.0, gt=0, le=3600, description="Seconds a model request may take."
     )
     max_retries: int = Field(
-        default=2,
-        ge=0,
-        le=10,
-        description="Times the model client repeats a failed request (429, 5xx, timeouts).",
+        default=2, ge=0, le=10, description="Repeats of a failed model request (429, 5xx, timeout)."
     )
     worker_attempts: int = Field(
-        default=3,
-        ge=1,
-        le=10,
-        description="Worker calls allowed per round when the server's reply is malformed.",
+        default=3, ge=1, le=10, description="Worker calls per round when the reply is malformed."
     )
     critic_attempts: int = Field(
-        default=3,
-        ge=1,
-        le=10,
-        description="Critic calls allowed per draft when its answer is invalid.",
+        default=3, ge=1, le=10, description="Critic calls per draft when its answer is invalid."
     )
     call_budget: int | None = Field(
-        default=None,
-        ge=1,
-        le=1_000_000,
-        description="The most model calls the run may make, every role (unset: the ceiling).",
+        default=None, ge=1, le=1_000_000, description="Model calls a run may make (unset: ceiling)."
     )
     token_budget: int | None = Field(
         default=None,
@@ -236,10 +200,7 @@ class Context(BaseSettings):
         description="The most seconds the run may spend drafting and grading (unset: the ceiling).",
     )
     worker_history_rounds: int = Field(
-        default=1,
-        ge=1,
-        le=MAX_ITERATIONS_LIMIT,
-        description="How many of its latest drafts, with their feedback, the worker sees in full.",
+        default=1, ge=1, le=MAX_ITERATIONS_LIMIT, description="Drafts the worker sees in full."
     )
     memory: bool = Field(
         default=True,
@@ -258,16 +219,10 @@ class Context(BaseSettings):
     )
     recall_k: int = Field(default=5, ge=0, le=50, description="The most rules given to the worker.")
     recall_min_relevance: float = Field(
-        default=0.25,
-        ge=0.0,
-        le=1.0,
-        description="The share of a rule's content words the task must share to recall it.",
+        default=0.25, ge=0.0, le=1.0, description="Relevance a rule needs to be recalled (0 to 1)."
     )
     max_rules: int = Field(
-        default=50,
-        ge=1,
-        le=1000,
-        description="The most rules a scope keeps; the weakest are retired first.",
+        default=50, ge=1, le=1000, description="Most rules a scope keeps; the weakest retire first."
     )
     distill_model: str | None = Field(
         default=None,

@@ -23,8 +23,7 @@ class OperatorSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_", extra="ignore")
 
     untrusted_input: bool = Field(
-        default=False,
-        description="Treat every run here as a client's (LangGraph server's always are).",
+        default=False, description="Treat every run here as an untrusted client's."
     )
     allowed_base_urls: CommaList = Field(
         default_factory=list,
@@ -39,13 +38,10 @@ class OperatorSettings(BaseSettings):
         description="Modules (or 'module:function's) a client may name as `python` checks.",
     )
     allow_incomplete_sandbox: bool = Field(
-        default=False,
-        description="Let a client's drafted code run where the sandbox is incomplete.",
+        default=False, description="Let a client's drafted code run in an incomplete sandbox."
     )
     sandbox_memory_mb: int = Field(
-        default=1536,
-        ge=1024,
-        description="The most memory all the processes of one test run hold together, MiB.",
+        default=1536, ge=1024, description="Memory all the processes of one test run share, MiB."
     )
     sandbox_cgroup: str | None = Field(
         default=None,
@@ -53,65 +49,44 @@ class OperatorSettings(BaseSettings):
     )
     shared_memory_scopes: CommaList = Field(
         default_factory=list,
-        description="Memory scopes every user of an authenticated server shares.",
+        description="Memory scopes all users of an authenticated server share.",
     )
     max_task_chars: int = Field(
         default=100_000, ge=1, description="The longest task, in characters."
     )
     max_criteria: int = Field(default=100, ge=1, description="The most criteria in a rubric.")
     max_criterion_chars: int = Field(
-        default=50_000,
-        ge=100,
-        description="The largest criterion, as JSON (its inline tests and schema included).",
+        default=50_000, ge=100, description="The largest criterion as JSON (inline tests included)."
     )
     max_draft_chars: int = Field(
-        default=200_000,
-        ge=100,
-        description="The longest draft kept and graded; a longer one fails its round.",
+        default=200_000, ge=100, description="The longest draft kept; a longer one fails its round."
     )
     max_pattern_chars: int = Field(
         default=1_000, ge=1, description="The longest regular expression in a criterion."
     )
     max_nesting_depth: int = Field(
-        default=64,
-        ge=8,
-        le=500,
-        description="How deeply structures from input may nest, in levels.",
+        default=64, ge=8, le=500, description="How deeply input may nest, in levels."
     )
     max_evidence_chars: int = Field(
-        default=2_000,
-        ge=200,
-        description="The longest evidence kept for one criterion; longer is cut, with a marker.",
+        default=2_000, ge=200, description="The longest evidence kept per criterion; longer is cut."
     )
     max_hint_chars: int = Field(
-        default=600,
-        ge=100,
-        description="The longest hint (and each feedback item to the worker); longer is cut.",
+        default=600, ge=100, description="The longest hint or feedback item; longer is cut."
     )
     max_feedback_chars: int = Field(
-        default=2_000,
-        ge=200,
-        description="The longest note from the critic to the worker; longer is cut.",
+        default=2_000, ge=200, description="The longest note from the critic to the worker."
     )
     max_critique_chars: int = Field(
-        default=16_000,
-        ge=2_000,
-        description="The most text one critique holds in all; past it the longest are cut.",
+        default=16_000, ge=2_000, description="The most text one critique holds; longest items cut."
     )
     ceilings: Ceilings = Field(
-        default_factory=Ceilings,
-        description="The most a run may ask for (CRITIC_LOOP_CEILING_<NAME>).",
+        default_factory=Ceilings, description="The most a run may ask for (CRITIC_LOOP_CEILING_*)."
     )
     max_concurrent_tests: int = Field(
-        default=1,
-        ge=1,
-        description="The most test suites this process runs at once; the others wait.",
+        default=1, ge=1, description="Test suites this process runs at once; the others wait."
     )
     regex_timeout_seconds: float = Field(
-        default=1.0,
-        gt=0,
-        le=60,
-        description="How long one regular-expression match may run before it counts as failed.",
+        default=1.0, gt=0, le=60, description="Seconds one regular-expression match may run."
     )
 
     @field_validator(

@@ -72,11 +72,7 @@ class Draft(DraftRecord):
     )
     text: str = Field(description="The artifact as the worker returned it (see `full_length`).")
     usage: TokenUsage = Field(default_factory=TokenUsage, description="Worker tokens spent.")
-    attempts: int = Field(
-        default=1,
-        ge=0,
-        description="Worker calls made for this draft (a malformed reply is asked again).",
-    )
+    attempts: int = Field(default=1, ge=0, description="Worker calls made for this draft.")
     seconds: float = Field(
         default=0.0, ge=0, description="Seconds the worker took, its retries included."
     )
@@ -133,9 +129,7 @@ class Critique(DraftRecord):
         default=None, description="Why a run budget ran out before grading was done."
     )
     seconds: float = Field(
-        default=0.0,
-        ge=0,
-        description="Seconds the round's grading took (checks and judges, every candidate).",
+        default=0.0, ge=0, description="Seconds the round's grading took (every candidate)."
     )
 
     @model_validator(mode="after")

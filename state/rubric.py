@@ -326,16 +326,10 @@ class TestSuite(CriterionBase):
         default=60.0, gt=0, le=MAX_TEST_SECONDS, description="Wall-clock limit for the run."
     )
     memory_mb: int = Field(
-        default=1024,
-        ge=64,
-        le=65536,
-        description="Memory limit: the address space of each process of the run, in MiB.",
+        default=1024, ge=64, le=65536, description="Address space of each process, in MiB."
     )
     max_processes: int = Field(
-        default=64,
-        ge=4,
-        le=4096,
-        description="Most processes (threads included) the run may have at once.",
+        default=64, ge=4, le=4096, description="Most processes (threads included) at once."
     )
     max_file_mb: int = Field(
         default=64, ge=1, le=65536, description="Largest file the code may write, in MiB."
@@ -344,10 +338,7 @@ class TestSuite(CriterionBase):
         default=256, ge=32, le=65536, description="Most files each process may hold open."
     )
     work_dir_mb: int = Field(
-        default=256,
-        ge=8,
-        le=65536,
-        description="Size of the working directory (the only place it may write), in MiB.",
+        default=256, ge=8, le=65536, description="The working directory's size, in MiB."
     )
 
     @model_validator(mode="after")

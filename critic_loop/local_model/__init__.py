@@ -53,8 +53,7 @@ class LocalModelSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_LOCAL_MODEL_", extra="ignore")
 
     file: Path | None = Field(
-        default=None,
-        description="A GGUF model file to use as it is; unset: `url`, downloaded once.",
+        default=None, description="A GGUF model file to use; unset: `url`, downloaded once."
     )
     url: str = Field(default=MODEL_URL, description="Where to download the model file from.")
     sha256: str = Field(
@@ -65,9 +64,7 @@ class LocalModelSettings(BaseSettings):
     )
     alias: str = Field(default=MODEL_ALIAS, description="The model's name on the embedded server.")
     threads: int = Field(
-        default_factory=lambda: os.cpu_count() or 1,
-        ge=1,
-        description="CPU threads the model runs on (default: every core).",
+        default_factory=lambda: os.cpu_count() or 1, ge=1, description="CPU threads (default: all)."
     )
     context_size: int = Field(
         default=8192, ge=512, description="The model's context window, in tokens."

@@ -38,22 +38,13 @@ class TemporalSettings(BaseSettings):
     )
     task_queue: str = Field(default=DEFAULT_TASK_QUEUE, description="The task queue.")
     heartbeat_timeout: float = Field(
-        default=30.0,
-        gt=0,
-        le=3600,
-        description="Seconds without a heartbeat before an activity is retried elsewhere.",
+        default=30.0, gt=0, le=3600, description="Seconds without a heartbeat before a retry."
     )
     sticky_timeout: float = Field(
-        default=3.0,
-        gt=0,
-        le=600,
-        description="Seconds a workflow task waits for its last worker before any may take it.",
+        default=3.0, gt=0, le=600, description="Seconds a workflow task waits for its last worker."
     )
     activity_attempts: int = Field(
-        default=3,
-        ge=1,
-        le=20,
-        description="Tries of a node that fails (a worker died, a model kept failing).",
+        default=3, ge=1, le=20, description="Tries of a failing node (dead worker, failing model)."
     )
     retry_initial_interval: float = Field(
         default=1.0, gt=0, description="Seconds before a failed node's first retry."
@@ -62,9 +53,7 @@ class TemporalSettings(BaseSettings):
         default=30.0, gt=0, description="The longest wait between two tries of a node."
     )
     checks_timeout: float = Field(
-        default=900.0,
-        gt=0,
-        description="Seconds a critique may spend on checks and test suites, beside its judges.",
+        default=900.0, gt=0, description="Seconds a critique may spend on checks and test suites."
     )
     store_timeout: float = Field(
         default=120.0, gt=0, description="Seconds a memory step may take with the store."

@@ -161,8 +161,7 @@ class WorkerTurn(BaseModel):
         ),
     ] = Field(default_factory=list)
     warning: Annotated[
-        str,
-        Field(description="For a return to an earlier, better draft: what went wrong since."),
+        str, Field(description="For a return to an earlier, better draft: what went wrong since.")
     ] = ""
     earlier_failures: Annotated[
         str,
@@ -172,8 +171,7 @@ class WorkerTurn(BaseModel):
         float, Field(ge=0.0, le=2.0, description="The worker's sampling temperature.")
     ]
     allowance: Annotated[
-        Allowance,
-        Field(description="What the run's budgets leave this turn (unset: unbounded)."),
+        Allowance, Field(description="What the run's budgets leave this turn (unset: unbounded).")
     ] = Field(default_factory=Allowance)
 
     @property

@@ -229,15 +229,12 @@ class Context(BaseSettings):
         description="A directory of prompt templates replacing the built-in ones of that name.",
     )
 
-    @field_validator("worker_model", "critic_model", "distill_model")
+    @field_validator("worker_model", "critic_model", "distill_model", "critic_models")
     @classmethod
-    def _model_spec(cls, value: str | None) -> str | None:
+    def _model_specs(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list):
+            return [_check_model_spec(spec) for spec in value]
         return None if value is None else _check_model_spec(value)
-
-    @field_validator("critic_models")
-    @classmethod
-    def _model_specs(cls, values: list[str]) -> list[str]:
-        return [_check_model_spec(value) for value in values]
 
     @property
     def distiller_model(self) -> str:

@@ -315,7 +315,7 @@ class TestSuite(CriterionBase):
     __test__ = False  # not a pytest test class
 
     kind: Literal["tests"] = Field(description=KIND_DESCRIPTION)
-    tests: str | None = Field(default=None, description="The test code, inline.")
+    tests: NonBlank | None = Field(default=None, description="The test code, inline.")
     tests_file: str | None = Field(default=None, description="Path to a test file.")
     module: str = Field(
         default="solution",
@@ -345,8 +345,6 @@ class TestSuite(CriterionBase):
     def _one_source(self) -> TestSuite:
         if (self.tests is None) == (self.tests_file is None):
             raise ValueError("give exactly one of tests (inline code) or tests_file")
-        if self.tests is not None and not self.tests.strip():
-            raise ValueError("tests must not be blank")
         return self
 
     def _default_text(self) -> str:

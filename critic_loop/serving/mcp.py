@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx
 from langgraph_sdk.client import LangGraphClient
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -173,7 +172,3 @@ def routes() -> list[Route]:
         Route("/mcp", handle, methods=["POST"]),
         Route("/mcp", not_streamed, methods=["GET", "DELETE"]),
     ]
-
-
-app = Starlette(routes=routes())
-"""The MCP endpoint alone (`critic_loop.serving.app` adds the assistant presets)."""

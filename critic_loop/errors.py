@@ -46,6 +46,7 @@ class RunInterrupted(RuntimeError):
     def __init__(self, thread_id: str, error: BaseException) -> None:
         self.thread_id = thread_id
         self.cause = error
+        self.kept = True  # False: it held no draft yet and was deleted
         cause = (  # a connection failure's message names what failed (role, model, URL)
             str(error) if isinstance(error, ConnectionError) else f"{type(error).__name__}: {error}"
         )

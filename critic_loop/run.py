@@ -29,8 +29,10 @@ from critic_loop.persistence.leases import local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Critique, rounds_done
 from critic_loop.state.rubric import CriterionBase, dump_rubric
+from critic_loop.thread_settings import settings_metadata
 
 EventHandler = Callable[[dict[str, Any]], None]  # told each progress event (draft, verdict)
 RubricLike = Sequence[CriterionBase | Mapping[str, Any]]  # a python check may hold a callable
@@ -70,10 +72,13 @@ def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
     return with_available_models(as_context(value))
 
 
-def _invocation(config: RunnableConfig) -> RunnableConfig:
-    # a fresh run_id, copied into every checkpoint the invocation writes (as LangGraph
-    # server does), so `critic-loop stats` can tell a run's work from its pauses
-    return {**config, "metadata": {**config.get("metadata", {}), "run_id": uuid4().hex}}
+def _invocation(config: RunnableConfig, context: Context) -> RunnableConfig:
+    # a fresh run_id and the run's settings, copied into every checkpoint the invocation
+    # writes (as LangGraph server does), so `critic-loop stats` can tell a run's work from
+    # its pauses and `critic-loop run --thread-id` resumes with the thread's settings
+    by_client = operator_settings().untrusted_input
+    metadata = {"run_id": uuid4().hex, **settings_metadata(context, by_client)}
+    return {**config, "metadata": {**config.get("metadata", {}), **metadata}}
 
 
 # Where a thread can be forked: the checkpoints taken right after a round was graded. Reading
@@ -291,7 +296,7 @@ def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> L
     on_event = run.options.get("on_event")
     while True:
         with _resumable(run.thread_id):
-            for event in graph.stream(start, _invocation(config), **_options(run)):
+            for event in graph.stream(start, _invocation(config, run.context), **_options(run)):
                 if on_event is not None:
                     on_event(event)
         start, config = _next_input(graph.get_state(run.config), run), run.config
@@ -304,7 +309,9 @@ async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Ru
     on_event = run.options.get("on_event")
     while True:
         with _resumable(run.thread_id):
-            async for event in graph.astream(start, _invocation(config), **_options(run)):
+            async for event in graph.astream(
+                start, _invocation(config, run.context), **_options(run)
+            ):
                 if on_event is not None:
                     on_event(event)
         start, config = _next_input(await graph.aget_state(run.config), run), run.config

@@ -1,7 +1,8 @@
 """Check the signed tokens (JWT) that identify a LangGraph server's users.
 
-The operator sets `CRITIC_LOOP_AUTH_SECRET` (HS256) and/or `CRITIC_LOOP_AUTH_JWKS_URL` (an
-identity provider's keys, fetched and cached by PyJWT), with optional audience and issuer.
+Signed with the operator's secret (HS256, `CRITIC_LOOP_AUTH_SECRET`) or an identity
+provider's keys (`CRITIC_LOOP_AUTH_JWKS_URL`, fetched and cached by PyJWT), with `exp`,
+the identity claim, and `aud`/`iss` when the operator sets them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jwt
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ASYMMETRIC_ALGORITHMS = (
@@ -28,11 +29,13 @@ MIN_SECRET_CHARS = 32  # A shorter HS256 secret can be guessed offline from one 
 class TokenSettings(BaseSettings):
     """How this server checks its users' tokens (the operator's environment)."""
 
-    model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_AUTH_", extra="ignore")
+    # an error must never repeat a setting's value: the secret is one
+    model_config = SettingsConfigDict(
+        env_prefix="CRITIC_LOOP_AUTH_", extra="ignore", hide_input_in_errors=True
+    )
 
     secret: SecretStr | None = Field(
         default=None,
-        min_length=MIN_SECRET_CHARS,
         description="Shared secret that signs the users' tokens (HS256), at least 32 characters.",
     )
     jwks_url: str | None = Field(
@@ -52,9 +55,36 @@ class TokenSettings(BaseSettings):
         ),
     )
 
+    @field_validator("secret")
+    @classmethod
+    def _long_enough(cls, secret: SecretStr | None) -> SecretStr | None:
+        if secret is not None and len(secret.get_secret_value()) < MIN_SECRET_CHARS:
+            raise ValueError(
+                f"it must be at least {MIN_SECRET_CHARS} characters long (a shorter one can "
+                "be guessed from a single token)"
+            )
+        return secret
+
     @property
     def verifies(self) -> bool:
         return self.secret is not None or bool(self.jwks_url)
+
+
+def checked_settings() -> TokenSettings:
+    """Return the operator's token settings, or fail in lines that never hold a value.
+
+    Raises:
+        ValueError: a setting is invalid (each named by its variable, with the rule it breaks).
+    """
+    try:
+        return TokenSettings()
+    except ValidationError as error:
+        problems = [
+            f"CRITIC_LOOP_AUTH_{str(item['loc'][0]).upper()}: "
+            + str(item["msg"]).removeprefix("Value error, ")
+            for item in error.errors(include_input=False)
+        ]
+        raise ValueError("; ".join(problems)) from None
 
 
 class InvalidToken(Exception):

@@ -79,8 +79,7 @@ class Context(BaseSettings):
         return (init_settings, env_settings)
 
     worker_model: str = Field(
-        default="openai:gpt-4.1-mini",
-        description="The model that drafts and revises, as 'provider:model'.",
+        default="openai:gpt-4.1-mini", description="The model that drafts, as 'provider:model'."
     )
     critic_model: str = Field(
         default="openai:gpt-4.1",
@@ -159,8 +158,7 @@ class Context(BaseSettings):
         description="verdict: the judge decides; extract: it quotes the artifact and code decides.",
     )
     lint_checks: bool = Field(
-        default=False,
-        description="Grade a criterion the rubric linter can decide exactly with that check.",
+        default=False, description="Grade what the rubric linter can decide with its exact check."
     )
     worker_max_tokens: int | None = Field(
         default=None, ge=16, le=200_000, description="Cap on a draft's length in tokens."

@@ -30,8 +30,7 @@ class OperatorSettings(BaseSettings):
         description="Servers a client may choose with `base_url`, besides the operator's own.",
     )
     allowed_paths: CommaList = Field(
-        default_factory=list,
-        description="Directories under which a client may name files (empty: none).",
+        default_factory=list, description="Directories a client may name files under (empty: none)."
     )
     python_check_modules: CommaList = Field(
         default_factory=list,
@@ -44,8 +43,7 @@ class OperatorSettings(BaseSettings):
         default=1536, ge=1024, description="Memory all the processes of one test run share, MiB."
     )
     sandbox_cgroup: str | None = Field(
-        default=None,
-        description="A delegated cgroup v2 directory for the test runs' memory-bound cgroups.",
+        default=None, description="A delegated cgroup v2 directory for the test runs' cgroups."
     )
     shared_memory_scopes: CommaList = Field(
         default_factory=list,

@@ -91,8 +91,7 @@ class CriterionBase(BaseModel):
         description="What the criterion requires, in words (checks describe themselves).",
     )
     severity: Severity = Field(
-        default="must",
-        description="must: a pass needs it; should: it counts toward the weighted score.",
+        default="must", description="must: a pass needs it; should: it counts toward the score."
     )
     weight: float = Field(default=1.0, gt=0, le=100, description="Its share of the weighted score.")
     deterministic: ClassVar[bool] = True  # decided by code; only `Criterion` is not

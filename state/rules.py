@@ -133,8 +133,7 @@ class MemoryReport(BaseModel):
         default_factory=list, description="Proposed operations that were refused, and why."
     )
     lessons: list[str] = Field(
-        default_factory=list,
-        description="What the run showed: hints after which a failing check passed.",
+        default_factory=list, description="Hints after which a failing check passed."
     )
     skipped: str | None = Field(default=None, description="Why distillation did not run.")
     calls: int = Field(default=0, ge=0, description="Distiller calls made.")

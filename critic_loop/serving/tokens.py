@@ -35,12 +35,10 @@ class TokenSettings(BaseSettings):
     )
 
     secret: SecretStr | None = Field(
-        default=None,
-        description="Shared secret that signs the users' tokens (HS256), at least 32 characters.",
+        default=None, description="The HS256 secret that signs the users' tokens (32+ characters)."
     )
     jwks_url: str | None = Field(
-        default=None,
-        description="An identity provider's JSON Web Key Set: its keys sign the users' tokens.",
+        default=None, description="An identity provider's key set (JWKS), whose keys sign them."
     )
     audience: str | None = Field(default=None, description="The `aud` every token must name.")
     issuer: str | None = Field(default=None, description="The `iss` every token must name.")
@@ -48,11 +46,7 @@ class TokenSettings(BaseSettings):
         default="sub", min_length=1, description="The claim that names the user."
     )
     required: bool = Field(
-        default=False,
-        description=(
-            "Refuse every request while neither a secret nor a JWKS URL is set (the server "
-            "image sets it); otherwise such a server serves everyone as one anonymous user."
-        ),
+        default=False, description="Refuse every request while no secret or JWKS URL is set."
     )
 
     @field_validator("secret")

@@ -20,8 +20,7 @@ READY_WAIT_SECONDS = 120.0
 """How long to wait for the server's own API before giving up on installing presets."""
 
 
-async def install_presets_when_ready() -> None:
-    """Wait until the server answers, then create or update the chosen presets."""
+async def _install_presets_when_ready() -> None:
     try:
         presets = chosen_presets(os.environ.get("CRITIC_LOOP_ASSISTANTS", "auto"), os.environ)
     except ValueError as error:
@@ -51,7 +50,7 @@ async def install_presets_when_ready() -> None:
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     """Install the presets in the background once the server is up."""
-    task = asyncio.create_task(install_presets_when_ready())
+    task = asyncio.create_task(_install_presets_when_ready())
     try:
         yield
     finally:

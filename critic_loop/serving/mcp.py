@@ -41,14 +41,13 @@ def _headers(request: Request) -> dict[str, str]:
     return {key: value for key, value in request.headers.items() if key.lower() not in skip}
 
 
-def tool_name(name: str) -> str:
-    """Turn an assistant's name into an MCP tool name (letters, digits, _ . -)."""
+def _tool_name(name: str) -> str:  # letters, digits, _ . -
     return NAME_CHARACTERS.sub("", re.sub(r"\s+", "_", name.strip()))[:128] or "assistant"
 
 
-def tool_names(assistants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Name each assistant's tool; assistants sharing a name get their id's start added."""
-    plain = [tool_name(str(a.get("name") or a.get("graph_id") or "assistant")) for a in assistants]
+def _tool_names(assistants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    # assistants sharing a name get their id's start added
+    plain = [_tool_name(str(a.get("name") or a.get("graph_id") or "assistant")) for a in assistants]
     named: dict[str, dict[str, Any]] = {}
     for assistant, name in zip(assistants, plain, strict=True):
         if plain.count(name) > 1:
@@ -59,7 +58,7 @@ def tool_names(assistants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 async def _assistants(request: Request) -> dict[str, dict[str, Any]]:
     found = await _client().assistants.search(limit=100, headers=_headers(request))
-    return tool_names(list(found))
+    return _tool_names(list(found))
 
 
 async def _tool(name: str, assistant: dict[str, Any], request: Request) -> dict[str, Any]:
@@ -161,8 +160,7 @@ async def handle(request: Request) -> Response:
     return _error(METHOD_NOT_FOUND, f"method not found: {method}", request_id)
 
 
-async def not_streamed(request: Request) -> Response:
-    """Refuse the server-to-client stream: this endpoint is stateless."""
+async def _not_streamed(request: Request) -> Response:  # this endpoint is stateless
     return Response(status_code=405, headers={"Allow": "POST"})
 
 
@@ -170,5 +168,5 @@ def routes() -> list[Route]:
     """Return the MCP endpoint's routes, for the app langgraph.json mounts."""
     return [
         Route("/mcp", handle, methods=["POST"]),
-        Route("/mcp", not_streamed, methods=["GET", "DELETE"]),
+        Route("/mcp", _not_streamed, methods=["GET", "DELETE"]),
     ]

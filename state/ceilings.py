@@ -56,6 +56,7 @@ UNCAPPED_CONTEXT_FIELDS: dict[str, str] = {
     "pass_threshold": "a quality bar, not an amount",
     "critic_min_agreement": "a quality bar, not an amount: it makes no call more",
     "stall_rounds": "it can end a run sooner, never later than max_iterations",
+    "sample_budget": "fresh drafts are worker calls, bounded by call_budget and max_iterations",
     "recall_min_relevance": "a relevance floor, not an amount: recall_k bounds the rules given",
 }
 """Numeric `Context` fields without a ceiling, and why none is needed."""

@@ -117,18 +117,24 @@ class Context(BaseSettings):
         default=1.0, ge=0.0, le=1.0, description="The weighted score a pass needs (and every must)."
     )
     stall_rounds: int = Field(
-        default=3,
+        default=2,
         ge=2,
         le=MAX_ITERATIONS_LIMIT,
-        description="Attempts failing the same criteria (or rounds without gain) that stall.",
+        description="Rounds in a row failing the same criteria (or without gain) that stall.",
     )
     on_stall: Literal["stop", "resample", "auto"] = Field(
         default="auto",
-        description="On a stall: resample a fresh draft, stop, or auto (stop after candidates).",
+        description="On a stall: resample, stop, or auto (fresh batches until sample_budget).",
     )
     candidates: Annotated[int, Field(ge=1, le=MAX_CANDIDATES)] | Literal["auto"] = Field(
         default="auto",
         description="First drafts round 1 writes side by side (auto: 3 when code can choose).",
+    )
+    sample_budget: int = Field(
+        default=9,
+        ge=1,
+        le=MAX_ITERATIONS_LIMIT * MAX_CANDIDATES,
+        description="With on_stall auto: the most fresh drafts a run draws, round 1's included.",
     )
     sample_temperature: float = Field(
         default=1.0, ge=0.0, le=2.0, description="Temperature of resamples and later candidates."

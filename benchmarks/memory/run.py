@@ -39,7 +39,7 @@ class Step(Row):
     passed: bool = False
     outcome: str | None = None
     rounds: int = 0
-    """Graded rounds (critiques)."""
+    """Graded rounds (a round's candidates are one)."""
     failing: list[str] = field(default_factory=list)
     """The criteria the kept draft still fails."""
     worker_calls: int = 0
@@ -120,9 +120,9 @@ def _measure(row: Step, state: LoopState) -> None:
     usages = [draft.usage for draft in state.drafts] + [c.usage for c in state.critiques]
     usages += [memory.usage] if memory is not None and memory.usage is not None else []
     row.outcome, row.passed = state.outcome, state.outcome == "passed"
-    row.rounds = len(state.critiques)
+    row.rounds = state.rounds
     row.failing = [item.criterion_id for item in state.open_items]
-    row.worker_calls = len(state.drafts)
+    row.worker_calls = sum(draft.attempts for draft in state.drafts)
     row.critic_calls = sum(critique.attempts for critique in state.critiques)
     row.distiller_calls = memory.calls if memory is not None else 0
     row.input_tokens = sum(usage.input_tokens for usage in usages)

@@ -28,6 +28,7 @@ from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
+from critic_loop.nodes.loop.history_queries import normalized
 from critic_loop.nodes.models.gateway import Answer, Request, aask_all, ask_all
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, trust_of
@@ -97,11 +98,6 @@ def not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
     """Mark an `llm` criterion as not graded this round (the judge was skipped)."""
     evidence = f"Not graded this round: {why}"
     return CriterionResult(criterion_id=criterion.id, passed=False, skipped=True, evidence=evidence)
-
-
-def normalized(text: str) -> str:
-    """Return `text` with runs of whitespace made one space (how repeats are recognized)."""
-    return " ".join(text.split())
 
 
 def graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[str, Critique]:

@@ -14,6 +14,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import draft_event
+from critic_loop.nodes.loop.worker_turns import asked_again
 from critic_loop.nodes.models.gateway import Answer, Request, aask, ask
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.loading import model_server, worker_model
@@ -120,13 +121,26 @@ def drafted(
 
 
 def generate(turn: WorkerTurn, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Ask the worker for the draft `turn` describes, within what the budgets leave it."""
+    """Ask the worker for the draft `turn` describes, within what the budgets leave it.
+
+    A revision whose reply repeats its draft is asked again at once, as `asked_again` says
+    (one more call, the same round); the first reply stays if the second brings none.
+    """
     ledger = Ledger(turn.allowance)
-    return drafted(turn, ask(worker_request(turn, runtime.context), ledger), ledger, runtime)
+    answer = ask(worker_request(turn, runtime.context), ledger)
+    again = asked_again(turn, answer.value, runtime.context)
+    if again is not None:
+        second = ask(worker_request(again, runtime.context), ledger)
+        turn, answer = (again, second) if second.value is not None else (turn, answer)
+    return drafted(turn, answer, ledger, runtime)
 
 
 async def agenerate(turn: WorkerTurn, runtime: Runtime[Context]) -> dict[str, Any]:
     """`generate`, awaiting the worker."""
     ledger = Ledger(turn.allowance)
     answer = await aask(worker_request(turn, runtime.context), ledger)
+    again = asked_again(turn, answer.value, runtime.context)
+    if again is not None:
+        second = await aask(worker_request(again, runtime.context), ledger)
+        turn, answer = (again, second) if second.value is not None else (turn, answer)
     return drafted(turn, answer, ledger, runtime)

@@ -61,6 +61,11 @@ def draft_of(drafts: Sequence[Draft], ref: DraftRef) -> Draft:
     return next(draft for draft in drafts if draft.ref == ref)
 
 
+def normalized(text: str) -> str:
+    """Return `text` with runs of whitespace made one space (how repeats are recognized)."""
+    return " ".join(text.split())
+
+
 def fresh_start(drafts: Sequence[Draft]) -> int:
     """Return the round of the latest fresh sample (1 if there was none)."""
     return max((d.round for d in drafts if d.origin == "resample"), default=1)
@@ -73,23 +78,6 @@ def per_round_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Ve
         best = best_critique([c for c in critiques if c.round == number])
         if best is not None and best.verdict is not None:
             verdicts.append(best.verdict)
-    return verdicts
-
-
-def attempt_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Verdict]:
-    """Return the verdict of each attempt from round `since` on, oldest first.
-
-    A round of several candidates is several attempts (its weakest first, its best
-    last), less the candidates that repeat another word for word; a later round is one
-    attempt, its draft.
-    """
-    verdicts = []
-    for number in range(since, rounds_done(critiques) + 1):
-        graded = [c for c in critiques if c.round == number and c.verdict is not None]
-        if len(graded) > 1:  # a candidate repeating another of its round is no new attempt
-            graded = [c for c in graded if c.duplicate_of is None]
-        graded.sort(key=lambda c: (strength(c), -c.candidate))
-        verdicts += [critique.verdict for critique in graded if critique.verdict is not None]
     return verdicts
 
 
@@ -113,11 +101,10 @@ def no_score_gain(verdicts: Sequence[Verdict], window: int) -> bool:
 def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window: int) -> str | None:
     """Say why revising has stalled, or None if it has not.
 
-    A draft that repeats an earlier one stalls at once. Otherwise revising has stalled
-    when the last `window` attempts since the latest fresh sample failed the same criteria
-    (the candidates of a round each count as an attempt: three first drafts that all
-    fail the same criteria have stalled), or the last `window` rounds brought no score
-    gain over the best before them.
+    A round whose every draft repeats an earlier one stalls at once. Otherwise revising
+    has stalled when the last `window` rounds since the latest fresh sample (the
+    candidates of a round are one round: its best draft) failed the same criteria, or
+    brought no score gain over the best before them.
     """
     latest = latest_round(critiques)
     repeats = [c for c in latest if c.duplicate_of is not None]
@@ -125,12 +112,10 @@ def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window:
         earlier = repeats[0].duplicate_of
         assert earlier is not None
         return f"round {latest[0].round} repeated the draft of round {earlier.round} word for word"
-    since = fresh_start(drafts)
-    attempts = attempt_verdicts(critiques, since)
-    if repeated_failures(attempts, window):
-        failing = ", ".join(sorted(attempts[-1].failing_ids))
+    verdicts = per_round_verdicts(critiques, fresh_start(drafts))
+    if repeated_failures(verdicts, window):
+        failing = ", ".join(sorted(verdicts[-1].failing_ids))
         return f"the same criteria failed {window} times in a row: {failing}"
-    verdicts = per_round_verdicts(critiques, since)
     if no_score_gain(verdicts, window):
         best = max(verdict.score for verdict in verdicts[:-window])
         return f"no score gain in {window} rounds over the best so far ({best:.2f})"
@@ -177,25 +162,23 @@ def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> 
         return list(critiques)
     changed = []
     for critique in critiques:
-        mine = [r for r in overrides if r.draft == critique.ref]
-        if critique.verdict is None or not mine:
+        decided = {r.criterion_id: r for r in overrides if r.draft == critique.ref}  # last wins
+        if critique.verdict is None or not decided:
             changed.append(critique)
             continue
-        results = list(critique.verdict.results)
-        for review in mine:
-            results = [
-                result.model_copy(
-                    update={
-                        "passed": bool(review.passed),
-                        "skipped": False,
-                        "terminal": False,
-                        "evidence": f"Overridden by a person: {review.note or 'no reason given'}",
-                    }
-                )
-                if result.criterion_id == review.criterion_id
-                else result
-                for result in results
-            ]
+        results = [
+            result.model_copy(
+                update={
+                    "passed": bool(review.passed),
+                    "skipped": False,
+                    "terminal": False,
+                    "evidence": f"Overridden by a person: {review.note or 'no reason given'}",
+                }
+            )
+            if (review := decided.get(result.criterion_id)) is not None
+            else result
+            for result in critique.verdict.results
+        ]
         verdict = critique.verdict.model_copy(update={"results": results})
         changed.append(critique.model_copy(update={"verdict": verdict}))
     return changed

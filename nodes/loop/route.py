@@ -33,7 +33,13 @@ from critic_loop.nodes.loop.history_queries import (
     with_overrides,
 )
 from critic_loop.nodes.loop.review import ask_person, review_reason
-from critic_loop.nodes.loop.worker_turns import feedback_on, first_turns, next_turn, to_worker
+from critic_loop.nodes.loop.worker_turns import (
+    feedback_on,
+    first_turns,
+    fresh_batch,
+    next_turns,
+    to_worker,
+)
 from critic_loop.state.budget import exhausted, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
@@ -109,15 +115,10 @@ def decide(
 
 
 def stall_action(context: Context, drafts: Sequence[Draft]) -> Literal["stop", "resample"]:
-    """Return what a stall does: `Context.on_stall`, with "auto" read from round 1's drafts.
-
-    auto stops when round 1 drew several candidates (fresh drafts were already tried side
-    by side) and resamples when it drew one.
-    """
+    """Return what a stall does: `Context.on_stall`; auto resamples while `fresh_batch` can."""
     if context.on_stall != "auto":
         return context.on_stall
-    first_round = sum(1 for draft in drafts if draft.round == 1)
-    return "stop" if first_round > 1 else "resample"
+    return "resample" if fresh_batch(drafts, context) else "stop"
 
 
 def _by_a_person(review: Review) -> Decision | GoOn:
@@ -146,9 +147,10 @@ def feedback_after(state: LoopState, review: Review) -> list[WorkerFeedback]:
     ]
 
 
-def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send:
-    """Return the worker's next turn, to send to the generate node."""
-    return to_worker(next_turn(state, context, how.action))
+def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send | list[Send]:
+    """Return the worker's next turn (a batch of fresh samples: a list), to send to generate."""
+    sends = [to_worker(turn) for turn in next_turns(state, context, how.action)]
+    return sends[0] if len(sends) == 1 else sends
 
 
 def first_round(state: LoopState, runtime: Runtime[Context]) -> list[Send]:

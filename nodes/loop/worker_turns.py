@@ -1,28 +1,33 @@
-"""Choose the worker's next turn: first drafts, a revision of the best draft, or a fresh one.
+"""Choose the worker's next turns: first drafts, a revision of the best draft, or fresh ones.
 
-The worker only ever sees a `WorkerTurn`: the task, the recalled rules, and (to revise)
-its own drafts with the feedback addressed to it. This module reads the whole state to
-build one, and is the only place that decides what the worker sees:
+The worker only ever sees a `WorkerTurn`, and this module alone builds them from the state:
 
-- round 1: `Context.candidates` first drafts (`candidate_count`: "auto" asks for several
-  only when code can choose among them), the first at `temperature`, the others at
-  `sample_temperature` so they differ;
-- a revision always starts from the best draft so far, never from a worse one; when the
-  latest draft scored lower, the turn carries a warning saying what went wrong in it;
-- a fresh sample (after revising stalled) gets the task, the rules and one line on what
+- round 1: `Context.candidates` first drafts (`candidate_count`), side by side;
+- a revision starts from the best draft so far, with a warning when the latest did worse.
+  It shows no recalled rule: a rule is often an earlier hint word for word, and a small
+  model shown that line before its draft and again as the change to make answers with
+  the draft;
+- fresh samples (a batch: `fresh_batch`) get the task, the rules and one line on what
   earlier attempts failed, never their text.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
+from langchain_core.messages import BaseMessage
 from langgraph.types import Send
 
-from critic_loop.nodes.loop.history_queries import best_critique, best_of_round, draft_of
-from critic_loop.state.budget import Spent, allowance, spent_on
-from critic_loop.state.context import AUTO_CANDIDATES, Context
+from critic_loop.nodes.loop.history_queries import (
+    best_critique,
+    best_of_round,
+    draft_of,
+    normalized,
+)
+from critic_loop.state.budget import Allowance, Spent, allowance, spent_on
+from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
 from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
 from critic_loop.state.rubric import CriterionBase, Task, TestSuite
@@ -47,33 +52,41 @@ def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
     return AUTO_CANDIDATES if code_chooses(rubric) else 1
 
 
+def side_by_side(
+    count: int, left: Allowance, temperatures: tuple[float, float], **turn: Any
+) -> list[WorkerTurn]:
+    """Return `count` turns of one round, no more than `left` has calls for, sharing them.
+
+    The first samples at `temperatures[0]`, the others at `temperatures[1]`.
+    """
+    count = max(1, count if left.calls is None else min(count, left.calls))
+    return [
+        WorkerTurn(
+            **turn,
+            candidate=number,
+            temperature=temperatures[0] if number == 1 else temperatures[1],
+            allowance=left.share(count),
+        )
+        for number in range(1, count + 1)
+    ]
+
+
 def first_turns(
     task: Task,
     rules: Sequence[RecalledRule],
     context: Context,
     rubric: Sequence[CriterionBase] = (),
 ) -> list[WorkerTurn]:
-    """Return round 1's turns: one per candidate (see `candidate_count`).
-
-    No more candidates than the call budget allows; they share the calls it leaves
-    (`Allowance.share`).
-    """
-    left = allowance(Spent(), context)
-    count = candidate_count(context, rubric)
-    count = count if left.calls is None else min(count, left.calls)
-    share = left.share(count)
-    return [
-        WorkerTurn(
-            task=task,
-            round=1,
-            candidate=number,
-            mode="first",
-            rules=[rule.text for rule in rules],
-            temperature=context.temperature if number == 1 else context.sample_temperature,
-            allowance=share,
-        )
-        for number in range(1, count + 1)
-    ]
+    """Return round 1's turns: one per candidate (see `candidate_count`)."""
+    return side_by_side(
+        candidate_count(context, rubric),
+        allowance(Spent(), context),
+        (context.temperature, context.sample_temperature),
+        task=task,
+        round=1,
+        mode="first",
+        rules=[rule.text for rule in rules],
+    )
 
 
 def feedback_on(feedback: Sequence[WorkerFeedback], ref: DraftRef) -> WorkerFeedback:
@@ -130,37 +143,75 @@ def failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -
     return line
 
 
-def next_turn(
-    state: LoopState, context: Context, action: Literal["revision", "resample"]
-) -> WorkerTurn:
-    """Return the worker's turn for the next round: revise the best draft, or start fresh.
+def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
+    """Return how many fresh drafts the next fresh-sample round draws (0: none are left).
 
-    With no graded draft to revise (the budgets stopped every earlier turn), it starts
-    fresh. The turn carries what the run's budgets leave.
+    `on_stall: resample` draws one. `auto` draws twice the largest fresh round so far
+    (round 1's candidates are one) when round 1 drew several candidates, else one, and
+    never more than `Context.sample_budget` fresh drafts in all.
+    """
+    if context.on_stall != "auto":
+        return 1
+    fresh = Counter(draft.round for draft in drafts if draft.origin != "revision")
+    wanted = min(2 * max(fresh.values()), MAX_CANDIDATES) if fresh[1] > 1 else 1
+    return max(0, min(wanted, context.sample_budget - fresh.total()))
+
+
+def next_turns(
+    state: LoopState, context: Context, action: Literal["revision", "resample"]
+) -> list[WorkerTurn]:
+    """Return the worker's turns for the next round: revise the best draft, or start fresh.
+
+    Fresh drafts come in a batch (`fresh_batch`); with no graded draft to revise (the
+    budgets stopped every earlier turn), one starts fresh.
     """
     best = best_critique(state.critiques)
-    common = {
-        "task": state.task,
-        "round": rounds_done(state.critiques) + 1,
-        "rules": [rule.text for rule in state.recalled_rules],
-        "allowance": allowance(spent_on(state.drafts, state.critiques), context),
-    }
-    if action == "resample" or best is None:
-        base = best.ref if best is not None else None
-        return WorkerTurn(
-            **common,
-            mode="resample",
-            earlier_failures=failure_summary(state.feedback, base),
-            temperature=context.sample_temperature,
-        )
-    return WorkerTurn(
+    left = allowance(spent_on(state.drafts, state.critiques), context)
+    common = {"task": state.task, "round": rounds_done(state.critiques) + 1}
+    if action == "revision" and best is not None:
+        return [
+            WorkerTurn(
+                **common,
+                mode="revision",
+                history=revision_chain(
+                    state.drafts, state.feedback, best.ref, context.worker_history_rounds
+                ),
+                warning=regression_warning(state, best.ref),
+                temperature=context.temperature,
+                allowance=left,
+            )
+        ]
+    return side_by_side(
+        fresh_batch(state.drafts, context) if best is not None else 1,
+        left,
+        (context.sample_temperature, context.sample_temperature),
         **common,
-        mode="revision",
-        history=revision_chain(
-            state.drafts, state.feedback, best.ref, context.worker_history_rounds
-        ),
-        warning=regression_warning(state, best.ref),
-        temperature=context.temperature,
+        mode="resample",
+        rules=[rule.text for rule in state.recalled_rules],
+        earlier_failures=failure_summary(state.feedback, best.ref if best is not None else None),
+    )
+
+
+def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
+    """Return the turn to ask instead when `reply` repeats the draft `turn` revises, else None.
+
+    A small model that copies its own last reply copies it again when asked again with
+    the draft in view, so the second request is a fresh sample in the same round: the
+    task and the feedback on the draft as one line, at `sample_temperature`.
+    """
+    if reply is None or turn.revises is None:
+        return None
+    if normalized(reply.text) != normalized(turn.history[-1].text):
+        return None
+    feedback = turn.history[-1].feedback
+    return WorkerTurn(
+        task=turn.task,
+        round=turn.round,
+        candidate=turn.candidate,
+        mode="resample",
+        earlier_failures=failure_summary([feedback], feedback.ref),
+        temperature=context.sample_temperature,
+        allowance=turn.allowance,
     )
 
 

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import re
 
-# fmt: off
-# Words that carry no lesson: ignored when rules are compared and when they are indexed.
-STOP_WORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "been", "by", "for", "from", "has", "have", "in",
-    "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "will", "with",
-    "you", "your", "yours"
-})
-# fmt: on
-
 
 def words(text: str) -> list[str]:
     """Return the lower-case words of `text`, in order (punctuation dropped)."""
     return re.findall(r"\w+", text.lower())
+
+
+STOP_WORDS = frozenset(
+    words(
+        """
+        a an and are as at be been by for from has have in is it its of on or that the this
+        to was were will with you your yours
+        """
+    )
+)
+"""Words that carry no lesson: ignored when rules are compared and when they are indexed."""
 
 
 def content_words(text: str) -> list[str]:

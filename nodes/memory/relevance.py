@@ -18,34 +18,33 @@ from critic_loop.nodes.memory.content_words import words
 
 MAX_TOPIC_WORDS = 40  # of a task's first content words, in its topic
 
-# fmt: off
-# English words that carry no topic.
-FUNCTION_WORDS = frozenset({
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
-    "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "either",
-    "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
-    "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "itself", "just", "let", "me", "more", "most", "much", "must", "my", "myself", "neither", "no",
-    "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours",
-    "ourselves", "out", "over", "own", "per", "same", "she", "should", "so", "some", "such", "than",
-    "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they",
-    "this", "those", "through", "to", "too", "under", "until", "up", "upon", "us", "very", "via",
-    "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "whose", "why",
-    "will", "with", "within", "without", "would", "yet", "you", "your", "yours", "yourself",
-    "yourselves"
-})
-# fmt: on
+FUNCTION_WORDS = frozenset(
+    words(
+        """
+        a about above after again against all also am an and any are as at be because been
+        before being below between both but by can could did do does doing down during each
+        either every few for from further had has have having he her here hers herself him
+        himself his how i if in into is it its itself just let me more most much must my
+        myself neither no nor not now of off on once only or other our ours ourselves out
+        over own per same she should so some such than that the their theirs them themselves
+        then there these they this those through to too under until up upon us very via was
+        we were what when where which while who whom whose why will with within without
+        would yet you your yours yourself yourselves
+        """
+    )
+)
+"""English words that carry no topic."""
 
-# fmt: off
-# Words that say what to do or how much, not what the task is about.
-INSTRUCTION_WORDS = frozenset({
-    "write", "rewrite", "draft", "create", "make", "compose", "produce", "give", "provide",
-    "generate", "prepare", "please", "short", "shorter", "brief", "simple", "small", "new", "good",
-    "nice", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "using",
-    "use"
-})
-# fmt: on
+INSTRUCTION_WORDS = frozenset(
+    words(
+        """
+        write rewrite draft create make compose produce give provide generate prepare please
+        short shorter brief simple small new good nice one two three four five six seven
+        eight nine ten using use
+        """
+    )
+)
+"""Words that say what to do or how much, not what the task is about."""
 
 
 def stem(word: str) -> str:

@@ -112,14 +112,16 @@ def restates(text: str, lesson: str) -> bool:
     return bool(_content(words(PATTERN.sub(" ", text))) & _content(words(PATTERN.sub(" ", lesson))))
 
 
-# fmt: off
-# Words any rule may use to say what to do, beyond those of its lessons and its task.
-RULE_WORDS = frozenset({
-    "add", "after", "always", "avoid", "begin", "close", "end", "ensure", "finish", "first",
-    "follow", "include", "instead", "keep", "last", "line", "mention", "never", "once", "put",
-    "remember", "say", "sentence", "show", "start", "state", "sure", "word", "words"
-})
-# fmt: on
+RULE_WORDS = frozenset(
+    words(
+        """
+        add after always avoid begin close end ensure finish first follow include instead
+        keep last line mention never once put remember say sentence show start state sure
+        word words
+        """
+    )
+)
+"""Words any rule may use to say what to do, beyond those of its lessons and its task."""
 
 
 def _stems(text: str) -> set[str]:

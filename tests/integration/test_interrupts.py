@@ -95,6 +95,8 @@ def start(tmp_path: Path, server: ScriptedOpenAIServer) -> subprocess.Popen[str]
             "Explain recursion.",
             "--criterion",
             "clear=It is clear.",
+            "--stall-rounds",  # the script revises to round 3: no fresh sample in between
+            "3",
             "--base-url",
             server.base_url,
             "--model",

@@ -99,6 +99,7 @@ def job_context(job: int, base_url: str) -> dict[str, Any]:
         "worker_model": "openai:stub",
         "critic_model": "openai:stub",
         "max_iterations": 3,
+        "stall_rounds": 3,  # the script revises to round 3: no fresh sample in between
         "candidates": 2 if job % 5 == 0 else 1,
         "memory_scope": f"job-{job}",
     }

@@ -63,7 +63,7 @@ def test_each_budget_says_it_ran_out() -> None:
 def test_a_spent_budget_ends_the_run_as_exhausted_naming_it() -> None:
     drafts = [draft(1, attempts=1), draft(2, attempts=1)]
     critiques = [graded(1, "tone", attempts=1), graded(2, "tone", attempts=1)]
-    assert decide(critiques, drafts, Context(call_budget=5)).action == "revision"
+    assert decide(critiques, drafts, Context(call_budget=5, stall_rounds=3)).action == "revision"
     ended = decide(critiques, drafts, Context(call_budget=4))
     assert ended == Decision(
         "exhausted",

@@ -1,12 +1,19 @@
-"""`candidates` and `on_stall` default to "auto": spend on candidates where code can choose."""
+"""`candidates` and `on_stall` default to "auto": candidates where code can choose, a
+revision when they fail, fresh samples in growing batches when revising stops helping."""
 
 import pytest
 from click.testing import CliRunner
 
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, stall_action
-from critic_loop.nodes.loop.worker_turns import candidate_count, first_turns
-from critic_loop.state.context import AUTO_CANDIDATES, Context
-from critic_loop.state.records import Critique, Draft
+from critic_loop.nodes.loop.worker_turns import (
+    candidate_count,
+    first_turns,
+    fresh_batch,
+    next_turns,
+)
+from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
+from critic_loop.state.loop import LoopState
+from critic_loop.state.records import Critique, Draft, WorkerFeedback
 from critic_loop.state.rubric import Criterion, TestSuite, WordCount
 from critic_loop.state.verdict import Verdict
 from tests.support.rubrics import RUBRIC
@@ -52,8 +59,9 @@ def test_candidates_come_from_the_environment_and_the_command_line(monkeypatch) 
     assert "--candidates" in result.output and "auto" in result.output
 
 
-def draft(round_number: int, candidate: int = 1) -> Draft:
-    return Draft(round=round_number, candidate=candidate, text=f"draft {round_number}.{candidate}")
+def draft(round_number: int, candidate: int = 1, origin: str = "first") -> Draft:
+    text = f"draft {round_number}.{candidate}"
+    return Draft(round=round_number, candidate=candidate, text=text, origin=origin)  # type: ignore[arg-type]
 
 
 def failing(round_number: int, candidate: int, *ids: str) -> Critique:
@@ -61,33 +69,79 @@ def failing(round_number: int, candidate: int, *ids: str) -> Critique:
     return Critique(round=round_number, candidate=candidate, verdict=Verdict.model_validate(answer))
 
 
-def test_three_candidates_failing_alike_have_stalled_and_auto_stops() -> None:
-    drafts = [draft(1, n) for n in (1, 2, 3)]
-    critiques = [failing(1, n, "tone") for n in (1, 2, 3)]
+THREE = [draft(1, n) for n in (1, 2, 3)]
+THREE_FAIL_TONE = [failing(1, n, "tone") for n in (1, 2, 3)]
+
+
+def test_three_candidates_failing_alike_are_one_round_and_the_best_is_revised() -> None:
+    assert decide(THREE_FAIL_TONE, THREE, Context()) == GoOn("revision")
+    assert decide(THREE_FAIL_TONE, THREE, Context(on_stall="stop")) == GoOn("revision")
+
+
+def test_a_revision_failing_the_same_criteria_has_stalled_and_auto_draws_fresh_samples() -> None:
+    drafts = [*THREE, draft(2, origin="revision")]
+    critiques = [*THREE_FAIL_TONE, failing(2, 1, "tone")]
     decision = decide(critiques, drafts, Context())
-    assert decision == Decision("stalled", "the same criteria failed 3 times in a row: tone")
-    resampled = decide(critiques, drafts, Context(on_stall="resample"))
-    assert resampled == GoOn("resample", "the same criteria failed 3 times in a row: tone")
+    assert decision == GoOn("resample", "the same criteria failed 2 times in a row: tone")
+    stopped = decide(critiques, drafts, Context(on_stall="stop"))
+    assert stopped == Decision("stalled", "the same criteria failed 2 times in a row: tone")
 
 
 def test_candidates_failing_differently_are_revised() -> None:
-    drafts = [draft(1, n) for n in (1, 2, 3)]
     critiques = [failing(1, 1, "tone"), failing(1, 2, "length"), failing(1, 3, "tone")]
-    assert decide(critiques, drafts, Context()) == GoOn("revision")
+    assert decide(critiques, THREE, Context()) == GoOn("revision")
 
 
 def test_one_draft_a_round_resamples_on_a_stall_under_auto() -> None:
-    drafts = [draft(n) for n in (1, 2, 3)]
-    critiques = [failing(n, 1, "tone") for n in (1, 2, 3)]
+    drafts = [draft(1), draft(2, origin="revision")]
+    critiques = [failing(n, 1, "tone") for n in (1, 2)]
     decision = decide(critiques, drafts, Context())
-    assert decision == GoOn("resample", "the same criteria failed 3 times in a row: tone")
+    assert decision == GoOn("resample", "the same criteria failed 2 times in a row: tone")
 
 
-def test_stall_action_reads_auto_from_round_one() -> None:
-    assert stall_action(Context(), [draft(1)]) == "resample"
-    assert stall_action(Context(), [draft(1, 1), draft(1, 2)]) == "stop"
-    assert stall_action(Context(on_stall="resample"), [draft(1, 1), draft(1, 2)]) == "resample"
+def test_auto_batches_double_the_latest_fresh_round_up_to_the_sample_budget() -> None:
+    after_round_one = [*THREE, draft(2, origin="revision")]
+    assert fresh_batch(after_round_one, Context()) == 6
+    six = [draft(3, n, "resample") for n in range(1, 7)]
+    assert fresh_batch([*after_round_one, *six], Context(sample_budget=30)) == MAX_CANDIDATES
+    assert fresh_batch([*after_round_one, *six], Context(sample_budget=12)) == 3
+    assert fresh_batch([*after_round_one, *six], Context()) == 0  # 9 drawn: the budget
+
+
+def test_one_first_draft_means_one_fresh_sample_at_a_time() -> None:
+    drafts = [draft(1), draft(2, origin="revision"), draft(3, origin="resample")]
+    assert fresh_batch(drafts, Context()) == 1
+    assert fresh_batch(drafts, Context(sample_budget=3)) == 1
+    assert fresh_batch(drafts, Context(sample_budget=2)) == 0
+
+
+def test_on_stall_resample_draws_one_fresh_sample_whatever_the_budget() -> None:
+    assert fresh_batch(THREE, Context(on_stall="resample", sample_budget=1)) == 1
+    assert stall_action(Context(on_stall="resample", sample_budget=1), THREE) == "resample"
     assert stall_action(Context(on_stall="stop"), [draft(1)]) == "stop"
+
+
+def test_auto_stops_as_stalled_once_the_sample_budget_is_spent() -> None:
+    drafts = [*THREE, draft(2, origin="revision")]
+    critiques = [*THREE_FAIL_TONE, failing(2, 1, "tone")]
+    assert stall_action(Context(sample_budget=3), drafts) == "stop"
+    decision = decide(critiques, drafts, Context(sample_budget=3))
+    assert decision == Decision("stalled", "the same criteria failed 2 times in a row: tone")
+
+
+def test_a_fresh_batch_is_one_turn_per_sample_sharing_the_calls_left() -> None:
+    drafts = [*THREE, draft(2, origin="revision")]
+    critiques = [*THREE_FAIL_TONE, failing(2, 1, "tone")]
+    feedback = [WorkerFeedback(round=2, candidate=1, hints=["Use plainer words."])]
+    state = LoopState(
+        task="task", rubric=RUBRIC, drafts=drafts, critiques=critiques, feedback=feedback
+    )
+    context = Context(call_budget=20, sample_temperature=0.9)  # 8 spent: 4 drafts, 4 critiques
+    turns = next_turns(state, context, "resample")
+    assert [turn.candidate for turn in turns] == [1, 2, 3, 4, 5, 6]
+    assert {(turn.round, turn.mode, turn.temperature) for turn in turns} == {(3, "resample", 0.9)}
+    assert all(turn.earlier_failures == "Use plainer words." and not turn.history for turn in turns)
+    assert {turn.allowance.calls for turn in turns} == {2}  # 12 calls left, shared six ways
 
 
 def test_candidates_repeating_another_of_their_round_are_no_new_attempts() -> None:

@@ -127,5 +127,22 @@ def test_every_ending_comes_with_a_reason() -> None:
 
 
 def test_a_stall_resamples_by_default() -> None:
-    stalled = decide(history(("tone",), ("tone",), ("tone",)), [], Context(max_iterations=10))
-    assert stalled == GoOn("resample", "the same criteria failed 3 times in a row: tone")
+    stalled = decide(history(("tone",), ("tone",)), [], Context(max_iterations=10))
+    assert stalled == GoOn("resample", "the same criteria failed 2 times in a row: tone")
+
+
+def test_a_fresh_batch_goes_to_the_worker_as_one_send_per_sample() -> None:
+    drafts = [
+        *({"round": 1, "candidate": n, "text": f"draft {n}"} for n in (1, 2, 3)),
+        {"round": 2, "text": "draft 4", "origin": "revision"},
+    ]
+    critiques = [
+        *(critique(1, "tone").model_copy(update={"candidate": n}) for n in (1, 2, 3)),
+        critique(2, "tone"),
+    ]
+    state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques, drafts=drafts)
+    goto = route(state, Runtime(context=Context())).goto
+    assert isinstance(goto, list) and [send.arg["candidate"] for send in goto] == [1, 2, 3, 4, 5, 6]
+    assert {(send.node, send.arg["round"], send.arg["mode"]) for send in goto} == {
+        ("generate", 3, "resample")
+    }

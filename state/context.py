@@ -97,12 +97,10 @@ class Context(BaseSettings):
         default=0.5, ge=0.5, le=1.0, description="Share of judges a pass needs (0.5: majority)."
     )
     skip_judge_on_failed_check: bool = Field(
-        default=True,
-        description="Skip the LLM judge in a round where a deterministic check already failed.",
+        default=True, description="Skip the LLM judge in a round where a check already failed."
     )
     base_url: str | None = Field(
-        default=None,
-        description="An OpenAI-compatible server for 'openai:' models (default: OPENAI_BASE_URL).",
+        default=None, description="A server for 'openai:' models (default: OPENAI_BASE_URL)."
     )
     temperature: float = Field(
         default=0.0, ge=0.0, le=2.0, description="The worker's sampling temperature."
@@ -152,8 +150,7 @@ class Context(BaseSettings):
         description="How the critic is held to the verdict schema (llama.cpp: not json_schema).",
     )
     distill_structured_output_method: StructuredOutputMethod | None = Field(
-        default=None,
-        description="How the distiller is held to its schema; structured_output_method if unset.",
+        default=None, description="The distiller's structured output method (unset: the critic's)."
     )
     judge_granularity: Literal["rubric", "criterion"] = Field(
         default="rubric",
@@ -225,12 +222,10 @@ class Context(BaseSettings):
         default=50, ge=1, le=1000, description="Most rules a scope keeps; the weakest retire first."
     )
     distill_model: str | None = Field(
-        default=None,
-        description="The model that distills rules, as 'provider:model'; the critic's if unset.",
+        default=None, description="The model that distills rules (unset: the critic's)."
     )
     prompts_dir: str | None = Field(
-        default=None,
-        description="A directory of prompt templates replacing the built-in ones of that name.",
+        default=None, description="A directory of templates replacing the built-in prompts."
     )
 
     @field_validator("worker_model", "critic_model", "distill_model", "critic_models")

@@ -46,8 +46,7 @@ class OperatorSettings(BaseSettings):
         default=None, description="A delegated cgroup v2 directory for the test runs' cgroups."
     )
     shared_memory_scopes: CommaList = Field(
-        default_factory=list,
-        description="Memory scopes all users of an authenticated server share.",
+        default_factory=list, description="Memory scopes every authenticated user shares."
     )
     max_task_chars: int = Field(
         default=100_000, ge=1, description="The longest task, in characters."

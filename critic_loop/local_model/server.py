@@ -69,20 +69,9 @@ class LocalModelServer:
         """Return the command line that runs the server."""
         return [
             *self.program,
-            "--model",
-            str(self.model_file),
-            "--model_alias",
-            self.alias,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--n_ctx",
-            str(self.context_size),
-            "--n_threads",
-            str(self.threads),
-            "--verbose",
-            "false",
+            *("--model", str(self.model_file), "--model_alias", self.alias, "--verbose", "false"),
+            *("--host", "127.0.0.1", "--port", str(self.port)),
+            *("--n_ctx", str(self.context_size), "--n_threads", str(self.threads)),
         ]
 
     def start(self) -> LocalModelServer:

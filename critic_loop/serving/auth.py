@@ -134,11 +134,7 @@ async def own_resources(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
 
 
 def _context_refusal(context: Any) -> Auth.exceptions.HTTPException | None:
-    """Return the answer refusing a client's `context`, if the operator's policy refuses it.
-
-    Only `Context` fields are read (a client's other keys are LangGraph's to handle); the
-    nodes hold the context to the same policy again at every step.
-    """
+    # only `Context` fields are read (other keys are LangGraph's); the nodes check again
     if not isinstance(context, dict):
         return None
     fields = {key: value for key, value in context.items() if key in Context.model_fields}
@@ -154,11 +150,7 @@ def _context_refusal(context: Any) -> Auth.exceptions.HTTPException | None:
 
 @auth.on.threads.create_run
 async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
-    """Keep runs to their creators, and refuse one whose context the operator refuses.
-
-    A context over a ceiling, or naming a server or directory the operator did not allow,
-    is refused when the run is created (403, naming each setting), not after it started.
-    """
+    """Keep runs to their creators; refuse one whose context the operator refuses (403)."""
     context = (value.get("kwargs") or {}).get("context") if isinstance(value, dict) else None
     refusal = await asyncio.to_thread(_context_refusal, context)  # paths are resolved on disk
     if refusal is not None:
@@ -168,10 +160,7 @@ async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any
 
 @auth.on.assistants
 async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, Any] | None:
-    """Keep assistants to their creators; the server's own are everyone's to read and run.
-
-    An assistant's context is held to the operator's policy as a run's is.
-    """
+    """Keep assistants to their creators (the server's are everyone's); police their context."""
     if ctx.action in ("create", "update") and isinstance(value, dict):
         refusal = await asyncio.to_thread(_context_refusal, value.get("context"))
         if refusal is not None:

@@ -65,9 +65,7 @@ def _critic() -> Any:
 
 
 def critique_artifact(
-    artifact: str,
-    rubric: RubricLike,
-    context: Context | Mapping[str, Any] | None = None,
+    artifact: str, rubric: RubricLike, context: Context | Mapping[str, Any] | None = None
 ) -> Critique:
     """Grade `artifact` against `rubric` with the critic alone; return the whole critique.
 
@@ -86,9 +84,7 @@ def critique_artifact(
 
 
 def grade(
-    artifact: str,
-    rubric: RubricLike,
-    context: Context | Mapping[str, Any] | None = None,
+    artifact: str, rubric: RubricLike, context: Context | Mapping[str, Any] | None = None
 ) -> Verdict:
     """Grade `artifact` against `rubric` with the critic alone; return its verdict.
 

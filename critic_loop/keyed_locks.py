@@ -145,11 +145,7 @@ class KeyedLock:
 
     @contextlib.contextmanager
     def hold(
-        self,
-        key: str,
-        *,
-        wait: float | None = None,
-        busy: Callable[[str], Exception] | None = None,
+        self, key: str, *, wait: float | None = None, busy: Callable[[str], Exception] | None = None
     ) -> Iterator[None]:
         """Hold `key` while inside, waiting up to `wait` seconds, else raise `busy(holder)`.
 
@@ -178,11 +174,7 @@ class KeyedLock:
 
     @contextlib.asynccontextmanager
     async def ahold(
-        self,
-        key: str,
-        *,
-        wait: float | None = None,
-        busy: Callable[[str], Exception] | None = None,
+        self, key: str, *, wait: float | None = None, busy: Callable[[str], Exception] | None = None
     ) -> AsyncIterator[None]:
         """Hold `key` while inside, without blocking the event loop (see `hold`)."""
         wait = LOCK_WAIT_SECONDS if wait is None else wait

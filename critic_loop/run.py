@@ -19,7 +19,6 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 from langgraph.types import Command, StateSnapshot
 
-from critic_loop.branch_points import graded_checkpoints
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.nodes.loop.check_input import validated_input
@@ -54,9 +53,7 @@ StartHandler = Callable[[RunStart], None]  # told once the thread's lease is hel
 
 
 def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
-    """Build the graph input for `task` and `rubric` as plain JSON-ready data.
-
-    Callables in `python` checks become references here, before anything is checkpointed.
+    """Build the graph input for `task` and `rubric` as plain JSON (callables as references).
 
     Raises:
         InvalidInput: the task or rubric is unusable (one line per problem).
@@ -71,11 +68,7 @@ def thread_config(thread_id: str | None = None) -> RunnableConfig:
 
 
 def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
-    """Build the run's `Context`; models the caller left unset are what this machine has.
-
-    See `critic_loop.nodes.models.discovery`; `DiscoveryFailed` if the named server could
-    not say which model it serves.
-    """
+    """Build the run's `Context`; models the caller left unset are what this machine has."""
     return with_available_models(as_context(value))
 
 
@@ -88,15 +81,86 @@ def _invocation(config: RunnableConfig, context: Context) -> RunnableConfig:
     return {**config, "metadata": {**config.get("metadata", {}), **metadata}}
 
 
-def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
-    """Return the config of the checkpoint taken right after round `round_number` was graded.
+# Where a thread can be forked: the checkpoints taken right after a round was graded. Reading
+# every state would replay the thread's writes each time (time in the square of its length);
+# this lists its checkpoints once: a checkpoint's graded round is the highest among the
+# critiques written before it on its line (or stored in it whole).
+CRITIQUES = "critiques"
 
-    Invoked from it, the route step runs again with the new run's context (a fork).
-    """
+
+@dataclass(frozen=True)
+class _Point:
+    config: RunnableConfig
+    parent: str | None
+    stored: int  # the highest round among critiques it stores whole (old threads)
+    written: int  # the highest round among critiques the steps taken from it wrote (-1: none)
+
+
+def _highest_round(records: Any) -> int:
+    rounds = [r.get("round") for r in records or [] if isinstance(r, Mapping)]
+    return max((r for r in rounds if isinstance(r, int)), default=0)
+
+
+def _point(item: Any) -> _Point:
+    stored = item.checkpoint.get("channel_values", {}).get(CRITIQUES)
+    stored = getattr(stored, "value", stored)  # a snapshot of the channel holds its value
+    written = [value for _, channel, value in item.pending_writes or [] if channel == CRITIQUES]
+    parent = item.parent_config["configurable"].get("checkpoint_id") if item.parent_config else None
+    return _Point(
+        item.config,
+        str(parent) if parent else None,
+        _highest_round(stored if isinstance(stored, list) else []),
+        max((_highest_round(value) for value in written), default=-1),
+    )
+
+
+def _graded_checkpoints(
+    checkpointer: BaseCheckpointSaver[Any], thread_id: str, round_number: int
+) -> Iterator[RunnableConfig]:  # newest first, on every branch of the thread
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    points: dict[str, _Point] = {}
+    order: list[str] = []
+    listing = checkpointer.list(config)
+    try:
+        for item in listing:
+            checkpoint_id = str(item.config["configurable"]["checkpoint_id"])
+            points[checkpoint_id] = _point(item)
+            order.append(checkpoint_id)
+    finally:
+        close = getattr(listing, "close", None)
+        if close is not None:
+            close()  # the SQLite saver holds its connection while a listing is open
+    graded: dict[str, int] = {}
+
+    def graded_at(checkpoint_id: str) -> int:
+        line: list[str] = []
+        current: str | None = checkpoint_id
+        while current is not None and current in points and current not in graded:
+            line.append(current)
+            current = points[current].parent
+        reached = graded.get(current, 0) if current is not None else 0
+        for step in reversed(line):  # oldest first
+            point = points[step]
+            parent = points.get(point.parent) if point.parent else None
+            made = parent.written if parent is not None else 0
+            reached = max(reached, point.stored, made)
+            graded[step] = reached
+        return graded[checkpoint_id]
+
+    for checkpoint_id in order:
+        point = points[checkpoint_id]
+        parent = points.get(point.parent) if point.parent else None
+        after_critique = parent is not None and parent.written >= 0
+        if after_critique and graded_at(checkpoint_id) == round_number:
+            yield point.config
+
+
+def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
+    # invoked from the checkpoint right after the round was graded, route runs again (a fork)
     checkpointer = graph.checkpointer
     if not isinstance(checkpointer, BaseCheckpointSaver):
         raise LookupError("forking a thread needs the graph's checkpointer")
-    for config in graded_checkpoints(checkpointer, thread_id, round_number):
+    for config in _graded_checkpoints(checkpointer, thread_id, round_number):
         snapshot = graph.get_state(config)
         critiques = [Critique.model_validate(c) for c in snapshot.values.get("critiques", [])]
         if snapshot.next == ("route",) and rounds_done(critiques) == round_number:
@@ -105,7 +169,7 @@ def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> Ru
 
 
 class RunOptions(TypedDict, total=False):
-    """The keyword options of `run_loop` and `arun_loop` (see `run_loop`)."""
+    """The keyword options of `run_loop` and `arun_loop`."""
 
     context: Context | Mapping[str, Any] | None
     thread_id: str | None
@@ -144,10 +208,7 @@ def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
 
 @contextmanager
 def _graph(run: _Run) -> Iterator[tuple[LoopGraph, str | None]]:
-    """Open the graph on the caller's savers or the database, holding the thread's lease.
-
-    Yields the graph and where it keeps the run (None for the caller's savers).
-    """
+    """Open the graph on the caller's savers (location None) or the database, holding the lease."""
     wait, (checkpointer, store) = run.options.get("wait_for_thread", False), run.savers
     if checkpointer is not None or store is not None:
         leases = local_leases(checkpointer if checkpointer is not None else store)
@@ -179,11 +240,7 @@ async def _agraph(run: _Run) -> AsyncIterator[tuple[LoopGraph, str | None]]:
 
 def _review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
     """Return the review request a paused thread waits on, if it waits on one."""
-    for task in snapshot.tasks:
-        for pending in task.interrupts:
-            request: dict[str, Any] = pending.value
-            return request
-    return None
+    return next((pending.value for task in snapshot.tasks for pending in task.interrupts), None)
 
 
 @contextmanager
@@ -206,11 +263,7 @@ def _options(run: _Run) -> dict[str, Any]:
 
 
 def _next_input(snapshot: StateSnapshot, run: _Run) -> LoopState | Command[Any]:
-    """Return the run's result, or a reviewer's answer to resume it with.
-
-    Raises:
-        ReviewPending: the run paused for review and there is no reviewer.
-    """
+    """Return the run's result, or a reviewer's answer to resume it with (else `ReviewPending`)."""
     request = _review_request(snapshot)
     if request is None:
         return result_of(snapshot.values, run.context)
@@ -223,12 +276,8 @@ def _next_input(snapshot: StateSnapshot, run: _Run) -> LoopState | Command[Any]:
 def _start(snapshot: StateSnapshot, run: _Run, location: str | None) -> dict[str, Any] | None:
     """Return the input that starts the thread, or None to resume its unfinished run.
 
-    A thread is finished only when it holds an outcome and has no step left (its memory
-    steps done); one stopped anywhere else resumes, even one whose last step's writes were
-    saved without its checkpoint (it shows no next step).
-
-    Raises:
-        ThreadFinished: the thread's run already ended.
+    Finished means an outcome and no step left (memory steps done); anything else resumes,
+    even a last step whose writes were saved without its checkpoint (no next step shown).
     """
     kept, fresh, on_start = snapshot.values, run.fresh or {}, run.options.get("on_start")
     if kept.get("outcome") is not None and not snapshot.next:

@@ -25,8 +25,7 @@ class DistillInput(BaseModel):
     critiques: list[Critique] = Field(default_factory=list, description="The run's critiques.")
     outcome: Outcome | None = Field(default=None, description="How the run ended.")
     source_thread_id: str | None = Field(
-        default=None,
-        description="The thread the run came from, for provenance; defaults to this thread.",
+        default=None, description="The thread the run came from (default: this thread)."
     )
 
     @model_validator(mode="before")

@@ -26,8 +26,7 @@ def _kinds() -> dict[str, type[BaseModel]]:
 CRITERION_CLASSES = _kinds()
 """Each kind of criterion, as a rubric names it, and the class that reads it."""
 
-KINDS = tuple(CRITERION_CLASSES)
-"""Every kind of criterion, as a rubric names it."""
+KINDS = tuple(CRITERION_CLASSES)  # every kind of criterion, as a rubric names it
 
 
 def settings_of(kind: str) -> list[str]:
@@ -38,8 +37,7 @@ def settings_of(kind: str) -> list[str]:
     return own + [name for name in CriterionBase.model_fields if name in fields]
 
 
-ItemLabel = Callable[[int], str]
-"""Names rubric item `index` (from 0) as its author wrote it."""
+ItemLabel = Callable[[int], str]  # names rubric item `index` (from 0) as its author wrote it
 
 
 def default_label(index: int) -> str:

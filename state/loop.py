@@ -17,6 +17,7 @@ from critic_loop.state.records import (
     Critique,
     Draft,
     DraftOrigin,
+    DraftRecord,
     DraftRef,
     OpenItem,
     Outcome,
@@ -109,22 +110,14 @@ class LoopState(BaseModel):
     ] = None
     exhausted_by: Annotated[str | None, Field(description=EXHAUSTED_BY)] = None
     final: Annotated[
-        str | None,
-        Field(
-            description="The artifact returned: the passing draft, or else the best-scoring one."
-        ),
+        str | None, Field(description="The artifact returned: the passing draft, else the best.")
     ] = None
     final_round: Annotated[
         int | None, Field(description="The round of the draft returned as `final`.")
     ] = None
     open_items: Annotated[
         list[OpenItem],
-        Field(
-            description=(
-                "The criteria `final` still fails: empty when every criterion passed; a passing "
-                "draft may still miss should criteria."
-            )
-        ),
+        Field(description="The criteria `final` still fails (a pass may miss should criteria)."),
     ] = Field(default_factory=list)
     thread_id: Annotated[
         str | None, Field(description="The thread the run belongs to (set when it ends).")
@@ -144,11 +137,9 @@ class LoopState(BaseModel):
         return rounds_done(self.critiques)
 
 
-class RevisionStep(BaseModel):
+class RevisionStep(DraftRecord):
     """A draft the worker wrote, and the feedback it got on it."""
 
-    round: Annotated[int, Field(ge=1, description="The draft's round.")]
-    candidate: Annotated[int, Field(ge=1, description="The draft's candidate in its round.")] = 1
     text: Annotated[str, Field(description="The draft, as the worker wrote it.")]
     feedback: Annotated[WorkerFeedback, Field(description="What the worker was told about it.")]
 
@@ -166,20 +157,11 @@ class WorkerTurn(BaseModel):
     history: Annotated[
         list[RevisionStep],
         Field(
-            description=(
-                "For a revision: the drafts it builds on, oldest first; the last is the one to "
-                "revise. Bounded by `Context.worker_history_rounds`."
-            )
+            description="For a revision: the drafts it builds on; the last is the one to revise."
         ),
     ] = Field(default_factory=list)
     warning: Annotated[
-        str,
-        Field(
-            description=(
-                "For a revision that returns to an earlier, better draft: what went wrong in "
-                "the worse one since."
-            )
-        ),
+        str, Field(description="For a return to an earlier, better draft: what went wrong since.")
     ] = ""
     earlier_failures: Annotated[
         str,
@@ -189,13 +171,7 @@ class WorkerTurn(BaseModel):
         float, Field(ge=0.0, le=2.0, description="The worker's sampling temperature.")
     ]
     allowance: Annotated[
-        Allowance,
-        Field(
-            description=(
-                "What the run's budgets leave this turn: calls, tokens, seconds (unset: "
-                "unbounded). The route derives it from the history."
-            )
-        ),
+        Allowance, Field(description="What the run's budgets leave this turn (unset: unbounded).")
     ] = Field(default_factory=Allowance)
 
     @property

@@ -14,9 +14,8 @@ from critic_loop.state.verdict import Evidence, Hint, Note, Verdict
 Outcome = Literal[
     "passed", "stalled", "exhausted", "verifier_error", "infeasible", "accepted", "cancelled"
 ]
-"""How a run ended: passed; stalled (no progress); exhausted (the round cap or a budget,
-see `exhausted_by`); verifier_error (no acceptable critic answer); infeasible (a criterion
-no revision can meet); accepted or cancelled by a person reviewing it."""
+"""How a run ended: exhausted is the round cap or a budget (`exhausted_by`); verifier_error,
+no acceptable critic answer; infeasible, a criterion no revision can meet."""
 
 SUCCESSFUL_OUTCOMES: frozenset[Outcome] = frozenset({"passed", "accepted"})
 # runs that teach something about the worker (a verifier error or infeasible rubric do not)
@@ -53,52 +52,36 @@ class DraftRef(BaseModel):
     candidate: int = Field(default=1, ge=1, description="The draft's candidate in its round.")
 
 
-class Draft(BaseModel):
-    """One artifact the worker produced."""
+class DraftRecord(BaseModel):
+    """What is kept of one draft (the draft, its critique, the feedback on it), by its ref."""
 
-    round: int = Field(ge=1, description="The round that produced this draft, from 1.")
-    candidate: int = Field(
-        default=1,
-        ge=1,
-        description="Which of its round's candidates it is (round 1 may have many).",
-    )
-    origin: DraftOrigin = Field(default="first", description="How the draft came about.")
-    revises: DraftRef | None = Field(
-        default=None, description="The draft this one revises (none for first and fresh drafts)."
-    )
-    text: str = Field(
-        description=(
-            "The artifact as the worker returned it (invalid characters replaced; cut at "
-            "the operator's size limit, see `full_length`)."
-        )
-    )
-    usage: TokenUsage = Field(default_factory=TokenUsage, description="Worker tokens spent.")
-    attempts: int = Field(
-        default=1,
-        ge=0,
-        description="Worker calls made for this draft (a malformed reply is asked again).",
-    )
-    seconds: float = Field(
-        default=0.0, ge=0, description="Seconds the worker took, its retries included."
-    )
-    stopped: str | None = Field(
-        default=None,
-        description=(
-            "Set when a run budget ran out before the worker answered: why. The draft is "
-            "then empty."
-        ),
-    )
-    full_length: int | None = Field(
-        default=None,
-        description=(
-            "Set when the reply was longer than the operator's limit: its length in "
-            "characters. Only the first part is kept, and the round fails."
-        ),
-    )
+    round: int = Field(ge=1, description="The draft's round, from 1.")
+    candidate: int = Field(default=1, ge=1, description="Which of its round's candidates.")
 
     @property
     def ref(self) -> DraftRef:
         return DraftRef(round=self.round, candidate=self.candidate)
+
+
+class Draft(DraftRecord):
+    """One artifact the worker produced."""
+
+    origin: DraftOrigin = Field(default="first", description="How the draft came about.")
+    revises: DraftRef | None = Field(
+        default=None, description="The draft this one revises (none for first and fresh drafts)."
+    )
+    text: str = Field(description="The artifact as the worker returned it (see `full_length`).")
+    usage: TokenUsage = Field(default_factory=TokenUsage, description="Worker tokens spent.")
+    attempts: int = Field(default=1, ge=0, description="Worker calls made for this draft.")
+    seconds: float = Field(
+        default=0.0, ge=0, description="Seconds the worker took, its retries included."
+    )
+    stopped: str | None = Field(
+        default=None, description="Why a run budget ran out before the worker answered."
+    )
+    full_length: int | None = Field(
+        default=None, description="The length of a reply cut at the operator's limit (it fails)."
+    )
 
 
 class Agreement(BaseModel):
@@ -121,17 +104,11 @@ class Agreement(BaseModel):
         )
 
 
-class Critique(BaseModel):
+class Critique(DraftRecord):
     """The critic's judgement of one draft, or the reason no judgement could be made."""
 
-    round: int = Field(ge=1, description="The round of the draft this critique grades.")
-    candidate: int = Field(default=1, ge=1, description="The candidate it grades.")
     duplicate_of: DraftRef | None = Field(
-        default=None,
-        description=(
-            "Set when the draft repeats an earlier one word for word (whitespace aside): "
-            "that draft's verdict is reused instead of grading again. A stall signal."
-        ),
+        default=None, description="The earlier draft this one repeats, whose verdict it reuses."
     )
     verdict: Verdict | None = Field(
         default=None, description="The checked verdict; null when the verifier failed."
@@ -146,29 +123,14 @@ class Critique(BaseModel):
     )
     usage: TokenUsage = Field(default_factory=TokenUsage, description="Critic tokens spent.")
     agreement: Agreement | None = Field(
-        default=None,
-        description=(
-            "When several candidates of the round passed: how many behaved like this one on "
-            "further inputs (the larger the share, the likelier it is right)."
-        ),
+        default=None, description="How many passing candidates behaved like this one."
     )
     stopped: str | None = Field(
-        default=None,
-        description=(
-            "Set when a run budget ran out before grading was done: why. The judged "
-            "criteria are then not graded (or, for a draft the worker never wrote, nothing "
-            "is: the verdict is null)."
-        ),
+        default=None, description="Why a run budget ran out before grading was done."
     )
     seconds: float = Field(
-        default=0.0,
-        ge=0,
-        description="Seconds the round's grading took (checks and judges, every candidate).",
+        default=0.0, ge=0, description="Seconds the round's grading took (every candidate)."
     )
-
-    @property
-    def ref(self) -> DraftRef:
-        return DraftRef(round=self.round, candidate=self.candidate)
 
     @model_validator(mode="after")
     def _bounded(self) -> Self:
@@ -202,22 +164,16 @@ def rounds_done(critiques: Sequence[Critique]) -> int:
     return max((critique.round for critique in critiques), default=0)
 
 
-class WorkerFeedback(BaseModel):
+class WorkerFeedback(DraftRecord):
     """What crosses from the critic to the worker after a failed round: the only channel.
 
     The critic's note and hints, with criterion text and ids removed.
     """
 
-    round: int = Field(ge=1, description="The round of the draft this feedback is about.")
-    candidate: int = Field(default=1, ge=1, description="The candidate it is about.")
     summary: Note = Field(default="", description="The critic's overall note to the worker.")
     hints: list[Hint] = Field(
         default_factory=list, description="The smallest useful changes, one per failing check."
     )
-
-    @property
-    def ref(self) -> DraftRef:
-        return DraftRef(round=self.round, candidate=self.candidate)
 
 
 ReviewAction = Literal["accept", "reject", "override", "stop"]

@@ -6,20 +6,13 @@ of `CRITIC_LOOP_PYTHON_CHECK_MODULES`.
 
 from __future__ import annotations
 
-import importlib
+import pkgutil
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from critic_loop.state.errors import TrustViolation
 
 _registered: dict[str, Callable[..., Any]] = {}
-
-
-def _lookup(module: str, qualname: str) -> Any:
-    target: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        target = getattr(target, part)
-    return target
 
 
 def reference_to(function: Callable[..., Any]) -> str:
@@ -43,9 +36,8 @@ def register_check(function: Callable[..., Any]) -> str:
 
 
 def _importable_as(reference: str) -> Any:
-    module, _, qualname = reference.partition(":")
     try:
-        return _lookup(module, qualname)
+        return pkgutil.resolve_name(reference)
     except (ImportError, AttributeError, ValueError):
         return None
 
@@ -77,14 +69,15 @@ def resolve_reference(
             "the operator registered (critic_loop.register_check) or those of the modules "
             "in CRITIC_LOOP_PYTHON_CHECK_MODULES"
         )
-    module, _, qualname = reference.partition(":")
-    if "#" in qualname:
+    if ":" not in reference:
+        raise LookupError(f"{reference!r} is not a 'package.module:function' reference")
+    if "#" in reference:
         raise LookupError(
             f"{reference!r} names a function that was only registered in another process "
             "(a lambda or closure); pass the callable again or use an importable function"
         )
     try:
-        target = _lookup(module, qualname)
+        target = pkgutil.resolve_name(reference)
     except (ImportError, AttributeError, ValueError) as error:
         raise LookupError(f"cannot import {reference!r}: {error}") from error
     if not callable(target):

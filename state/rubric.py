@@ -91,8 +91,7 @@ class CriterionBase(BaseModel):
         description="What the criterion requires, in words (checks describe themselves).",
     )
     severity: Severity = Field(
-        default="must",
-        description="must: a pass needs it; should: it counts toward the weighted score.",
+        default="must", description="must: a pass needs it; should: it counts toward the score."
     )
     weight: float = Field(default=1.0, gt=0, le=100, description="Its share of the weighted score.")
     deterministic: ClassVar[bool] = True  # decided by code; only `Criterion` is not
@@ -114,10 +113,7 @@ class Criterion(CriterionBase):
     text: NonBlank = Field(
         min_length=1,
         max_length=2000,
-        description=(
-            "The condition, phrased so a reviewer can check it without interpreting it "
-            "(for example 'The answer is under 150 words')."
-        ),
+        description="The condition, checkable without interpreting it ('Under 150 words.').",
     )
     deterministic: ClassVar[bool] = False
 
@@ -219,7 +215,7 @@ class ValidJson(CriterionBase):
 
 
 def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
-    """List the `$ref`s of `schema` that do not resolve within it (none are ever fetched)."""
+    # the `$ref`s that do not resolve within `schema` (none are ever fetched)
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import specification_with
@@ -318,7 +314,7 @@ class TestSuite(CriterionBase):
     __test__ = False  # not a pytest test class
 
     kind: Literal["tests"] = Field(description=KIND_DESCRIPTION)
-    tests: str | None = Field(default=None, description="The test code, inline.")
+    tests: NonBlank | None = Field(default=None, description="The test code, inline.")
     tests_file: str | None = Field(default=None, description="Path to a test file.")
     module: str = Field(
         default="solution",
@@ -329,19 +325,10 @@ class TestSuite(CriterionBase):
         default=60.0, gt=0, le=MAX_TEST_SECONDS, description="Wall-clock limit for the run."
     )
     memory_mb: int = Field(
-        default=1024,
-        ge=64,
-        le=65536,
-        description="Memory limit: the address space of each process of the run, in MiB.",
+        default=1024, ge=64, le=65536, description="Address space of each process, in MiB."
     )
     max_processes: int = Field(
-        default=64,
-        ge=4,
-        le=4096,
-        description=(
-            "Most processes (threads included) the run may have at once. The kernel counts "
-            "them for the sandbox's unprivileged user; enforced only where the sandbox has one."
-        ),
+        default=64, ge=4, le=4096, description="Most processes (threads included) at once."
     )
     max_file_mb: int = Field(
         default=64, ge=1, le=65536, description="Largest file the code may write, in MiB."
@@ -350,21 +337,13 @@ class TestSuite(CriterionBase):
         default=256, ge=32, le=65536, description="Most files each process may hold open."
     )
     work_dir_mb: int = Field(
-        default=256,
-        ge=8,
-        le=65536,
-        description=(
-            "Size of the working directory, in MiB: the only place the code may write, a "
-            "memory-backed tmpfs (bounded only where bubblewrap provides the sandbox)."
-        ),
+        default=256, ge=8, le=65536, description="The working directory's size, in MiB."
     )
 
     @model_validator(mode="after")
     def _one_source(self) -> TestSuite:
         if (self.tests is None) == (self.tests_file is None):
             raise ValueError("give exactly one of tests (inline code) or tests_file")
-        if self.tests is not None and not self.tests.strip():
-            raise ValueError("tests must not be blank")
         return self
 
     def _default_text(self) -> str:
@@ -444,10 +423,7 @@ Conflict = tuple[CriterionBase, CriterionBase, str]  # two criteria, and why bot
 
 
 def _first_contradiction(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    """Find two criteria that can never both pass, in time near-linear in the rubric.
-
-    The pattern matches of `_phrase_conflict` share a time budget; undecided ones pass.
-    """
+    # near-linear in the rubric; the pattern matches share a time budget (undecided: none)
     return _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
 
 
@@ -483,7 +459,7 @@ def _pattern_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
 
 
 def _phrase_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    """Find a required phrase that a forbidding pattern matches wherever it appears."""
+    # a required phrase that a forbidding pattern matches wherever it appears
     deadline = time.monotonic() + CONTRADICTION_BUDGET_SECONDS
     forbidding = [c for c in criteria if isinstance(c, Regex) and not c.must_match]
     # a phrase matched without regard to case can dodge a case-sensitive pattern in a

@@ -57,11 +57,7 @@ class Rule(BaseModel):
     scope: str = Field(description="The memory scope (domain) it belongs to.")
     topics: list[str] = Field(
         default_factory=list,
-        description=(
-            "What the tasks that taught or reinforced it were about: each task's content "
-            "words, latest last. Recall matches a new task against them (and the text); "
-            "the worker never sees them."
-        ),
+        description="The content words of the tasks that taught it, latest last (for recall).",
     )
     provenance: RuleProvenance = Field(description="The run that first taught it.")
     last_changed_by: RuleProvenance | None = Field(
@@ -137,8 +133,7 @@ class MemoryReport(BaseModel):
         default_factory=list, description="Proposed operations that were refused, and why."
     )
     lessons: list[str] = Field(
-        default_factory=list,
-        description="What the run showed: hints after which a failing check passed.",
+        default_factory=list, description="Hints after which a failing check passed."
     )
     skipped: str | None = Field(default=None, description="Why distillation did not run.")
     calls: int = Field(default=0, ge=0, description="Distiller calls made.")

@@ -1,8 +1,8 @@
-"""The embedded local model: a small open model for machines with no API key and no server.
+"""The embedded local model, for machines with no API key and no model server.
 
-With the `local` extra, `critic-loop demo` and `run` start Qwen2.5-Coder-0.5B-Instruct
-(the file `CRITIC_LOOP_LOCAL_MODEL_FILE`, else downloaded once and checked) behind
-llama-cpp-python's server on 127.0.0.1, for the command's length.
+With the `local` extra, `critic-loop demo` and `run` fall back to Qwen2.5-Coder-0.5B-Instruct
+(Q4_K_M GGUF): `CRITIC_LOOP_LOCAL_MODEL_FILE`, else downloaded once and checked (`download`),
+served by llama-cpp-python's OpenAI-compatible server on a free local port (`server`).
 """
 
 from __future__ import annotations
@@ -28,23 +28,16 @@ __all__ = [
     "stop_embedded_model",
 ]
 
-EXTRA = "local"
-"""The optional extra that brings the embedded model's packages."""
-
+# what `python -m llama_cpp.server` imports: llama-cpp-python and its `server` extra
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
-"""What `python -m llama_cpp.server` imports: llama-cpp-python and its `server` extra."""
-
-SERVER_SETTINGS = {"structured_output_method": "function_calling"}
-"""What llama-cpp-python's server needs besides `LOCAL_SETTINGS`: it refuses OpenAI's
-`json_schema` structured output, so the critic answers by a forced tool call (what the
-fallback would switch to after a refused request)."""
+SERVER_SETTINGS = {"structured_output_method": "function_calling"}  # it refuses json_schema
 
 _started: list[LocalModelServer] = []
 _starting = threading.Lock()
 
 
 def is_installed() -> bool:
-    """Say whether the `local` extra is installed (without importing the model library)."""
+    """Say whether the `local` extra is installed (without importing it)."""
     return all(importlib.util.find_spec(name) is not None for name in SERVER_MODULES)
 
 
@@ -69,9 +62,7 @@ def model_file(settings: LocalModelSettings, progress: Progress | None = None) -
 def embedded_model_context(
     settings: LocalModelSettings | None = None, progress: Progress | None = None
 ) -> dict[str, Any]:
-    """Start the embedded model (once per process) and return the run settings that use it.
-
-    The server stops when `stop_embedded_model` is called, or when the process exits.
+    """Start the embedded model (once per process, until it exits) and return its run settings.
 
     Raises:
         FileNotFoundError, DownloadFailed: there is no model file to run.

@@ -1,10 +1,6 @@
-"""Download a model file once: resumable, with progress, checked against its sha256.
+"""Download a model file once: resumable (into `<file>.part`), under a lock, with progress.
 
-The bytes go to `<file>.part` beside the destination; a download cut off part-way is
-resumed from where it stopped (an HTTP range request), or started again when the server
-does not serve ranges. Only a file whose sha256 matches is renamed into place, so a file
-at the destination is always a whole, checked one. A lock file keeps two processes from
-writing the same download.
+Only a file whose sha256 matches is renamed into place.
 """
 
 from __future__ import annotations
@@ -21,19 +17,15 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-Progress = Callable[[int, int | None], None]
-"""Told the bytes on disk so far and the file's whole size (None when the server won't say)."""
-
+Progress = Callable[[int, int | None], None]  # told the bytes so far and the size, if known
 CHUNK = 1 << 20
-"""Bytes read and written at a time."""
 
 
 class DownloadFailed(RuntimeError):
     """The model file could not be downloaded whole and intact; the message says why."""
 
 
-def sha256_of(path: Path) -> str:
-    """Return the sha256 of the file at `path`, as hex."""
+def _sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as stream:
         for block in iter(lambda: stream.read(CHUNK), b""):
@@ -53,7 +45,7 @@ def _held(lock_path: Path) -> Iterator[None]:
 
 
 def _open(url: str, start: int, timeout: float) -> http.client.HTTPResponse | None:
-    """Open `url` from byte `start`; None when the server says the range is past the end."""
+    # None when the server says the range is past the end
     headers = {"Range": f"bytes={start}-"} if start else {}
     request = urllib.request.Request(url, headers=headers)
     try:
@@ -70,7 +62,6 @@ def _open(url: str, start: int, timeout: float) -> http.client.HTTPResponse | No
 
 
 def _fetch(url: str, part: Path, progress: Progress | None, timeout: float) -> None:
-    """Bring `part` up to the whole file at `url`, resuming what it already holds."""
     have = part.stat().st_size if part.exists() else 0
     reply = _open(url, have, timeout)
     if reply is None:
@@ -115,8 +106,6 @@ def download(
 ) -> Path:
     """Download `url` to `destination` once, resuming a partial download; return the path.
 
-    A file already at `destination` is taken as it is (it was checked when it arrived).
-
     Raises:
         DownloadFailed: the server could not be reached, the download stopped part-way (run
             again to resume), or the file's sha256 is not `sha256` (the bad file is removed).
@@ -126,7 +115,7 @@ def download(
         if destination.is_file():
             return destination
         _fetch(url, part, progress, timeout)
-        found = sha256_of(part)
+        found = _sha256_of(part)
         if found != sha256.lower():
             part.unlink()
             raise DownloadFailed(

@@ -1,11 +1,7 @@
-"""The embedded model's server: llama-cpp-python's OpenAI-compatible server, managed.
+"""The embedded model's server: `python -m llama_cpp.server` on a free 127.0.0.1 port.
 
-critic-loop starts `python -m llama_cpp.server` (this interpreter, so the `local` extra
-must be installed beside critic-loop) on a free 127.0.0.1 port, waits until it answers
-`/v1/models`, and stops it when the command ends. The model runs in a process of its own:
-requests go through the same langchain-openai path as with any OpenAI-compatible server,
-and a crash in the model's native code cannot take the run's checkpoints with it. On
-Linux the server also dies with the process that started it, however that one ends.
+A process of its own, so a crash in native code cannot take the run's checkpoints with it;
+on Linux it dies with the process that started it.
 """
 
 from __future__ import annotations
@@ -21,7 +17,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 logger = logging.getLogger(__name__)
 
@@ -30,78 +28,50 @@ class ServerFailed(RuntimeError):
     """The embedded model server did not start; the message ends with its log's last lines."""
 
 
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on now."""
+def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
 
 def _die_with_parent() -> None:  # pragma: no cover (runs in the child, before exec)
-    """Ask Linux to kill this process when its parent ends (PR_SET_PDEATHSIG, SIGKILL).
-
-    SIGKILL, not SIGTERM: on SIGTERM the server would first finish the request in flight,
-    for a caller that is gone.
-    """
+    # PR_SET_PDEATHSIG; SIGKILL, as on SIGTERM it would first finish a request for nobody
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
 
 
+@dataclass(eq=False)
 class LocalModelServer:
     """One `llama_cpp.server` process serving `model_file` as `alias`."""
 
-    program: tuple[str, ...] = (sys.executable, "-m", "llama_cpp.server")
-    """The command that runs the server, before its arguments (llama-cpp-python's server,
-    with this interpreter; the tests put a stand-in that takes the same arguments here)."""
+    # the tests put a stand-in here
+    program: ClassVar[tuple[str, ...]] = (sys.executable, "-m", "llama_cpp.server")
 
-    def __init__(
-        self,
-        model_file: Path,
-        alias: str,
-        *,
-        threads: int,
-        context_size: int,
-        log_dir: Path,
-        startup_timeout: float = 180.0,
-    ) -> None:
-        """Describe the server; `start` runs it, logging to a file in `log_dir`."""
-        self.model_file = model_file
-        self.alias = alias
-        self.threads = threads
-        self.context_size = context_size
-        self.log_dir = log_dir
-        self.startup_timeout = startup_timeout
-        self.port = 0
-        self._process: subprocess.Popen[bytes] | None = None
+    model_file: Path
+    alias: str
+    _: KW_ONLY
+    threads: int
+    context_size: int
+    log_dir: Path
+    startup_timeout: float = 180.0
+    port: int = 0
+    _process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
-    def log_path(self) -> Path:
-        """The server's log (one per port, removed when the server stops cleanly)."""
+    def log_path(self) -> Path:  # removed when the server stops cleanly
         return self.log_dir / f"embedded-server-{self.port}.log"
 
     @property
     def base_url(self) -> str:
-        """The server's OpenAI-compatible address (`http://127.0.0.1:PORT/v1`)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
     def command(self) -> list[str]:
         """Return the command line that runs the server."""
         return [
             *self.program,
-            "--model",
-            str(self.model_file),
-            "--model_alias",
-            self.alias,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--n_ctx",
-            str(self.context_size),
-            "--n_threads",
-            str(self.threads),
-            "--verbose",
-            "false",
+            *("--model", str(self.model_file), "--model_alias", self.alias, "--verbose", "false"),
+            *("--host", "127.0.0.1", "--port", str(self.port)),
+            *("--n_ctx", str(self.context_size), "--n_threads", str(self.threads)),
         ]
 
     def start(self) -> LocalModelServer:
@@ -110,7 +80,7 @@ class LocalModelServer:
         Raises:
             ServerFailed: it exited, or did not answer within `startup_timeout` seconds.
         """
-        self.port = free_port()
+        self.port = _free_port()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(
@@ -160,7 +130,6 @@ class LocalModelServer:
 
     @property
     def running(self) -> bool:
-        """Say whether the server process is alive."""
         return self._process is not None and self._process.poll() is None
 
     def stop(self) -> None:

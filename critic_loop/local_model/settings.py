@@ -1,8 +1,4 @@
-"""Settings of the embedded local model: which model file, where it comes from, how it runs.
-
-Each is read from the environment as `CRITIC_LOOP_LOCAL_MODEL_<FIELD>`; the one most
-people set is `CRITIC_LOOP_LOCAL_MODEL_FILE`, a GGUF file already on disk.
-"""
+"""Settings of the embedded local model (`CRITIC_LOOP_LOCAL_MODEL_<FIELD>`); light to import."""
 
 from __future__ import annotations
 
@@ -13,21 +9,17 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
-"""The name the embedded server gives its model (`openai:qwen2.5-coder-0.5b-instruct`)."""
 
 MODEL_URL = (
     "https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/main/"
     "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 )
-"""The model's public home: Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (about 490 MB,
-Apache-2.0), as its makers publish it on Hugging Face."""
+"""Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (about 490 MB, Apache-2.0), from its makers."""
 
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-"""The sha256 of that file: a download that does not match is thrown away."""
 
 
-def default_cache_dir() -> Path:
-    """Return the user's cache folder for models (`$XDG_CACHE_HOME/critic-loop/models`)."""
+def _default_cache_dir() -> Path:  # $XDG_CACHE_HOME/critic-loop/models
     cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(cache) / "critic-loop" / "models"
 
@@ -38,24 +30,18 @@ class LocalModelSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_LOCAL_MODEL_", extra="ignore")
 
     file: Path | None = Field(
-        default=None,
-        description=(
-            "A GGUF model file on disk to use as it is. Unset: the model is downloaded once "
-            "from `url` into `cache_dir` and checked against `sha256`."
-        ),
+        default=None, description="A GGUF model file to use; unset: `url`, downloaded once."
     )
     url: str = Field(default=MODEL_URL, description="Where to download the model file from.")
     sha256: str = Field(
         default=MODEL_SHA256, description="The downloaded file's sha256 (a mismatch is refused)."
     )
     cache_dir: Path = Field(
-        default_factory=default_cache_dir, description="Where downloaded model files are kept."
+        default_factory=_default_cache_dir, description="Where downloaded model files are kept."
     )
     alias: str = Field(default=MODEL_ALIAS, description="The model's name on the embedded server.")
     threads: int = Field(
-        default_factory=lambda: os.cpu_count() or 1,
-        ge=1,
-        description="CPU threads the model runs on (default: every core).",
+        default_factory=lambda: os.cpu_count() or 1, ge=1, description="CPU threads (default: all)."
     )
     context_size: int = Field(
         default=8192, ge=512, description="The model's context window, in tokens."

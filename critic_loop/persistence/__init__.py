@@ -62,22 +62,20 @@ def is_postgres(target: str) -> bool:
     return target.startswith(("postgresql://", "postgres://"))
 
 
-def _postgres_index() -> IndexConfig | None:
-    return rule_index() if os.environ.get(EMBEDDINGS_VARIABLE) else None
-
-
-def _postgres_classes() -> tuple[Any, Any, Any, Any]:
+def _postgres(target: str, asynchronous: bool) -> tuple[Any, Any, IndexConfig | None]:
+    """Return the saver and store to enter for `target`, and the store's index."""
     try:
         from langgraph.checkpoint.postgres import PostgresSaver
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
     except ImportError as error:
-        raise RuntimeError(
-            missing_extra_message(
-                "a postgresql:// database needs the PostgreSQL packages", "postgres"
-            )
-        ) from error
-    return PostgresSaver, PostgresStore, AsyncPostgresSaver, AsyncPostgresStore
+        said = "a postgresql:// database needs the PostgreSQL packages"
+        raise RuntimeError(missing_extra_message(said, "postgres")) from error
+    saver, store = (
+        (AsyncPostgresSaver, AsyncPostgresStore) if asynchronous else (PostgresSaver, PostgresStore)
+    )
+    index: Any = rule_index() if os.environ.get(EMBEDDINGS_VARIABLE) else None  # a Postgres one
+    return saver.from_conn_string(target), store.from_conn_string(target, index=index), index
 
 
 def _opened(
@@ -98,12 +96,8 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
     """Open the checkpointer and store for synchronous code."""
     target = database_target(database)
     if is_postgres(target):
-        saver_class, store_class, _, _ = _postgres_classes()
-        index = _postgres_index()
-        with (
-            saver_class.from_conn_string(target) as saver,
-            store_class.from_conn_string(target, index=index) as store,
-        ):
+        opening_saver, opening_store, index = _postgres(target, asynchronous=False)
+        with opening_saver as saver, opening_store as store:
             lock = AdvisoryLocks(target)
             with lock.hold(SETUP_KEY):
                 saver.setup()
@@ -144,12 +138,8 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
     """Open the async checkpointer and store, for async code such as `graph.ainvoke`."""
     target = database_target(database)
     if is_postgres(target):
-        _, _, saver_class, store_class = _postgres_classes()
-        index = _postgres_index()
-        async with (
-            saver_class.from_conn_string(target) as saver,
-            store_class.from_conn_string(target, index=index) as store,
-        ):
+        opening_saver, opening_store, index = _postgres(target, asynchronous=True)
+        async with opening_saver as saver, opening_store as store:
             lock: KeyedLock = AdvisoryLocks(target)
             async with lock.ahold(SETUP_KEY):
                 await saver.setup()

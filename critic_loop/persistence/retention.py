@@ -173,12 +173,8 @@ def _sqlite_transaction(path: Path) -> Iterator[Any]:
     connection = sqlite.connect(path, isolation_level=None)
     try:
         connection.execute("BEGIN IMMEDIATE")
-        try:
+        with connection:  # commits, or rolls back on an error
             yield connection
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
     finally:
         connection.close()
 

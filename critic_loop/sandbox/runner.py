@@ -23,14 +23,7 @@ from pathlib import Path
 
 from critic_loop.sandbox import boundary, memory_bound
 from critic_loop.sandbox.bounded_run import PairFinished, run_pair
-from critic_loop.sandbox.isolation import (
-    Command,
-    Isolation,
-    Limits,
-    build,
-    ensure_isolation,
-    lost,
-)
+from critic_loop.sandbox.isolation import Command, Isolation, Limits, build, ensure_isolation, lost
 from critic_loop.sandbox.report import Judged, defined_tests, judge, parse_report, scrub_secrets
 
 OUTPUT_TAIL = 1500  # of the end of pytest's output, in the evidence

@@ -1,9 +1,4 @@
-"""The HTTP app langgraph.json mounts next to LangGraph server's own API (`http.app`).
-
-It serves critic-loop's MCP endpoint (`critic_loop.serving.mcp`) and, when the server
-starts, installs the ready-made assistants the operator's environment can run
-(`critic_loop.serving.assistants`, chosen by `CRITIC_LOOP_ASSISTANTS`).
-"""
+"""The HTTP app langgraph.json mounts (`http.app`): the MCP endpoint and the presets."""
 
 from __future__ import annotations
 
@@ -25,8 +20,7 @@ READY_WAIT_SECONDS = 120.0
 """How long to wait for the server's own API before giving up on installing presets."""
 
 
-async def install_presets_when_ready() -> None:
-    """Wait until the server answers, then create or update the chosen presets."""
+async def _install_presets_when_ready() -> None:
     try:
         presets = chosen_presets(os.environ.get("CRITIC_LOOP_ASSISTANTS", "auto"), os.environ)
     except ValueError as error:
@@ -56,7 +50,7 @@ async def install_presets_when_ready() -> None:
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     """Install the presets in the background once the server is up."""
-    task = asyncio.create_task(install_presets_when_ready())
+    task = asyncio.create_task(_install_presets_when_ready())
     try:
         yield
     finally:
@@ -65,5 +59,4 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
             await task
 
 
-app = Starlette(routes=routes(), lifespan=lifespan)
-"""The app langgraph.json mounts (`http.app`)."""
+app = Starlette(routes=routes(), lifespan=lifespan)  # the app langgraph.json mounts (`http.app`)

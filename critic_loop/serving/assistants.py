@@ -1,9 +1,8 @@
 """Ready-made assistants for LangGraph server: one per kind of model the operator has.
 
-`local` (the model the server's own OPENAI_BASE_URL serves), `openai`, `gemini`. A preset
-never names a `base_url` (where calls go stays the operator's). `CRITIC_LOOP_ASSISTANTS`
-chooses which are installed at start (`auto`: each whose key or server the environment
-has); each has a fixed id per graph, so installing again updates it in place.
+A served graph's default assistant uses OpenAI's models; these presets (`local`, `openai`,
+`gemini`) name the models for the usual setups, never a `base_url`. CRITIC_LOOP_ASSISTANTS
+chooses which are installed at start (`auto`, a list, `none`); installing is idempotent.
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ from critic_loop.nodes.models.discovery import (
 
 logger = logging.getLogger(__name__)
 
-GRAPH_ID = "critic_loop"
-"""The graph the presets run (langgraph.json's name for the loop)."""
+GRAPH_ID = "critic_loop"  # the graph the presets run (langgraph.json's name for the loop)
 
 PRESET_NAMESPACE = uuid.UUID("6f1c1b52-9a3e-4c4a-8d61-2f3c1f0a7e10")
 """Namespace of the presets' fixed assistant ids."""

@@ -44,15 +44,12 @@ ANONYMOUS: Auth.types.MinimalUserDict = {
 }
 """Everyone, on a server that checks no tokens."""
 
-auth = Auth()
-"""The server's authentication and authorization (langgraph.json's `auth.path`)."""
+auth = Auth()  # the server's authentication and authorization (langgraph.json's `auth.path`)
 
 
 @functools.cache
 def token_settings() -> TokenSettings:
-    """Return how tokens are checked, read from the environment once per process.
-
-    Call `token_settings.cache_clear()` after changing the environment (tests do).
+    """Return how tokens are checked, read once (`cache_clear()` after changing the env).
 
     Raises:
         ValueError: a setting is invalid; the message names it, never its value.
@@ -78,7 +75,7 @@ def _refused(status: int, detail: str) -> Auth.exceptions.HTTPException:
 
 @auth.authenticate
 async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
-    """Return the user a request's bearer token names (see the module docstring)."""
+    """Return the user a request's bearer token names."""
     settings = token_settings()
     if not settings.verifies:
         if settings.required:
@@ -103,12 +100,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
 
 
 def _owner(ctx: Auth.types.AuthContext) -> str | None:
-    """Return the identity that owns what `ctx`'s request touches; None: nothing is owned.
-
-    Every authenticated user owns what they create, whoever authenticated them (these
-    handlers serve an `Auth` of your own as well); the anonymous user of a server that
-    checks no tokens owns nothing, and sees everything.
-    """
+    # None: the anonymous user of a server that checks no tokens, who sees everything
     if ctx.user.is_authenticated:
         return str(ctx.user.identity)
     if token_settings().verifies:
@@ -142,11 +134,7 @@ async def own_resources(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
 
 
 def _context_refusal(context: Any) -> Auth.exceptions.HTTPException | None:
-    """Return the answer refusing a client's `context`, if the operator's policy refuses it.
-
-    Only `Context` fields are read (a client's other keys are LangGraph's to handle); the
-    nodes hold the context to the same policy again at every step.
-    """
+    # only `Context` fields are read (other keys are LangGraph's); the nodes check again
     if not isinstance(context, dict):
         return None
     fields = {key: value for key, value in context.items() if key in Context.model_fields}
@@ -162,11 +150,7 @@ def _context_refusal(context: Any) -> Auth.exceptions.HTTPException | None:
 
 @auth.on.threads.create_run
 async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
-    """Keep runs to their creators, and refuse one whose context the operator refuses.
-
-    A context over a ceiling, or naming a server or directory the operator did not allow,
-    is refused when the run is created (403, naming each setting), not after it started.
-    """
+    """Keep runs to their creators; refuse one whose context the operator refuses (403)."""
     context = (value.get("kwargs") or {}).get("context") if isinstance(value, dict) else None
     refusal = await asyncio.to_thread(_context_refusal, context)  # paths are resolved on disk
     if refusal is not None:
@@ -176,10 +160,7 @@ async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any
 
 @auth.on.assistants
 async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, Any] | None:
-    """Keep assistants to their creators; the server's own are everyone's to read and run.
-
-    An assistant's context is held to the operator's policy as a run's is.
-    """
+    """Keep assistants to their creators (the server's are everyone's); police their context."""
     if ctx.action in ("create", "update") and isinstance(value, dict):
         refusal = await asyncio.to_thread(_context_refusal, value.get("context"))
         if refusal is not None:

@@ -1,7 +1,7 @@
 """The graphs as the LangGraph server serves them (`langgraph.json`).
 
-With the server's PostgreSQL (`DATABASE_URI`, or `POSTGRES_URI`), memory's per-scope lock
-becomes an advisory lock there, so two containers cannot store a rule twice.
+With a PostgreSQL URL (`DATABASE_URI` or `POSTGRES_URI`), memory writes lock their scope
+with an advisory lock in that database, so two containers do not store a rule twice.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """critic-loop's tools for MCP clients, at the LangGraph server's `/mcp`.
 
 It replaces the server's built-in endpoint (`http.disable_mcp`), which answers with a
-Python `repr`, names a failed run's exception class only, takes no context and fails on
-two assistants of one name: here one tool per assistant, the output as JSON (and
-`structuredContent`), a failed run's message (`isError`). Runs go through the server in
-process with the caller's headers, so its authentication applies (`enable_custom_route_auth`).
+Python `repr`, hides a failed run's message, takes no context and fails on assistants that
+share a name. Runs go through the server in process with the caller's headers, so its auth
+applies. `langgraph_api.server` is imported late: the running server imports this module.
 """
 
 from __future__ import annotations
@@ -16,14 +15,11 @@ from typing import Any
 
 import httpx
 from langgraph_sdk.client import LangGraphClient
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-PROTOCOL_VERSION = "2025-06-18"
-"""The MCP revision answered when a client asks for one this endpoint does not know."""
-
+PROTOCOL_VERSION = "2025-06-18"  # answered when a client asks for one not known here
 KNOWN_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 
 INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
@@ -32,12 +28,8 @@ NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def _client() -> Any:
-    """Return a client of this server, in process, whose requests pass its authentication.
-
-    `langgraph_sdk.get_client(url=None)` would skip it (its requests come from the server
-    itself), so each MCP caller would act as nobody in particular: with the caller's
-    headers on a transport of our own, the server's auth sees the caller.
-    """
+    # not `get_client(url=None)`: its requests skip the server's auth, so the caller's
+    # headers would count for nothing
     from langgraph_api.server import app  # type: ignore[import-untyped]  # the running server
 
     transport = httpx.ASGITransport(app=app)
@@ -49,14 +41,13 @@ def _headers(request: Request) -> dict[str, str]:
     return {key: value for key, value in request.headers.items() if key.lower() not in skip}
 
 
-def tool_name(name: str) -> str:
-    """Turn an assistant's name into an MCP tool name (letters, digits, _ . -)."""
+def _tool_name(name: str) -> str:  # letters, digits, _ . -
     return NAME_CHARACTERS.sub("", re.sub(r"\s+", "_", name.strip()))[:128] or "assistant"
 
 
-def tool_names(assistants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Name each assistant's tool; assistants sharing a name get their id's start added."""
-    plain = [tool_name(str(a.get("name") or a.get("graph_id") or "assistant")) for a in assistants]
+def _tool_names(assistants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    # assistants sharing a name get their id's start added
+    plain = [_tool_name(str(a.get("name") or a.get("graph_id") or "assistant")) for a in assistants]
     named: dict[str, dict[str, Any]] = {}
     for assistant, name in zip(assistants, plain, strict=True):
         if plain.count(name) > 1:
@@ -67,7 +58,7 @@ def tool_names(assistants: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 async def _assistants(request: Request) -> dict[str, dict[str, Any]]:
     found = await _client().assistants.search(limit=100, headers=_headers(request))
-    return tool_names(list(found))
+    return _tool_names(list(found))
 
 
 async def _tool(name: str, assistant: dict[str, Any], request: Request) -> dict[str, Any]:
@@ -169,8 +160,7 @@ async def handle(request: Request) -> Response:
     return _error(METHOD_NOT_FOUND, f"method not found: {method}", request_id)
 
 
-async def not_streamed(request: Request) -> Response:
-    """Refuse the server-to-client stream: this endpoint is stateless."""
+async def _not_streamed(request: Request) -> Response:  # this endpoint is stateless
     return Response(status_code=405, headers={"Allow": "POST"})
 
 
@@ -178,9 +168,5 @@ def routes() -> list[Route]:
     """Return the MCP endpoint's routes, for the app langgraph.json mounts."""
     return [
         Route("/mcp", handle, methods=["POST"]),
-        Route("/mcp", not_streamed, methods=["GET", "DELETE"]),
+        Route("/mcp", _not_streamed, methods=["GET", "DELETE"]),
     ]
-
-
-app = Starlette(routes=routes())
-"""The MCP endpoint alone (`critic_loop.serving.app` adds the assistant presets)."""

@@ -21,11 +21,9 @@ ASYMMETRIC_ALGORITHMS = (
 )
 """What a key from the JWKS URL may sign with (never HS256: its public key is no secret)."""
 
-SECRET_ALGORITHM = "HS256"
-"""What the shared secret signs with."""
+SECRET_ALGORITHM = "HS256"  # what the shared secret signs with
 
-MIN_SECRET_CHARS = 32
-"""A shorter HS256 secret can be guessed offline from one token."""
+MIN_SECRET_CHARS = 32  # A shorter HS256 secret can be guessed offline from one token
 
 
 class TokenSettings(BaseSettings):
@@ -37,12 +35,10 @@ class TokenSettings(BaseSettings):
     )
 
     secret: SecretStr | None = Field(
-        default=None,
-        description="Shared secret that signs the users' tokens (HS256), at least 32 characters.",
+        default=None, description="The HS256 secret that signs the users' tokens (32+ characters)."
     )
     jwks_url: str | None = Field(
-        default=None,
-        description="An identity provider's JSON Web Key Set: its keys sign the users' tokens.",
+        default=None, description="An identity provider's key set (JWKS), whose keys sign them."
     )
     audience: str | None = Field(default=None, description="The `aud` every token must name.")
     issuer: str | None = Field(default=None, description="The `iss` every token must name.")
@@ -50,11 +46,7 @@ class TokenSettings(BaseSettings):
         default="sub", min_length=1, description="The claim that names the user."
     )
     required: bool = Field(
-        default=False,
-        description=(
-            "Refuse every request while neither a secret nor a JWKS URL is set (the server "
-            "image sets it); otherwise such a server serves everyone as one anonymous user."
-        ),
+        default=False, description="Refuse every request while no secret or JWKS URL is set."
     )
 
     @field_validator("secret")
@@ -69,7 +61,6 @@ class TokenSettings(BaseSettings):
 
     @property
     def verifies(self) -> bool:
-        """Whether tokens are checked at all (a secret or a JWKS URL is set)."""
         return self.secret is not None or bool(self.jwks_url)
 
 
@@ -109,7 +100,6 @@ def _jwks_client(url: str) -> jwt.PyJWKClient:
 
 
 def _key(token: str, settings: TokenSettings) -> tuple[Any, list[str]]:
-    """Return the key that must have signed `token`, and the algorithms it may use."""
     algorithm = jwt.get_unverified_header(token).get("alg")
     if algorithm == SECRET_ALGORITHM and settings.secret is not None:
         return settings.secret.get_secret_value(), [SECRET_ALGORITHM]
@@ -120,9 +110,7 @@ def _key(token: str, settings: TokenSettings) -> tuple[Any, list[str]]:
 
 
 def verify(token: str, settings: TokenSettings) -> Identity:
-    """Check `token`'s signature, expiry, audience and issuer; return whom it names.
-
-    Blocking where the identity provider's keys must be fetched (then cached).
+    """Check `token`'s signature, expiry, audience and issuer; return whom it names (blocking).
 
     Raises:
         InvalidToken: the token is not valid here (the message says why).

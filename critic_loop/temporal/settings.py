@@ -22,10 +22,7 @@ MARGIN_SECONDS = 30.0  # added to every node's budget: prompts, store round trip
 
 
 class TemporalSettings(BaseSettings):
-    """Where a worker or client finds Temporal, and how the worker runs activities.
-
-    Every field can be set as `CRITIC_LOOP_TEMPORAL_<FIELD>`.
-    """
+    """Where a worker or client finds Temporal, and how the worker runs activities."""
 
     model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_TEMPORAL_", extra="forbid")
 
@@ -41,28 +38,13 @@ class TemporalSettings(BaseSettings):
     )
     task_queue: str = Field(default=DEFAULT_TASK_QUEUE, description="The task queue.")
     heartbeat_timeout: float = Field(
-        default=30.0,
-        gt=0,
-        le=3600,
-        description=(
-            "Seconds an activity may go without a heartbeat before Temporal retries it on "
-            "another worker (how fast a dead worker's node moves on)."
-        ),
+        default=30.0, gt=0, le=3600, description="Seconds without a heartbeat before a retry."
     )
     sticky_timeout: float = Field(
-        default=3.0,
-        gt=0,
-        le=600,
-        description=(
-            "Seconds a workflow task waits on its last worker's sticky queue before any "
-            "worker may take it (how fast a dead worker's workflows move on)."
-        ),
+        default=3.0, gt=0, le=600, description="Seconds a workflow task waits for its last worker."
     )
     activity_attempts: int = Field(
-        default=3,
-        ge=1,
-        le=20,
-        description="Tries of a node that fails (a worker died, a model kept failing).",
+        default=3, ge=1, le=20, description="Tries of a failing node (dead worker, failing model)."
     )
     retry_initial_interval: float = Field(
         default=1.0, gt=0, description="Seconds before a failed node's first retry."
@@ -71,20 +53,13 @@ class TemporalSettings(BaseSettings):
         default=30.0, gt=0, description="The longest wait between two tries of a node."
     )
     checks_timeout: float = Field(
-        default=900.0,
-        gt=0,
-        description=(
-            "Seconds a critique may spend on deterministic checks and test suites, on top "
-            "of its judge calls."
-        ),
+        default=900.0, gt=0, description="Seconds a critique may spend on checks and test suites."
     )
     store_timeout: float = Field(
         default=120.0, gt=0, description="Seconds a memory step may take with the store."
     )
     shutdown_timeout: float = Field(
-        default=30.0,
-        ge=0,
-        description="Seconds a stopping worker lets its running nodes finish.",
+        default=30.0, ge=0, description="Seconds a stopping worker lets its running nodes finish."
     )
 
 

@@ -45,10 +45,7 @@ class CriticLoopWorkflow:
         app = graph(GRAPH_NAME).compile(name=GRAPH_NAME)
         values: dict[str, Any] = await app.ainvoke(
             request.input,
-            {
-                "configurable": {"thread_id": request.thread_id},
-                "recursion_limit": RECURSION_LIMIT,
-            },
+            {"configurable": {"thread_id": request.thread_id}, "recursion_limit": RECURSION_LIMIT},
             context=context,
         )
         return values  # the graph's output schema is the loop's state, as in process

@@ -149,8 +149,7 @@ class _Consolidation:
         rule = self.rules[operation.rule_id]
         criteria = self._criteria(criteria) or rule.criteria
         self._write(
-            operation.rule_id,
-            self._changed(rule, text=operation.text.strip(), criteria=criteria),
+            operation.rule_id, self._changed(rule, text=operation.text.strip(), criteria=criteria)
         )
         self.report.updated.append(operation.rule_id)
         return True

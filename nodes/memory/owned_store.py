@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,7 +16,6 @@ from langgraph.store.base import (
     Op,
     PutOp,
     Result,
-    SearchItem,
     SearchOp,
 )
 
@@ -63,17 +63,10 @@ class OwnedStore(BaseStore):
             return self._listing(op)
         raise TypeError(f"unknown store operation {type(op).__name__}")
 
-    def _item(self, item: Item) -> Item:
-        fields: dict[str, Any] = {
-            "namespace": self._outer(item.namespace),
-            "key": item.key,
-            "value": item.value,
-            "created_at": item.created_at,
-            "updated_at": item.updated_at,
-        }
-        if isinstance(item, SearchItem):
-            return SearchItem(**fields, score=item.score)
-        return Item(**fields)
+    def _item(self, item: Item) -> Item:  # a copy of the same class (a SearchItem keeps its score)
+        moved = copy.copy(item)
+        moved.namespace = self._outer(item.namespace)
+        return moved
 
     def _result(self, op: Op, result: Result) -> Result:
         if isinstance(result, Item):

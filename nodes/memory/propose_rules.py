@@ -44,10 +44,7 @@ def distiller_output_schema() -> dict[str, Any]:
 
 
 def skip_reason(
-    outcome: Outcome | None,
-    context: Context,
-    store: BaseStore | None,
-    lessons: Sequence[Lesson],
+    outcome: Outcome | None, context: Context, store: BaseStore | None, lessons: Sequence[Lesson]
 ) -> str | None:
     """Say why a run that ended with `outcome` and showed `lessons` is not distilled, or None."""
     if not context.distills:

@@ -85,11 +85,7 @@ def recall(state: RecallView, runtime: Runtime[Context]) -> dict[str, Any]:
     scope = context.memory_scope
     try:
         items = relevant_rules(
-            store,
-            scope,
-            state.task,
-            limit=context.recall_k,
-            floor=context.recall_min_relevance,
+            store, scope, state.task, limit=context.recall_k, floor=context.recall_min_relevance
         )
     except Exception as error:
         logger.warning("recall failed in scope %s: %s", scope, error, exc_info=True)

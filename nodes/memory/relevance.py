@@ -1,19 +1,9 @@
 """How relevant a rule is to a task: the words it shares with what the rule was learned on.
 
-A rule remembers the topics of the tasks that taught it (`Rule.topics`: each task's
-content words). A new task's relevance to the rule is the largest similarity between the
-task's words and one of those topics, or the rule's own text outside its quotes (a quoted
-phrase, such as 'Order now at Tidewater', is what to write, not what the task is about: a
-reply about an order is no product description): the number of words they share over the
-geometric mean of their sizes (cosine similarity of word sets), with words compared by
-stem and the words that say what to do rather than what about ("write", "short",
-"please", ...) left out. Product descriptions for one shop share a third to a half of
-their words; a product description and a haiku share none.
-
-Recall gives the worker only rules at least `Context.recall_min_relevance` relevant to
-its task, so a lesson learned on one kind of task stays with that kind. The measure is
-lexical, whatever index the store has: it runs in microseconds on any store and needs no
-model, and an index, when there is one, only chooses which rules are compared.
+The largest cosine similarity of word sets (stems, without function and instruction words)
+between the task and the rule's topics (`Rule.topics`) or its text outside quotes (a quoted
+phrase is what to write, not what the task is about). Lexical on purpose: microseconds on any
+store, no model; an index only chooses which rules are compared.
 """
 
 from __future__ import annotations
@@ -26,8 +16,7 @@ from typing import Any
 
 from critic_loop.nodes.memory.content_words import words
 
-MAX_TOPIC_WORDS = 40
-"""A topic keeps at most this many of a task's content words (the first ones)."""
+MAX_TOPIC_WORDS = 40  # of a task's first content words, in its topic
 
 FUNCTION_WORDS = frozenset(
     words(
@@ -81,15 +70,11 @@ def topic_of(task: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def topic_words(text: str) -> frozenset[str]:
-    """Return the stems of the content words of `text` (a task, a topic or a rule).
-
-    Cached: recall compares the same topics and rule texts with every task.
-    """
+    """Return the stems of the content words of `text` (a task, a topic or a rule)."""
     return frozenset(stem(word) for word in _topical(text))
 
 
-QUOTED = re.compile(r"(?<!\w)'[^'\n]+'(?!\w)|\"[^\"\n]+\"")
-"""A phrase in single or double quotes (an apostrophe inside a word starts none)."""
+QUOTED = re.compile(r"(?<!\w)'[^'\n]+'(?!\w)|\"[^\"\n]+\"")  # an apostrophe starts none
 
 
 def unquoted(text: str) -> str:

@@ -1,19 +1,10 @@
 """Judge proposed rule texts: duplicates of existing rules, and copies instead of lessons.
 
-Two rule texts are the same rule when, after normalization (case, punctuation and spacing
-ignored), they use the same content words in any order and form ("Count the words before
-answering." / "Count the words before you answer."), or differ only by a typo. Rules with
-different numbers are never the same ("under 50 words" / "under 100 words"). A duplicate
-is merged rather than stored twice. A proposed rule that copies the task, a draft or a
-criterion verbatim is a log, not a lesson, and is refused.
-
-A rule the distiller writes must restate a lesson of the run (`restates`): keep what the
-lesson quotes and its numbers ("Include 'Order now'." may become "End every product
-description with 'Order now'.", not "Write clearly."), or, for a lesson with nothing
-quoted, share a content word with it. And it may use only the words of its lessons, of the
-task and of instructions (`invented_words`): a small model told to generalise "Include
-'Order now'." copies the frame of its prompt's example ("Sign every email with ..."), which
-would send the worker after something no check asked for.
+Two texts are one rule when they share their content words in any order and form, or differ
+by a typo, and never when their numbers differ. A rule that copies the task, a draft or a
+criterion is a log, and refused. A distilled rule must restate its lesson (keep what it
+quotes and its numbers) and use only the words of its lessons, its task and `RULE_WORDS`:
+a small model told to generalise copies its prompt's example frame instead.
 """
 
 from __future__ import annotations
@@ -28,17 +19,10 @@ from critic_loop.nodes.memory.relevance import stem as _stem
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MAX_RULE_WORDS
 
-NEAR_DUPLICATE_RATIO = 0.92
-"""Normalized texts at least this similar (difflib ratio) count as the same rule (typos)."""
-
-COPIED_SPAN_WORDS = 8
-"""A run of this many words shared with the task, a draft or a criterion is a copy."""
-
-MIN_COPIED_WORDS = 4
-"""Sources shorter than this are ordinary phrases, not something a rule could copy."""
-
-MIN_RULE_WORDS = 2
-"""A terse hint ("simpler") is a note on one draft, not a rule."""
+NEAR_DUPLICATE_RATIO = 0.92  # difflib's ratio of two normalized texts: a typo apart
+COPIED_SPAN_WORDS = 8  # a run of as many words shared with a source is a copy
+MIN_COPIED_WORDS = 4  # a shorter source is an ordinary phrase
+MIN_RULE_WORDS = 2  # a terse hint ("simpler") is a note on one draft, not a rule
 
 
 def _content(tokens: list[str]) -> frozenset[str]:
@@ -68,11 +52,7 @@ def _spans(tokens: list[str], size: int) -> set[tuple[str, ...]]:
 
 
 def copies(text: str, source: str) -> bool:
-    """Tell whether `text` repeats a run of `COPIED_SPAN_WORDS` words of `source`.
-
-    A source shorter than that counts as copied when it appears whole (if it has at least
-    `MIN_COPIED_WORDS` words).
-    """
+    """Tell whether `text` repeats a run of `COPIED_SPAN_WORDS` words of `source` (or all of it)."""
     source_words = words(source)
     size = min(COPIED_SPAN_WORDS, len(source_words))
     if size < MIN_COPIED_WORDS:
@@ -101,20 +81,15 @@ def refusal(
     return None
 
 
-PATTERN = re.compile(r"(?<![\w/])/[^/\s](?:[^/\n]*[^/\s])?/(?![\w/])")
-"""A regular expression as checks' hints write it: /pattern/."""
+PATTERN = re.compile(r"(?<![\w/])/[^/\s](?:[^/\n]*[^/\s])?/(?![\w/])")  # as hints write it
 
 QUOTED = re.compile(r"(?<!\w)'([^'\n]+)'(?!\w)|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|`([^`\n]+)`")
-"""Text in single, double, typographic or back quotes."""
 
 NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 def anchors(text: str) -> list[str]:
-    """Return what a rule restating `text` must keep: its quoted phrases and numbers.
-
-    Numbers inside a quoted phrase or a /pattern/ are not counted twice (or at all).
-    """
+    """Return what a rule restating `text` must keep: its quoted phrases and other numbers."""
     plain = PATTERN.sub(" ", text)
     quoted = [next(group for group in match.groups() if group) for match in QUOTED.finditer(plain)]
     unquoted = QUOTED.sub(" ", plain)
@@ -122,7 +97,7 @@ def anchors(text: str) -> list[str]:
 
 
 def _mentions(text: str, phrase: str) -> bool:
-    """Tell whether `text` holds `phrase` (case and spacing ignored) as whole words."""
+    # as whole words, case and spacing ignored
     folded = " ".join(phrase.lower().split())
     before = r"(?<!\w)" if folded[:1].isalnum() else ""
     after = r"(?!\w)" if folded[-1:].isalnum() else ""
@@ -154,11 +129,7 @@ def _stems(text: str) -> set[str]:
 
 
 def says_what_to_do(text: str, lesson: str) -> bool:
-    """Tell whether `text` says more than what `lesson` quotes: an instruction, not a quote.
-
-    "Order now at Tidewater." restates "Include 'Order now at Tidewater'." but tells the
-    worker nothing about what to do with the words.
-    """
+    """Tell whether `text` says more than what `lesson` quotes: an instruction, not a quote."""
     rest = PATTERN.sub(" ", text).lower()
     for anchor in anchors(lesson):
         rest = rest.replace(" ".join(anchor.lower().split()), " ")

@@ -363,10 +363,7 @@ class _Harness:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         items = [
-            {
-                "nodeid": item.nodeid,
-                "function": getattr(item, "originalname", None) or item.name,
-            }
+            {"nodeid": item.nodeid, "function": getattr(item, "originalname", None) or item.name}
             for item in session.items
         ]
         self.report.write(event="collected", items=items)

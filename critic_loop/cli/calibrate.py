@@ -124,11 +124,7 @@ def _labels(value: Any, rubric: Sequence[CriterionBase], where: str) -> dict[str
 
 
 def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]:
-    """Read the labels file (see the module docstring); `shared` is a `--rubric` rubric.
-
-    Raises:
-        UsageProblem: the file is missing, or a line is malformed (naming the line).
-    """
+    """Read the labels file (see `CALIBRATE_HELP`); `shared` is a `--rubric` rubric."""
     from critic_loop.cli.rubric_flags import read_text
     from critic_loop.state.bounds import check_text_depth
 

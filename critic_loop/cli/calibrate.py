@@ -25,7 +25,7 @@ from critic_loop.cli.context_options import (
     context_options,
     option,
 )
-from critic_loop.cli.history import echo_json
+from critic_loop.cli.history import echo_json, share
 from critic_loop.errors import UsageProblem
 
 if TYPE_CHECKING:
@@ -124,11 +124,7 @@ def _labels(value: Any, rubric: Sequence[CriterionBase], where: str) -> dict[str
 
 
 def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]:
-    """Read the labels file (see the module docstring); `shared` is a `--rubric` rubric.
-
-    Raises:
-        UsageProblem: the file is missing, or a line is malformed (naming the line).
-    """
+    """Read the labels file (see `CALIBRATE_HELP`); `shared` is a `--rubric` rubric."""
     from critic_loop.cli.rubric_flags import read_text
     from critic_loop.state.bounds import check_text_depth
 
@@ -313,10 +309,6 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
-def _rate(part: int, whole: int) -> str:
-    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
-
-
 def report_lines(figures: Mapping[str, Any]) -> list[str]:
     """Lay the calibration report out as plain text."""
     critic = ", ".join(figures["critic"])
@@ -336,8 +328,8 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
         critic_says = f"{row['critic_pass']}/{row['critic_fail']}"
         lines.append(
             f"{name.ljust(width)}  {row['n']:>4}  {_percent(row['agreement']):>5}  {kappa:>6}  "
-            f"{_rate(row['false_pass'], row['human_fail']):<13}  "
-            f"{_rate(row['false_fail'], row['human_pass']):<13}  "
+            f"{share(row['false_pass'], row['human_fail']):<13}  "
+            f"{share(row['false_fail'], row['human_pass']):<13}  "
             f"{humans:<15}  {critic_says}"
         )
     if figures["not_graded"]:

@@ -396,7 +396,8 @@ def _number(value: float | None, digits: int = 1) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.{digits}f}"
 
 
-def _share(part: int, whole: int) -> str:
+def share(part: int, whole: int) -> str:
+    """Write `part` of `whole` as "3/4 (75%)" ("-" of nothing)."""
     return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
 
 
@@ -435,9 +436,9 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
             f"{'failed in round 1':<17}  then passed"
         )
         for name, row in criteria.items():
-            recovered = _share(row["then_passed"], row["failed_first"])
+            recovered = share(row["then_passed"], row["failed_first"])
             lines.append(
-                f"{name.ljust(width)}  {_share(row['passed'], row['final_verdicts']):<24}  "
+                f"{name.ljust(width)}  {share(row['passed'], row['final_verdicts']):<24}  "
                 f"{row['failed_first']:<17}  {recovered}"
             )
     tokens = figures["tokens"]

@@ -24,11 +24,7 @@ AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([mhdw])\s*$")
 
 
 def age(text: str) -> timedelta:
-    """Read an age such as `30d`, `12h`, `90m` or `2w`.
-
-    Raises:
-        UsageProblem: it is not a number followed by one of m, h, d, w.
-    """
+    """Read an age such as `30d`, `12h`, `90m` or `2w`."""
     found = AGE.match(text)
     if found is None:
         raise UsageProblem(

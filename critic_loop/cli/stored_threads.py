@@ -380,11 +380,7 @@ def all_threads(checkpointer: BaseCheckpointSaver[Any]) -> list[Thread]:
 
 
 def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: str) -> Thread:
-    """Return one run with its timeline, reading its history once.
-
-    Raises:
-        UsageProblem: `where` holds no such thread, or the thread is not a critic-loop run.
-    """
+    """Return one run with its timeline, reading its history once (else a UsageProblem)."""
     with _listing(checkpointer, root_config(thread_id)) as listing:
         gathered = _gathered(listing)
     threads = _threads_with_lines(checkpointer, gathered)
@@ -417,11 +413,8 @@ def _sqlite_file(target: str) -> Path | None:
 def open_database(database: str | None) -> Iterator[Persistence]:
     """Open the runs and rules of `database` (or the default) for reading and managing.
 
-    Unlike a run, it never creates a database: a SQLite file that does not exist is a
-    usage problem, as is one that cannot be opened.
-
-    Raises:
-        UsageProblem: there is no such database, or it cannot be opened.
+    Unlike a run, it never creates a database: one that is missing or cannot be opened is
+    a usage problem.
     """
     from critic_loop.persistence import database_target, open_persistence
 

@@ -1,10 +1,8 @@
 """Agreement among candidates that pass the visible tests: which behaviour do most share?
 
-As AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most share:
-`probe_inputs` varies the literal arguments of the tests' calls one at a time, keeping
-their type; `pair_check` runs two candidates on them in the `tests` sandbox, a generated
-test comparing fingerprints of their results; `behaviour_groups` compares each candidate
-with the first of every group so far. It ranks passing drafts; it never changes a verdict.
+As in AlphaCode / CodeT: `probe_inputs` varies the literal arguments of the tests' calls,
+`pair_check` runs two candidates on them in the `tests` sandbox, comparing fingerprints of
+their results. It ranks passing drafts; it never changes a verdict.
 """
 
 from __future__ import annotations

@@ -79,12 +79,7 @@ def _check_result(judged: Judged) -> CheckResult:
 
 
 def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
-    """Run the criterion's tests against the draft's code (blocking) and grade it.
-
-    Raises:
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
-            or its program is gone.
-    """
+    """Run the criterion's tests against the draft's code (blocking) and grade it."""
     return _check_result(runner.run_suite(_suite(criterion), extract_code(draft), host_limits()))
 
 

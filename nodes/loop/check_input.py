@@ -1,10 +1,8 @@
 """Refuse bad input and unusable models before any model is called.
 
-The graph's boundary: the task and rubric are validated here (`LoopInput`), read leniently
-so that a thread with bad input can still be inspected, and written back as plain JSON.
-Then the environment: each model's provider and key, the checks' code and files, the
-sandbox. Its events describe each `tests` criterion's sandbox ("sandbox") and name the
-judged criteria that code could decide ("lint", `rubric_lint`).
+The task and rubric are validated (`LoopInput`) and written back as plain JSON; then each
+model's provider and key, the checks' code and files, the sandbox. Streams the "sandbox"
+and "lint" events.
 """
 
 from __future__ import annotations
@@ -42,9 +40,7 @@ class SubmittedInput(TypedDict, total=False):
 def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR) -> None:
     """Raise a clear error if the models, checks or prompts of a run cannot be used.
 
-    The worker's model, then what the critic needs (`grading_preflight`). The distiller is
-    not checked: memory never costs a run, so a distiller that cannot be created is
-    recorded in `memory_errors` when the run completes.
+    The distiller is not checked: memory never costs a run (its errors go to `memory_errors`).
     """
     worker_model(context, context.temperature)  # the very model round 1 will use
     grading_preflight(context, rubric, trust)
@@ -54,11 +50,6 @@ def grading_preflight(
     context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR
 ) -> None:
     """Raise a clear error if the critic cannot grade against `rubric`, before any model call.
-
-    The critic models are needed only when the rubric has `llm` criteria. In a served run
-    (`trust`), the rubric may name only the code and files the operator allowed, and a
-    `tests` criterion needs the complete sandbox (`sandbox_for`). `critic-loop
-    calibrate` calls it alone: grading needs no worker.
 
     Raises:
         ModelSetupError: a critic model cannot be created (unknown provider, missing key).

@@ -1,9 +1,8 @@
 """The worker: drafts the artifact, revises the best draft so far, or starts afresh.
 
-Its input is a `WorkerTurn` (state/loop.py), sent by the route: it has no rubric field and
-no verdicts, so criteria cannot reach the worker even by accident. The prompt is the task
-(with the rules) as the person's turn, then each draft being revised as the worker's own
-turn followed by the feedback on it (at most `Context.worker_history_rounds` of them).
+Its input is a `WorkerTurn`, which has no rubric field and no verdicts, so criteria cannot
+reach the worker. The prompt: the task (with the rules), then each draft being revised as
+the worker's own turn followed by the feedback on it.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from critic_loop.state.records import Draft
 
 
 def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
-    """Build the worker's prompt for `turn` (see the module docstring)."""
+    """Build the worker's prompt for `turn`."""
     directory = context.prompts_dir
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("worker_system.jinja", directory)),
@@ -105,11 +104,7 @@ def worker_request(turn: WorkerTurn, context: Context) -> Request[BaseMessage]:
 def drafted(
     turn: WorkerTurn, answer: Answer[BaseMessage], ledger: Ledger, runtime: Runtime[Context]
 ) -> dict[str, Any]:
-    """Append the worker's answer as a draft (empty, saying why, if the budgets stopped it).
-
-    Raises:
-        Exception: the last malformed reply's error, when every attempt was malformed.
-    """
+    """Append the worker's answer as a draft (empty, saying why, if the budgets stopped it)."""
     if answer.value is not None:
         draft = draft_of(answer.value, turn, ledger)
     elif answer.stopped is not None:

@@ -57,35 +57,24 @@ def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
     return messages
 
 
+def _draft(turn: WorkerTurn, ledger: Ledger, **fields: Any) -> Draft:
+    return Draft(
+        round=turn.round,
+        candidate=turn.candidate,
+        origin=turn.mode,
+        revises=turn.revises,
+        attempts=ledger.calls,
+        seconds=ledger.seconds,
+        **fields,
+    )
+
+
 def draft_of(reply: BaseMessage, turn: WorkerTurn, ledger: Ledger) -> Draft:
     """Keep the worker's reply as a draft: valid UTF-8, no longer than the operator allows."""
     text = reply.text.encode("utf-8", "replace").decode("utf-8")
     limit = operator_settings().max_draft_chars
-    return Draft(
-        round=turn.round,
-        candidate=turn.candidate,
-        origin=turn.mode,
-        revises=turn.revises,
-        text=text[:limit],
-        usage=ledger.usage,
-        attempts=ledger.calls,
-        seconds=ledger.seconds,
-        full_length=len(text) if len(text) > limit else None,
-    )
-
-
-def stopped_draft(turn: WorkerTurn, ledger: Ledger, reason: str) -> Draft:
-    """Record a turn the run's budgets stopped before the worker answered (an empty draft)."""
-    return Draft(
-        round=turn.round,
-        candidate=turn.candidate,
-        origin=turn.mode,
-        revises=turn.revises,
-        text="",
-        attempts=ledger.calls,
-        seconds=ledger.seconds,
-        stopped=reason,
-    )
+    full_length = len(text) if len(text) > limit else None
+    return _draft(turn, ledger, text=text[:limit], usage=ledger.usage, full_length=full_length)
 
 
 def worker_request(turn: WorkerTurn, context: Context) -> Request[BaseMessage]:
@@ -108,7 +97,7 @@ def drafted(
     if answer.value is not None:
         draft = draft_of(answer.value, turn, ledger)
     elif answer.stopped is not None:
-        draft = stopped_draft(turn, ledger, answer.stopped)
+        draft = _draft(turn, ledger, text="", stopped=answer.stopped)  # the budgets stopped it
     else:
         raise answer.failure or RuntimeError("the worker gave no reply")
     runtime.stream_writer(draft_event(draft))

@@ -14,15 +14,12 @@ import time
 from critic_loop.state.budget import BUDGET_WORDS, Allowance, Budget
 from critic_loop.state.records import TokenUsage
 
-UNBOUNDED = Allowance()
-"""No budget at all (a run whose context sets none)."""
-
 
 class Ledger:
     """What a step may still spend on model calls, and what it has spent."""
 
-    def __init__(self, allowance: Allowance = UNBOUNDED) -> None:
-        self.allowance = allowance
+    def __init__(self, allowance: Allowance | None = None) -> None:
+        self.allowance = allowance or Allowance()  # None: no budget at all
         self.calls = 0
         self.usage = TokenUsage()
         self.reserved = 0  # prompt tokens of the calls in flight, until they report usage

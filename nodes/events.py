@@ -1,8 +1,7 @@
 """The progress events a run streams (LangGraph `stream_mode="custom"`).
 
-Before round 1: "sandbox" (per `tests` criterion), "lint" (judged criteria code could
-decide), "recall"; each round: "draft" and "verdict"; then "finished", before memory
-distillation begins. A draft or verdict the run's budgets stopped says why in `stopped`.
+Before round 1: "sandbox" and "lint" (from check_input), "recall"; each round: "draft" and
+"verdict"; then "finished", before distillation. A budget-stopped draft or verdict says why.
 """
 
 from __future__ import annotations
@@ -14,19 +13,9 @@ from critic_loop.state.records import Critique, Draft
 from critic_loop.state.rules import RecalledRule
 
 
-def sandbox_event(criterion_id: str, isolation: str, bound: dict[str, Any]) -> dict[str, Any]:
-    """Describe the sandbox a `tests` criterion's runs get: isolation and memory bound."""
-    return {"event": "sandbox", "criterion": criterion_id, "isolation": isolation, **bound}
-
-
 def recall_event(rules: list[RecalledRule], scope: str) -> dict[str, Any]:
     """Describe what recall gave the worker."""
     return {"event": "recall", "scope": scope, "rules": [rule.text for rule in rules]}
-
-
-def lint_event(findings: list[dict[str, Any]]) -> dict[str, Any]:
-    """Name the judged criteria that code could decide (the rubric linter's findings)."""
-    return {"event": "lint", "findings": findings}
 
 
 def draft_event(draft: Draft) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from critic_loop.nodes.events import lint_event, sandbox_event
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.prompts import load_prompts
@@ -96,7 +95,8 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
         if isinstance(criterion, TestSuite):
             isolation = sandbox.isolation()
             bound = memory_plan(criterion, isolation).event()
-            runtime.stream_writer(sandbox_event(criterion.id, isolation.mode, bound))
+            described = {"criterion": criterion.id, "isolation": isolation.mode, **bound}
+            runtime.stream_writer({"event": "sandbox", **described})
     checkable = [f for f in lint_rubric(checked.rubric) if f.problem == "checkable"]
     if checkable:
         decided = runtime.context.lint_checks
@@ -104,5 +104,5 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
             {**finding.as_json(), "decided_by_code": decided and finding.proposal is not None}
             for finding in checkable
         ]
-        runtime.stream_writer(lint_event(findings))
+        runtime.stream_writer({"event": "lint", "findings": findings})
     return {"rubric": dump_rubric(checked.rubric)}

@@ -50,10 +50,7 @@ def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> li
 def ending(
     state: LoopState, decision: Decision, chosen: Critique | None, thread_id: str | None
 ) -> dict[str, Any]:
-    """Return the update that ends a run: how it ended, and the draft `chosen` as `final`.
-
-    `chosen` is the best critique (None when nothing was graded: the last draft is final).
-    """
+    """Return the update that ends a run: how, and `chosen`'s draft (None: the last) as `final`."""
     draft = draft_of(state.drafts, chosen.ref) if chosen else state.drafts[-1]
     return {
         "outcome": decision.outcome,

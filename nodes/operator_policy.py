@@ -86,19 +86,13 @@ def needs_network(runtime: Runtime[Any]) -> bool:
     return needs_discovery(as_context(runtime.context))
 
 
-def _operator_base_urls() -> set[str]:
-    urls = {os.environ.get("OPENAI_BASE_URL"), os.environ.get("CRITIC_LOOP_BASE_URL")}
-    return {url.rstrip("/") for url in urls if url}
-
-
 def check_context(context: Context, trust: Trust) -> Context:
     """Return `context` if this run may use it (else `TrustViolation`), held to the ceilings."""
     if not trust.served:
         return held_to_ceilings(context, trust)
     if context.base_url is not None:
-        allowed = _operator_base_urls() | {
-            url.rstrip("/") for url in trust.policy.allowed_base_urls
-        }
+        operators = [os.environ.get("OPENAI_BASE_URL"), os.environ.get("CRITIC_LOOP_BASE_URL")]
+        allowed = {url.rstrip("/") for url in [*operators, *trust.policy.allowed_base_urls] if url}
         if context.base_url.rstrip("/") not in allowed:
             raise TrustViolation(
                 f"base_url {context.base_url!r} is not allowed: a client may use only the "

@@ -61,16 +61,15 @@ def grading_preflight(
         for spec in dict.fromkeys(judge.spec for judge in panel(context)):
             grading_model(spec, "critic", context)
     check_rubric(rubric, trust)
-    for criterion in rubric:
-        if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
-            raise MissingDependency(
-                missing_extra_message(
-                    f"criterion {criterion.id!r} runs its tests with pytest, which is not "
-                    "installed",
-                    "tests",
-                )
+    suites = [criterion for criterion in rubric if isinstance(criterion, TestSuite)]
+    if suites and importlib.util.find_spec("pytest") is None:
+        raise MissingDependency(
+            missing_extra_message(
+                f"criterion {suites[0].id!r} runs its tests with pytest, which is not installed",
+                "tests",
             )
-    if trust.served and any(isinstance(criterion, TestSuite) for criterion in rubric):
+        )
+    if suites and trust.served:
         sandbox_for(trust)  # a client's code runs only in the complete sandbox
     load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
 

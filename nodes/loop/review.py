@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from critic_loop.nodes.loop.history_queries import best_critique
+from critic_loop.nodes.loop.history_queries import best_critique, draft_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, Review, ReviewAction, rounds_done
@@ -59,7 +59,7 @@ def review_request(
     state: LoopState, reviewed: Critique, reason: str, problem: str | None
 ) -> dict[str, Any]:
     """Describe the draft under review and the answers the person can give."""
-    draft = next(d for d in state.drafts if d.ref == reviewed.ref)
+    draft = draft_of(state.drafts, reviewed.ref)
     verdict = reviewed.verdict
     return {
         "review": reason,

@@ -73,7 +73,11 @@ REFUSAL_STATUSES = frozenset({400, 404, 405, 415, 422, 500, 501})
 class ModelUnreachable(ConnectionError):
     """A role's model server could not be reached (after the client's own retries)."""
 
-    def __init__(self, role: str, spec: str, url: str, cause: Exception) -> None:
+    def __init__(self, role: str, spec: str, server: str | None, cause: Exception) -> None:
+        try:
+            url = str(cause.request.url)  # type: ignore[attr-defined]
+        except (AttributeError, RuntimeError):  # httpx raises RuntimeError when it has none
+            url = server or "the provider's endpoint"
         self.role, self.spec, self.url = role, spec, url
         detail = str(cause).strip() or "no answer"
         timed_out = isinstance(cause, openai.APITimeoutError | httpx.TimeoutException)
@@ -81,13 +85,6 @@ class ModelUnreachable(ConnectionError):
         super().__init__(
             f"the {role} model {spec!r} at {url} {failed} ({type(cause).__name__}: {detail})"
         )
-
-
-def _url_of(error: Exception, server: str | None) -> str:
-    try:
-        return str(error.request.url)  # type: ignore[attr-defined]
-    except (AttributeError, RuntimeError):  # httpx raises RuntimeError when it has none
-        return server or "the provider's endpoint"
 
 
 _methods: dict[tuple[str, str | None], StructuredOutputMethod] = {}
@@ -253,8 +250,8 @@ class _Exchange(Generic[T]):
                 self.answer.rejected.append(f"the reply could not be read ({error!r})")
             return
         if isinstance(error, UNREACHABLE):
-            url = _url_of(error, self.request.server)
-            raise ModelUnreachable(self.request.role, self.request.spec, url, error) from error
+            request = self.request
+            raise ModelUnreachable(request.role, request.spec, request.server, error) from error
         raise error
 
     def _read(self, reply: Any) -> None:

@@ -124,17 +124,13 @@ def confirmed_terminal(critiques: Sequence[Critique]) -> dict[str, str]:
     once it was made in two rounds.
     """
     confirmed: dict[str, str] = {}
-    judged_rounds: dict[str, set[int]] = {}
+    rounds: dict[str, set[int]] = {}
     for critique in critiques:
-        if critique.verdict is None:
-            continue
-        for result in critique.verdict.terminal:
+        for result in critique.verdict.terminal if critique.verdict is not None else []:
+            seen = rounds.setdefault(result.criterion_id, set())
+            seen.add(critique.round)
             panel = result.votes is not None and len(result.votes) > 1
-            if result.source == "check" or panel:
-                confirmed.setdefault(result.criterion_id, result.evidence)
-                continue
-            judged_rounds.setdefault(result.criterion_id, set()).add(critique.round)
-            if len(judged_rounds[result.criterion_id]) >= 2:
+            if result.source == "check" or panel or len(seen) >= 2:
                 confirmed.setdefault(result.criterion_id, result.evidence)
     return confirmed
 

@@ -115,19 +115,13 @@ def _int_variants(value: int) -> list[Any]:
     return [*variants, value // 2, value + 100]
 
 
-def _numbers(items: list[Any]) -> bool:
-    return bool(items) and all(
-        isinstance(item, int | float) and not isinstance(item, bool) for item in items
-    )
-
-
 def _sequence_variants(value: list[Any] | tuple[Any, ...]) -> list[Any]:
     kind = type(value)
     items = list(value)
     variants = [items[:0], items[:1], items[::-1]]
-    if _numbers(items):
-        variants.append([-item for item in items])
     if items:
+        if all(isinstance(item, int | float) and not isinstance(item, bool) for item in items):
+            variants.append([-item for item in items])
         variants.append([items[0], *items])
     variants += [items[1:], items + items[-1:], items[:-1]]
     with contextlib.suppress(TypeError):  # items that do not compare stay unsorted

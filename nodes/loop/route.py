@@ -152,10 +152,7 @@ def first_round(state: LoopState, runtime: Runtime[Context]) -> list[Send]:
 
 
 def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
-    """Choose the next step after critique: the worker's next turn, or finalize.
-
-    With `Context.review` set, a person may be asked first (see `review`).
-    """
+    """Choose the next step after critique (worker or finalize), asking a person first if set."""
     context = runtime.context
     decision = decide(state.critiques, state.drafts, context, state.reviews)
     stalled = (isinstance(decision, GoOn) and decision.action == "resample") or (

@@ -149,8 +149,7 @@ def next_turns(
 ) -> list[WorkerTurn]:
     """Return the worker's turns for the next round: revise the best draft, or start fresh.
 
-    Fresh drafts come in a batch (`fresh_batch`); with no graded draft to revise (the
-    budgets stopped every earlier turn), one starts fresh.
+    Fresh drafts come in a batch (`fresh_batch`); with no graded draft to revise, one.
     """
     best = best_critique(state.critiques)
     left = allowance(spent_on(state.drafts, state.critiques), context)

@@ -268,10 +268,7 @@ def test_same_behaviour_on_every_probe():
 def pair_check(
     criterion: TestSuite, probes: Sequence[Probe], left: str, right: str
 ) -> tuple[TestSuite, str]:
-    """Return the suite and module that pass only if drafts `left` and `right` agree on `probes`.
-
-    They run as the `tests` criterion runs a draft (`run_check`), with `criterion`'s limits.
-    """
+    """Return the suite and module that pass only if drafts `left` and `right` agree on `probes`."""
     tests = PAIR_TEST.format(module=criterion.module, count=len(probes))
     suite = criterion.model_copy(update={"tests": tests, "tests_file": None})
     sources = [extract_code(left), extract_code(right)]

@@ -1,16 +1,8 @@
 """The app graph: recall rules, draft, critique, revise until done, finalize, learn.
 
-`loop_builder` wires it with StateGraph's own calls; docs/how-it-works.md draws it (a map
-generated from the compiled graph, and tested against it). `route` is a step of its own
-(nodes/loop/route.py) so that resumed and forked threads route by their own settings.
-Memory wraps the loop: `recall` before the first draft, `record_rule_usage` and the
-`distill` subgraph after `finalize`, which ends the run itself when they have nothing to
-do. Every node is a `Node`, held to the operator's policy (nodes/node.py).
-
-`build_graph` is for Python callers, who pass their own checkpointer and store; `graph`
-is compiled without either, for `langgraph.json` (the LangGraph server refuses graphs
-that bring their own persistence). The Temporal worker builds from `loop_builder` too
-(critic_loop/temporal/graph.py).
+docs/how-it-works.md draws it (generated from the compiled graph, and tested against it).
+`graph` is compiled without checkpointer or store, for `langgraph.json` (the LangGraph
+server refuses graphs that bring their own persistence); `build_graph` takes them.
 """
 
 from __future__ import annotations
@@ -117,7 +109,4 @@ def loop_graph(checkpointer: BaseCheckpointSaver[str] | None, store: BaseStore |
 
 
 graph = build_graph(output="result")
-"""The app graph without persistence, for `langgraph.json` and the LangGraph server.
-
-Its runs return `LoopOutput`; the thread's state holds the whole history.
-"""
+"""The app graph without persistence, for `langgraph.json`: runs return `LoopOutput`."""

@@ -1,8 +1,7 @@
 """The memory-distillation subgraph: turn a finished run into rules in the store.
 
-The app graph runs it as its `distill` step after finalize; `graph` (compiled without
-checkpointer or store) is served on its own in langgraph.json, so past threads can be
-distilled on demand. docs/how-it-works.md draws it.
+The app graph runs it as its `distill` step after finalize; `graph` is served on its own in
+langgraph.json, so past threads can be distilled on demand.
 """
 
 from __future__ import annotations
@@ -60,8 +59,7 @@ def build_distill_graph(
 class DistillHandoff(TypedDict):
     """What the loop hands the distill subgraph: the finished run, as its channels' JSON.
 
-    With the subgraph's own pydantic input schema the loop would hand it models, and the
-    subgraph's checkpoints would store them as Python types rather than as data.
+    (Its pydantic input schema would have the loop hand it models, stored as Python types.)
     """
 
     task: str
@@ -71,9 +69,7 @@ class DistillHandoff(TypedDict):
     outcome: str | None
 
 
-UNSAVED = "`durability` has no effect when no checkpointer is present"
-"""LangGraph's warning when `distill` runs its graph, which has no checkpointer, to its exit."""
-
+UNSAVED = "`durability` has no effect when no checkpointer is present"  # `distill`'s graph
 warnings.filterwarnings("ignore", message=UNSAVED, category=UserWarning, module=r"langgraph\.")
 
 
@@ -85,9 +81,8 @@ def _unsaved() -> DistillGraph:
 def distill(handoff: DistillHandoff, runtime: Runtime[Context]) -> Any:
     """Run the subgraph on the finished run, without checkpoints of its own.
 
-    They would store the run's drafts and critiques twice more; a step interrupted there
-    runs again from its start. Under the parent's `durability="sync"`, LangGraph would
-    wait for a checkpoint this graph never writes, hence `"exit"` (and `UNSAVED`).
+    They would store the run's history twice more. Under the parent's `durability="sync"`
+    LangGraph would wait for a checkpoint this graph never writes, hence `"exit"`.
     """
     return _unsaved().invoke(handoff, durability="exit")
 

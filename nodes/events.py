@@ -1,39 +1,21 @@
 """The progress events a run streams (LangGraph `stream_mode="custom"`).
 
-Before the first round, a "sandbox" event per `tests` criterion says how its drafted code
-will be contained (the isolation, and how the memory of all its processes is held to one
-total), a "lint" event names the judged criteria that code could decide (when there are
-any), and a "recall" event says how many rules the worker was given. Each
-round emits a "draft" event when the worker has answered and a "verdict" event when the
-critic has graded, so Studio, `langgraph_sdk` clients and the command line can show
-progress without waiting for the end. When the loop has decided how the run ends, a
-"finished" event says so (for a run that reached a limit, which one; and what its model
-calls spent), before memory distillation (which can take a minute) begins. A draft or
-verdict the run's budgets stopped says why in `stopped`.
+Before round 1: "sandbox" and "lint" (from check_input), "recall"; each round: "draft" and
+"verdict"; then "finished", before distillation. A budget-stopped draft or verdict says why.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from critic_loop.state.budget import Spent
 from critic_loop.state.records import Critique, Draft
 from critic_loop.state.rules import RecalledRule
 
 
-def sandbox_event(criterion_id: str, isolation: str, bound: dict[str, Any]) -> dict[str, Any]:
-    """Describe the sandbox a `tests` criterion's runs get: isolation and memory bound."""
-    return {"event": "sandbox", "criterion": criterion_id, "isolation": isolation, **bound}
-
-
 def recall_event(rules: list[RecalledRule], scope: str) -> dict[str, Any]:
     """Describe what recall gave the worker."""
     return {"event": "recall", "scope": scope, "rules": [rule.text for rule in rules]}
-
-
-def lint_event(findings: list[dict[str, Any]]) -> dict[str, Any]:
-    """Name the judged criteria that code could decide (the rubric linter's findings)."""
-    return {"event": "lint", "findings": findings}
 
 
 def draft_event(draft: Draft) -> dict[str, Any]:
@@ -80,34 +62,16 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
     }
 
 
-class Ending(Protocol):
-    """How a run ends: its outcome, why, and for `exhausted` the limit it reached."""
-
-    @property
-    def outcome(self) -> str:
-        """The outcome."""
-
-    @property
-    def reason(self) -> str:
-        """Why, in words."""
-
-    @property
-    def exhausted_by(self) -> str | None:
-        """The limit an exhausted run reached (a `Context` field's name)."""
-
-
-def finished_event(ending: Ending, rounds: int, learning: bool, spent: Spent) -> dict[str, Any]:
-    """Say how the loop ended after `rounds` rounds, what it spent, and whether it learns.
-
-    `exhausted_by` names the limit an exhausted run reached (`max_iterations`,
-    `call_budget`, `token_budget` or `time_budget_seconds`); `spent` is what the loop's
-    model calls spent, read from its history.
-    """
+def finished_event(
+    ending: tuple[str, str, str | None], rounds: int, learning: bool, spent: Spent
+) -> dict[str, Any]:
+    """Say how the loop ended (outcome, reason, the limit reached), what it spent, if it learns."""
+    outcome, reason, exhausted_by = ending
     return {
         "event": "finished",
-        "outcome": ending.outcome,
-        "reason": ending.reason,
-        "exhausted_by": ending.exhausted_by,
+        "outcome": outcome,
+        "reason": reason,
+        "exhausted_by": exhausted_by,
         "round": rounds,
         "learning": learning,
         "spent": {"calls": spent.calls, "tokens": spent.tokens, "seconds": spent.seconds},

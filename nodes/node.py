@@ -1,18 +1,10 @@
 """A node: its sync and async bodies, behind the operator's policy.
 
-LangGraph gives a node its `Runtime`; a `Node` gives its body that runtime with the
-context settled (`operator_policy.settled`: held to the operator's policy, its models
-found), so a body reads `runtime.context` and trusts it. Every node of the app graph and
-the distill graph is a `Node`, so no step runs around the policy, not even one a client
-reaches directly with `Command(goto=Send(...))`; the one conditional edge that reads the
-context is behind it too (`policed_path`).
-
-A node that calls a model has a sync body and an async one, as LangGraph's prebuilt nodes
-do: `graph.invoke` runs the first, `graph.ainvoke` the second, so runs in flight wait on
-their models without holding a thread each. A node that only decides, or reads the store,
-has a sync body alone; under `ainvoke` it runs in `NODE_THREADS`, as LangGraph runs sync
-nodes in the event loop's default executor, which is small (6 threads on 2 cores), and in
-which a body waiting for a memory scope's lock could starve the store's own work.
+A `Node` gives its body the runtime with the context `settled` (held to the operator's
+policy, its models found), so no step runs around the policy, not even one a client reaches
+with `Command(goto=Send(...))`. Under `ainvoke` a sync-only body runs in `NODE_THREADS`, not
+the loop's small default executor, where a body waiting on a memory scope's lock could
+starve the store's own work.
 """
 
 from __future__ import annotations
@@ -40,8 +32,8 @@ NODE_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="critic-loo
 class Node(Runnable[Any, Any]):
     """A node's sync body and, optionally, its async one, run behind the operator's policy.
 
-    It wraps the sync body (`functools.update_wrapper`), so LangGraph reads the node's
-    input schema and its `Command` destinations from that body's annotations.
+    It wraps the sync body, so LangGraph reads the input schema and `Command` destinations
+    from that body's annotations.
     """
 
     def __init__(
@@ -49,7 +41,6 @@ class Node(Runnable[Any, Any]):
         func: Callable[[Any, Runtime[Any]], Any],
         afunc: Callable[[Any, Runtime[Any]], Awaitable[Any]] | None = None,
     ) -> None:
-        """Wrap `func` (and `afunc`, its async twin)."""
         self.func, self.afunc = func, afunc
         functools.update_wrapper(self, func)
         self.name = func.__name__
@@ -100,11 +91,7 @@ class Node(Runnable[Any, Any]):
 
 
 def policed_path(func: Callable[[Any, Runtime[Any]], R]) -> Callable[[Any, Runtime[Any]], R]:
-    """Return a conditional edge's decision behind the operator's policy, like a `Node`.
-
-    LangGraph gives an edge's function its runtime (a branch does not run in its node's
-    context), so the edge stays a function; LangGraph runs it as it runs a sync node.
-    """
+    """Return a conditional edge's decision behind the operator's policy, like a `Node`."""
 
     @functools.wraps(func)
     def path(state: Any, runtime: Runtime[Any]) -> R:

@@ -1,25 +1,11 @@
 """Hold client input to the operator's policy: servers, files and code only the operator picks.
 
-A run is *served* when LangGraph server runs it (the runtime carries `server_info`) or
-when the operator says this process serves untrusted callers
-(`CRITIC_LOOP_UNTRUSTED_INPUT`). In a served run the context and the rubric came from a
-client, so:
-
-- `base_url` must be the operator's own server (OPENAI_BASE_URL / CRITIC_LOOP_BASE_URL) or
-  one of `CRITIC_LOOP_ALLOWED_BASE_URLS`: a client cannot send the operator's API key, or
-  any request, to a host of its choosing;
-- `prompts_dir` and a test criterion's `tests_file` must lie under
-  `CRITIC_LOOP_ALLOWED_PATHS` (after resolving symbolic links);
-- a `python` check must name a function the operator registered in code, or one of
-  `CRITIC_LOOP_PYTHON_CHECK_MODULES`;
-- every count and limit (rounds, candidates, judges, attempts, tokens, budgets, a test
-  suite's time, memory, processes and disk) must stay within the operator's ceilings
-  (`critic_loop.state.ceilings`): asking for more is refused, naming each one. A value
-  nobody chose (a default, or no limit) is lowered to the ceiling in every run.
-
-These are checked in front of every node (`settled`), and wherever a file is read or a
-function resolved (so a rubric edited in the thread's state is checked too). In a run that
-is not served the caller is the operator, and may name any of them.
+A run is *served* when LangGraph server runs it (`server_info`) or the operator sets
+`CRITIC_LOOP_UNTRUSTED_INPUT`. A served run may use only the operator's `base_url`s, paths
+under `CRITIC_LOOP_ALLOWED_PATHS`, registered `python` checks, and counts within the
+ceilings (`critic_loop.state.ceilings`); docs/security.md has the whole policy. It is
+checked in front of every node (`settled`) and wherever a file is read or a function
+resolved, so a rubric edited in the thread's state is checked too.
 """
 
 from __future__ import annotations
@@ -72,11 +58,7 @@ def trust_of(runtime: Runtime[Any]) -> Trust:
 def settled(runtime: Runtime[Any]) -> Runtime[Context]:
     """Return `runtime` with its context held to the operator's policy, its models found.
 
-    Every node runs behind this (`critic_loop.nodes.node.Node`), so a client's context is
-    checked at each step, a resumed run with new settings too, and models the run left
-    unset are the ones this machine has (`discovery`), asked for only after the policy
-    passed the server they are asked from.
-
+    Models the run left unset are discovered only after the policy passed their server.
     A run's nodes share one context object: it is settled once per object and policy.
 
     Raises:
@@ -104,24 +86,13 @@ def needs_network(runtime: Runtime[Any]) -> bool:
     return needs_discovery(as_context(runtime.context))
 
 
-def _operator_base_urls() -> set[str]:
-    urls = {os.environ.get("OPENAI_BASE_URL"), os.environ.get("CRITIC_LOOP_BASE_URL")}
-    return {url.rstrip("/") for url in urls if url}
-
-
 def check_context(context: Context, trust: Trust) -> Context:
-    """Return `context` if this run may use it, held to the ceilings (`held_to_ceilings`).
-
-    Raises:
-        TrustViolation: it names a server or a directory the operator did not allow, or
-            asks for more than a ceiling allows (`CeilingExceeded`).
-    """
+    """Return `context` if this run may use it (else `TrustViolation`), held to the ceilings."""
     if not trust.served:
         return held_to_ceilings(context, trust)
     if context.base_url is not None:
-        allowed = _operator_base_urls() | {
-            url.rstrip("/") for url in trust.policy.allowed_base_urls
-        }
+        operators = [os.environ.get("OPENAI_BASE_URL"), os.environ.get("CRITIC_LOOP_BASE_URL")]
+        allowed = {url.rstrip("/") for url in [*operators, *trust.policy.allowed_base_urls] if url}
         if context.base_url.rstrip("/") not in allowed:
             raise TrustViolation(
                 f"base_url {context.base_url!r} is not allowed: a client may use only the "
@@ -147,8 +118,7 @@ def _refuse(refused: list[str], where: str) -> None:
         )
 
 
-def _amount(value: Any) -> Any:
-    """How much a setting asks for: a list's length, the most "auto" candidates may be."""
+def _amount(value: Any) -> Any:  # a list's length, the most "auto" candidates may be
     if isinstance(value, list):
         return len(value)
     return AUTO_CANDIDATES if value == "auto" else value
@@ -195,14 +165,7 @@ def held_to_ceilings(context: Context, trust: Trust) -> Context:
 
 
 def suite_within_ceilings(criterion: TestSuite, trust: Trust) -> TestSuite:
-    """Return `criterion` with its sandbox limits within the operator's ceilings.
-
-    As for the context (`held_to_ceilings`): a limit the rubric leaves at its default is
-    lowered to the ceiling; one it sets above the ceiling is refused in a served run.
-
-    Raises:
-        CeilingExceeded: a served client asked for more than a ceiling (all are named).
-    """
+    """Return `criterion` with its sandbox limits within the ceilings (as `held_to_ceilings`)."""
     ceilings = trust.policy.ceilings
     lowered: dict[str, Any] = {}
     refused: list[str] = []
@@ -220,11 +183,7 @@ def suite_within_ceilings(criterion: TestSuite, trust: Trust) -> TestSuite:
 
 
 def allowed_path(path: str, trust: Trust, what: str) -> Path:
-    """Return `path` resolved, if the run may read it.
-
-    Raises:
-        TrustViolation: a client named a path outside CRITIC_LOOP_ALLOWED_PATHS.
-    """
+    """Return `path` resolved, if the run may read it (else `TrustViolation`)."""
     resolved = Path(path).resolve()
     if not trust.served:
         return resolved
@@ -238,19 +197,14 @@ def allowed_path(path: str, trust: Trust, what: str) -> Path:
 
 
 def resolve_check(reference: str, trust: Trust) -> Callable[..., Any]:
-    """Return the function a `python` check names, if this run may call it (see module doc)."""
+    """Return the function a `python` check names, if this run may call it."""
     return resolve_reference(
         reference, client=trust.served, client_modules=trust.policy.python_check_modules
     )
 
 
 def with_tests_inline(criterion: TestSuite, trust: Trust) -> TestSuite:
-    """Return `criterion` with its `tests_file` read in, if this run may read that file.
-
-    Raises:
-        TrustViolation: a client named a file outside CRITIC_LOOP_ALLOWED_PATHS.
-        FileNotFoundError: the file does not exist.
-    """
+    """Return `criterion` with its `tests_file` read in, if this run may read that file."""
     if criterion.tests_file is None:
         return criterion
     path = allowed_path(criterion.tests_file, trust, f"criterion {criterion.id!r}: tests_file")
@@ -262,24 +216,12 @@ def with_tests_inline(criterion: TestSuite, trust: Trust) -> TestSuite:
 
 
 def runnable_suite(criterion: TestSuite, trust: Trust) -> TestSuite:
-    """Return `criterion` as it runs: its tests read in, its limits within the ceilings.
-
-    Raises:
-        TrustViolation: a client named a file outside CRITIC_LOOP_ALLOWED_PATHS, or asked
-            for more than a ceiling (`CeilingExceeded`).
-        FileNotFoundError: the test file does not exist.
-    """
+    """Return `criterion` as it runs: its tests read in, its limits within the ceilings."""
     return suite_within_ceilings(with_tests_inline(criterion, trust), trust)
 
 
 def check_rubric(rubric: Sequence[CriterionBase], trust: Trust) -> None:
-    """Raise if the rubric names code or files this run may not use (see module doc).
-
-    Raises:
-        TrustViolation: a client named a function or a file the operator did not allow,
-            or asked for more than a ceiling (`CeilingExceeded`).
-        LookupError, FileNotFoundError: the function or file does not exist.
-    """
+    """Raise if the rubric names code or files this run may not use, or that do not exist."""
     for criterion in rubric:
         if isinstance(criterion, PythonCheck):
             resolve_check(str(criterion.function), trust)

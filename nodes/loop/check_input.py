@@ -1,10 +1,8 @@
 """Refuse bad input and unusable models before any model is called.
 
-The graph's boundary: the task and rubric are validated here (`LoopInput`), read leniently
-so that a thread with bad input can still be inspected, and written back as plain JSON.
-Then the environment: each model's provider and key, the checks' code and files, the
-sandbox. Its events describe each `tests` criterion's sandbox ("sandbox") and name the
-judged criteria that code could decide ("lint", `rubric_lint`).
+The task and rubric are validated (`LoopInput`) and written back as plain JSON; then each
+model's provider and key, the checks' code and files, the sandbox. Streams the "sandbox"
+and "lint" events.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from critic_loop.nodes.events import lint_event, sandbox_event
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.prompts import load_prompts
@@ -42,9 +39,7 @@ class SubmittedInput(TypedDict, total=False):
 def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR) -> None:
     """Raise a clear error if the models, checks or prompts of a run cannot be used.
 
-    The worker's model, then what the critic needs (`grading_preflight`). The distiller is
-    not checked: memory never costs a run, so a distiller that cannot be created is
-    recorded in `memory_errors` when the run completes.
+    The distiller is not checked: memory never costs a run (its errors go to `memory_errors`).
     """
     worker_model(context, context.temperature)  # the very model round 1 will use
     grading_preflight(context, rubric, trust)
@@ -54,11 +49,6 @@ def grading_preflight(
     context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR
 ) -> None:
     """Raise a clear error if the critic cannot grade against `rubric`, before any model call.
-
-    The critic models are needed only when the rubric has `llm` criteria. In a served run
-    (`trust`), the rubric may name only the code and files the operator allowed, and a
-    `tests` criterion needs the complete sandbox (`sandbox_for`). `critic-loop
-    calibrate` calls it alone: grading needs no worker.
 
     Raises:
         ModelSetupError: a critic model cannot be created (unknown provider, missing key).
@@ -71,16 +61,15 @@ def grading_preflight(
         for spec in dict.fromkeys(judge.spec for judge in panel(context)):
             grading_model(spec, "critic", context)
     check_rubric(rubric, trust)
-    for criterion in rubric:
-        if isinstance(criterion, TestSuite) and importlib.util.find_spec("pytest") is None:
-            raise MissingDependency(
-                missing_extra_message(
-                    f"criterion {criterion.id!r} runs its tests with pytest, which is not "
-                    "installed",
-                    "tests",
-                )
+    suites = [criterion for criterion in rubric if isinstance(criterion, TestSuite)]
+    if suites and importlib.util.find_spec("pytest") is None:
+        raise MissingDependency(
+            missing_extra_message(
+                f"criterion {suites[0].id!r} runs its tests with pytest, which is not installed",
+                "tests",
             )
-    if trust.served and any(isinstance(criterion, TestSuite) for criterion in rubric):
+        )
+    if suites and trust.served:
         sandbox_for(trust)  # a client's code runs only in the complete sandbox
     load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
 
@@ -105,7 +94,8 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
         if isinstance(criterion, TestSuite):
             isolation = sandbox.isolation()
             bound = memory_plan(criterion, isolation).event()
-            runtime.stream_writer(sandbox_event(criterion.id, isolation.mode, bound))
+            described = {"criterion": criterion.id, "isolation": isolation.mode, **bound}
+            runtime.stream_writer({"event": "sandbox", **described})
     checkable = [f for f in lint_rubric(checked.rubric) if f.problem == "checkable"]
     if checkable:
         decided = runtime.context.lint_checks
@@ -113,5 +103,5 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
             {**finding.as_json(), "decided_by_code": decided and finding.proposal is not None}
             for finding in checkable
         ]
-        runtime.stream_writer(lint_event(findings))
+        runtime.stream_writer({"event": "lint", "findings": findings})
     return {"rubric": dump_rubric(checked.rubric)}

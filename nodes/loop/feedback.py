@@ -1,11 +1,8 @@
 """Turn a failing verdict into the feedback the worker is allowed to see.
 
-This is the one place where anything passes from the critic's side to the worker's. The
-worker gets the critic's note and one hint per failing criterion. What the critic echoed
-of the rubric is cut out: criterion ids in brackets (and bare ids that are clearly
-identifiers, like `no_health_claims`), and any run of words covering most of a criterion's
-text, so the rubric cannot leak through the feedback. Shorter overlaps stay: "cut it to at
-most fifty words" is the useful hint the loop exists to give.
+The one place anything passes from the critic's side to the worker's: the critic's note and
+one hint per failing criterion, with criterion ids and any run of words covering most of a
+criterion's text cut out. Shorter overlaps stay ("cut it to at most fifty words").
 """
 
 from __future__ import annotations
@@ -19,29 +16,16 @@ from critic_loop.state.records import WorkerFeedback
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.verdict import Verdict
 
-REDACTED = "[a review requirement]"
-"""What replaces criterion text found in the critic's words."""
-
-REDACTED_ID = "[a review item]"
-"""What replaces a criterion id found in the critic's words."""
-
-MIN_REDACTED_WORDS = 3
-"""Criterion texts shorter than this are not cut out (they are ordinary words)."""
-
-NEAR_WHOLE = 0.8
-"""A run of words covering this share of a criterion's text counts as quoting it."""
-
+REDACTED = "[a review requirement]"  # replaces criterion text in the critic's words
+REDACTED_ID = "[a review item]"  # replaces a criterion id
+MIN_REDACTED_WORDS = 3  # shorter criterion texts are ordinary words, not cut out
+NEAR_WHOLE = 0.8  # a run covering this share of a criterion's text quotes it
 
 WORD = re.compile(r"\w+")
 
 
 def _quoted_spans(text: str, criterion_text: str) -> list[tuple[int, int]]:
-    """Find the runs of `text` that quote most of `criterion_text`, longest first.
-
-    A run is a sequence of at least `NEAR_WHOLE` of the criterion's words, in its order,
-    separated by anything that is not a word (case ignored). The search indexes the
-    criterion's word sequences once, so its time grows linearly with the text.
-    """
+    """Find the runs of `text` quoting `NEAR_WHOLE` of `criterion_text`'s words, in linear time."""
     words = [word.lower() for word in WORD.findall(criterion_text)]
     if len(words) < MIN_REDACTED_WORDS:
         return []

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
-from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
 from critic_loop.nodes.events import finished_event
@@ -19,7 +18,7 @@ from critic_loop.nodes.memory.record_usage import usage_to_record
 from critic_loop.state.budget import spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, OpenItem, Outcome, rounds_done
+from critic_loop.state.records import Critique, OpenItem, rounds_done
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MemoryReport
 
@@ -51,10 +50,7 @@ def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> li
 def ending(
     state: LoopState, decision: Decision, chosen: Critique | None, thread_id: str | None
 ) -> dict[str, Any]:
-    """Return the update that ends a run: how it ended, and the draft `chosen` as `final`.
-
-    `chosen` is the best critique (None when nothing was graded: the last draft is final).
-    """
+    """Return the update that ends a run: how, and `chosen`'s draft (None: the last) as `final`."""
     draft = draft_of(state.drafts, chosen.ref) if chosen else state.drafts[-1]
     return {
         "outcome": decision.outcome,
@@ -67,43 +63,15 @@ def ending(
     }
 
 
-def memory_left_alone(
-    state: LoopState,
-    outcome: Outcome,
-    context: Context,
-    store: BaseStore | None,
-    distill_skipped: str | None,
-) -> MemoryReport | None:
-    """Return why the memory steps have nothing to do after this run, or None if they do.
-
-    With memory off (or no store, or a run that did not complete, or one that showed no
-    lesson) there is no rule usage to record and nothing to distill: the run ends at
-    finalize, with the report the distill subgraph would have written, and skips their
-    steps. `distill_skipped` is why the run is not distilled (`distill_skip`), if it is not.
-    """
-    if usage_to_record(state.recalled_rules, outcome, store) or distill_skipped is None:
-        return None
-    return MemoryReport(scope=context.memory_scope, skipped=distill_skipped)
-
-
-def distill_skip(
-    state: LoopState, outcome: Outcome, context: Context, store: BaseStore | None
-) -> str | None:
-    """Say why this run will not be distilled, or None if it will (see `skip_reason`)."""
-    lessons = observed_lessons(state.critiques, state.rubric) if context.distills else []
-    return skip_reason(outcome, context, store, lessons)
-
-
 def finalize(
     state: LoopState, runtime: Runtime[Context]
 ) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
     """Set `outcome`, `outcome_reason`, `exhausted_by`, `final`, `final_round`, `open_items`.
 
-    `final` is the best draft of the whole run (see `history_queries.best_critique`), so it is
-    never worse than any draft seen. A thread paused or crashed just before finalize, and
-    resumed with settings that allow more rounds (a larger `max_iterations`, say), goes
-    back to the worker instead. The run goes on to the memory steps only when they have
-    work (see `memory_left_alone`); otherwise it ends here.
+    `final` is the best draft of the whole run. A thread resumed here with settings that
+    allow more rounds goes back to the worker instead. The run goes on to the memory steps
+    only when they have work (rule usage to record, or a run to distill); else it ends here,
+    with the report the distill subgraph would have written.
     """
     context = runtime.context
     decision = decide(state.critiques, state.drafts, context, state.reviews)
@@ -113,12 +81,13 @@ def finalize(
     thread_id = runtime.execution_info.thread_id if runtime.execution_info else None
     update = ending(state, decision, chosen, thread_id)
     store = memory_store(runtime)
-    not_distilled = distill_skip(state, decision.outcome, context, store)
+    lessons = observed_lessons(state.critiques, state.rubric) if context.distills else []
+    not_distilled = skip_reason(decision.outcome, context, store, lessons)
     rounds = rounds_done(state.critiques)
     spent = spent_on(state.drafts, state.critiques)
     runtime.stream_writer(finished_event(decision, rounds, not_distilled is None, spent))
-    skipped = memory_left_alone(state, decision.outcome, context, store, not_distilled)
-    if skipped is not None:
-        update["memory_report"] = skipped.model_dump(mode="json")
-        return Command(goto="__end__", update=update)  # langgraph.graph.END
-    return Command(goto="record_rule_usage", update=update)
+    if not_distilled is None or usage_to_record(state.recalled_rules, decision.outcome, store):
+        return Command(goto="record_rule_usage", update=update)
+    report = MemoryReport(scope=context.memory_scope, skipped=not_distilled)
+    update["memory_report"] = report.model_dump(mode="json")
+    return Command(goto="__end__", update=update)  # langgraph.graph.END

@@ -1,9 +1,8 @@
 """The worker: drafts the artifact, revises the best draft so far, or starts afresh.
 
-Its input is a `WorkerTurn` (state/loop.py), sent by the route: it has no rubric field and
-no verdicts, so criteria cannot reach the worker even by accident. The prompt is the task
-(with the rules) as the person's turn, then each draft being revised as the worker's own
-turn followed by the feedback on it (at most `Context.worker_history_rounds` of them).
+Its input is a `WorkerTurn`, which has no rubric field and no verdicts, so criteria cannot
+reach the worker. The prompt: the task (with the rules), then each draft being revised as
+the worker's own turn followed by the feedback on it.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from critic_loop.state.records import Draft
 
 
 def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
-    """Build the worker's prompt for `turn` (see the module docstring)."""
+    """Build the worker's prompt for `turn`."""
     directory = context.prompts_dir
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("worker_system.jinja", directory)),
@@ -58,35 +57,24 @@ def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
     return messages
 
 
+def _draft(turn: WorkerTurn, ledger: Ledger, **fields: Any) -> Draft:
+    return Draft(
+        round=turn.round,
+        candidate=turn.candidate,
+        origin=turn.mode,
+        revises=turn.revises,
+        attempts=ledger.calls,
+        seconds=ledger.seconds,
+        **fields,
+    )
+
+
 def draft_of(reply: BaseMessage, turn: WorkerTurn, ledger: Ledger) -> Draft:
     """Keep the worker's reply as a draft: valid UTF-8, no longer than the operator allows."""
     text = reply.text.encode("utf-8", "replace").decode("utf-8")
     limit = operator_settings().max_draft_chars
-    return Draft(
-        round=turn.round,
-        candidate=turn.candidate,
-        origin=turn.mode,
-        revises=turn.revises,
-        text=text[:limit],
-        usage=ledger.usage,
-        attempts=ledger.calls,
-        seconds=ledger.seconds,
-        full_length=len(text) if len(text) > limit else None,
-    )
-
-
-def stopped_draft(turn: WorkerTurn, ledger: Ledger, reason: str) -> Draft:
-    """Record a turn the run's budgets stopped before the worker answered (an empty draft)."""
-    return Draft(
-        round=turn.round,
-        candidate=turn.candidate,
-        origin=turn.mode,
-        revises=turn.revises,
-        text="",
-        attempts=ledger.calls,
-        seconds=ledger.seconds,
-        stopped=reason,
-    )
+    full_length = len(text) if len(text) > limit else None
+    return _draft(turn, ledger, text=text[:limit], usage=ledger.usage, full_length=full_length)
 
 
 def worker_request(turn: WorkerTurn, context: Context) -> Request[BaseMessage]:
@@ -105,15 +93,11 @@ def worker_request(turn: WorkerTurn, context: Context) -> Request[BaseMessage]:
 def drafted(
     turn: WorkerTurn, answer: Answer[BaseMessage], ledger: Ledger, runtime: Runtime[Context]
 ) -> dict[str, Any]:
-    """Append the worker's answer as a draft (empty, saying why, if the budgets stopped it).
-
-    Raises:
-        Exception: the last malformed reply's error, when every attempt was malformed.
-    """
+    """Append the worker's answer as a draft (empty, saying why, if the budgets stopped it)."""
     if answer.value is not None:
         draft = draft_of(answer.value, turn, ledger)
     elif answer.stopped is not None:
-        draft = stopped_draft(turn, ledger, answer.stopped)
+        draft = _draft(turn, ledger, text="", stopped=answer.stopped)  # the budgets stopped it
     else:
         raise answer.failure or RuntimeError("the worker gave no reply")
     runtime.stream_writer(draft_event(draft))

@@ -1,8 +1,7 @@
 """How the loop is doing, read from its history: rounds, the best draft, stalls, terminal items.
 
-Everything here is a pure function of the drafts and critiques (and the context's
-settings), so the route, the worker's next turn and finalize all agree, and a resumed or
-forked thread reads the same story from its checkpoint.
+Pure functions of the drafts and critiques, so the route, the worker's next turn and
+finalize agree, and a resumed or forked thread reads the same story from its checkpoint.
 """
 
 from __future__ import annotations
@@ -41,14 +40,13 @@ def best_critique(critiques: Sequence[Critique]) -> Critique | None:
     graded = [critique for critique in critiques if critique.verdict is not None]
     if not graded:
         return None
+
+    def support(c: Critique) -> int:  # 1 when not compared
+        return c.agreement.support if c.agreement is not None else 1
+
     return max(
         graded, key=lambda c: (strength(c), c.stopped is None, c.round, support(c), -c.candidate)
     )
-
-
-def support(critique: Critique) -> int:
-    """How many of its round's candidates behaved like this draft (1 when not compared)."""
-    return critique.agreement.support if critique.agreement is not None else 1
 
 
 def best_of_round(critiques: Sequence[Critique]) -> Critique | None:
@@ -64,11 +62,6 @@ def draft_of(drafts: Sequence[Draft], ref: DraftRef) -> Draft:
 def normalized(text: str) -> str:
     """Return `text` with runs of whitespace made one space (how repeats are recognized)."""
     return " ".join(text.split())
-
-
-def fresh_start(drafts: Sequence[Draft]) -> int:
-    """Return the round of the latest fresh sample (1 if there was none)."""
-    return max((d.round for d in drafts if d.origin == "resample"), default=1)
 
 
 def per_round_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Verdict]:
@@ -112,7 +105,8 @@ def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window:
         earlier = repeats[0].duplicate_of
         assert earlier is not None
         return f"round {latest[0].round} repeated the draft of round {earlier.round} word for word"
-    verdicts = per_round_verdicts(critiques, fresh_start(drafts))
+    fresh_start = max((d.round for d in drafts if d.origin == "resample"), default=1)
+    verdicts = per_round_verdicts(critiques, fresh_start)
     if repeated_failures(verdicts, window):
         failing = ", ".join(sorted(verdicts[-1].failing_ids))
         return f"the same criteria failed {window} times in a row: {failing}"
@@ -130,17 +124,13 @@ def confirmed_terminal(critiques: Sequence[Critique]) -> dict[str, str]:
     once it was made in two rounds.
     """
     confirmed: dict[str, str] = {}
-    judged_rounds: dict[str, set[int]] = {}
+    rounds: dict[str, set[int]] = {}
     for critique in critiques:
-        if critique.verdict is None:
-            continue
-        for result in critique.verdict.terminal:
+        for result in critique.verdict.terminal if critique.verdict is not None else []:
+            seen = rounds.setdefault(result.criterion_id, set())
+            seen.add(critique.round)
             panel = result.votes is not None and len(result.votes) > 1
-            if result.source == "check" or panel:
-                confirmed.setdefault(result.criterion_id, result.evidence)
-                continue
-            judged_rounds.setdefault(result.criterion_id, set()).add(critique.round)
-            if len(judged_rounds[result.criterion_id]) >= 2:
+            if result.source == "check" or panel or len(seen) >= 2:
                 confirmed.setdefault(result.criterion_id, result.evidence)
     return confirmed
 
@@ -185,10 +175,6 @@ def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> 
 
 
 def extra_rounds(reviews: Sequence[Review], cap: int) -> int:
-    """Return the rounds beyond the cap that people granted by rejecting a draft at it.
-
-    However many rejections, a run never goes past `MAX_ITERATIONS_LIMIT` rounds: a
-    reviewer function that always rejects cannot keep a run going forever.
-    """
+    """Return the rounds people granted past the cap by rejecting at it (never past the limit)."""
     granted = sum(1 for review in reviews if review.action == "reject" and review.at_round >= cap)
     return max(0, min(granted, MAX_ITERATIONS_LIMIT - cap))

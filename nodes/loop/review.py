@@ -1,12 +1,8 @@
 """A person in the loop: pause the run, show the best draft and its verdict, take a decision.
 
-With `Context.review` set (`every_round`, `on_stall`, `on_exhausted`), the route asks a
-person before it acts, with LangGraph's `interrupt`, so the run waits in its checkpoint
-for as long as it takes. The request shows the best draft so far, its verdict per
-criterion, and the answers a person can give (`ACTIONS`): accept it, have the worker
-revise it with the person's words (at the round cap, one more round), override one
-criterion's result, or stop the run. An answer that cannot be used is asked again,
-saying what was wrong with it.
+With `Context.review` set, the route asks a person with LangGraph's `interrupt` (the run
+waits in its checkpoint) to accept, reject with feedback, override a criterion or stop
+(`ACTIONS`); an unusable answer is asked again, saying what was wrong with it.
 """
 
 from __future__ import annotations
@@ -17,12 +13,12 @@ from typing import Any
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from critic_loop.nodes.loop.history_queries import best_critique
+from critic_loop.nodes.loop.history_queries import best_critique, draft_of
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, Review, ReviewAction, rounds_done
 
-ACTIONS = {
+ACTIONS = {  # the answers a person can give, as the review request explains them
     "accept": 'end the run with this draft: {"action": "accept"}',
     "reject": 'have the worker revise it: {"action": "reject", "feedback": "what to change"}',
     "override": (
@@ -31,7 +27,6 @@ ACTIONS = {
     ),
     "stop": 'stop the run: {"action": "stop"}',
 }
-"""The answers a person can give, as the review request explains them."""
 
 
 class ReviewAnswer(BaseModel):
@@ -64,7 +59,7 @@ def review_request(
     state: LoopState, reviewed: Critique, reason: str, problem: str | None
 ) -> dict[str, Any]:
     """Describe the draft under review and the answers the person can give."""
-    draft = next(d for d in state.drafts if d.ref == reviewed.ref)
+    draft = draft_of(state.drafts, reviewed.ref)
     verdict = reviewed.verdict
     return {
         "review": reason,
@@ -108,10 +103,7 @@ def checked_answer(answer: Any, criterion_ids: Sequence[str]) -> ReviewAnswer:
 
 
 def ask_person(state: LoopState, reason: str) -> Review | None:
-    """Pause the run for a person's decision on the best draft so far; return it as a Review.
-
-    Returns None when no draft has a verdict yet (there is nothing to review).
-    """
+    """Pause the run for a person's decision on the best draft so far (None: none graded)."""
     reviewed = best_critique(state.critiques)
     if reviewed is None:
         return None

@@ -1,24 +1,16 @@
 """Decide, from the history alone, whether the loop goes on, how, and how it ends.
 
-`decide` is a pure function of the drafts, the critiques and the context: the number of
-rounds, and what the run's budgets have left, are read from the history, so there is no
-counter to drift from it.
-`finalize` calls it again rather than trusting a stored flag.
-
-`route` is a node that returns `Command(goto=...)` rather than a conditional edge. An
-edge's decision is taken when the critique step ends and is frozen into that checkpoint;
-as a step of its own, the decision is taken with the context of the run that executes it.
-That is what makes time travel right: a thread forked after round N with a larger (or
-smaller) `max_iterations`, or resumed with other settings, routes by the new settings.
-When the loop goes on, the route also chooses the worker's next turn (revise the best
-draft so far, or draw a fresh one) and sends it to the worker with LangGraph's `Send`;
-`first_round` sends round 1's turns after recall.
+`decide` is a pure function of the drafts, critiques and context (rounds and budgets are
+read from the history, no counter to drift); `finalize` calls it again. `route` is a node
+returning `Command`, not a conditional edge, so the decision is taken with the settings of
+the run that executes it: a thread forked or resumed with another `max_iterations` routes
+by the new one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
@@ -155,16 +147,12 @@ def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send | list
 
 def first_round(state: LoopState, runtime: Runtime[Context]) -> list[Send]:
     """Send the worker round 1's turns: one per candidate, side by side."""
-    context = runtime.context
-    turns = first_turns(state.task, state.recalled_rules, context, state.rubric)
+    turns = first_turns(state.task, state.recalled_rules, runtime.context, state.rubric)
     return [to_worker(turn) for turn in turns]
 
 
 def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
-    """Choose the next step after critique: the worker's next turn, or finalize.
-
-    With `Context.review` set, a person may be asked first (see `review`).
-    """
+    """Choose the next step after critique (worker or finalize), asking a person first if set."""
     context = runtime.context
     decision = decide(state.critiques, state.drafts, context, state.reviews)
     stalled = (isinstance(decision, GoOn) and decision.action == "resample") or (
@@ -173,19 +161,17 @@ def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["gener
     exhausted = isinstance(decision, Decision) and decision.outcome == "exhausted"
     reason = review_reason(state, context, stalled, exhausted)
     review = ask_person(state, reason) if reason is not None else None
-    if review is None:
-        if isinstance(decision, Decision):
-            return Command(goto="finalize")
-        return Command(goto=send_next_turn(state, context, decision))
-    told = feedback_after(state, review)
-    state = state.model_copy(
-        update={"reviews": [*state.reviews, review], "feedback": [*state.feedback, *told]}
-    )
-    writes = {
-        "reviews": [review.model_dump(mode="json")],
-        "feedback": [note.model_dump(mode="json") for note in told],
-    }
-    decision = decide(state.critiques, state.drafts, context, state.reviews)
+    writes: dict[str, list[Any]] | None = None
+    if review is not None:
+        told = feedback_after(state, review)
+        state = state.model_copy(
+            update={"reviews": [*state.reviews, review], "feedback": [*state.feedback, *told]}
+        )
+        writes = {
+            "reviews": [review.model_dump(mode="json")],
+            "feedback": [note.model_dump(mode="json") for note in told],
+        }
+        decision = decide(state.critiques, state.drafts, context, state.reviews)
     if isinstance(decision, Decision):
         return Command(goto="finalize", update=writes)
     return Command(goto=send_next_turn(state, context, decision), update=writes)

@@ -1,14 +1,9 @@
-"""Choose the worker's next turns: first drafts, a revision of the best draft, or fresh ones.
+"""Choose the worker's next turns (`WorkerTurn`): first drafts, a revision, or fresh ones.
 
-The worker only ever sees a `WorkerTurn`, and this module alone builds them from the state:
-
-- round 1: `Context.candidates` first drafts (`candidate_count`), side by side;
-- a revision starts from the best draft so far, with a warning when the latest did worse.
-  It shows no recalled rule: a rule is often an earlier hint word for word, and a small
-  model shown that line before its draft and again as the change to make answers with
-  the draft;
-- fresh samples (a batch: `fresh_batch`) get the task, the rules and one line on what
-  earlier attempts failed, never their text.
+A revision shows no recalled rule: a rule is often an earlier hint word for word, and a
+small model shown that line before its draft and again as the change to make answers with
+the draft. Fresh samples get the task, the rules and one line on what earlier attempts
+failed, never their text.
 """
 
 from __future__ import annotations
@@ -33,32 +28,26 @@ from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_do
 from critic_loop.state.rubric import CriterionBase, Task, TestSuite
 from critic_loop.state.rules import RecalledRule
 
-MAX_SUMMARY_CHARACTERS = 300
-"""The one-line summary of earlier failures a fresh sample gets is at most this long."""
-
-
-def code_chooses(rubric: Sequence[CriterionBase]) -> bool:
-    """Tell whether code can choose among candidates: a test suite, or checks only."""
-    return bool(rubric) and (
-        any(isinstance(criterion, TestSuite) for criterion in rubric)
-        or all(criterion.deterministic for criterion in rubric)
-    )
+MAX_SUMMARY_CHARACTERS = 300  # the one-line summary of earlier failures a fresh sample gets
 
 
 def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
-    """Return how many first drafts round 1 writes (`Context.candidates`, "auto" resolved)."""
+    """Return how many first drafts round 1 writes (`Context.candidates`, "auto" resolved).
+
+    "auto" draws several only when code can choose among them: a test suite, or checks only.
+    """
     if context.candidates != "auto":
         return context.candidates
-    return AUTO_CANDIDATES if code_chooses(rubric) else 1
+    code_chooses = any(isinstance(criterion, TestSuite) for criterion in rubric) or all(
+        criterion.deterministic for criterion in rubric
+    )
+    return AUTO_CANDIDATES if rubric and code_chooses else 1
 
 
 def side_by_side(
     count: int, left: Allowance, temperatures: tuple[float, float], **turn: Any
 ) -> list[WorkerTurn]:
-    """Return `count` turns of one round, no more than `left` has calls for, sharing them.
-
-    The first samples at `temperatures[0]`, the others at `temperatures[1]`.
-    """
+    """Return `count` turns of one round (the first at `temperatures[0]`) sharing `left`."""
     count = max(1, count if left.calls is None else min(count, left.calls))
     return [
         WorkerTurn(
@@ -146,9 +135,7 @@ def failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -
 def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
     """Return how many fresh drafts the next fresh-sample round draws (0: none are left).
 
-    `on_stall: resample` draws one. `auto` draws twice the largest fresh round so far
-    (round 1's candidates are one) when round 1 drew several candidates, else one, and
-    never more than `Context.sample_budget` fresh drafts in all.
+    `auto` doubles the largest fresh round when round 1 drew several, within `sample_budget`.
     """
     if context.on_stall != "auto":
         return 1
@@ -162,8 +149,7 @@ def next_turns(
 ) -> list[WorkerTurn]:
     """Return the worker's turns for the next round: revise the best draft, or start fresh.
 
-    Fresh drafts come in a batch (`fresh_batch`); with no graded draft to revise (the
-    budgets stopped every earlier turn), one starts fresh.
+    Fresh drafts come in a batch (`fresh_batch`); with no graded draft to revise, one.
     """
     best = best_critique(state.critiques)
     left = allowance(spent_on(state.drafts, state.critiques), context)
@@ -216,10 +202,8 @@ def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -
 
 
 def to_worker(turn: WorkerTurn) -> Send:
-    """Send `turn` to the generate node as plain JSON.
+    """Send `turn` to the generate node as plain JSON (pending sends are checkpointed).
 
-    Checkpoints keep pending sends; plain data there loads with any checkpointer's
-    serializer (a pydantic object would need critic-loop's), and the node reads it back
-    as a `WorkerTurn`.
+    Plain data loads with any checkpointer's serializer; the node reads it back as a `WorkerTurn`.
     """
     return Send("generate", turn.model_dump(mode="json"))

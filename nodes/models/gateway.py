@@ -1,24 +1,10 @@
 """The one way a node calls a model: budget admission, the call, usage, retries, the fallback.
 
-`ask(request, ledger)` makes the calls one `Request` needs (`aask` awaits them instead;
-`ask_all`/`aask_all` ask several, side by side under asyncio). Each call is admitted by the
-step's `Ledger` (the run's budgets) first and settled with the tokens it reported after.
-
-Which retry layer does what:
-
-1. The provider's client (`Context.max_retries`) repeats a request that failed on a rate
-   limit (honouring Retry-After), a server error, a timeout or a dropped connection. When
-   those run out, a server that cannot be reached is `ModelUnreachable`; the run stops,
-   every finished step saved, and can be resumed.
-2. Here, within `Request.attempts` calls (`worker_attempts`, `critic_attempts`): a reply
-   that cannot be read (`ANSWER_FAILURES`), or that `Request.read` rejects, is asked
-   again, the prompt remade by `Request.retry`; the last one may still be taken on
-   stricter terms (`Request.read_last`).
-3. Here too, not counted as an attempt: a server that refuses the structured-output
-   method is asked again with the next (json_schema -> function_calling -> json_mode),
-   remembered per model and server, and said once per server at INFO.
-4. On Temporal, an activity's attempts (`TemporalSettings.activity_attempts`) run the
-   whole node again after its worker died or layer 1 gave up.
+Retry layers: the provider's client (`Context.max_retries`) repeats rate limits, server
+errors and dropped connections, then `ModelUnreachable` stops the run (resumable); here,
+within `Request.attempts`, an unreadable or rejected reply is asked again (`Request.retry`,
+`Request.read_last` on the last); a server refusing a structured-output method is asked with
+the next (`FALLBACKS`), remembered per model and server, not counted as an attempt.
 """
 
 from __future__ import annotations
@@ -52,18 +38,13 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 M = TypeVar("M", bound=pydantic.BaseModel)
 
-MALFORMED: tuple[type[Exception], ...] = (
-    json.JSONDecodeError,
-    openai.APIResponseValidationError,
-    pydantic.ValidationError,
-)
-"""A reply the server sent that cannot be read as a chat completion."""
-
 ANSWER_FAILURES: tuple[type[Exception], ...] = (
     openai.LengthFinishReasonError,
     openai.ContentFilterFinishReasonError,
     OutputParserException,
-    *MALFORMED,
+    json.JSONDecodeError,
+    openai.APIResponseValidationError,
+    pydantic.ValidationError,
 )
 """The model answered, but not usably: an attempt spent, asked again."""
 
@@ -92,8 +73,11 @@ REFUSAL_STATUSES = frozenset({400, 404, 405, 415, 422, 500, 501})
 class ModelUnreachable(ConnectionError):
     """A role's model server could not be reached (after the client's own retries)."""
 
-    def __init__(self, role: str, spec: str, url: str, cause: Exception) -> None:
-        """Name the role, the model and the URL, so the reader knows which server to fix."""
+    def __init__(self, role: str, spec: str, server: str | None, cause: Exception) -> None:
+        try:
+            url = str(cause.request.url)  # type: ignore[attr-defined]
+        except (AttributeError, RuntimeError):  # httpx raises RuntimeError when it has none
+            url = server or "the provider's endpoint"
         self.role, self.spec, self.url = role, spec, url
         detail = str(cause).strip() or "no answer"
         timed_out = isinstance(cause, openai.APITimeoutError | httpx.TimeoutException)
@@ -101,13 +85,6 @@ class ModelUnreachable(ConnectionError):
         super().__init__(
             f"the {role} model {spec!r} at {url} {failed} ({type(cause).__name__}: {detail})"
         )
-
-
-def _url_of(error: Exception, server: str | None) -> str:
-    try:
-        return str(error.request.url)  # type: ignore[attr-defined]
-    except (AttributeError, RuntimeError):  # httpx raises RuntimeError when it has none
-        return server or "the provider's endpoint"
 
 
 _methods: dict[tuple[str, str | None], StructuredOutputMethod] = {}
@@ -168,11 +145,7 @@ def _bound(
     method: StructuredOutputMethod,
     strict: bool,
 ) -> Runnable[Any, Any]:
-    """Return `model` tagged with its role and, with a `schema`, bound to answer in it.
-
-    Made once per model, role, schema and method, at most 64 kept (each with its model and
-    schema, so that their ids, the key, cannot pass to other objects).
-    """
+    # cached (at most 64), each entry holding the model and schema whose ids are its key
     key = (id(model), role, id(schema), method, strict)
     known = _bindings.get(key)
     if known is not None:
@@ -188,10 +161,6 @@ def _bound(
         _bindings.clear()
     _bindings[key] = (bound, model, schema)
     return bound
-
-
-def _same_prompt(prompt: list[BaseMessage], reply: Any, problem: str) -> list[BaseMessage]:
-    return prompt
 
 
 @dataclass(frozen=True)
@@ -212,7 +181,7 @@ class Request(Generic[T]):
     attempts: int = 1
     read_last: Callable[[Any], T] | None = None
     """Takes the last attempt's rejected answer on stricter terms, if it can."""
-    retry: Callable[[list[BaseMessage], Any, str], list[BaseMessage]] = _same_prompt
+    retry: Callable[[list[BaseMessage], Any, str], list[BaseMessage]] = lambda prompt, *_: prompt
     """The next prompt, from the last one, its answer and why that was rejected."""
     schema: dict[str, Any] | None = None
     method: StructuredOutputMethod = "json_schema"
@@ -281,8 +250,8 @@ class _Exchange(Generic[T]):
                 self.answer.rejected.append(f"the reply could not be read ({error!r})")
             return
         if isinstance(error, UNREACHABLE):
-            url = _url_of(error, self.request.server)
-            raise ModelUnreachable(self.request.role, self.request.spec, url, error) from error
+            request = self.request
+            raise ModelUnreachable(request.role, request.spec, request.server, error) from error
         raise error
 
     def _read(self, reply: Any) -> None:
@@ -347,7 +316,7 @@ async def aask(request: Request[T], ledger: Ledger) -> Answer[T]:
 def ask_all(requests: Sequence[Request[T]], ledger: Ledger) -> list[Answer[T]]:
     """Ask each request in turn; all share `ledger`."""
     answers = []
-    for request in requests:
+    for request in requests:  # not a comprehension: one frame fewer under the node
         answers.append(ask(request, ledger))
     return answers
 

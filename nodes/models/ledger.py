@@ -1,17 +1,9 @@
 """Hold a step's model calls to what the run's budgets leave it, checked before each call.
 
-A step (a worker turn, a round's grading, distillation) is given an `Allowance`, derived
-from the run's history (`critic_loop.state.budget`). Before each model call it asks its
-`Ledger` to admit one more: the ledger counts the calls it admitted, the tokens they
-reported (holding each call's prompt tokens while it is in flight) and the seconds since
-the step began, and refuses a call once the calls, tokens or time are used up. Calls side
-by side (a judge panel under async) share one ledger, so a round of many judges stops at
-the budget, not a round later. The step records what
-it spent in its history records, which is where the next step's allowance comes from.
-
-A call already in flight finishes: the token budget can be passed by what the calls in
-flight answer (each at most `worker_max_tokens` or `critic_max_tokens`, and the last
-prompt admitted), and the time budget by one request (`request_timeout` bounds it).
+A step gets an `Allowance` from the run's history (`critic_loop.state.budget`); its
+`Ledger` admits each call while calls, tokens (prompts in flight held) and seconds are left.
+Calls side by side share one ledger, so a judge panel stops at the budget, not a round
+later. A call in flight finishes, so the budgets can be passed by what it answers.
 """
 
 from __future__ import annotations
@@ -22,20 +14,15 @@ import time
 from critic_loop.state.budget import BUDGET_WORDS, Allowance, Budget
 from critic_loop.state.records import TokenUsage
 
-UNBOUNDED = Allowance()
-"""No budget at all (a run whose context sets none)."""
-
 
 class Ledger:
     """What a step may still spend on model calls, and what it has spent."""
 
-    def __init__(self, allowance: Allowance = UNBOUNDED) -> None:
-        """Start counting now, against `allowance`."""
-        self.allowance = allowance
+    def __init__(self, allowance: Allowance | None = None) -> None:
+        self.allowance = allowance or Allowance()  # None: no budget at all
         self.calls = 0
         self.usage = TokenUsage()
-        self.reserved = 0
-        """Prompt tokens of the calls in flight, held until they report their usage."""
+        self.reserved = 0  # prompt tokens of the calls in flight, until they report usage
         self.started = time.monotonic()
         self._lock = threading.Lock()
 
@@ -44,11 +31,7 @@ class Ledger:
         return time.monotonic() - self.started
 
     def out_of(self) -> Budget | None:
-        """Return the budget this step has used up, or None while every one has some left.
-
-        The prompts of the calls in flight count as spent, so calls side by side stop
-        once their prompts alone fill the token budget.
-        """
+        """Return the budget this step has used up (prompts in flight count), or None."""
         left = self.allowance
         if left.calls is not None and self.calls >= left.calls:
             return "call_budget"
@@ -60,10 +43,7 @@ class Ledger:
         return None
 
     def admit(self, prompt_tokens: int = 0) -> str | None:
-        """Count one more call (holding its prompt's tokens) and return None, or say why not.
-
-        Every admitted call is `settle`d when it ends, answered or not.
-        """
+        """Count one more call (holding its prompt's tokens) and return None, or say why not."""
         with self._lock:
             budget = self.out_of()
             if budget is None:

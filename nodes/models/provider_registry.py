@@ -1,9 +1,7 @@
 """Register chat-model providers of your own: a company gateway, a test double.
 
-`register_chat_model_provider("mine", factory)` makes every "mine:<model>" spec in a
-`Context` resolve through `factory`, ahead of the providers LangChain's `init_chat_model`
-knows. This module is the registry; `critic_loop.nodes.models.loading` consults it.
-Callers import both functions from `critic_loop`.
+`register_chat_model_provider("mine", factory)` makes "mine:<model>" specs resolve through
+`factory`, ahead of `init_chat_model`'s providers (`loading` consults this registry).
 """
 
 from __future__ import annotations

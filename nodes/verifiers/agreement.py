@@ -1,10 +1,8 @@
 """Agreement among candidates that pass the visible tests: which behaviour do most share?
 
-As AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most share:
-`probe_inputs` varies the literal arguments of the tests' calls one at a time, keeping
-their type; `pair_check` runs two candidates on them in the `tests` sandbox, a generated
-test comparing fingerprints of their results; `behaviour_groups` compares each candidate
-with the first of every group so far. It ranks passing drafts; it never changes a verdict.
+As in AlphaCode / CodeT: `probe_inputs` varies the literal arguments of the tests' calls,
+`pair_check` runs two candidates on them in the `tests` sandbox, comparing fingerprints of
+their results. It ranks passing drafts; it never changes a verdict.
 """
 
 from __future__ import annotations
@@ -117,19 +115,13 @@ def _int_variants(value: int) -> list[Any]:
     return [*variants, value // 2, value + 100]
 
 
-def _numbers(items: list[Any]) -> bool:
-    return bool(items) and all(
-        isinstance(item, int | float) and not isinstance(item, bool) for item in items
-    )
-
-
 def _sequence_variants(value: list[Any] | tuple[Any, ...]) -> list[Any]:
     kind = type(value)
     items = list(value)
     variants = [items[:0], items[:1], items[::-1]]
-    if _numbers(items):
-        variants.append([-item for item in items])
     if items:
+        if all(isinstance(item, int | float) and not isinstance(item, bool) for item in items):
+            variants.append([-item for item in items])
         variants.append([items[0], *items])
     variants += [items[1:], items + items[-1:], items[:-1]]
     with contextlib.suppress(TypeError):  # items that do not compare stay unsorted
@@ -276,10 +268,7 @@ def test_same_behaviour_on_every_probe():
 def pair_check(
     criterion: TestSuite, probes: Sequence[Probe], left: str, right: str
 ) -> tuple[TestSuite, str]:
-    """Return the suite and module that pass only if drafts `left` and `right` agree on `probes`.
-
-    They run as the `tests` criterion runs a draft (`run_check`), with `criterion`'s limits.
-    """
+    """Return the suite and module that pass only if drafts `left` and `right` agree on `probes`."""
     tests = PAIR_TEST.format(module=criterion.module, count=len(probes))
     suite = criterion.model_copy(update={"tests": tests, "tests_file": None})
     sources = [extract_code(left), extract_code(right)]

@@ -48,22 +48,19 @@ def quote_problem(quote: str, artifact: str) -> str | None:
     return None
 
 
-def grounded(evidence: str, artifact: str) -> bool:
-    """Tell whether `evidence` holds a quotation that points at a part of `artifact`."""
-    return any(quote_problem(quote, artifact) is None for quote in _quotations(evidence))
-
-
 NO_QUOTATION = "it quotes nothing of the artifact in double quotes"
 
 
 def _grounding_problem(evidence: str, artifact: str) -> str | None:
-    quotes = _quotations(evidence)
-    if not quotes:
+    problems = [quote_problem(quote, artifact) for quote in _quotations(evidence)]
+    if not problems:
         return NO_QUOTATION
-    problems = [quote_problem(quote, artifact) for quote in quotes]
-    if any(problem is None for problem in problems):
-        return None
-    return next(problem for problem in problems if problem is not None)
+    return None if None in problems else problems[0]
+
+
+def grounded(evidence: str, artifact: str) -> bool:
+    """Tell whether `evidence` holds a quotation that points at a part of `artifact`."""
+    return _grounding_problem(evidence, artifact) is None
 
 
 def ungrounded_passes(passes: Sequence[tuple[str, str]], artifact: str) -> list[str]:

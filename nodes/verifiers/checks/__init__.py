@@ -7,25 +7,16 @@ operator allowed (`critic_loop.nodes.operator_policy`).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, runnable_suite
+from critic_loop.nodes.verifiers.checks import structured, text
 from critic_loop.nodes.verifiers.checks.python_function import run_python_check
-from critic_loop.nodes.verifiers.checks.structured import (
-    check_json,
-    check_json_schema,
-    check_python_syntax,
-)
 from critic_loop.nodes.verifiers.checks.test_suite import (
     arun_test_suite,
     run_test_suite,
     sandbox_for,
-)
-from critic_loop.nodes.verifiers.checks.text import (
-    check_char_count,
-    check_contains,
-    check_headings,
-    check_regex,
-    check_word_count,
 )
 from critic_loop.state.rubric import (
     CharCount,
@@ -42,25 +33,22 @@ from critic_loop.state.rubric import (
 )
 from critic_loop.state.verdict import CheckResult
 
+_TEXT_CHECKS: dict[type[CriterionBase], Callable[[Any, str], CheckResult]] = {
+    WordCount: text.check_word_count,
+    CharCount: text.check_char_count,
+    Regex: text.check_regex,
+    Contains: text.check_contains,
+    Headings: text.check_headings,
+    ValidJson: lambda _, draft: structured.check_json(draft),
+    MatchesJsonSchema: structured.check_json_schema,
+    PythonSyntax: lambda _, draft: structured.check_python_syntax(draft),
+}
+
 
 def _text_check(criterion: CriterionBase, draft: str) -> CheckResult:
-    match criterion:
-        case WordCount():
-            return check_word_count(criterion, draft)
-        case CharCount():
-            return check_char_count(criterion, draft)
-        case Regex():
-            return check_regex(criterion, draft)
-        case Contains():
-            return check_contains(criterion, draft)
-        case Headings():
-            return check_headings(criterion, draft)
-        case ValidJson():
-            return check_json(draft)
-        case MatchesJsonSchema():
-            return check_json_schema(criterion, draft)
-        case PythonSyntax():
-            return check_python_syntax(draft)
+    for kind, check in _TEXT_CHECKS.items():
+        if isinstance(criterion, kind):
+            return check(criterion, draft)
     raise TypeError(f"criterion {criterion.id!r} of kind {type(criterion).__name__} has no check")
 
 

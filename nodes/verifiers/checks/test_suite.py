@@ -21,8 +21,6 @@ from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import TestSuite
 from critic_loop.state.verdict import CheckResult
 
-ALLOW_VARIABLE = "CRITIC_LOOP_ALLOW_INCOMPLETE_SANDBOX"
-
 
 def sandbox_for(trust: Trust) -> sandbox.Isolation:
     """Return the sandbox this run's drafted code runs in (probed once per process).
@@ -35,8 +33,8 @@ def sandbox_for(trust: Trust) -> sandbox.Isolation:
     if trust.served and not found.complete and not trust.policy.allow_incomplete_sandbox:
         raise IsolationUnavailable(
             "This server runs no client's drafted code without the complete sandbox, and "
-            f"{sandbox.shortfall(found)}: {sandbox.INSTALL}, or set {ALLOW_VARIABLE}=true "
-            "to run it with less isolation."
+            f"{sandbox.shortfall(found)}: {sandbox.INSTALL}, or set "
+            "CRITIC_LOOP_ALLOW_INCOMPLETE_SANDBOX=true to run it with less isolation."
         )
     return sandbox.ensure_isolation()  # what is missing: a warning, or an error if required
 
@@ -79,12 +77,7 @@ def _check_result(judged: Judged) -> CheckResult:
 
 
 def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
-    """Run the criterion's tests against the draft's code (blocking) and grade it.
-
-    Raises:
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
-            or its program is gone.
-    """
+    """Run the criterion's tests against the draft's code (blocking) and grade it."""
     return _check_result(runner.run_suite(_suite(criterion), extract_code(draft), host_limits()))
 
 

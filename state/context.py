@@ -250,7 +250,8 @@ class Context(BaseSettings):
         default="rubric",
         description=(
             "rubric: one judge call grades every LLM criterion; criterion: one call per "
-            "criterion (more calls, much smaller answers: what small local models need)."
+            "criterion (more calls, much smaller answers: what small local models need). "
+            "Unset, it follows the critic model (critic-loop models)."
         ),
     )
     judge_mode: Literal["verdict", "extract"] = Field(
@@ -260,7 +261,8 @@ class Context(BaseSettings):
             "artifact; extract: the judge is only asked to copy the few words of the "
             "artifact that show a criterion (one call per criterion), and code decides: a "
             "short quotation found in the artifact passes, anything else is not met "
-            "(small models copy better than they judge)."
+            "(small models copy better than they judge). Unset, it follows the critic "
+            "model (critic-loop models)."
         ),
     )
     lint_checks: bool = Field(
@@ -268,11 +270,18 @@ class Context(BaseSettings):
         description=(
             "Grade a judged criterion the rubric linter can decide exactly (a word limit, "
             "a quoted phrase, digits, an exclamation mark, valid JSON, ...) with that "
-            "check instead of the judge (see critic-loop lint-rubric)."
+            "check instead of the judge (see critic-loop lint-rubric). Unset, it follows "
+            "the critic model (critic-loop models)."
         ),
     )
     worker_max_tokens: int | None = Field(
-        default=None, ge=16, le=200_000, description="Cap on a draft's length in tokens."
+        default=None,
+        ge=16,
+        le=200_000,
+        description=(
+            "Cap on a draft's length in tokens. Unset, it follows the worker model "
+            "(critic-loop models)."
+        ),
     )
     critic_max_tokens: int = Field(
         default=2048,

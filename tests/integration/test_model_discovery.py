@@ -5,6 +5,7 @@ each call named. Python's `build_graph(...).invoke`, `run_loop`, `arun_loop` and
 command line are checked here; the served graph's default assistant in test_dev_server.
 """
 
+import json
 import os
 
 import pytest
@@ -115,3 +116,27 @@ def test_a_named_model_is_sent_as_named_and_the_server_is_not_asked(only_a_serve
     assert out["outcome"] == "passed"
     assert models_sent(only_a_server) == {"mine"}
     assert only_a_server.model_listings == 0
+
+
+def test_critic_loop_models_shows_the_same_settings_named_or_discovered(run_cli) -> None:
+    with ScriptedOpenAIServer([], model_id="qwen2.5-coder-0.5b-instruct") as server:
+        env = {"OPENAI_BASE_URL": server.base_url}
+        found = run_cli("models", "--json", env=env)
+        model = "openai:qwen2.5-coder-0.5b-instruct"
+        named = run_cli("models", "--json", "--model", model, env=env)
+        shown = run_cli("models", "--model", model, env=env).stdout
+    assert found.returncode == named.returncode == 0
+    found_report, named_report = json.loads(found.stdout), json.loads(named.stdout)
+    assert found_report["settings"] == named_report["settings"]
+    assert found_report["models"]["critic"] == {
+        "model": model,
+        "found": True,
+        "profile": "small model",
+    }
+    assert named_report["models"]["critic"]["found"] is False
+    assert named_report["settings"]["judge_mode"] == {
+        "value": "extract",
+        "from": "the critic's profile (small model)",
+    }
+    assert "judge_mode" in shown
+    assert "from the critic's profile (small model)" in shown

@@ -3,7 +3,7 @@
 import pytest
 
 from critic_loop.nodes.models import discovery as model_choice
-from critic_loop.nodes.models.discovery import GEMINI_MODELS
+from critic_loop.nodes.models.discovery import GEMINI_MODELS, LOCAL_SETTINGS
 from critic_loop.nodes.models.discovery import available_models as choose_models
 
 
@@ -48,6 +48,54 @@ def test_keys_pick_the_provider(served, environ, expected) -> None:
 
 def test_named_models_are_never_replaced(served) -> None:
     assert choose_models({"worker_model": "openai:a"}, {"OPENAI_BASE_URL": "http://h/v1"}) == {}
+
+
+def test_naming_the_local_model_gives_the_settings_discovering_it_gives(monkeypatch) -> None:
+    monkeypatch.setattr(model_choice, "discover_model", lambda url: "qwen2.5-coder-0.5b-instruct")
+    environ = {"OPENAI_BASE_URL": "http://h/v1", "OPENAI_API_KEY": "local"}
+    discovered = choose_models({}, environ)
+    model = discovered["critic_model"]
+    named = choose_models({"worker_model": model, "critic_model": model}, environ)
+    assert named == {k: v for k, v in discovered.items() if not k.endswith("_model")}
+    assert named == LOCAL_SETTINGS
+
+
+@pytest.mark.parametrize(
+    ("name", "small"),
+    [
+        ("qwen2.5-coder-0.5b-instruct", True),
+        ("gemma-2-2b-it", True),
+        ("llama-3.1-8b-instruct", False),
+        ("mixtral-8x7b", False),
+        ("stub-critic", False),
+    ],
+)
+def test_a_named_model_gets_the_small_model_settings_by_its_size(name, small) -> None:
+    chosen = choose_models({"critic_model": f"openai:{name}"}, {"OPENAI_BASE_URL": "http://h/v1"})
+    assert (chosen.get("judge_mode") == "extract") is small
+
+
+def test_a_hosted_model_langchain_knows_gets_no_local_settings(served) -> None:
+    chosen = {"worker_model": "openai:gpt-4.1", "critic_model": "openai:gpt-4.1"}
+    assert choose_models(chosen, {"OPENAI_BASE_URL": "http://h/v1"}) == {}
+
+
+def test_the_operators_profile_of_a_model_wins(served, tmp_path) -> None:
+    profiles = tmp_path / "profiles.json"
+    profiles.write_text('{"big-local": {"judge_mode": "verdict", "judge_granularity": "rubric"}}')
+    environ = {"OPENAI_BASE_URL": "http://h/v1", "CRITIC_LOOP_MODEL_PROFILES": str(profiles)}
+    chosen = choose_models({"critic_model": "openai:big-local"}, environ)
+    assert chosen["judge_mode"] == "verdict"
+    assert chosen["judge_granularity"] == "rubric"
+    assert "worker_max_tokens" not in chosen  # the worker is the default, a hosted model
+
+
+def test_an_operators_profile_may_set_only_what_follows_the_model(served, tmp_path) -> None:
+    profiles = tmp_path / "profiles.json"
+    profiles.write_text('{"m": {"base_url": "http://elsewhere/v1"}}')
+    environ = {"OPENAI_BASE_URL": "http://h/v1", "CRITIC_LOOP_MODEL_PROFILES": str(profiles)}
+    with pytest.raises(ValueError, match="cannot set base_url"):
+        choose_models({"critic_model": "openai:m"}, environ)
 
 
 def test_an_unreachable_server_is_an_error_not_a_silent_fallback(monkeypatch) -> None:

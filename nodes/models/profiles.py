@@ -1,0 +1,158 @@
+"""What a model can do, and the run settings that follow from it, however it was named.
+
+A model's profile comes from, first to last:
+
+- the operator's own file (`CRITIC_LOOP_MODEL_PROFILES`: JSON, model name -> settings);
+- LangChain's model profile (`BaseChatModel.profile`) for the models it knows (hosted
+  ones): how it answers to a schema;
+- the model's size, from its name ("qwen2.5-coder-0.5b-instruct": 0.5B parameters): a
+  small model (`SMALL_MODEL_PARAMS` or fewer) gets the settings small models need
+  (`LOCAL_SETTINGS`, chosen on the judge benchmark), named or found on a server;
+- a model of unknown size that nobody named, found on the run's OpenAI-compatible
+  server, is taken for a small local one too.
+
+The critic's profile gives the judge's settings, the worker's its token cap. Settings the
+run chose stand.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+LOCAL_SETTINGS: dict[str, Any] = {
+    "judge_granularity": "criterion",
+    "judge_mode": "extract",
+    "lint_checks": True,
+    "worker_max_tokens": 1024,
+}
+"""Settings that suit small models on local servers (see `benchmarks/judge/results`)."""
+
+SMALL_MODEL_PARAMS = 4.0
+"""Billions of parameters at most of a model that gets `LOCAL_SETTINGS`."""
+
+WORKER_FIELDS = frozenset({"worker_max_tokens"})
+"""Settings the worker's profile gives; the others follow the critic's."""
+
+PROFILE_FIELDS = WORKER_FIELDS | {
+    "judge_granularity",
+    "judge_mode",
+    "lint_checks",
+    "structured_output_method",
+    "critic_max_tokens",
+}
+"""The run settings a profile may give."""
+
+Source = Literal["operator", "langchain", "small model", "found on the server", "none"]
+
+_SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)b(?![a-z])")
+
+
+class ModelProfile(BaseModel):
+    """What applies to one model, and where it came from."""
+
+    model: str
+    source: Source
+    settings: dict[str, Any]
+
+
+@functools.cache
+def _operator_file(path: str) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ValueError(f"CRITIC_LOOP_MODEL_PROFILES {path}: {error.strerror}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"CRITIC_LOOP_MODEL_PROFILES {path}: expected model name -> settings")
+    for name, settings in data.items():
+        unknown = sorted(set(settings) - PROFILE_FIELDS)
+        if unknown:
+            raise ValueError(
+                f"CRITIC_LOOP_MODEL_PROFILES {path}: {name}: a profile cannot set "
+                f"{', '.join(unknown)} (it may set {', '.join(sorted(PROFILE_FIELDS))})"
+            )
+    return data
+
+
+def operator_profiles(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """Return the operator's profiles (the file is read once per process).
+
+    Raises:
+        ValueError: the file cannot be read, or sets what a profile cannot.
+    """
+    path = environ.get("CRITIC_LOOP_MODEL_PROFILES")
+    return _operator_file(path) if path else {}
+
+
+@functools.cache
+def langchain_profile(spec: str) -> Mapping[str, Any] | None:
+    """Return LangChain's profile of a "provider:model" spec, or None if it has none."""
+    from langchain.chat_models import init_chat_model
+
+    try:
+        profile = init_chat_model(spec, api_key="only-the-profile-is-read").profile
+    except Exception:  # noqa: BLE001 - an unknown provider or a missing package: no profile
+        return None
+    return profile or None
+
+
+def from_langchain(profile: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the run settings LangChain's profile of a model implies."""
+    if profile.get("structured_output", True):
+        return {}
+    method = "function_calling" if profile.get("tool_calling") else "json_mode"
+    return {"structured_output_method": method}
+
+
+def billions_of_parameters(name: str) -> float | None:
+    """Return the size a model's name gives ("llama-3.1-8b-instruct": 8.0), if it gives one."""
+    found = _SIZE.search(name.lower())
+    return float(found[1]) if found else None
+
+
+_looked_up: set[tuple[str, str | None]] = set()
+
+
+def profile_known(spec: str, environ: Mapping[str, str]) -> bool:
+    """Say whether `model_profile(spec, ...)` would read nothing (a file, a package's data)."""
+    return (spec, environ.get("CRITIC_LOOP_MODEL_PROFILES")) in _looked_up
+
+
+def model_profile(
+    spec: str, found: bool = False, environ: Mapping[str, str] | None = None
+) -> ModelProfile:
+    """Return the profile of `spec`; `found`: the run found it on its server, unnamed.
+
+    Raises:
+        ValueError: the operator's profiles cannot be read (`operator_profiles`).
+    """
+    environ = environ or {}
+    _, _, name = spec.partition(":")
+    own = operator_profiles(environ)
+    known = None if spec in own or name in own else langchain_profile(spec)
+    _looked_up.add((spec, environ.get("CRITIC_LOOP_MODEL_PROFILES")))
+    if spec in own or name in own:
+        return ModelProfile(model=spec, source="operator", settings=own.get(spec, own.get(name)))
+    if known is not None:
+        return ModelProfile(model=spec, source="langchain", settings=from_langchain(known))
+    size = billions_of_parameters(name)
+    if size is not None and size <= SMALL_MODEL_PARAMS:
+        return ModelProfile(model=spec, source="small model", settings=dict(LOCAL_SETTINGS))
+    if size is None and found:
+        return ModelProfile(model=spec, source="found on the server", settings=dict(LOCAL_SETTINGS))
+    return ModelProfile(model=spec, source="none", settings={})
+
+
+def profile_settings(
+    worker: ModelProfile, critic: ModelProfile, chosen: Mapping[str, Any] | set[str]
+) -> dict[str, Any]:
+    """Return the settings the two profiles give a run, except those the run chose."""
+    given = {k: v for k, v in critic.settings.items() if k not in WORKER_FIELDS}
+    given |= {k: v for k, v in worker.settings.items() if k in WORKER_FIELDS}
+    return {key: value for key, value in given.items() if key not in chosen}

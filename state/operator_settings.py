@@ -158,6 +158,13 @@ class OperatorSettings(BaseSettings):
             "wait. With the test ceilings it bounds the memory all sandboxes can hold."
         ),
     )
+    judge_profile: str | None = Field(
+        default=None,
+        description=(
+            "A judge profile fitted to people's labels (critic-loop calibrate --fit): a JSON "
+            "file the critic uses when its model is the one the profile was fitted for."
+        ),
+    )
     regex_timeout_seconds: float = Field(
         default=1.0,
         gt=0,

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 import click
 
 from critic_loop.cli.context_options import context_options
 from critic_loop.cli.option_sections import SectionedCommand, option
+from critic_loop.errors import UsageProblem
 
 
 def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -41,6 +43,7 @@ def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
             source = "the default"
         settings[field] = {"value": getattr(context, field), "from": source}
     return {
+        "judge_profile": judge_profile(context.critic_model),
         "server": server,
         "models": {
             role: {
@@ -51,6 +54,29 @@ def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
             for role, profile in profiles.items()
         },
         "settings": settings,
+    }
+
+
+def judge_profile(critic_model: str) -> dict[str, Any] | None:
+    """Describe the operator's judge profile (`CRITIC_LOOP_JUDGE_PROFILE`), if there is one."""
+    from critic_loop.nodes.verifiers.judge_profile import ProfileProblem, load_profile
+    from critic_loop.state.operator_settings import operator_settings
+
+    path = operator_settings().judge_profile
+    if path is None:
+        return None
+    try:
+        profile = load_profile(Path(path))
+    except ProfileProblem as problem:
+        raise UsageProblem(f"CRITIC_LOOP_JUDGE_PROFILE: {problem}") from None
+    return {
+        "path": path,
+        "model": profile.model,
+        "used": profile.model == critic_model,
+        "labels": profile.labels,
+        "threshold": profile.default.threshold,
+        "kinds": {kind: settings.threshold for kind, settings in profile.kinds.items()},
+        "cross_validated": profile.cross_validated,
     }
 
 
@@ -65,6 +91,17 @@ def report_lines(report: dict[str, Any]) -> list[str]:
     for name, setting in report["settings"].items():
         value = json.dumps(setting["value"])
         lines.append(f"  {name.ljust(width)}  {value:14s} from {setting['from']}")
+    judge = report["judge_profile"]
+    if judge is None:
+        lines.append("judge profile: none (CRITIC_LOOP_JUDGE_PROFILE is unset)")
+    elif not judge["used"]:
+        lines.append(f"judge profile: {judge['path']} is for {judge['model']}: not used")
+    else:
+        kinds = "".join(f", {kind} {value:.2f}" for kind, value in judge["kinds"].items())
+        lines.append(
+            f"judge profile: {judge['path']} (fitted on {judge['labels']} labels): "
+            f"threshold {judge['threshold']:.2f}{kinds}"
+        )
     return lines
 
 

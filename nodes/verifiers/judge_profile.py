@@ -10,10 +10,13 @@ never through its context, so a served client can neither choose nor supply one.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
+
+from critic_loop.state.operator_settings import operator_settings
 
 DEFAULT_THRESHOLD = 0.5
 """The threshold of a judge nobody fitted: "yes" likelier than "no"."""
@@ -68,6 +71,22 @@ def load_profile(path: Path) -> JudgeProfile:
         raise ProfileProblem(f"cannot read the judge profile {path}: {error.strerror}") from None
     except (ValueError, ValidationError) as error:
         raise ProfileProblem(f"{path} is not a judge profile: {error}") from None
+
+
+def operator_judge_profile(critic_model: str) -> JudgeProfile | None:
+    """Return the operator's judge profile (`CRITIC_LOOP_JUDGE_PROFILE`) if it fits the model.
+
+    Raises:
+        ProfileProblem: the operator named a file that is no judge profile.
+    """
+    path = operator_settings().judge_profile
+    profile = _loaded(path) if path else None
+    return profile if profile is not None and profile.model == critic_model else None
+
+
+@functools.cache
+def _loaded(path: str) -> JudgeProfile:
+    return load_profile(Path(path))
 
 
 def save_profile(profile: JudgeProfile, path: Path) -> None:

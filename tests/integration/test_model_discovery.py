@@ -140,3 +140,29 @@ def test_critic_loop_models_shows_the_same_settings_named_or_discovered(run_cli)
     }
     assert "judge_mode" in shown
     assert "from the critic's profile (small model)" in shown
+
+
+def test_critic_loop_models_shows_the_operators_judge_profile_for_its_model(
+    run_cli, tmp_path
+) -> None:
+    from critic_loop.nodes.verifiers.judge_profile import JudgeProfile, KindSettings, save_profile
+    from critic_loop.state.operator_settings import operator_settings
+
+    path = tmp_path / "judge.json"
+    model = "openai:qwen2.5-coder-0.5b-instruct"
+    fitted = JudgeProfile(model=model, default=KindSettings(threshold=0.41), labels=147)
+    save_profile(fitted, path)
+    operator_settings.cache_clear()
+    try:
+        with ScriptedOpenAIServer([], model_id="qwen2.5-coder-0.5b-instruct") as server:
+            env = {"OPENAI_BASE_URL": server.base_url, "CRITIC_LOOP_JUDGE_PROFILE": str(path)}
+            used = run_cli("models", env=env).stdout
+            other = run_cli("models", "--model", "openai:other-0.5b", env=env).stdout
+            path.write_text("{}")
+            broken = run_cli("models", "--model", "openai:other-0.5b", env=env)
+    finally:
+        operator_settings.cache_clear()
+    assert f"judge profile: {path} (fitted on 147 labels): threshold 0.41" in used
+    assert f"judge profile: {path} is for {model}: not used" in other
+    assert broken.returncode == 2
+    assert "is not a judge profile" in broken.stderr

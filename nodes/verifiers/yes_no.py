@@ -130,6 +130,22 @@ def yes_no_prompt(
     return [*messages, _ask(artifact, statement, secrets.token_hex(8), prompts_dir)]
 
 
+HINT_MAX_TOKENS = 48
+"""The most tokens a hint may take (one short sentence is asked for)."""
+
+
+def hint_prompt(statement: str, artifact: str, prompts_dir: str | None = None) -> list[BaseMessage]:
+    """Build the request for a failed criterion's hint: what the artifact lacks."""
+    ask = render_prompt(
+        "critic_hint.jinja",
+        prompts_dir,
+        artifact=artifact,
+        statement=statement,
+        fence=secrets.token_hex(8),
+    )
+    return [HumanMessage(ask)]
+
+
 def logprob_settings() -> dict[str, Any]:
     """Return the chat model settings a yes/no judge needs (one token, its alternatives)."""
     return {"logprobs": True, "top_logprobs": TOP_LOGPROBS, "max_tokens": 1, "temperature": 0}

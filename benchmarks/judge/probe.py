@@ -1,0 +1,328 @@
+"""Ask the model every question the judge probes need, once, and keep the answers.
+
+A probe variant turns one labelled pair into a chat request: a yes/no question read by
+the first token's log-probabilities (`critic_loop.nodes.verifiers.yes_no`), or the
+extracting judge's request for the words that show the criterion (read as text, its
+first token's P(NONE) kept too). `probe_figures` turns the answers into decisions and
+figures; this module only asks, through langchain-openai as a run would.
+
+Answers are cached in `--out` per request (the messages, the fence's random token
+replaced, and the settings), so a run resumes where it stopped, a variant asked twice is
+asked once, and the figures can be recomputed without the model.
+
+    python -m benchmarks.judge.probe --base-url URL --model NAME --out probe.json \
+        [--variants question,extract,...] [--sets held_out,fit]
+"""
+
+# ruff: noqa: T201 - a command line: its job is to print
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from benchmarks.judge.cases import CASES, Case, Pair
+from benchmarks.judge.held_out import HELD_OUT
+from critic_loop.judge_fit import choose_examples
+from critic_loop.nodes.verifiers.grounding import quote_problem
+from critic_loop.nodes.verifiers.judge import NO_WORDS, extract_prompt, extracted_quote
+from critic_loop.nodes.verifiers.judge_profile import Example
+from critic_loop.nodes.verifiers.rubric_lint import criterion_kind
+from critic_loop.nodes.verifiers.yes_no import (
+    HINT_MAX_TOKENS,
+    TOP_LOGPROBS,
+    as_question,
+    first_token_logprobs,
+    hint_prompt,
+    share_of_yes,
+    yes_no_prompt,
+)
+from critic_loop.state.context import Context
+from critic_loop.state.rubric import Criterion
+
+SETS: dict[str, tuple[Case, ...]] = {"held_out": HELD_OUT, "fit": CASES}
+"""The held-out set is only reported on; the fit set is where choices are made."""
+
+FENCE = re.compile(r"\b[0-9a-f]{16}\b")
+"""A fence's fresh random token (replaced in the cache key, so a request is asked once)."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One labelled pair, where it comes from, and the examples a few-shot prompt may use."""
+
+    set: str
+    case: Case
+    pair: Pair
+    index: int
+    """The case's position in its set (the fit set's two halves are even and odd)."""
+
+    @property
+    def key(self) -> str:
+        """Name the pair: set/case/pair."""
+        return f"{self.set}/{self.case.id}/{self.pair.id}"
+
+
+def labelled_examples(cases: tuple[Case, ...]) -> list[tuple[Example, str]]:
+    """Return every pair of `cases` as a worked example with its kind."""
+    return [
+        (Example(artifact=c.artifact, statement=p.text, met=p.label), criterion_kind(p.text))
+        for c in cases
+        for p in c.pairs
+    ]
+
+
+def fitted_examples(item: Item) -> list[Example]:
+    """Choose worked examples from labels the item's figures never see.
+
+    For a held-out pair, from the fit set; for a fit pair, from the other half of the fit
+    set (by artifact).
+    """
+    if item.set == "held_out":
+        pool = CASES
+    else:
+        pool = tuple(c for i, c in enumerate(CASES) if i % 2 != item.index % 2)
+    return choose_examples(labelled_examples(pool), criterion_kind(item.pair.text))
+
+
+GENERIC_EXAMPLES = [
+    Example(
+        artifact="Our cafe opens at 9 am on weekdays.",
+        statement="It gives an opening time.",
+        met=True,
+    ),
+    Example(
+        artifact="Pack a scarf, gloves and a warm hat.", statement="It mentions boots.", met=False
+    ),
+    Example(
+        artifact="The museum is not open on Mondays.",
+        statement="It says the museum is open on Mondays.",
+        met=False,
+    ),
+    Example(
+        artifact="def area(r):\n    return 3.14 * r * r",
+        statement="The function returns a value.",
+        met=True,
+    ),
+]
+"""The extracting judge's worked examples, as yes/no examples (no labels of the set)."""
+
+NULL_ARTIFACT = "N/A"
+"""A content-free artifact (contextual calibration: Zhao et al., "Calibrate before use")."""
+
+SYSTEM = (
+    "You check one statement about an artifact (a text or a piece of code). Answer only yes or no."
+)
+
+
+def _fenced(artifact: str) -> str:
+    return f"<<<ARTIFACT 0123456789abcdef>>>\n{artifact}\n<<<END ARTIFACT 0123456789abcdef>>>"
+
+
+def statement_prompt(item: Item, question: str) -> list[BaseMessage]:
+    """Ask in the earlier probe's words: the statement, then whether it is true (or false)."""
+    user = (
+        f"{_fenced(item.case.artifact)}\n\nStatement: {item.pair.text}\n"
+        f"Is the statement {question} of the artifact? Answer yes or no."
+    )
+    return [SystemMessage(SYSTEM), HumanMessage(user)]
+
+
+def question_first(item: Item) -> list[BaseMessage]:
+    """Ask the question before the artifact."""
+    user = f"{as_question(item.pair.text)} Answer yes or no.\n\n{_fenced(item.case.artifact)}"
+    return [SystemMessage(SYSTEM), HumanMessage(user)]
+
+
+def bare(item: Item) -> list[BaseMessage]:
+    """No system prompt, no markers: the artifact and the question."""
+    return [
+        HumanMessage(f"{item.case.artifact}\n\n{as_question(item.pair.text)} Answer yes or no.")
+    ]
+
+
+YES_NO: dict[str, Callable[[Item], list[BaseMessage]]] = {
+    "question": lambda item: yes_no_prompt(item.pair.text, item.case.artifact),
+    # the same question of a content-free artifact: the criterion's own pull towards yes
+    "null": lambda item: yes_no_prompt(item.pair.text, NULL_ARTIFACT),
+    "statement": lambda item: statement_prompt(item, "true"),
+    "negated": lambda item: statement_prompt(item, "false"),
+    "question_first": question_first,
+    "bare": bare,
+    "fewshot_generic": lambda item: yes_no_prompt(
+        item.pair.text, item.case.artifact, GENERIC_EXAMPLES
+    ),
+    "fewshot_fitted": lambda item: yes_no_prompt(
+        item.pair.text, item.case.artifact, fitted_examples(item)
+    ),
+}
+"""Yes/no variants: one request each, one token, read by its log-probabilities."""
+
+VARIANTS = (*YES_NO, "extract", "quote_question", "hint")
+"""`extract`: the extracting judge's request (as `default` sends it, first attempt);
+`quote_question`: the `question` variant asked of the extracted quote alone, when the
+quote is in the artifact ("Does 'rain' name a season?"); `hint`: for a pair labelled not
+met, what the artifact lacks, in a sentence (the hint a failed judged criterion would give)."""
+
+
+def cache_key(messages: list[BaseMessage], settings: dict[str, Any]) -> str:
+    """Return the request's key: its messages (fence token replaced) and settings."""
+    shown = [[m.type, FENCE.sub("FENCE", m.text)] for m in messages]
+    text = json.dumps([shown, settings], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+class Probe:
+    """The model client and the answers asked so far (kept in `path`)."""
+
+    def __init__(self, base_url: str, model: str, path: Path, timeout: float) -> None:
+        """Load the answers kept in `path`, and make the clients (one token, a few words)."""
+        from langchain_openai import ChatOpenAI
+
+        self.path = path
+        self.model = model
+        data = json.loads(path.read_text()) if path.exists() else {}
+        self.answers: dict[str, dict[str, Any]] = data.get("answers", {})
+        self.rows: dict[str, dict[str, Any]] = data.get("rows", {})
+        self.lock = threading.Lock()
+        """Held while the answers change or are written out (threads share them)."""
+        self.settings = {"model": model, "base_url": base_url, "top_logprobs": TOP_LOGPROBS}
+
+        def chat(max_tokens: int) -> Any:
+            return ChatOpenAI(
+                model=model,
+                base_url=base_url,
+                api_key="local",  # type: ignore[arg-type]
+                temperature=0,
+                max_tokens=max_tokens,  # type: ignore[call-arg]
+                logprobs=True,
+                top_logprobs=TOP_LOGPROBS,
+                timeout=timeout,
+                max_retries=2,
+            )
+
+        self.one_token = chat(1)
+        self.extractor = chat(64)
+
+    def ask(self, messages: list[BaseMessage], max_tokens: int) -> tuple[str, dict[str, Any]]:
+        """Return the cached answer to `messages` and its key, asking the model if need be."""
+        key = cache_key(messages, {**self.settings, "max_tokens": max_tokens})
+        if key in self.answers:
+            return key, self.answers[key]
+        model = self.one_token if max_tokens == 1 else self.extractor.bind(max_tokens=max_tokens)
+        started = time.monotonic()
+        reply: AIMessage = model.invoke(messages)
+        usage = reply.usage_metadata or {}
+        answer = {
+            "text": reply.text,
+            "top": first_token_logprobs(reply),
+            "prompt_tokens": usage.get("input_tokens"),
+            "completion_tokens": usage.get("output_tokens"),
+            "seconds": round(time.monotonic() - started, 2),
+        }
+        with self.lock:
+            self.answers[key] = answer
+        return key, answer
+
+    def save(self) -> None:
+        """Rewrite the cache file whole (callers hold `lock`)."""
+        partial = self.path.with_name(self.path.name + ".partial")
+        data = {"settings": self.settings, "answers": self.answers, "rows": self.rows}
+        partial.write_text(json.dumps(data, indent=0))
+        partial.replace(self.path)
+
+
+def extract_messages(item: Item) -> list[BaseMessage]:
+    """Build the extracting judge's first request for one pair (as a run sends it)."""
+    criterion = Criterion(id=item.pair.id, text=item.pair.text)
+    return extract_prompt(criterion, item.case.artifact, Context())
+
+
+def run_variant(probe: Probe, variant: str, item: Item) -> dict[str, Any]:
+    """Ask one variant about one pair; return its row (`asked`: the requests' keys)."""
+    if variant in YES_NO:
+        key, answer = probe.ask(YES_NO[variant](item), 1)
+        return {"p_met": share_of_yes(answer["top"]), "asked": [key]}
+    if variant == "hint":
+        if item.pair.label:
+            return {"asked": []}
+        key, answer = probe.ask(hint_prompt(item.pair.text, item.case.artifact), HINT_MAX_TOKENS)
+        return {"hint": answer["text"].strip(), "asked": [key]}
+    key, extract = probe.ask(extract_messages(item), 64)
+    quote = extracted_quote(extract["text"])
+    nothing = not quote or quote.lower().strip(" .!") in NO_WORDS
+    row = {
+        "quote": quote,
+        "problem": "nothing quoted" if nothing else quote_problem(quote, item.case.artifact),
+        "p_none": sum(
+            math.exp(logprob)
+            for token, logprob in extract["top"]
+            if token.strip().upper()[:3] == "NON"
+        ),
+        "asked": [key],
+    }
+    if variant == "extract" or row["problem"] is not None:
+        return row
+    second, answer = probe.ask(yes_no_prompt(item.pair.text, quote), 1)
+    return {**row, "p_met": share_of_yes(answer["top"]), "asked": [key, second]}
+
+
+def items(sets: list[str]) -> Iterator[Item]:
+    """Every labelled pair of the chosen sets, in order."""
+    for name in sets:
+        for index, case in enumerate(SETS[name]):
+            for pair in case.pairs:
+                yield Item(name, case, pair, index)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Ask every (variant, pair) not asked yet, saving after each."""
+    parse = argparse.ArgumentParser(prog="python -m benchmarks.judge.probe")
+    parse.add_argument("--base-url", required=True)
+    parse.add_argument("--model", required=True, help="the name the server knows it by")
+    parse.add_argument("--out", type=Path, required=True)
+    parse.add_argument("--variants", default=",".join(VARIANTS))
+    parse.add_argument("--sets", default="held_out,fit")
+    parse.add_argument("--timeout", type=float, default=1800.0)
+    parse.add_argument("--concurrency", type=int, default=1, help="requests in flight at once")
+    args = parse.parse_args(argv)
+    variants = args.variants.split(",")
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        parse.error(f"unknown variant(s): {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+    probe = Probe(args.base_url, args.model, args.out, args.timeout)
+
+    def ask(variant: str, item: Item) -> None:
+        row = run_variant(probe, variant, item)
+        with probe.lock:
+            probe.rows[f"{variant}:{item.key}"] = {"label": item.pair.label, **row}
+            probe.save()
+        print(f"{variant}:{item.key}: {row.get('p_met', row.get('quote'))}", file=sys.stderr)
+
+    todo = [
+        (variant, item)
+        for variant in variants
+        for item in items(args.sets.split(","))
+        if f"{variant}:{item.key}" not in probe.rows
+    ]
+    with ThreadPoolExecutor(args.concurrency) as pool:
+        for done in [pool.submit(ask, variant, item) for variant, item in todo]:
+            done.result()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from critic_loop.cli.agreement import Agreement
 from critic_loop.nodes.verifiers.judge_profile import (
@@ -126,3 +127,24 @@ def cross_validated(
         for index, passed in zip(held, decisions([scored[i] for i in held], profile), strict=True):
             decided[index] = passed
     return decided
+
+
+FIGURES = ("n", "agreement", "kappa", "false_pass_rate", "false_fail_rate")
+"""The figures a profile keeps of its cross-validation."""
+
+
+def fit_with_figures(
+    scored: Sequence[Scored], model: str, count: int = 5
+) -> tuple[JudgeProfile, dict[str, Any], dict[str, Any]]:
+    """Fit a profile on all of `scored`; return it, the unfitted figures and the fitted ones.
+
+    The unfitted figures decide with `DEFAULT_THRESHOLD`; the fitted ones decide each label
+    with a profile fitted on the other folds (`cross_validated`), so neither flatters.
+    """
+    profile = fit_profile(scored, model)
+    unfitted = agreement(scored, decisions(scored, JudgeProfile(model=model))).as_json()
+    fitted = agreement(
+        scored, cross_validated(scored, lambda part: fit_profile(part, model), count)
+    ).as_json()
+    profile.cross_validated = {name: fitted[name] for name in FIGURES}
+    return profile, unfitted, fitted

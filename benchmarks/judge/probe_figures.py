@@ -26,6 +26,7 @@ from typing import Any
 from benchmarks.judge.probe import SETS, VARIANTS, YES_NO, Item, items
 from critic_loop.cli.agreement import Agreement
 from critic_loop.judge_fit import Scored, agreement, cross_validated, fit_profile
+from critic_loop.nodes.loop.feedback import redact_criteria
 from critic_loop.nodes.verifiers.checks import check_call
 from critic_loop.nodes.verifiers.judge_profile import JudgeProfile, KindSettings
 from critic_loop.nodes.verifiers.rubric_lint import code_check_for, criterion_kind
@@ -275,6 +276,37 @@ def figures(answers: Answers, set_name: str, cv: bool) -> list[str]:
     return lines
 
 
+def hint_lines(answers: Answers) -> list[str]:
+    """Return what the hints for pairs labelled not met cost, and what reached the worker.
+
+    A hint passes through the worker's feedback filter (`redact_criteria`): words that
+    repeat the criterion are cut out, so a hint that only restates it tells the worker
+    nothing.
+    """
+    hints = [
+        (item, row)
+        for item in items(["held_out"])
+        if (row := answers.row("hint", item)) is not None and row["asked"]
+    ]
+    if not hints:
+        return []
+    lines = [f"hints for the {len(hints)} held-out pairs labelled not met:"]
+    restated = 0
+    for item, row in hints:
+        criterion = Criterion(id=item.pair.id, text=item.pair.text)
+        shown = redact_criteria(row["hint"], [criterion])
+        restated += shown != row["hint"]
+        lines.append(f"  {item.case.id}/{item.pair.id}: {shown}")
+    calls, tokens, seconds = (
+        sum(answers.cost(["hint"], item)[n] for item, _ in hints) for n in range(3)
+    )
+    lines.append(
+        f"  1 call each ({tokens / len(hints):.0f} tokens, {seconds / len(hints):.1f} s); "
+        f"{restated} of {len(hints)} repeated the criterion (cut out before the worker sees it)"
+    )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the held-out figures, then the fit set's cross-validated ones."""
     parse = argparse.ArgumentParser(prog="python -m benchmarks.judge.probe_figures")
@@ -285,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(figures(answers, "held_out", cv=False)))
     print()
     print("\n".join(figures(answers, "fit", cv=True)))
+    print()
+    print("\n".join(hint_lines(answers)))
     assert set(VARIANTS) >= {v for row in answers.rows for v in [row.split(":")[0]]}
     return 0
 

@@ -151,3 +151,17 @@ def test_the_operators_profile_applies_only_to_the_model_it_was_fitted_for(
         assert operator_judge_profile("openai:other") is None
     finally:
         operator_settings.cache_clear()
+
+
+def test_a_fit_reports_unfitted_and_cross_validated_figures_and_keeps_the_latter() -> None:
+    from critic_loop.judge_fit import fit_with_figures
+
+    # a judge whose P(met) is low for everything but ranks met above not met
+    labelled = [
+        scored(0.30 + (0.1 if i % 2 else 0.0), i % 2 == 1, group=f"a{i}") for i in range(40)
+    ]
+    profile, unfitted, fitted = fit_with_figures(labelled, "openai:small")
+    assert unfitted["false_fail_rate"] == 1.0  # 0.5 fails every met label
+    assert fitted["agreement"] == 1.0  # each fold's threshold separates the rest
+    assert profile.cross_validated["kappa"] == fitted["kappa"]
+    assert profile.default.threshold == pytest.approx(0.4)

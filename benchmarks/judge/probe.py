@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import re
 import sys
 import threading
@@ -276,7 +277,11 @@ class Probe:
 
     def save(self) -> None:
         """Rewrite the cache file whole (callers hold `lock`)."""
-        partial = self.path.with_name(self.path.name + ".partial")
+        if self.path.exists():  # another probe may share the file: keep what it added
+            found = json.loads(self.path.read_text())
+            self.answers = {**found.get("answers", {}), **self.answers}
+            self.rows = {**found.get("rows", {}), **self.rows}
+        partial = self.path.with_name(self.path.name + f".{os.getpid()}.partial")
         data = {"settings": self.settings, "answers": self.answers, "rows": self.rows}
         partial.write_text(json.dumps(data, indent=0))
         partial.replace(self.path)

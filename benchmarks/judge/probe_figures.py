@@ -47,10 +47,19 @@ class Answers:
         """Return a variant's row for a pair, if it was asked."""
         return self.rows.get(f"{variant}:{item.key}")
 
-    def cost(self, variants: Sequence[str], item: Item) -> tuple[int, int, float]:
-        """Return (calls, tokens, seconds) of the distinct requests `variants` made for a pair."""
-        keys = {k for v in variants for k in (self.row(v, item) or {}).get("asked", [])}
-        calls = [self.asked[key] for key in keys]
+    def cost(self, asked: Sequence[tuple[Item, Sequence[str]]]) -> tuple[int, int, float]:
+        """Return (calls, tokens, seconds) of the distinct requests made for (pair, variants).
+
+        A request made for several pairs (the same question of a content-free artifact, for
+        one criterion) counts once: a run asks it once.
+        """
+        keys = {
+            key
+            for item, variants in asked
+            for variant in dict.fromkeys(variants)
+            for key in (self.row(variant, item) or {}).get("asked", [])
+        }
+        calls = [self.asked[key] for key in keys if key in self.asked]
         tokens = sum((c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0) for c in calls)
         return len(calls), tokens, sum(c["seconds"] for c in calls)
 
@@ -73,6 +82,8 @@ class Config:
     per_kind: bool = False
     lint: bool = False
     quote: bool = False
+    uses: Callable[[Item], tuple[str, ...]] | None = None
+    """The variants asked about a pair, when not all of `variants` always are."""
 
 
 def yes_no_score(answers: Answers, variant: str, item: Item) -> float | None:
@@ -99,6 +110,27 @@ def calibrated_score(answers: Answers, item: Item) -> float | None:
     clipped = [min(max(p, 1e-6), 1 - 1e-6) for p in (asked, null)]
     shift = math.log(clipped[0] / (1 - clipped[0])) - math.log(clipped[1] / (1 - clipped[1]))
     return 1 / (1 + math.exp(-shift))
+
+
+def extract_or_score(answers: Answers, fallback: Score, item: Item) -> float | None:
+    """Return 1 for a grounded quote, 0 for NONE, else the fallback's P(met).
+
+    The fallback is a second look where the quote proved nothing (words not in the
+    artifact, or all of it).
+    """
+    row = answers.row("extract", item)
+    if row is None:
+        return None
+    if row.get("problem") is None:
+        return 1.0
+    return 0.0 if row["problem"] == "nothing quoted" else fallback(item)
+
+
+def second_look(answers: Answers, item: Item) -> tuple[str, ...]:
+    """Return the variants `extract|...` asks: the yes/no pair only where the quote failed."""
+    row = answers.row("extract", item) or {}
+    looked = row.get("problem") not in (None, "nothing quoted")
+    return ("extract", "question", "null") if looked else ("extract",)
 
 
 def mean_score(answers: Answers, variants: Sequence[str], item: Item) -> float | None:
@@ -151,6 +183,12 @@ def configs(answers: Answers) -> list[Config]:
         ),
         Config("extract_not_none", partial(not_none_score, answers), ("extract",)),
         Config("quote_question", partial(quote_question_score, answers), ("quote_question",)),
+        Config(
+            "extract|calibrated",
+            partial(extract_or_score, answers, partial(calibrated_score, answers)),
+            ("extract", "question", "null"),
+            uses=partial(second_look, answers),
+        ),
     ]
     found = [Config("extract", partial(extract_score, answers), ("extract",))]
     found.append(Config("extract+lint", found[0].score, ("extract",), lint=True))
@@ -171,6 +209,7 @@ def configs(answers: Answers) -> list[Config]:
                             per_kind=per_kind,
                             lint=lint,
                             quote=quote,
+                            uses=base.uses,
                         )
                     )
     return found
@@ -187,8 +226,14 @@ def scored_items(config: Config, answers: Answers, chosen: Sequence[Item]) -> li
     return found
 
 
-def decide(config: Config, answers: Answers, chosen: Sequence[Item]) -> list[bool]:
-    """Decide the chosen pairs: linted ones by code, the rest by the judge's P(met)."""
+def decide(
+    config: Config, answers: Answers, chosen: Sequence[Item]
+) -> tuple[list[bool], list[tuple[str, ...]]]:
+    """Decide the chosen pairs: linted ones by code, the rest by the judge's P(met).
+
+    Also return the variants asked about each pair: none where code decided; the quote
+    (`+quote`) only where the judge's P(met) would pass it.
+    """
     fit_set = [i for i in items(["fit"]) if answered(config, answers, i)]
     fit_for = partial(fit_profile, model="probe") if config.fitted else None
     judged = scored_items(config, answers, chosen)
@@ -199,14 +244,19 @@ def decide(config: Config, answers: Answers, chosen: Sequence[Item]) -> list[boo
         profile = fit_for(training)
         if not config.per_kind:
             profile.kinds = {}
-    decided = []
+    decided, asked = [], []
     for item, scored in zip(chosen, judged, strict=True):
         linted = lint_decision(item) if config.lint else None
         threshold = profile.settings_for(scored.kind).threshold
         decided.append(
             linted if linted is not None else scored.p_met is not None and scored.p_met >= threshold
         )
-    return decided
+        uses = config.uses(item) if config.uses else config.variants
+        if config.quote:
+            base = config.score(item)
+            uses = (*uses, "extract") if base is not None and base >= threshold else uses
+        asked.append(() if linted is not None else uses)
+    return decided, asked
 
 
 def answered(config: Config, answers: Answers, item: Item) -> bool:
@@ -257,21 +307,15 @@ def figures(answers: Answers, set_name: str, cv: bool) -> list[str]:
         chosen = [item for item in every if answered(config, answers, item)]
         if not chosen or (cv and not config.fitted):
             continue
-        decided = cv_decide(config, answers, chosen) if cv else decide(config, answers, chosen)
+        decided, asked = decide(config, answers, chosen)
+        if cv:
+            decided = cv_decide(config, answers, chosen)
         table = agreement(scored_items(config, answers, chosen), decided)
         scores = [config.score(item) for item in chosen]
         coverage = f"{sum(s is not None for s in scores)}/{len(every)}"
         artifacts = len({item.case.id for item in chosen})
-        spent = [
-            answers.cost(config.variants, item)
-            for item in chosen
-            if not (config.lint and lint_decision(item) is not None)
-        ]
-        cost = (
-            f"{sum(c for c, _, _ in spent) / artifacts:11.1f} "
-            f"{sum(t for _, t, _ in spent) / artifacts:12.0f} "
-            f"{sum(s for _, _, s in spent) / artifacts:7.1f}"
-        )
+        calls, tokens, seconds = answers.cost(list(zip(chosen, asked, strict=True)))
+        cost = f"{calls / artifacts:11.1f} {tokens / artifacts:12.0f} {seconds / artifacts:7.1f}"
         lines.append(line(config.name, table, coverage, cost))
     return lines
 
@@ -297,9 +341,7 @@ def hint_lines(answers: Answers) -> list[str]:
         shown = redact_criteria(row["hint"], [criterion])
         restated += shown != row["hint"]
         lines.append(f"  {item.case.id}/{item.pair.id}: {shown}")
-    calls, tokens, seconds = (
-        sum(answers.cost(["hint"], item)[n] for item, _ in hints) for n in range(3)
-    )
+    _, tokens, seconds = answers.cost([(item, ("hint",)) for item, _ in hints])
     lines.append(
         f"  1 call each ({tokens / len(hints):.0f} tokens, {seconds / len(hints):.1f} s); "
         f"{restated} of {len(hints)} repeated the criterion (cut out before the worker sees it)"

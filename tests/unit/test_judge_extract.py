@@ -163,3 +163,15 @@ def test_an_unreachable_extracting_judge_is_named_by_role_and_url() -> None:
     assert str(failed.value).startswith(
         f"the critic model 'openai:c' at {closed}/chat/completions cannot be reached ("
     )
+
+
+def test_the_readmes_season_is_not_passed_on_rain_whoever_named_the_small_model() -> None:
+    haiku = "Raindrops fall,\nSilent clouds dance,\nWhispers of rain."
+    season = Criterion(id="season", text="It names a season.")
+    with ScriptedOpenAIServer(lambda request: Text("rain")) as server:  # the judge quotes "rain"
+        named = {"critic_model": "openai:qwen2.5-coder-0.5b-instruct", "base_url": server.base_url}
+        verdict = grade(haiku, [season], named)  # the small model's profile: lint checks
+        assert grade("Autumn rain falling,\nred leaves float.", [season], named).passed
+    [result] = verdict.results
+    assert not result.passed and result.source == "check"
+    assert server.requests == []  # code decided it: the judge was never asked

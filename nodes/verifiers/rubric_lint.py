@@ -242,9 +242,9 @@ def lint_criterion(criterion: CriterionBase) -> list[LintFinding]:
     if found := _phrase(cid, text, original):
         return [LintFinding(cid, "checkable", found[0], found[1])]
     if named := NAMES_ONE.search(text):
-        pattern = {"kind": "regex", "pattern": CLOSED_CLASSES[named[1]], "ignore_case": True}
+        listed = {"id": cid, "kind": "regex", "pattern": CLOSED_CLASSES[named[1]]}
         message = f"naming a {named[1]}: code knows them all"
-        return [LintFinding(cid, "checkable", message, {"id": cid, **pattern})]
+        return [LintFinding(cid, "checkable", message, {**listed, "ignore_case": True})]
     if counted := LINES.search(text):
         lines = _number(counted[1])
         regex = r"\A(?:[^\n]*\n){" + str(lines - 1) + r"}[^\n]*\n?\Z"

@@ -320,6 +320,30 @@ def figures(answers: Answers, set_name: str, cv: bool) -> list[str]:
     return lines
 
 
+def auc(scored: Sequence[Scored]) -> float | None:
+    """Return the chance that a met pair scores above an unmet one (ties count half)."""
+    met = [s.p_met or 0.0 for s in scored if s.label]
+    unmet = [s.p_met or 0.0 for s in scored if not s.label]
+    if not met or not unmet:
+        return None
+    wins = sum((a > b) + 0.5 * (a == b) for a in met for b in unmet)
+    return wins / (len(met) * len(unmet))
+
+
+def auc_lines(answers: Answers, set_name: str) -> list[str]:
+    """Return each score's AUC on a set: how well it ranks, whatever the threshold."""
+    lines = [f"{set_name}: how well each P(met) ranks met above not met (AUC; 0.5 is chance)"]
+    for config in configs(answers):
+        if "@0.5" not in config.name or "+" in config.name:
+            continue
+        chosen = [i for i in items([set_name]) if answered(config, answers, i)]
+        found = auc(scored_items(config, answers, chosen)) if chosen else None
+        if found is not None:
+            name = config.name.removesuffix("@0.5")
+            lines.append(f"  {name:24s} {found:.2f}  ({len(chosen)} pairs)")
+    return lines
+
+
 def hint_lines(answers: Answers) -> list[str]:
     """Return what the hints for pairs labelled not met cost, and what reached the worker.
 
@@ -359,6 +383,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(figures(answers, "held_out", cv=False)))
     print()
     print("\n".join(figures(answers, "fit", cv=True)))
+    for set_name in ("held_out", "fit"):
+        print()
+        print("\n".join(auc_lines(answers, set_name)))
     print()
     print("\n".join(hint_lines(answers)))
     assert set(VARIANTS) >= {v for row in answers.rows for v in [row.split(":")[0]]}

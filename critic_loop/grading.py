@@ -1,12 +1,9 @@
 """Grade one artifact with the critic alone: no worker, no loop, the loop's own critique.
 
-`grade(artifact, rubric, context)` runs the critique node's logic on a one-draft
-`CriticView`, so an artifact is graded exactly as round 1 of a run would grade it: an
-empty artifact fails every criterion, the deterministic checks run first, then the LLM
-judge (or panel) grades the `llm` criteria with its retries and grounding rules. One
-difference suits grading on its own: unless the context says otherwise, the judge is not
-skipped after a failed check (`skip_judge_on_failed_check`), so every criterion gets a
-decision. `critic-loop calibrate` uses it to compare the critic with human labels.
+`grade(artifact, rubric, context)` runs the critique node on a one-draft `CriticView`, so
+an artifact is graded as round 1 of a run would grade it, with one difference: unless the
+context says otherwise, the judge is not skipped after a failed check, so every criterion
+gets a decision. `critic-loop calibrate` uses it to compare the critic with human labels.
 
     from critic_loop.grading import grade
 
@@ -16,6 +13,7 @@ decision. `critic-loop calibrate` uses it to compare the critic with human label
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +67,26 @@ def _critic_view(artifact: str, rubric: RubricLike) -> Any:
     return CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
 
 
+@functools.cache
+def _critic() -> Any:
+    from critic_loop.nodes.loop.critique import acritique, critique
+    from critic_loop.nodes.node import Node
+
+    return Node(critique, acritique)
+
+
+def _runtime(context: Context | Mapping[str, Any] | None) -> Any:
+    from langgraph.runtime import Runtime
+
+    return Runtime(context=grading_context(context))
+
+
+def _critique_of(update: dict[str, Any]) -> Critique:
+    from critic_loop.state.records import Critique
+
+    return Critique.model_validate(update["critiques"][0])
+
+
 def critique_artifact(
     artifact: str,
     rubric: RubricLike,
@@ -85,16 +103,8 @@ def critique_artifact(
         ModelSetupError: a critic model cannot be created.
         openai.APIError, httpx.HTTPError: the model server failed (after its retries).
     """
-    from langgraph.runtime import Runtime
-
-    from critic_loop.nodes.loop.critique import critique_steps
-    from critic_loop.nodes.steps import run_steps
-    from critic_loop.state.records import Critique
-
-    steps = critique_steps(
-        _critic_view(artifact, rubric), Runtime(context=grading_context(context))
-    )
-    return Critique.model_validate(run_steps(steps)["critiques"][0])
+    view, runtime = _critic_view(artifact, rubric), _runtime(context)
+    return _critique_of(_critic()(view, runtime))
 
 
 async def acritique_artifact(
@@ -103,16 +113,8 @@ async def acritique_artifact(
     context: Context | Mapping[str, Any] | None = None,
 ) -> Critique:
     """`critique_artifact` under asyncio: the judge's calls for several criteria go together."""
-    from langgraph.runtime import Runtime
-
-    from critic_loop.nodes.loop.critique import critique_steps
-    from critic_loop.nodes.steps import arun_steps
-    from critic_loop.state.records import Critique
-
-    steps = critique_steps(
-        _critic_view(artifact, rubric), Runtime(context=grading_context(context))
-    )
-    return Critique.model_validate((await arun_steps(steps))["critiques"][0])
+    view, runtime = _critic_view(artifact, rubric), _runtime(context)
+    return _critique_of(await _critic().arun(view, runtime))
 
 
 def grade(

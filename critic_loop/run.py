@@ -10,9 +10,9 @@ Every step is checkpointed before the next one starts (`durability="sync"`), so 
 that dies mid-run loses at most the step it was in. A run holds its thread's lease while
 it writes, so a second run of the same thread is refused (`ThreadBusy`) or waits.
 
-The run itself (read the thread, start or resume it, answer its reviews) is written once,
-as steps (`critic_loop.nodes.steps`): `run_loop` drives them with the graph's sync API,
-`arun_loop` awaits its async one. The command line runs through `run_loop` too.
+`run_loop` drives the graph with its sync API, `arun_loop` with its async one; what they
+decide between the graph's calls (start or resume, answer a review) is written once. The
+command line runs through `run_loop` too.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 from uuid import uuid4
 
 from langchain_core.runnables import RunnableConfig
@@ -34,10 +34,9 @@ from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.nodes.loop.check_input import validated_input
 from critic_loop.nodes.models.discovery import with_available_models
-from critic_loop.nodes.models.faults import ModelUnreachable
-from critic_loop.nodes.steps import Call, Steps, arun_steps, call, run_steps
+from critic_loop.nodes.models.gateway import ModelUnreachable
 from critic_loop.persistence import aopen_persistence, open_persistence
-from critic_loop.persistence.leases import LocalThreadLeases
+from critic_loop.persistence.leases import local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
@@ -136,47 +135,75 @@ def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> Ru
     raise LookupError(f"thread {thread_id} has no graded round {round_number}")
 
 
+class RunOptions(TypedDict, total=False):
+    """The keyword options of `run_loop` and `arun_loop` (see `run_loop`)."""
+
+    context: Context | Mapping[str, Any] | None
+    thread_id: str | None
+    checkpointer: BaseCheckpointSaver[str] | None
+    store: BaseStore | None
+    database: str | Path | None
+    on_event: EventHandler | None
+    reviewer: Reviewer | None
+    wait_for_thread: bool
+    on_start: StartHandler | None
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A call of `run_loop`, `arun_loop` or `fork_loop`, its options resolved."""
+
+    thread_id: str
+    context: Context
+    fresh: dict[str, Any] | None
+    options: RunOptions
+
+    @property
+    def config(self) -> RunnableConfig:
+        return thread_config(self.thread_id)
+
+    @property
+    def savers(self) -> tuple[BaseCheckpointSaver[str] | None, BaseStore | None]:
+        return self.options.get("checkpointer"), self.options.get("store")
+
+
+def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
+    context = context_for_run(options.get("context"))
+    thread_id = options.get("thread_id") or uuid4().hex
+    return _Run(thread_id, context, loop_input(task, rubric), options)
+
+
 @contextmanager
-def _graph(
-    checkpointer: BaseCheckpointSaver[str] | None,
-    store: BaseStore | None,
-    database: str | Path | None,
-    thread_id: str,
-    wait_for_thread: bool,
-) -> Iterator[tuple[LoopGraph, str | None]]:
+def _graph(run: _Run) -> Iterator[tuple[LoopGraph, str | None]]:
     """Open the graph on the caller's savers or the database, holding the thread's lease.
 
     Yields the graph and where it keeps the run (None for the caller's savers).
     """
+    wait, (checkpointer, store) = run.options.get("wait_for_thread", False), run.savers
     if checkpointer is not None or store is not None:
-        leases = LocalThreadLeases(checkpointer if checkpointer is not None else store)
-        with leases.hold(thread_id, wait=wait_for_thread):
+        leases = local_leases(checkpointer if checkpointer is not None else store)
+        with leases.hold(run.thread_id, wait=wait):
             yield loop_graph(checkpointer, store), None
         return
     with (
-        open_persistence(database) as persistence,
-        persistence.leases.hold(thread_id, wait=wait_for_thread),
+        open_persistence(run.options.get("database")) as persistence,
+        persistence.leases.hold(run.thread_id, wait=wait),
     ):
         yield loop_graph(persistence.checkpointer, persistence.store), persistence.location
 
 
 @asynccontextmanager
-async def _agraph(
-    checkpointer: BaseCheckpointSaver[str] | None,
-    store: BaseStore | None,
-    database: str | Path | None,
-    thread_id: str,
-    wait_for_thread: bool,
-) -> AsyncIterator[tuple[LoopGraph, str | None]]:
-    """Async twin of `_graph`."""
+async def _agraph(run: _Run) -> AsyncIterator[tuple[LoopGraph, str | None]]:
+    """`_graph` with the async savers, store and lease."""
+    wait, (checkpointer, store) = run.options.get("wait_for_thread", False), run.savers
     if checkpointer is not None or store is not None:
-        leases = LocalThreadLeases(checkpointer if checkpointer is not None else store)
-        async with leases.ahold(thread_id, wait=wait_for_thread):
+        leases = local_leases(checkpointer if checkpointer is not None else store)
+        async with leases.ahold(run.thread_id, wait=wait):
             yield loop_graph(checkpointer, store), None
         return
     async with (
-        aopen_persistence(database) as persistence,
-        persistence.leases.ahold(thread_id, wait=wait_for_thread),
+        aopen_persistence(run.options.get("database")) as persistence,
+        persistence.leases.ahold(run.thread_id, wait=wait),
     ):
         yield loop_graph(persistence.checkpointer, persistence.store), persistence.location
 
@@ -202,127 +229,91 @@ def _resumable(thread_id: str) -> Iterator[None]:
         raise
 
 
-def _stream(
-    graph: LoopGraph,
-    start: Any,
-    config: RunnableConfig,
-    context: Context,
-    on_event: EventHandler | None,
-) -> Call[None]:
-    """Describe one invocation of the thread, each step checkpointed before the next.
+def _options(run: _Run) -> dict[str, Any]:
+    """How the thread is streamed: each step checkpointed before the next.
 
     Only a handler's events are streamed (`custom`): streaming them makes LangGraph hand
     every step to its thread pool, while without them a step's single task runs in the
     calling thread.
     """
-    options: dict[str, Any] = {
-        "context": context,
-        "stream_mode": "custom" if on_event is not None else "updates",
-        "durability": "sync",
-    }
-
-    def stream() -> None:
-        for event in graph.stream(start, _invocation(config), **options):
-            if on_event is not None:
-                on_event(event)
-
-    async def astream() -> None:
-        async for event in graph.astream(start, _invocation(config), **options):
-            if on_event is not None:
-                on_event(event)
-
-    return Call(stream, astream)
+    mode = "custom" if run.options.get("on_event") else "updates"
+    return {"context": run.context, "stream_mode": mode, "durability": "sync"}
 
 
-def _drive(
-    graph: LoopGraph,
-    start: Any,
-    config: RunnableConfig,
-    context: Context,
-    on_event: EventHandler | None,
-    reviewer: Reviewer | None,
-) -> Steps[LoopState]:
-    """Stream the thread from `start` (input, or None to resume) and return its result.
-
-    When the run pauses for review, `reviewer` answers and the run goes on. Written once
-    as steps (`critic_loop.nodes.steps`): `run_steps` drives it with the graph's sync
-    API, `arun_steps` with its async one.
+def _next_input(snapshot: StateSnapshot, run: _Run) -> LoopState | Command[Any]:
+    """Return the run's result, or a reviewer's answer to resume it with.
 
     Raises:
         ReviewPending: the run paused for review and there is no reviewer.
     """
-    thread_id = config["configurable"]["thread_id"]
-    head = thread_config(thread_id)  # not the branch point
-    while True:
-        with _resumable(thread_id):
-            yield _stream(graph, start, config, context, on_event)
-        snapshot = yield call(graph.get_state, graph.aget_state, head)
-        request = _review_request(snapshot)
-        if request is None:
-            return result_of(snapshot.values, context)
-        if reviewer is None:
-            raise ReviewPending(thread_id, request)
-        start, config = Command(resume=reviewer(request)), head
+    request = _review_request(snapshot)
+    if request is None:
+        return result_of(snapshot.values, run.context)
+    reviewer = run.options.get("reviewer")
+    if reviewer is None:
+        raise ReviewPending(run.thread_id, request)
+    return Command(resume=reviewer(request))
 
 
-def _run(
-    graph: LoopGraph,
-    location: str | None,
-    thread_id: str,
-    fresh: dict[str, Any],
-    context: Context,
-    on_event: EventHandler | None,
-    reviewer: Reviewer | None,
-    on_start: StartHandler | None,
-) -> Steps[LoopState]:
-    """Start the thread on `fresh` input, or resume its unfinished run, to its end.
+def _start(snapshot: StateSnapshot, run: _Run, location: str | None) -> dict[str, Any] | None:
+    """Return the input that starts the thread, or None to resume its unfinished run.
 
     A thread is finished only when it holds an outcome and has no step left (its memory
-    steps done). A thread that was stopped anywhere else resumes, even one whose last
-    step's writes were saved without its checkpoint (it shows no next step).
+    steps done); one stopped anywhere else resumes, even one whose last step's writes were
+    saved without its checkpoint (it shows no next step).
 
     Raises:
         ThreadFinished: the thread's run already ended.
     """
-    config = thread_config(thread_id)
-    snapshot = yield call(graph.get_state, graph.aget_state, config)
-    kept = snapshot.values
+    kept, fresh, on_start = snapshot.values, run.fresh or {}, run.options.get("on_start")
     if kept.get("outcome") is not None and not snapshot.next:
         raise ThreadFinished(
-            f"thread {thread_id} already finished ({kept['outcome']}); "
+            f"thread {run.thread_id} already finished ({kept['outcome']}); "
             "use a new thread id, or fork_loop to continue it from an earlier round"
         )
     if on_start is not None:
         differs = bool(kept) and (kept["task"], kept["rubric"]) != (fresh["task"], fresh["rubric"])
-        on_start(RunStart(thread_id, bool(kept), differs, location))
-    return (yield from _drive(graph, None if kept else fresh, config, context, on_event, reviewer))
+        on_start(RunStart(run.thread_id, bool(kept), differs, location))
+    return None if kept else run.fresh
 
 
-def run_loop(
-    task: str,
-    rubric: RubricLike,
-    *,
-    context: Context | Mapping[str, Any] | None = None,
-    thread_id: str | None = None,
-    checkpointer: BaseCheckpointSaver[str] | None = None,
-    store: BaseStore | None = None,
-    database: str | Path | None = None,
-    on_event: EventHandler | None = None,
-    reviewer: Reviewer | None = None,
-    wait_for_thread: bool = False,
-    on_start: StartHandler | None = None,
-) -> LoopState:
+def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
+    """Stream the thread from `start` (input, or None to resume) to its result."""
+    on_event = run.options.get("on_event")
+    while True:
+        with _resumable(run.thread_id):
+            for event in graph.stream(start, _invocation(config), **_options(run)):
+                if on_event is not None:
+                    on_event(event)
+        start, config = _next_input(graph.get_state(run.config), run), run.config
+        if isinstance(start, LoopState):
+            return start
+
+
+async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
+    """`_drive` with the graph's async API."""
+    on_event = run.options.get("on_event")
+    while True:
+        with _resumable(run.thread_id):
+            async for event in graph.astream(start, _invocation(config), **_options(run)):
+                if on_event is not None:
+                    on_event(event)
+        start, config = _next_input(await graph.aget_state(run.config), run), run.config
+        if isinstance(start, LoopState):
+            return start
+
+
+def run_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> LoopState:
     """Run the loop to its end (or resume the unfinished run of `thread_id`).
 
-    Without `checkpointer` and `store`, the run is kept in `database` (a SQLite path or a
-    `postgresql://` URL), else in the embedded default. With `Context.review` set,
-    `reviewer` answers each review request (a function of the request returning the
-    person's decision, see `critic_loop.nodes.loop.review`). `on_start` is told, before
-    the first step, whether the run is new or resumed (a `RunStart`).
-
-    The run holds its thread's lease while it runs (`critic_loop.persistence.leases`):
-    if another run of the thread holds it, this one raises `ThreadBusy` at once, or
-    waits for it with `wait_for_thread=True`.
+    Options (`RunOptions`): `context`; `thread_id` (default: a new thread); `checkpointer`
+    and `store`, or else `database` (a SQLite path or a `postgresql://` URL; default: the
+    embedded one); `on_event`, told each progress event; `reviewer`, which answers each
+    review request with a person's decision when `Context.review` is set (see
+    `critic_loop.nodes.loop.review`); `on_start`, told before the first step whether the
+    run is new or resumed (a `RunStart`); `wait_for_thread`: the run holds its thread's
+    lease (`critic_loop.persistence.leases`), and if another run holds it this one raises
+    `ThreadBusy` at once, or waits for it.
 
     Raises:
         InvalidInput: the task or rubric is unusable (one line per problem).
@@ -332,12 +323,9 @@ def run_loop(
         ThreadBusy: another run is writing to `thread_id` right now.
         ReviewPending: the run paused for review and no `reviewer` was given.
     """
-    resolved = context_for_run(context)
-    fresh = loop_input(task, rubric)
-    thread_id = thread_id or uuid4().hex
-    with _graph(checkpointer, store, database, thread_id, wait_for_thread) as (graph, location):
-        steps = _run(graph, location, thread_id, fresh, resolved, on_event, reviewer, on_start)
-        return run_steps(steps)
+    run = _run(task, rubric, options)
+    with _graph(run) as (graph, location):
+        return _drive(graph, _start(graph.get_state(run.config), run, location), run.config, run)
 
 
 def fork_loop(
@@ -359,31 +347,21 @@ def fork_loop(
     Raises:
         LookupError: the thread has no such round.
     """
-    resolved = context_for_run(context)
-    with _graph(checkpointer, store, database, thread_id, wait_for_thread) as (graph, _):
-        branch_point = _round_checkpoint(graph, thread_id, round_number)
-        return run_steps(_drive(graph, None, branch_point, resolved, on_event, None))
+    options: RunOptions = {
+        "checkpointer": checkpointer,
+        "store": store,
+        "database": database,
+        "on_event": on_event,
+        "wait_for_thread": wait_for_thread,
+    }
+    run = _Run(thread_id, context_for_run(context), None, options)
+    with _graph(run) as (graph, _):
+        return _drive(graph, None, _round_checkpoint(graph, thread_id, round_number), run)
 
 
-async def arun_loop(
-    task: str,
-    rubric: RubricLike,
-    *,
-    context: Context | Mapping[str, Any] | None = None,
-    thread_id: str | None = None,
-    checkpointer: BaseCheckpointSaver[str] | None = None,
-    store: BaseStore | None = None,
-    database: str | Path | None = None,
-    on_event: EventHandler | None = None,
-    reviewer: Reviewer | None = None,
-    wait_for_thread: bool = False,
-    on_start: StartHandler | None = None,
-) -> LoopState:
-    """Async twin of `run_loop` (async checkpointer and store): the same steps, awaited."""
-    resolved = context_for_run(context)
-    fresh = loop_input(task, rubric)
-    thread_id = thread_id or uuid4().hex
-    async with _agraph(checkpointer, store, database, thread_id, wait_for_thread) as opened:
-        graph, location = opened
-        steps = _run(graph, location, thread_id, fresh, resolved, on_event, reviewer, on_start)
-        return await arun_steps(steps)
+async def arun_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> LoopState:
+    """`run_loop` with the graph's async API (and an async checkpointer and store)."""
+    run = _run(task, rubric, options)
+    async with _agraph(run) as (graph, location):
+        start = _start(await graph.aget_state(run.config), run, location)
+        return await _adrive(graph, start, run.config, run)

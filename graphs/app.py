@@ -1,96 +1,82 @@
 """The app graph: recall rules, draft, critique, revise until done, finalize, learn.
 
-`LOOP` declares its steps and edges once; docs/how-it-works.md draws it (a map generated
-from the compiled graph, and tested against it). The refinement loop is generate ->
-critique -> route; route is a step of its own (see nodes/loop/route.py) so that resumed and
-forked threads route by their own settings. Memory wraps the loop: `recall` gives the
-worker the scope's rules before its first draft, `record_rule_usage` tells those rules how
-the run fared, and the `distill` subgraph turns the run into new rules. Memory steps never
-change the loop's outcome; their failures are recorded in `memory_errors`. When they would
-have nothing to do, `finalize` ends the run itself and writes the report the distill
-subgraph would have written.
+`loop_builder` wires it with StateGraph's own calls; docs/how-it-works.md draws it (a map
+generated from the compiled graph, and tested against it). `route` is a step of its own
+(nodes/loop/route.py) so that resumed and forked threads route by their own settings.
+Memory wraps the loop: `recall` before the first draft, `record_rule_usage` and the
+`distill` subgraph after `finalize`, which ends the run itself when they have nothing to
+do. Every node is a `Node`, held to the operator's policy (nodes/node.py).
 
-`build_graph` is for Python callers, who pass their own checkpointer and store.
-`graph` is compiled without either, for `langgraph.json`: the LangGraph server refuses
-graphs that bring their own persistence and supplies its own. The Temporal worker builds
-its graph from the same `LOOP` (see graphs/temporal_differences.py for how it differs).
+`build_graph` is for Python callers, who pass their own checkpointer and store; `graph`
+is compiled without either, for `langgraph.json` (the LangGraph server refuses graphs
+that bring their own persistence). The Temporal worker builds from `loop_builder` too
+(critic_loop/temporal/graph.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph import END, START
+from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
-from typing_extensions import TypedDict
 
-from critic_loop.graphs.declaration import Branch, Edge, GraphDeclaration, Step, build_state_graph
-from critic_loop.graphs.distill import DISTILL
-from critic_loop.nodes.loop.check_input import SubmittedInput, check_input
-from critic_loop.nodes.loop.critique import critique
+from critic_loop.graphs.distill import add_distill_subgraph
+from critic_loop.nodes.loop.check_input import check_input
+from critic_loop.nodes.loop.critique import acritique, critique
 from critic_loop.nodes.loop.finalize import finalize
-from critic_loop.nodes.loop.generate import generate
+from critic_loop.nodes.loop.generate import agenerate, generate
 from critic_loop.nodes.loop.route import first_round, route
-from critic_loop.nodes.memory.recall import RecallView, recall
-from critic_loop.nodes.memory.record_usage import UsageView, record_rule_usage
+from critic_loop.nodes.memory.recall import recall
+from critic_loop.nodes.memory.record_usage import record_rule_usage
+from critic_loop.nodes.node import Node, policed_path
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT, Context
-from critic_loop.state.loop import CriticView, LoopInput, LoopOutput, LoopState, WorkerTurn
+from critic_loop.state.loop import LoopInput, LoopOutput, LoopState
+
+Builder = StateGraph[Any, Any, Any, Any]
+NodeBody = Callable[[Any, Runtime[Context]], Any]
 
 
-class DistillHandoff(TypedDict):
-    """What the loop hands the distill subgraph: the finished run, as its channels' JSON.
+def loop_builder(
+    new_graph: Callable[..., Builder] = StateGraph,
+    *,
+    state: type[LoopState] = LoopState,
+    output: type[Any] = LoopState,
+    add_distill: Callable[[Builder, str], None] = add_distill_subgraph,
+    post_critique_hook: NodeBody | None = None,
+) -> Builder:
+    """Wire the loop into a new graph made by `new_graph` (a `StateGraph` class).
 
-    With the subgraph's own pydantic input schema the loop would hand it models, and the
-    subgraph's checkpoints would store them as Python types rather than as data.
+    An engine passes what differs for it (Temporal: a graph class that runs each node as an
+    activity, and distill's steps as the loop's own). `post_critique_hook`, a node function
+    of (state, runtime), runs after every critique, before the route (as
+    `create_react_agent`'s `post_model_hook` does after the model).
     """
+    builder = new_graph(state, context_schema=Context, input_schema=LoopInput, output_schema=output)
+    builder.add_node("check_input", Node(check_input))
+    builder.add_node("recall", Node(recall))
+    builder.add_node("generate", Node(generate, agenerate))  # no rubric in the worker's view
+    builder.add_node("critique", Node(critique, acritique))  # no task or worker prompts
+    builder.add_node("route", Node(route))
+    builder.add_node("finalize", Node(finalize))
+    builder.add_node("record_rule_usage", Node(record_rule_usage))
+    builder.add_edge(START, "check_input")
+    builder.add_edge("check_input", "recall")
+    builder.add_conditional_edges("recall", policed_path(first_round), ["generate"])
+    builder.add_edge("generate", "critique")
+    if post_critique_hook is None:
+        builder.add_edge("critique", "route")
+    else:
+        builder.add_node("post_critique_hook", Node(post_critique_hook))
+        builder.add_edge("critique", "post_critique_hook")
+        builder.add_edge("post_critique_hook", "route")
+    add_distill(builder, "record_rule_usage")
+    return builder
 
-    task: str
-    rubric: list[dict[str, Any]]
-    drafts: list[dict[str, Any]]
-    critiques: list[dict[str, Any]]
-    outcome: str | None
-
-
-LOOP = GraphDeclaration(
-    name="critic_loop",
-    state=LoopState,
-    context_schema=Context,
-    input_schema=LoopInput,
-    output_schema=LoopState,
-    steps=(
-        Step("check_input", check_input, SubmittedInput),
-        Step("recall", recall, RecallView),
-        Step("generate", generate, WorkerTurn),  # no rubric in the worker's view
-        Step("critique", critique, CriticView),  # no task or worker prompts in the critic's
-        Step("route", route, LoopState, destinations=("generate", "finalize"), decision=True),
-        Step(
-            "finalize",
-            finalize,
-            LoopState,
-            destinations=("record_rule_usage", "generate", END),
-            decision=True,
-        ),
-        Step("record_rule_usage", record_rule_usage, UsageView),
-        Step("distill", DISTILL, DistillHandoff),
-    ),
-    edges=(
-        Edge(START, "check_input"),
-        Edge("check_input", "recall"),
-        # round 1: one Send per candidate, drafted side by side
-        Branch("recall", first_round, ("generate",)),
-        Edge("generate", "critique"),
-        Edge("critique", "route"),
-        # route: a Send to generate (revise the best draft, or a fresh sample), or finalize;
-        # finalize: the memory steps, END (memory has nothing to do), or back to generate
-        # (a thread resumed with settings that allow more rounds)
-        Edge("record_rule_usage", "distill"),
-        Edge("distill", END),
-    ),
-)
-"""The loop's steps and edges: the one declaration both engines build from."""
 
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
@@ -104,19 +90,19 @@ def build_graph(
     store: BaseStore | None = None,
     *,
     output: Literal["state", "result"] = "state",
-    declaration: GraphDeclaration = LOOP,
+    post_critique_hook: NodeBody | None = None,
 ) -> LoopGraph:
     """Compile the app graph, optionally with a checkpointer and a store (for memory).
 
     `output="state"` makes `invoke` return the whole state (every draft and critique);
     `"result"` returns only `LoopOutput` (how it ended and the answer), as the served graph
-    does so that runs, Studio and MCP return the result. `declaration` is the loop's shape
-    (`LOOP`, unless a caller changes it).
+    does so that runs, Studio and MCP return the result.
     """
-    builder = build_state_graph(
-        declaration, output_schema=LoopOutput if output == "result" else None
+    builder = loop_builder(
+        output=LoopOutput if output == "result" else LoopState,
+        post_critique_hook=post_critique_hook,
     )
-    compiled = builder.compile(checkpointer=checkpointer, store=store, name=declaration.name)
+    compiled = builder.compile(checkpointer=checkpointer, store=store, name="critic_loop")
     return compiled.with_config(recursion_limit=RECURSION_LIMIT)
 
 
@@ -126,14 +112,7 @@ def _state_graph() -> LoopGraph:
 
 
 def loop_graph(checkpointer: BaseCheckpointSaver[str] | None, store: BaseStore | None) -> LoopGraph:
-    """Return `build_graph(checkpointer, store)`, compiled only once per process.
-
-    The helpers in `critic_loop.run` call this for every run, so the compiled loop is
-    shared and only its checkpointer and store differ. Kept because it shows at a realistic
-    latency: compiling takes 8 ms, and the performance benchmark's `latency` scenario
-    (50 ms per model call, 5-round runs through `run_loop` on SQLite) measured 1.10x the
-    plain loop compiling per run, 1.06x with this (2026-12-01, 2 shared cores).
-    """
+    """Return `build_graph(checkpointer, store)`, compiled once per process (`run_loop`'s)."""
     return _state_graph().copy(update={"checkpointer": checkpointer, "store": store})
 
 

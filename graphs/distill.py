@@ -1,22 +1,26 @@
 """The memory-distillation subgraph: turn a finished run into rules in the store.
 
-It has its own input and output schemas. The app graph runs it as the node after
-finalize; `graph` (compiled without checkpointer or store) is served on its own in
-langgraph.json, so past threads can be distilled on demand. docs/how-it-works.md draws it.
+The app graph runs it as its `distill` step after finalize; `graph` (compiled without
+checkpointer or store) is served on its own in langgraph.json, so past threads can be
+distilled on demand. docs/how-it-works.md draws it.
 """
 
 from __future__ import annotations
 
+import warnings
+from functools import cache
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph import END, START
+from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
+from typing_extensions import TypedDict
 
-from critic_loop.graphs.declaration import Branch, Edge, GraphDeclaration, Step, build_state_graph
 from critic_loop.nodes.memory.consolidate_rules import consolidate_rules
-from critic_loop.nodes.memory.propose_rules import propose_rules
+from critic_loop.nodes.memory.propose_rules import apropose_rules, propose_rules
+from critic_loop.nodes.node import Node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillInput, DistillOutput, DistillState
 
@@ -29,33 +33,75 @@ def after_proposal(state: DistillState) -> Literal["consolidate_rules", "__end__
     return "consolidate_rules" if state.proposed is not None else "__end__"
 
 
-DISTILL = GraphDeclaration(
-    name="distill",
-    state=DistillState,
-    context_schema=Context,
-    input_schema=DistillInput,
-    output_schema=DistillOutput,
-    steps=(
-        Step("propose_rules", propose_rules, DistillState),
-        Step("consolidate_rules", consolidate_rules, DistillState),
-    ),
-    edges=(
-        Edge(START, "propose_rules"),
-        # skipped (memory off, no store, the run did not complete) or failed: nothing to apply
-        Branch("propose_rules", after_proposal, ("consolidate_rules", END)),
-        Edge("consolidate_rules", END),
-    ),
-)
-"""The subgraph's steps and edges: the one declaration of its shape."""
+def add_distill_steps(builder: StateGraph[Any, Any, Any, Any], after: str) -> None:
+    """Add distillation's steps to `builder`, run after its step `after` (or `START`)."""
+    builder.add_node("propose_rules", Node(propose_rules, apropose_rules))
+    builder.add_node("consolidate_rules", Node(consolidate_rules))
+    builder.add_edge(after, "propose_rules")
+    builder.add_conditional_edges("propose_rules", after_proposal, ["consolidate_rules", END])
+    builder.add_edge("consolidate_rules", END)
 
 
 def build_distill_graph(
-    checkpointer: BaseCheckpointSaver[str] | None = None,
+    checkpointer: BaseCheckpointSaver[str] | bool | None = None,
     store: BaseStore | None = None,
 ) -> DistillGraph:
     """Compile the distillation subgraph, optionally with a checkpointer and a store."""
-    builder = build_state_graph(DISTILL)
-    return builder.compile(checkpointer=checkpointer, store=store, name=DISTILL.name)
+    builder = StateGraph(
+        DistillState,
+        context_schema=Context,
+        input_schema=DistillInput,
+        output_schema=DistillOutput,
+    )
+    add_distill_steps(builder, START)
+    return builder.compile(checkpointer=checkpointer, store=store, name="distill")
+
+
+class DistillHandoff(TypedDict):
+    """What the loop hands the distill subgraph: the finished run, as its channels' JSON.
+
+    With the subgraph's own pydantic input schema the loop would hand it models, and the
+    subgraph's checkpoints would store them as Python types rather than as data.
+    """
+
+    task: str
+    rubric: list[dict[str, Any]]
+    drafts: list[dict[str, Any]]
+    critiques: list[dict[str, Any]]
+    outcome: str | None
+
+
+UNSAVED = "`durability` has no effect when no checkpointer is present"
+"""LangGraph's warning when `distill` runs its graph, which has no checkpointer, to its exit."""
+
+warnings.filterwarnings("ignore", message=UNSAVED, category=UserWarning, module=r"langgraph\.")
+
+
+@cache
+def _unsaved() -> DistillGraph:
+    return build_distill_graph(checkpointer=False)
+
+
+def distill(handoff: DistillHandoff, runtime: Runtime[Context]) -> Any:
+    """Run the subgraph on the finished run, without checkpoints of its own.
+
+    They would store the run's drafts and critiques twice more; a step interrupted there
+    runs again from its start. Under the parent's `durability="sync"`, LangGraph would
+    wait for a checkpoint this graph never writes, hence `"exit"` (and `UNSAVED`).
+    """
+    return _unsaved().invoke(handoff, durability="exit")
+
+
+async def adistill(handoff: DistillHandoff, runtime: Runtime[Context]) -> Any:
+    """`distill`, awaited."""
+    return await _unsaved().ainvoke(handoff, durability="exit")
+
+
+def add_distill_subgraph(builder: StateGraph[Any, Any, Any, Any], after: str) -> None:
+    """Add distillation to `builder` as one step, `distill`, run after its step `after`."""
+    builder.add_node("distill", Node(distill, adistill))
+    builder.add_edge(after, "distill")
+    builder.add_edge("distill", END)
 
 
 graph = build_distill_graph()

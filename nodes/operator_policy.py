@@ -17,17 +17,18 @@ client, so:
   (`critic_loop.state.ceilings`): asking for more is refused, naming each one. A value
   nobody chose (a default, or no limit) is lowered to the ceiling in every run.
 
-These are checked whenever a node reads its context (`context_of`, so a resumed run with
-new settings is checked too) and wherever a file is read or a function resolved (so a
-rubric edited in the thread's state is checked too). In a run that is not served the
-caller is the operator, and may name any of them.
+These are checked in front of every node (`settled`), and wherever a file is read or a
+function resolved (so a rubric edited in the thread's state is checked too). In a run that
+is not served the caller is the operator, and may name any of them.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,6 @@ class Trust:
 
     @property
     def policy(self) -> OperatorSettings:
-        """The operator's settings this run is held to."""
         return self.settings if self.settings is not None else operator_settings()
 
 
@@ -69,32 +69,38 @@ def trust_of(runtime: Runtime[Any]) -> Trust:
     )
 
 
-ContextReader = Callable[[Runtime[Any]], Context]
-"""How a node reads its run's context from its runtime (`context_of`, unless told otherwise)."""
+def settled(runtime: Runtime[Any]) -> Runtime[Context]:
+    """Return `runtime` with its context held to the operator's policy, its models found.
 
+    Every node runs behind this (`critic_loop.nodes.node.Node`), so a client's context is
+    checked at each step, a resumed run with new settings too, and models the run left
+    unset are the ones this machine has (`discovery`), asked for only after the policy
+    passed the server they are asked from.
 
-def context_of(runtime: Runtime[Any]) -> Context:
-    """Return the run's context, or the defaults (with env overrides) when none was given.
-
-    Every node reads its context through here, so a client's context is held to the
-    operator's policy at each step (a resumed run with new settings too), and models the
-    run left unset are the ones this machine has (`critic_loop.nodes.models.discovery`),
-    found only after the policy has passed the server they are asked from.
+    A run's nodes share one context object: it is settled once per object and policy.
 
     Raises:
         TrustViolation: a client chose a server or a directory the operator did not allow,
             or more than a ceiling allows (`CeilingExceeded`).
         DiscoveryFailed: the run's model server could not say which model it serves.
     """
-    return with_available_models(check_context(as_context(runtime.context), trust_of(runtime)))
+    given, trust = runtime.context, trust_of(runtime)
+    key = (id(given), trust.served, id(trust.policy))
+    known = _settled.get(key)
+    if known is not None and known[0]() is given:
+        return runtime.override(context=known[1])
+    context = with_available_models(check_context(as_context(given), trust))
+    if isinstance(given, Context):
+        forget = partial(_settled.pop, key, None)  # bound now: still there at shutdown
+        _settled[key] = (weakref.ref(given, lambda _: forget()), context)
+    return runtime.override(context=context)
 
 
-def context_needs_network(runtime: Runtime[Any]) -> bool:
-    """Say whether `context_of(runtime)` would ask a model server which model it serves.
+_settled: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
 
-    Async nodes call `context_of` from the event loop; when this is true they call it in a
-    thread first (the answer is kept), so the loop never blocks on the question.
-    """
+
+def needs_network(runtime: Runtime[Any]) -> bool:
+    """Say whether `settled(runtime)` would ask a model server which model it serves."""
     return needs_discovery(as_context(runtime.context))
 
 

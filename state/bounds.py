@@ -14,10 +14,12 @@ walks them recursively could fail with a RecursionError.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from critic_loop.state.operator_settings import operator_settings
+
+T = TypeVar("T")
 
 MARKER = " [... {count} characters left out]"
 """Ends a cut text, saying how many characters were left out."""
@@ -95,33 +97,26 @@ def depth_of(value: Any, limit: int) -> int:
     return deepest
 
 
-def _too_deep(what: str, limit: int) -> str:
-    said = f"{what} is nested" if what else "nested"
-    return f"{said} more than {limit} levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)"
-
-
 def check_depth(value: Any, what: str = "") -> Any:
     """Return `value` if it nests at most `max_nesting_depth` levels.
 
     Raises:
         ValueError: it nests deeper (one line, naming `what` and the setting).
     """
-    limit = operator_settings().max_nesting_depth
-    if depth_of(value, limit) > limit:
-        raise ValueError(_too_deep(what, limit))
-    return value
+    return _shallow(value, depth_of, what)
 
 
 def check_text_depth(text: str, what: str = "") -> str:
-    """Return JSON `text` if its brackets nest at most `max_nesting_depth` levels.
+    """Return JSON `text` if its brackets nest at most `max_nesting_depth` levels (as above)."""
+    return _shallow(text, text_depth, what)
 
-    Raises:
-        ValueError: they nest deeper (one line, naming `what` and the setting).
-    """
+
+def _shallow(value: T, depth: Callable[[T, int], int], what: str) -> T:
     limit = operator_settings().max_nesting_depth
-    if text_depth(text, limit) > limit:
-        raise ValueError(_too_deep(what, limit))
-    return text
+    if depth(value, limit) > limit:
+        said = f"{what} is nested" if what else "nested"
+        raise ValueError(f"{said} more than {limit} levels deep (CRITIC_LOOP_MAX_NESTING_DEPTH)")
+    return value
 
 
 def text_depth(text: str, limit: int) -> int:

@@ -82,7 +82,7 @@ class Context(BaseSettings):
     """How a refinement run behaves. Every field can also be set from the environment."""
 
     model_config = SettingsConfigDict(
-        env_prefix="CRITIC_LOOP_", extra="forbid", validate_default=True
+        env_prefix="CRITIC_LOOP_", extra="forbid", validate_default=True, frozen=True
     )
 
     @classmethod
@@ -424,22 +424,18 @@ class Context(BaseSettings):
 
     @property
     def distiller_model(self) -> str:
-        """The model that distills rules: `distill_model`, else the critic's."""
         return self.distill_model or self.critic_model
 
     @property
     def distill_output_method(self) -> StructuredOutputMethod:
-        """How the distiller is held to its schema."""
         return self.distill_structured_output_method or self.structured_output_method
 
     @property
     def recalls(self) -> bool:
-        """Whether this run consults the rules of its scope."""
         return self.memory and self.recall and self.recall_k > 0
 
     @property
     def distills(self) -> bool:
-        """Whether this run writes rules when it completes."""
         return self.memory and self.distill
 
 

@@ -33,7 +33,6 @@ class DistillInput(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _shallow(cls, data: Any) -> Any:
-        """Refuse input nested too deeply before any part of it is read."""
         return check_depth(data)
 
 

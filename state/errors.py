@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from critic_loop.sandbox import IsolationUnavailable as IsolationUnavailable
+
 
 class InvalidInput(ValueError):
     """A run's task or rubric cannot be used; the message says what to fix, one line each."""
 
     def __init__(self, problems: Sequence[str]) -> None:
-        """Keep each problem; the message lists them one per line."""
         self.problems = list(problems)
         super().__init__("\n".join(self.problems))
 
@@ -34,10 +35,6 @@ class MissingDependency(LookupError):
 
 class TrustViolation(ValueError):
     """A client asked for something only the operator may choose (a server, a file, code)."""
-
-
-class IsolationUnavailable(RuntimeError):
-    """Drafted code cannot run here: the sandbox it needs is missing (the message says why)."""
 
 
 class CeilingExceeded(TrustViolation):

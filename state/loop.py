@@ -38,7 +38,7 @@ from critic_loop.state.records import (
     WorkerFeedback,
     rounds_done,
 )
-from critic_loop.state.rubric import Rubric, Task
+from critic_loop.state.rubric import KeptRubric, Rubric, Task
 from critic_loop.state.rules import MemoryReport, RecalledRule
 
 EXAMPLE_INPUT: dict[str, JsonValue] = {
@@ -64,7 +64,6 @@ class LoopInput(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _shallow(cls, data: Any) -> Any:
-        """Refuse input nested too deeply before any part of it is read."""
         return check_depth(data)
 
 
@@ -99,7 +98,7 @@ class LoopState(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     task: Task
-    rubric: Rubric
+    rubric: KeptRubric
     drafts: Annotated[
         list[Draft], Field(description="Every draft, oldest first. Never cleared."), append_only()
     ] = Field(default_factory=list)
@@ -170,7 +169,6 @@ class LoopState(BaseModel):
 
     @property
     def rounds(self) -> int:
-        """The number of completed rounds (rounds whose drafts have been judged)."""
         return rounds_done(self.critiques)
 
 
@@ -246,6 +244,6 @@ class CriticView(BaseModel):
     Never the task or the worker's conversation.
     """
 
-    rubric: Rubric
+    rubric: KeptRubric
     drafts: list[Draft] = Field(default_factory=list)
     critiques: list[Critique] = Field(default_factory=list)

@@ -123,7 +123,6 @@ class Draft(BaseModel):
 
     @property
     def ref(self) -> DraftRef:
-        """Which draft this is."""
         return DraftRef(round=self.round, candidate=self.candidate)
 
 
@@ -200,7 +199,6 @@ class Critique(BaseModel):
 
     @property
     def ref(self) -> DraftRef:
-        """Which draft this critique grades."""
         return DraftRef(round=self.round, candidate=self.candidate)
 
     @model_validator(mode="after")
@@ -256,7 +254,6 @@ class WorkerFeedback(BaseModel):
 
     @property
     def ref(self) -> DraftRef:
-        """Which draft this feedback is about."""
         return DraftRef(round=self.round, candidate=self.candidate)
 
 

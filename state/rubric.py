@@ -14,8 +14,7 @@ Every kind serializes to plain JSON and back unchanged, so rubrics travel throug
 LangGraph server as they were written.
 
 jsonschema and referencing are imported inside the functions that use them: at the top
-they would add 26 ms to `critic-loop --help`, which imports this module for its flags
-(0.26 s, measured 2026-12-01).
+they would slow `critic-loop --help`, which imports this module for its flags.
 """
 
 from __future__ import annotations
@@ -114,24 +113,8 @@ class CriterionBase(BaseModel):
     )
     weight: float = Field(default=1.0, gt=0, le=100, description="Its share of the weighted score.")
 
-    @model_validator(mode="after")
-    def _storable(self) -> Self:
-        dumped = self.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        encoded = encodable(json.dumps(dumped, ensure_ascii=False), f"criterion {self.id!r}")
-        limit = operator_settings().max_criterion_chars
-        if len(encoded) > limit:
-            raise ValueError(
-                f"criterion {self.id!r} is {len(encoded)} characters as JSON; the most "
-                f"allowed is {limit} (CRITIC_LOOP_MAX_CRITERION_CHARS)"
-            )
-        for value in _json_values(dumped):
-            if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
-                raise ValueError(f"criterion {self.id!r} holds an integer too large to store")
-        return self
-
     @property
     def deterministic(self) -> bool:
-        """Whether code, not the critic model, decides this criterion."""
         return True
 
     def describe(self) -> str:
@@ -159,7 +142,6 @@ class Criterion(CriterionBase):
 
     @property
     def deterministic(self) -> bool:
-        """LLM criteria are graded by the critic model."""
         return False
 
 
@@ -363,7 +345,7 @@ class TestSuite(CriterionBase):
     The draft (its first ```python block if it has one) is imported as `<module>` in a
     sandboxed process of its own, and pytest runs the tests in another; the tests call the
     drafted functions across a boundary that carries plain data only (see
-    `critic_loop.nodes.verifiers.checks.test_suite`). Each sandbox has (where the system
+    `critic_loop.sandbox`). Each sandbox has (where the system
     allows) an unprivileged user, a private filesystem view and no network, a wall-clock
     timeout, limits on memory, CPU, processes, file size, open files and the working
     directory's size, and an environment without the parent's secrets; the limits below
@@ -474,7 +456,21 @@ def _count_criteria(value: Any) -> Any:
     return check_depth(value, "the rubric")
 
 
-def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
+def _storable(criterion: CriterionBase) -> None:
+    dumped = criterion.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    encoded = encodable(json.dumps(dumped, ensure_ascii=False), f"criterion {criterion.id!r}")
+    limit = operator_settings().max_criterion_chars
+    if len(encoded) > limit:
+        raise ValueError(
+            f"criterion {criterion.id!r} is {len(encoded)} characters as JSON; the most "
+            f"allowed is {limit} (CRITIC_LOOP_MAX_CRITERION_CHARS)"
+        )
+    for value in _json_values(dumped):
+        if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+            raise ValueError(f"criterion {criterion.id!r} holds an integer too large to store")
+
+
+def _unique_ids(criteria: list[CriterionBase]) -> list[CriterionBase]:
     if not criteria:
         raise ValueError("the rubric is empty: give at least one criterion for the critic")
     seen: set[str] = set()
@@ -482,6 +478,12 @@ def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
         if criterion.id in seen:
             raise ValueError(f"duplicate criterion id {criterion.id!r}: ids must be unique")
         seen.add(criterion.id)
+    return criteria
+
+
+def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
+    for criterion in _unique_ids(criteria):
+        _storable(criterion)
     conflict = first_contradiction(criteria)
     if conflict is not None:
         first, second, reason = conflict
@@ -574,7 +576,14 @@ Rubric = Annotated[
     AfterValidator(_check_rubric),
     Field(description="The criteria the critic grades against. The worker never sees them."),
 ]
-"""A non-empty list of criteria with unique ids."""
+"""A rubric as a run is given it: non-empty, unique ids, each storable, none contradicting."""
+
+KeptRubric = Annotated[
+    list[AnyCriterion],
+    AfterValidator(_unique_ids),
+    Field(description="The criteria the critic grades against. The worker never sees them."),
+]
+"""A rubric read back from a run's state, checked in full where the run began (`Rubric`)."""
 
 
 def dump_rubric(rubric: Sequence[CriterionBase]) -> list[dict[str, Any]]:

@@ -18,7 +18,6 @@ class InvalidAnswer(ValueError):
     """A model's structured answer that cannot be accepted, with every reason why."""
 
     def __init__(self, problems: Sequence[str]) -> None:
-        """Keep each problem so the model can be told exactly what to fix."""
         self.problems = list(problems)
         super().__init__("; ".join(self.problems))
 

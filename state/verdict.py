@@ -171,13 +171,11 @@ class Verdict(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def musts_passed(self) -> int:
-        """How many `must` criteria passed."""
         return sum(r.passed for r in self.results if r.severity == "must")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def musts_total(self) -> int:
-        """How many `must` criteria there are."""
         return sum(r.severity == "must" for r in self.results)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -189,7 +187,6 @@ class Verdict(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def missed(self) -> list[str]:
-        """The bars this draft missed at `pass_threshold` (empty when it passed)."""
         return self.missed_bars(self.pass_threshold)
 
     def passes(self, threshold: float) -> bool:
@@ -222,17 +219,14 @@ class Verdict(BaseModel):
 
     @property
     def failing(self) -> list[CriterionResult]:
-        """The results graded as failing, in rubric order (skipped ones are not graded)."""
         return [result for result in self.results if not result.passed and not result.skipped]
 
     @property
     def failing_ids(self) -> frozenset[str]:
-        """The ids of the criteria graded as failing."""
         return frozenset(result.criterion_id for result in self.failing)
 
     @property
     def unmet(self) -> list[CriterionResult]:
-        """The results that did not pass: failing or not graded."""
         return [result for result in self.results if not result.passed]
 
 
@@ -277,7 +271,7 @@ def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> lis
     return [CriterionResult(**graded[criterion.id].model_dump()) for criterion in criteria]
 
 
-@functools.cache  # built once: see nodes/models/loading.py:_created for the figure
+@functools.cache  # built once per process: a schema is not cheap to build
 def critic_output_schema() -> dict[str, Any]:
     """Return the JSON schema the critic's output is pinned to.
 
@@ -290,7 +284,6 @@ def critic_output_schema() -> dict[str, Any]:
     )
 
 
-@functools.cache  # built once: see nodes/models/loading.py:_created for the figure
+@functools.cache  # built once per process: a schema is not cheap to build
 def criterion_answer_schema() -> dict[str, Any]:
-    """Return the JSON schema of a one-criterion answer (`CriterionAnswer`), built once."""
     return portable_schema(CriterionAnswer, "Whether an artifact meets one criterion.")

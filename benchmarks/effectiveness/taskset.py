@@ -1,9 +1,9 @@
-"""Load the task files and choose which tasks a run covers.
+"""The task sets (tiers) and which tasks a run covers.
 
 A coding task is a prompt with visible tests (its own examples) and hidden tests; a writing
 task is a prompt with a rubric of deterministic criteria. Loading checks each row's fields
 and types, so a malformed file fails before any model is called, naming the file and line.
-(`python -m benchmarks.effectiveness.validate` checks the task set in depth.)
+(`python -m benchmarks.effectiveness.validate` checks a task set in depth.)
 """
 
 from __future__ import annotations
@@ -11,18 +11,24 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
-"""The task set's directory (coding.jsonl, writing.jsonl)."""
+
+TIERS = {"project": TASKS_DIR, "range": TASKS_DIR / "range"}
+"""The task sets: the project's own (49 coding, 14 writing), and one in a small model's
+range (HumanEval problems and writing tasks with checks; see tasks/range/README.md)."""
+
+QUICK_IDS = {
+    "project": ("chunk_pad", "second_largest_distinct", "solar_coop_slogan"),
+    "range": ("he013_greatest_common_divisor", "he042_incr_list", "slogan_five_words"),
+}
+"""Each tier's smoke slice: two coding tasks and a writing task with short answers."""
 
 Kind = Literal["coding", "writing"]
 KINDS: tuple[Kind, ...] = ("coding", "writing")
-
-QUICK_IDS = ("chunk_pad", "second_largest_distinct", "solar_coop_slogan")
-"""The quick set: two easy coding tasks and one writing task with short answers."""
 
 
 class TaskFileError(ValueError):
@@ -57,66 +63,39 @@ class WritingTask:
 
 Task = CodingTask | WritingTask
 
-_FIELDS: dict[Kind, dict[str, type]] = {
-    "coding": {
-        "id": str,
-        "prompt": str,
-        "entry_point": str,
-        "visible_tests": str,
-        "hidden_tests": str,
-        "reference": str,
-        "difficulty": str,
-    },
-    "writing": {
-        "id": str,
-        "prompt": str,
-        "rubric": list,
-        "reference": str,
-        "bad_example": str,
-    },
-}
 
-
-def _task_from_row(kind: Kind, row: Any, where: str) -> Task:
-    fields = _FIELDS[kind]
-    if not isinstance(row, dict):
-        raise TaskFileError(f"{where}: not a JSON object")
-    missing = sorted(fields.keys() - row.keys())
-    unexpected = sorted(row.keys() - fields.keys())
-    if missing or unexpected:
-        raise TaskFileError(f"{where}: fields missing {missing}, unexpected {unexpected}")
-    for name, expected in fields.items():
-        if not isinstance(row[name], expected):
-            raise TaskFileError(f"{where}: {name} is not a {expected.__name__}")
-    if kind == "coding":
-        return CodingTask(**row)
-    if not all(isinstance(criterion, dict) for criterion in row["rubric"]):
-        raise TaskFileError(f"{where}: rubric is not a list of objects")
-    return WritingTask(**row)
+def _task(kind: Kind, row: Any, where: str) -> Task:
+    shape = CodingTask if kind == "coding" else WritingTask
+    expected = {f.name: f.type for f in fields(shape) if f.name != "kind"}
+    if not isinstance(row, dict) or row.keys() != expected.keys():
+        have = sorted(row) if isinstance(row, dict) else type(row).__name__
+        raise TaskFileError(f"{where}: want the fields {sorted(expected)}, not {have}")
+    for name, value in row.items():
+        wanted = list if name == "rubric" else str
+        if not isinstance(value, wanted) or (
+            name == "rubric" and not all(isinstance(item, dict) for item in value)
+        ):
+            raise TaskFileError(f"{where}: {name} is not a {wanted.__name__} of the right shape")
+    return shape(**row)
 
 
 def load_tasks(kind: Kind, directory: Path = TASKS_DIR) -> list[Task]:
-    """Read `<kind>.jsonl` from `directory`, in file order.
+    """Read `<kind>.jsonl` from `directory`, in file order (a missing file: no tasks).
 
     Raises:
-        TaskFileError: the file is missing or a line is not a well-formed task, or two
-            tasks share an id.
+        TaskFileError: a line is not a well-formed task, or two tasks share an id.
     """
     path = directory / f"{kind}.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise TaskFileError(f"cannot read {path}: {error.strerror or error}") from error
+    if not path.exists():
+        return []
     tasks: list[Task] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except ValueError as error:
-            raise TaskFileError(f"{where}: invalid JSON: {error}") from error
-        tasks.append(_task_from_row(kind, row, where))
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except ValueError as error:
+                raise TaskFileError(f"{path}:{number}: invalid JSON: {error}") from error
+            tasks.append(_task(kind, row, f"{path}:{number}"))
     ids = [task.id for task in tasks]
     duplicates = sorted({task_id for task_id in ids if ids.count(task_id) > 1})
     if duplicates:

@@ -5,14 +5,14 @@ Every configuration grades with the same critic model, the judge grading every c
 settings the command line picks for a model on a local server (`LOCAL_SETTINGS`), so
 `default` is what a user of a local model gets. A configuration's own settings come last
 and win. Names are checked against the installed critic_loop's `Context` before anything
-runs (`benchmarks.effectiveness.configs.resolve`).
+runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from benchmarks.harness.configs import shared
 from critic_loop.nodes.models.discovery import LOCAL_SETTINGS
 
 VERDICT = {"judge_mode": "verdict", "lint_checks": False}
@@ -68,30 +68,24 @@ DEFAULT_CONFIGS = (
 )
 """The configurations a run compares unless told otherwise (`extract_lint` is `default`)."""
 
-HARNESS_FIELDS = frozenset({"critic_model", "worker_model", "base_url"})
-"""Settings the harness owns (`--model`, `--base-url`); `--set` may not change them."""
 
-
-def shared_settings(
-    model: str, base_url: str | None, extra: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
+def shared_settings(model: str, base_url: str | None, extra: dict[str, Any]) -> dict[str, Any]:
     """Return the settings every configuration shares, with `extra` (from `--set`) added.
 
     Raises:
-        ValueError: `extra` sets a field the harness owns.
+        ConfigError: `extra` sets a field the harness owns.
     """
-    owned = sorted(HARNESS_FIELDS & set(extra or {}))
-    if owned:
-        raise ValueError(f"--set cannot change {', '.join(owned)}: use --model and --base-url")
-    return {
-        "worker_model": model,
-        "critic_model": model,
-        "base_url": base_url,
-        "skip_judge_on_failed_check": False,
-        "memory": False,
+    return shared(
+        extra,
+        ("critic_model", "worker_model", "base_url"),
+        "--model and --base-url",
+        worker_model=model,
+        critic_model=model,
+        base_url=base_url,
+        skip_judge_on_failed_check=False,
+        memory=False,
         **LOCAL_SETTINGS,
-        **(extra or {}),
-    }
+    )
 
 
 def table_for(model: str) -> dict[str, dict[str, Any]]:

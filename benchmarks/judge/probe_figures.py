@@ -27,7 +27,7 @@ from benchmarks.judge.probe import SETS, VARIANTS, YES_NO, Item, items
 from critic_loop.cli.agreement import Agreement
 from critic_loop.judge_fit import Scored, agreement, cross_validated, fit_profile
 from critic_loop.nodes.loop.feedback import redact_criteria
-from critic_loop.nodes.verifiers.checks import check_call
+from critic_loop.nodes.verifiers.checks import run_check
 from critic_loop.nodes.verifiers.judge_profile import JudgeProfile, KindSettings
 from critic_loop.nodes.verifiers.rubric_lint import code_check_for, criterion_kind
 from critic_loop.state.rubric import Criterion
@@ -67,7 +67,7 @@ class Answers:
 def lint_decision(item: Item) -> bool | None:
     """Return the linter's exact decision on a pair, or None when code cannot decide it."""
     check = code_check_for(Criterion(id=item.pair.id, text=item.pair.text))
-    return None if check is None else check_call(check, item.case.artifact).sync().passed
+    return None if check is None else run_check(check, item.case.artifact).passed
 
 
 @dataclass(frozen=True)

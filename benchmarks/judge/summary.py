@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.harness.tables import share
 from benchmarks.judge.cases import CASES
 from benchmarks.judge.held_out import HELD_OUT
-from benchmarks.judge.report import Row
+from benchmarks.judge.run import Grade
 from critic_loop.cli.agreement import Agreement
 
 EVERY_CASE = (*CASES, *HELD_OUT)
@@ -56,19 +57,19 @@ class Figures:
         }
 
 
-def compared(rows: Sequence[Row], configs: Sequence[str]) -> list[Row]:
+def compared(rows: Sequence[Grade], configs: Sequence[str]) -> list[Grade]:
     """Keep the rows of the artifacts every configuration has a finished row for."""
-    finished = {(row.case, row.config) for row in rows if row.error is None}
+    finished = {(row.task, row.config) for row in rows if row.error is None}
     cases = [
         case.id for case in EVERY_CASE if all((case.id, config) in finished for config in configs)
     ]
     keep = set(cases)
-    return [row for row in rows if row.case in keep and row.config in configs and not row.error]
+    return [row for row in rows if row.task in keep and row.config in configs and not row.error]
 
 
-def pairs_of(row: Row) -> list[tuple[bool, bool]]:
+def pairs_of(row: Grade) -> list[tuple[bool, bool]]:
     """Return the (label, decision) pairs of a row the critic decided."""
-    labels = LABELS.get(row.case, {})
+    labels = LABELS.get(row.task, {})
     return [
         (label, bool(row.decisions[criterion]))
         for criterion, label in labels.items()
@@ -76,7 +77,7 @@ def pairs_of(row: Row) -> list[tuple[bool, bool]]:
     ]
 
 
-def figures(rows: Sequence[Row], config: str) -> Figures:
+def figures(rows: Sequence[Grade], config: str) -> Figures:
     """Sum up one configuration's rows."""
     mine = [row for row in rows if row.config == config]
     return Figures(
@@ -84,19 +85,15 @@ def figures(rows: Sequence[Row], config: str) -> Figures:
         agreement=Agreement.of(pair for row in mine for pair in pairs_of(row)),
         artifacts=len(mine),
         verdicts=sum(row.verdict for row in mine),
-        pairs=sum(len(LABELS.get(row.case, {})) for row in mine),
+        pairs=sum(len(LABELS.get(row.task, {})) for row in mine),
         calls=sum(row.calls for row in mine),
         tokens=sum(row.tokens for row in mine),
-        seconds=sum(row.seconds for row in mine),
+        seconds=sum(row.wall_seconds for row in mine),
     )
 
 
 def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
-
-
-def _share(part: int, whole: int) -> str:
-    return f"{part}/{whole} {_percent(part / whole if whole else None)}"
 
 
 def table(all_figures: Sequence[Figures]) -> list[str]:
@@ -112,14 +109,14 @@ def table(all_figures: Sequence[Figures]) -> list[str]:
         per = max(f.artifacts, 1)
         lines.append(
             f"{f.config:<20} {f.verdicts:>4}/{f.artifacts:<4} {_percent(a.accuracy):>6} "
-            f"{kappa:>6} {_share(a.false_pass, a.human_fail):>13} "
-            f"{_share(a.false_fail, a.human_pass):>13} {f.calls / per:>11.1f} "
+            f"{kappa:>6} {share(a.false_pass, a.human_fail):>13} "
+            f"{share(a.false_fail, a.human_pass):>13} {f.calls / per:>11.1f} "
             f"{f.tokens / per:>12.0f} {f.seconds / per:>8.1f} {f.seconds:>7.0f}"
         )
     return lines
 
 
-def by_trap(rows: Sequence[Row], configs: Sequence[str]) -> list[str]:
+def by_trap(rows: Sequence[Grade], configs: Sequence[str]) -> list[str]:
     """Agreement per kind of criterion (count, absence, language, ...), per configuration."""
     traps = sorted({trap for trap in TRAPS.values()})
     lines = [f"{'agreement by trap':<18}" + "".join(f"{c[:18]:>20}" for c in configs)]
@@ -130,8 +127,8 @@ def by_trap(rows: Sequence[Row], configs: Sequence[str]) -> list[str]:
                 (label, bool(row.decisions[criterion]))
                 for row in rows
                 if row.config == config
-                for criterion, label in LABELS.get(row.case, {}).items()
-                if TRAPS[(row.case, criterion)] == trap and row.decisions.get(criterion) is not None
+                for criterion, label in LABELS.get(row.task, {}).items()
+                if TRAPS[(row.task, criterion)] == trap and row.decisions.get(criterion) is not None
             ]
             agreed = sum(label == decision for label, decision in found)
             cells.append(f"{agreed}/{len(found)}" if found else "-")
@@ -139,12 +136,13 @@ def by_trap(rows: Sequence[Row], configs: Sequence[str]) -> list[str]:
     return lines
 
 
-def format_report(settings: dict[str, Any], rows: Sequence[Row]) -> str:
+def format_report(data: dict[str, Any]) -> str:
     """Return the report's header, table and per-trap agreement as text."""
+    settings, rows = data["settings"], [Grade.from_json(row) for row in data["rows"]]
     configs = list(settings["configs"])
     kept = compared(rows, configs)
-    artifacts = len({row.case for row in kept})
-    pairs = sum(len(LABELS.get(case, {})) for case in {row.case for row in kept})
+    artifacts = len({row.task for row in kept})
+    pairs = sum(len(LABELS.get(case, {})) for case in {row.task for row in kept})
     lines = [
         f"critic-loop judge benchmark: {settings['model']} at {settings['base_url']}; "
         f"{artifacts} artifact(s), {pairs} labelled pair(s) compared",
@@ -153,14 +151,15 @@ def format_report(settings: dict[str, Any], rows: Sequence[Row]) -> str:
         "",
         *by_trap(kept, configs),
     ]
-    left_out = sorted({row.case for row in rows} - {row.case for row in kept})
+    left_out = sorted({row.task for row in rows} - {row.task for row in kept})
     if left_out:
         lines += ["", f"not yet graded by every configuration: {', '.join(left_out)}"]
     return "\n".join(lines)
 
 
-def summary_json(settings: dict[str, Any], rows: Sequence[Row]) -> list[dict[str, Any]]:
+def summary_json(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Return every configuration's figures as JSON data."""
+    settings, rows = data["settings"], [Grade.from_json(row) for row in data["rows"]]
     configs = list(settings["configs"])
     kept = compared(rows, configs)
     return [figures(kept, config).as_json() for config in configs]

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.memory.report import Row
+from benchmarks.harness.tables import columns, mean, share, signed
+from benchmarks.memory.run import Step
 
 
 @dataclass(frozen=True)
@@ -111,46 +112,42 @@ class Summary:
     """Rows not run yet."""
 
 
-def rounds_to_pass(row: Row, cap: int) -> int:
+def rounds_to_pass(row: Step, cap: int) -> int:
     """Return the rounds `row` took to pass, or `cap` + 1 if it did not pass."""
     return row.rounds if row.passed else cap + 1
 
 
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
-def figures(rows: Sequence[Row], cap: int) -> Figures:
+def figures(rows: Sequence[Step], cap: int) -> Figures:
     """Compute one mode's figures over `rows`."""
     return Figures(
         tasks=len(rows),
         passed=sum(row.passed for row in rows),
-        rounds_to_pass=_mean([rounds_to_pass(row, cap) for row in rows]),
-        rounds=_mean([row.rounds for row in rows]),
+        rounds_to_pass=mean([rounds_to_pass(row, cap) for row in rows]),
+        rounds=mean([row.rounds for row in rows]),
         first_round=sum(row.passed and row.rounds == 1 for row in rows),
-        calls=_mean([row.model_calls for row in rows]),
-        tokens=_mean([row.tokens for row in rows]),
+        calls=mean([row.model_calls for row in rows]),
+        tokens=mean([row.tokens for row in rows]),
         distiller_calls=sum(row.distiller_calls for row in rows),
     )
 
 
-def compare(pairs: Sequence[tuple[Row, Row]], cap: int) -> Comparison:
+def compare(pairs: Sequence[tuple[Step, Step]], cap: int) -> Comparison:
     """Compare memory off and on over (off, on) row pairs."""
     return Comparison(
         figures([off for off, _ in pairs], cap), figures([on for _, on in pairs], cap)
     )
 
 
-def _did_worse(off: Row, on: Row) -> bool:
+def _did_worse(off: Step, on: Step) -> bool:
     return (off.passed and not on.passed) or (off.passed == on.passed and on.rounds > off.rounds)
 
 
-def _rule_uses(data: dict[str, Any], rows: Sequence[Row]) -> list[RuleUse]:
+def _rule_uses(data: dict[str, Any], rows: Sequence[Step]) -> list[RuleUse]:
     by_thread = {row.thread_id: row for row in rows}
     uses = []
     for name, rules in sorted((data.get("rules") or {}).items()):
         repeat = int(name.removeprefix("repeat"))
-        recalls = [row for row in rows if row.repeat == repeat and row.mode == "on"]
+        recalls = [row for row in rows if row.repeat == repeat and row.config == "on"]
         for rule in rules:
             source = by_thread.get(rule.get("thread_id") or "")
             uses.append(
@@ -169,14 +166,14 @@ def _rule_uses(data: dict[str, Any], rows: Sequence[Row]) -> list[RuleUse]:
     return uses
 
 
-def summarize(data: dict[str, Any], rows: Sequence[Row]) -> Summary:
+def summarize(data: dict[str, Any], rows: Sequence[Step]) -> Summary:
     """Compute the figures of a loaded report (`data`) from its rows."""
     settings = data["settings"]
     cap = int(settings["rounds"])
     by_key = {row.key: row for row in rows}
-    pairs: list[tuple[Row, Row]] = []
+    pairs: list[tuple[Step, Step]] = []
     errors = [
-        f"{row.task}, memory {row.mode}, repeat {row.repeat}: {row.error}"
+        f"{row.task}, memory {row.config}, repeat {row.repeat}: {row.error}"
         for row in rows
         if row.error is not None
     ]
@@ -210,26 +207,6 @@ def summarize(data: dict[str, Any], rows: Sequence[Row]) -> Summary:
     )
 
 
-def columns(header: list[str], body: list[list[str]], left: int = 1) -> list[str]:
-    """Lay out a table: the first `left` columns left-aligned, the others right-aligned."""
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-    return [
-        "  ".join(
-            cell.ljust(widths[i]) if i < left else cell.rjust(widths[i])
-            for i, cell in enumerate(line)
-        ).rstrip()
-        for line in [header, *body]
-    ]
-
-
-def _share(passed: int, tasks: int) -> str:
-    return f"{passed}/{tasks} {100.0 * passed / tasks:.0f}%" if tasks else "-"
-
-
-def _change(value: float | None, unit: str) -> str:
-    return "-" if value is None else f"{value:+.1f}{unit}"
-
-
 def format_table(data: dict[str, Any], summary: Summary) -> str:
     """Render the headline table: later, first and unrelated tasks, and the cost."""
     settings = data["settings"]
@@ -245,63 +222,36 @@ def format_table(data: dict[str, Any], summary: Summary) -> str:
         summary.unrelated,
         summary.overall,
     )
+
+    def both(comparison: Comparison, figure: str, form: str = "{:.2f}") -> list[str]:
+        values = (getattr(comparison.off, figure), getattr(comparison.on, figure))
+        return [form.format(value) for value in values]
+
+    def passed(comparison: Comparison, figure: str = "passed") -> list[str]:
+        off, on = comparison.off, comparison.on
+        return [share(getattr(off, figure), off.tasks), share(getattr(on, figure), on.tasks)]
+
     fewer = later.fewer_rounds
     body = [
         [f"later family tasks ({later.off.tasks})", "", "", ""],
         [
             "  rounds to pass",
-            f"{later.off.rounds_to_pass:.2f}",
-            f"{later.on.rounds_to_pass:.2f}",
+            *both(later, "rounds_to_pass"),
             "-" if fewer is None else f"{-fewer:+.0f}%",
         ],
-        [
-            "  passed",
-            _share(later.off.passed, later.off.tasks),
-            _share(later.on.passed, later.on.tasks),
-            _change(later.points, " pts"),
-        ],
-        [
-            "  passed in round 1",
-            _share(later.off.first_round, later.off.tasks),
-            _share(later.on.first_round, later.on.tasks),
-            "",
-        ],
+        ["  passed", *passed(later), signed(later.points, " pts")],
+        ["  passed in round 1", *passed(later, "first_round"), ""],
         [f"first family tasks ({first.off.tasks})", "", "", ""],
-        [
-            "  rounds to pass",
-            f"{first.off.rounds_to_pass:.2f}",
-            f"{first.on.rounds_to_pass:.2f}",
-            "",
-        ],
-        [
-            "  passed",
-            _share(first.off.passed, first.off.tasks),
-            _share(first.on.passed, first.on.tasks),
-            "",
-        ],
+        ["  rounds to pass", *both(first, "rounds_to_pass"), ""],
+        ["  passed", *passed(first), ""],
         [f"unrelated tasks ({unrelated.off.tasks})", "", "", ""],
-        [
-            "  rounds to pass",
-            f"{unrelated.off.rounds_to_pass:.2f}",
-            f"{unrelated.on.rounds_to_pass:.2f}",
-            "",
-        ],
-        [
-            "  passed",
-            _share(unrelated.off.passed, unrelated.off.tasks),
-            _share(unrelated.on.passed, unrelated.on.tasks),
-            _change(unrelated.points, " pts"),
-        ],
+        ["  rounds to pass", *both(unrelated, "rounds_to_pass"), ""],
+        ["  passed", *passed(unrelated), signed(unrelated.points, " pts")],
         ["  did worse with memory on", "", str(len(summary.worse)), ""],
         [f"every task ({overall.off.tasks})", "", "", ""],
-        ["  model calls per task", f"{overall.off.calls:.2f}", f"{overall.on.calls:.2f}", ""],
-        ["  tokens per task", f"{overall.off.tokens:.0f}", f"{overall.on.tokens:.0f}", ""],
-        [
-            "  distiller calls (all tasks)",
-            str(overall.off.distiller_calls),
-            str(overall.on.distiller_calls),
-            "",
-        ],
+        ["  model calls per task", *both(overall, "calls"), ""],
+        ["  tokens per task", *both(overall, "tokens", "{:.0f}"), ""],
+        ["  distiller calls (all tasks)", *both(overall, "distiller_calls", "{}"), ""],
     ]
     lines = [heading, "", *columns(["", "memory off", "memory on", "change"], body)]
     if summary.worse:
@@ -328,8 +278,8 @@ def format_families(data: dict[str, Any], summary: Summary) -> str:
                 requirements.get(family, "").split(":")[0],
                 f"{comparison.off.rounds_to_pass:.2f}",
                 f"{comparison.on.rounds_to_pass:.2f}",
-                _share(comparison.off.passed, comparison.off.tasks),
-                _share(comparison.on.passed, comparison.on.tasks),
+                share(comparison.off.passed, comparison.off.tasks),
+                share(comparison.on.passed, comparison.on.tasks),
                 str(recalled),
             ]
         )
@@ -368,7 +318,7 @@ def format_rules(summary: Summary) -> str:
     return "\n".join([*columns(header, body, left=4), footer])
 
 
-def _cell(row: Row | None) -> str:
+def _cell(row: Step | None) -> str:
     if row is None:
         return "."
     if row.error is not None:
@@ -377,7 +327,7 @@ def _cell(row: Row | None) -> str:
     return mark + (f" r{len(row.recalled)}" if row.recalled else "")
 
 
-def format_matrix(data: dict[str, Any], rows: Sequence[Row]) -> str:
+def format_matrix(data: dict[str, Any], rows: Sequence[Step]) -> str:
     """Render the per-task matrix: one line per task of each repeat, memory off and on."""
     settings = data["settings"]
     by_key = {row.key: row for row in rows}
@@ -401,8 +351,9 @@ def format_matrix(data: dict[str, Any], rows: Sequence[Row]) -> str:
     return "\n".join([legend, *columns(["repeat", "task", "family", "off", "on"], body, left=3)])
 
 
-def format_report(data: dict[str, Any], rows: Sequence[Row]) -> str:
+def format_report(data: dict[str, Any]) -> str:
     """Render every table of a report."""
+    rows = [Step.from_json(row) for row in data["rows"]]
     summary = summarize(data, rows)
     parts = [
         format_table(data, summary),

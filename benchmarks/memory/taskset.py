@@ -18,9 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
-
-from critic_loop.state.rubric import Rubric
+from critic_loop.grading import checked_rubric
 
 TASKS_FILE = Path(__file__).parent / "tasks" / "tasks.json"
 """The task set."""
@@ -33,8 +31,6 @@ QUICK_FAMILIES = ("shop", "meetings")
 
 QUICK_TASKS_PER_FAMILY = 3
 QUICK_UNRELATED = ("haiku_rain",)
-
-_RUBRIC: TypeAdapter[Any] = TypeAdapter(Rubric)
 
 
 class TaskFileError(ValueError):
@@ -89,7 +85,7 @@ class TaskSet:
 
 def _checked_rubric(rubric: Any, where: str) -> list[dict[str, Any]]:
     try:
-        _RUBRIC.validate_python(rubric)
+        checked_rubric(rubric)
     except ValueError as error:
         raise TaskFileError(f"{where}: critic_loop rejects its rubric: {error}") from error
     checked: list[dict[str, Any]] = rubric

@@ -57,9 +57,8 @@ def scopes_of(store: BaseStore) -> list[str]:
 def rules_of(store: BaseStore, scope: str) -> list[Item]:
     """Return every rule of `scope`, strongest first (the order recall ranks them in)."""
     from critic_loop.nodes.memory.ranking import ranked, read_scope
-    from critic_loop.nodes.steps import run_steps
 
-    items = {item.key: item for item in run_steps(read_scope(store, scope))}
+    items = {item.key: item for item in read_scope(store, scope)}
     order = ranked((key, item.value) for key, item in items.items())
     return [items[rule_id] for rule_id, _, _ in order]
 
@@ -220,11 +219,11 @@ def forget_rules(store: BaseStore, scope: str, rule_ids: Sequence[str]) -> list[
     from langgraph.store.base import PutOp
 
     from critic_loop.nodes.memory.ranking import ranked, ranking_deletes, ranking_writes
-    from critic_loop.nodes.memory.scope_locks import scope_lock
+    from critic_loop.nodes.memory.scope_locks import scope_key, scope_lock
     from critic_loop.state.rules import rules_namespace
 
     wanted = set(rule_ids)
-    with scope_lock(store).hold(scope):
+    with scope_lock(store).hold(scope_key(scope)):
         items = rules_of(store, scope)
         gone = [item.key for item in items if item.key in wanted]
         remaining = [(item.key, item.value) for item in items if item.key not in wanted]

@@ -16,10 +16,14 @@ Setting `CRITIC_LOOP_DATABASE_URL` to a `postgresql://` URL switches both to Pos
 for async code such as `graph.ainvoke`.
 
 Both are safe to share: SQLite connections use one SQLite build, write-ahead logging and
-a busy timeout (`persistence.sqlite`); the tables are created and migrated under a setup
-lock, so many processes and coroutines can open a fresh database at once; memory writes
-hold a lock per scope across processes (a file lock, or a PostgreSQL advisory lock); and
+a busy timeout (`persistence.sqlite`); the database's `KeyedLock` (files beside SQLite,
+advisory locks in PostgreSQL: `critic_loop.keyed_locks`) serializes the tables' creation
+and migration (so many processes and coroutines can open a fresh database at once), the
+memory writes of each scope, and the runs of each thread (`persistence.leases`); and
 checkpoints load only an allowlist of types (`persistence.serde`).
+
+psycopg and langgraph-checkpoint-postgres, the optional `postgres` extra, are imported
+only when a postgresql:// URL is opened.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -39,22 +44,26 @@ from langgraph.store.base import BaseStore, IndexConfig
 from langgraph.store.sqlite import SqliteStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
+from critic_loop.keyed_locks import AdvisoryLocks, KeyedLock
 from critic_loop.nodes.memory.lexical_embeddings import (
     EMBEDDINGS_VARIABLE,
     rule_index,
     sqlite_rule_index,
 )
 from critic_loop.nodes.memory.scope_locks import register_scope_lock
-from critic_loop.persistence import postgres, sqlite
-from critic_loop.persistence.leases import AdvisoryThreadLeases, FileThreadLeases, ThreadLeases
-from critic_loop.persistence.postgres import AdvisoryScopeLock, postgres_classes
+from critic_loop.persistence import sqlite
+from critic_loop.persistence.leases import ThreadLeases
 from critic_loop.persistence.serde import StrictSerializer
+from critic_loop.state.extras import missing_extra_message
 
 DATA_DIR_VARIABLE = "CRITIC_LOOP_DATA_DIR"
 """Environment variable naming the data directory (default: ./.critic_loop)."""
 
 DATABASE_URL_VARIABLE = "CRITIC_LOOP_DATABASE_URL"
 """Environment variable holding a `postgresql://` URL (or a SQLite file path)."""
+
+SETUP_KEY = "setup"
+"""The key held while the checkpointer and store create and migrate their tables."""
 
 
 @dataclass(frozen=True)
@@ -93,14 +102,33 @@ def _postgres_index() -> IndexConfig | None:
     return rule_index() if os.environ.get(EMBEDDINGS_VARIABLE) else None
 
 
+def postgres_classes() -> tuple[Any, Any, Any, Any]:
+    """Return PostgresSaver, PostgresStore, AsyncPostgresSaver, AsyncPostgresStore."""
+    try:
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
+    except ImportError as error:
+        raise RuntimeError(
+            missing_extra_message(
+                "a postgresql:// database needs the PostgreSQL packages", "postgres"
+            )
+        ) from error
+    return PostgresSaver, PostgresStore, AsyncPostgresSaver, AsyncPostgresStore
+
+
 def _opened(
-    saver: BaseCheckpointSaver[str], store: BaseStore, target: str, indexed: bool
+    saver: BaseCheckpointSaver[str],
+    store: BaseStore,
+    target: str,
+    lock: KeyedLock,
+    index: IndexConfig | None,
 ) -> Persistence:
+    """Describe the open saver and store; memory writes to the store hold the database's lock."""
     saver.serde = StrictSerializer()
-    if is_postgres(target):
-        return Persistence(saver, store, _redacted(target), indexed, AdvisoryThreadLeases(target))
-    leases = FileThreadLeases(sqlite.lock_directory(Path(target)))
-    return Persistence(saver, store, target, indexed, leases)
+    register_scope_lock(store, lock)
+    location = _redacted(target) if is_postgres(target) else target
+    return Persistence(saver, store, location, index is not None, ThreadLeases(lock))
 
 
 @contextmanager
@@ -114,11 +142,11 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
             saver_class.from_conn_string(target) as saver,
             store_class.from_conn_string(target, index=index) as store,
         ):
-            with postgres.setup_lock(target):
+            lock = AdvisoryLocks(target)
+            with lock.hold(SETUP_KEY):
                 saver.setup()
                 store.setup()
-            register_scope_lock(store, AdvisoryScopeLock(target))
-            yield _opened(saver, store, target, indexed=index is not None)
+            yield _opened(saver, store, target, lock, index)
         return
 
     with _sqlite_persistence(Path(target)) as persistence:
@@ -128,7 +156,8 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
 @contextmanager
 def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
     """Open the SQLite checkpointer and store on one file, with one SQLite library."""
-    with sqlite.setup_lock(path):
+    lock = sqlite.file_locks(path)
+    with lock.hold(SETUP_KEY):
         sqlite.prepare(path)
     saver_connection = sqlite.connect(path)
     store_connection = sqlite.connect(path, isolation_level=None)
@@ -138,7 +167,7 @@ def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
         saver = SqliteSaver(saver_connection)
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = SqliteStore(store_connection, index=index)
-        with sqlite.setup_lock(path):  # one opener at a time migrates a fresh file
+        with lock.hold(SETUP_KEY):  # one opener at a time migrates a fresh file
             try:
                 saver.setup()
             except Exception as error:
@@ -148,8 +177,7 @@ def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
             store.setup()
             if index is not None:
                 sqlite.reembed_stale_vectors(path, index)
-        register_scope_lock(store, sqlite.FileScopeLock(path))
-        yield _opened(saver, store, str(path), indexed=index is not None)
+        yield _opened(saver, store, str(path), lock, index)
     finally:  # a stopped run's thread may still be writing: wait for it, never close under it
         sqlite.close_when_idle(store_connection, store.lock if store else None)
         sqlite.close_when_idle(saver_connection, saver.lock if saver else None)
@@ -166,15 +194,16 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
             saver_class.from_conn_string(target) as saver,
             store_class.from_conn_string(target, index=index) as store,
         ):
-            async with postgres.asetup_lock(target):
+            lock: KeyedLock = AdvisoryLocks(target)
+            async with lock.ahold(SETUP_KEY):
                 await saver.setup()
                 await store.setup()
-            register_scope_lock(store, AdvisoryScopeLock(target))
-            yield _opened(saver, store, target, indexed=index is not None)
+            yield _opened(saver, store, target, lock, index)
         return
 
     path = Path(target)
-    async with sqlite.asetup_lock(path):
+    lock = await asyncio.to_thread(sqlite.file_locks, path)
+    async with lock.ahold(SETUP_KEY):
         await asyncio.to_thread(sqlite.prepare, path)
     saver_connection = aiosqlite.Connection(lambda: sqlite.connect(path), iter_chunk_size=64)
     store_connection = aiosqlite.Connection(
@@ -186,7 +215,7 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
         saver = AsyncSqliteSaver(saver_connection)
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = AsyncSqliteStore(store_connection, index=index)
-        async with sqlite.asetup_lock(path):  # one opener at a time migrates a fresh file
+        async with lock.ahold(SETUP_KEY):  # one opener at a time migrates a fresh file
             try:
                 await saver.setup()
             except Exception as error:
@@ -196,8 +225,7 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
             await store.setup()
             if index is not None:
                 await asyncio.to_thread(sqlite.reembed_stale_vectors, path, index)
-        register_scope_lock(store, sqlite.FileScopeLock(path))
-        yield _opened(saver, store, str(path), indexed=index is not None)
+        yield _opened(saver, store, str(path), lock, index)
     finally:
         await store_connection.close()
         await saver_connection.close()

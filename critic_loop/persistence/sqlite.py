@@ -1,4 +1,4 @@
-"""The embedded SQLite database: one SQLite build per file, WAL, and a lock per memory scope.
+"""The embedded SQLite database: one SQLite build per file, WAL, and its lock files.
 
 The checkpointer and the store share one file, so they must share one SQLite library:
 two builds (the standard library's and pysqlite3's) writing one file in one process
@@ -13,35 +13,22 @@ installed on Linux x86-64 only).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import fcntl
 import functools
 import logging
 import sqlite3
 import threading
-import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from langgraph.store.sqlite import SqliteStore
 
-from critic_loop.nodes.memory.scope_locks import process_lock_for
+from critic_loop.keyed_locks import FileLocks
 
 logger = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_SECONDS = 60.0
 """How long a connection waits for another writer before giving up."""
-
-POLL_SECONDS = 0.005
-MAX_POLL_SECONDS = 0.1
-"""How often a file lock another run or process holds is tried again (backing off)."""
-
-LOCK_WAIT_SECONDS = 300.0
-"""How long a run waits for the setup lock or a memory scope's lock before it gives up
-with an error naming the lock (each is held for a migration or a rule's write: moments)."""
 
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL")
 """Set on every connection: readers never block the writer, commits stay durable in WAL."""
@@ -146,82 +133,9 @@ def lock_directory(database: Path) -> Path:
     return directory
 
 
-class LockWaitExpired(TimeoutError):
-    """A file lock stayed held by another run or process for longer than `LOCK_WAIT_SECONDS`."""
-
-    def __init__(self, path: Path) -> None:
-        """Name the lock file and what holds such locks."""
-        super().__init__(
-            f"waited {LOCK_WAIT_SECONDS:.0f} s for {path}: another run or process using the "
-            "database holds it (a process that dies lets go at once); try again when it ends"
-        )
-
-
-def _try_flock(handle: Any) -> bool:
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
-@contextlib.contextmanager
-def hold_file(path: Path) -> Iterator[None]:
-    """Hold an exclusive `flock` on `path`, waiting for it (threads and processes alike).
-
-    Each hold opens the file anew, so two holds in one process exclude each other too.
-    The operating system releases the lock when its process dies.
-
-    Raises:
-        LockWaitExpired: the lock stayed held for `LOCK_WAIT_SECONDS`.
-    """
-    with path.open("a") as handle:
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        delay = POLL_SECONDS
-        while not _try_flock(handle):
-            if time.monotonic() > deadline:
-                raise LockWaitExpired(path)
-            time.sleep(delay)
-            delay = min(delay * 2, MAX_POLL_SECONDS)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-@contextlib.asynccontextmanager
-async def ahold_file(path: Path) -> AsyncIterator[None]:
-    """Hold an exclusive `flock` on `path` without blocking the event loop (it polls).
-
-    Raises:
-        LockWaitExpired: the lock stayed held for `LOCK_WAIT_SECONDS`.
-    """
-    with path.open("a") as handle:
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        delay = POLL_SECONDS
-        while not _try_flock(handle):
-            if time.monotonic() > deadline:
-                raise LockWaitExpired(path)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, MAX_POLL_SECONDS)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def setup_lock(database: Path) -> contextlib.AbstractContextManager[None]:
-    """Hold the database's setup lock: one opener at a time creates and migrates the file.
-
-    LangGraph's savers and stores migrate on `setup()`, and two at once on a fresh file
-    collide (`UNIQUE constraint failed: store_migrations.v`, `duplicate column name`).
-    """
-    return hold_file(lock_directory(database) / "setup.lock")
-
-
-def asetup_lock(database: Path) -> contextlib.AbstractAsyncContextManager[None]:
-    """Hold the database's setup lock without blocking the event loop (see `setup_lock`)."""
-    return ahold_file(lock_directory(database) / "setup.lock")
+def file_locks(database: Path) -> FileLocks:
+    """Return the database's keyed lock: its setup, memory scopes and threads' leases."""
+    return FileLocks(lock_directory(database))
 
 
 def already_migrated(error: Exception) -> bool:
@@ -232,34 +146,3 @@ def already_migrated(error: Exception) -> bool:
     The tables exist by then, so the saver is set up.
     """
     return "duplicate column name" in str(error)
-
-
-class FileScopeLock:
-    """A memory scope held across processes: `flock` on a file per scope beside the database.
-
-    Threads and tasks of this process first queue on an in-process lock shared by every
-    connection to the database; the one at the front then takes the file lock, which
-    other processes also take. Async code polls for the file lock instead of parking a
-    worker thread on it: a thread pool full of waiters could starve the holder (the
-    store embeds rule texts in worker threads).
-    """
-
-    def __init__(self, database: Path) -> None:
-        """Keep the lock files in `<database>.locks/`."""
-        self.database = database
-        self._in_process = process_lock_for(str(database.resolve()))
-
-    def _path(self, scope: str) -> Path:
-        return lock_directory(self.database) / f"{scope}.lock"
-
-    @contextlib.contextmanager
-    def hold(self, scope: str) -> Iterator[None]:
-        """Hold `scope` against every thread and process using this database."""
-        with self._in_process.hold(scope), hold_file(self._path(scope)):
-            yield
-
-    @contextlib.asynccontextmanager
-    async def ahold(self, scope: str) -> AsyncIterator[None]:
-        """Hold `scope` without blocking the event loop."""
-        async with self._in_process.ahold(scope), ahold_file(self._path(scope)):
-            yield

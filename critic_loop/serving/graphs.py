@@ -15,9 +15,9 @@ import os
 
 from critic_loop.graphs.app import graph
 from critic_loop.graphs.distill import graph as distill
+from critic_loop.keyed_locks import AdvisoryLocks
 from critic_loop.nodes.memory.scope_locks import set_default_scope_lock
 from critic_loop.persistence import is_postgres
-from critic_loop.persistence.postgres import AdvisoryScopeLock
 
 __all__ = ["distill", "graph", "lock_scopes_across_containers", "server_database"]
 
@@ -33,7 +33,7 @@ def lock_scopes_across_containers() -> bool:
     url = server_database()
     if url is None:
         return False
-    set_default_scope_lock(AdvisoryScopeLock(url))
+    set_default_scope_lock(AdvisoryLocks(url))
     return True
 
 

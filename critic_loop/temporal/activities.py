@@ -1,17 +1,12 @@
 """The loop's I/O steps as Temporal activities: the same node logic, run on a worker.
 
-The plugin runs `activity_body(step)` in an activity for every step of the graph that
-does I/O. What crosses the activity boundary is plain data, so the body:
-
-1. rebuilds the step's typed input (`WorkerTurn`, `CriticView`, ...) from the dict it
-   receives, and the run's `Context` from the context's dict;
-2. gives the node logic the worker's rule store (activities get none from the plugin);
-3. heartbeats in the background while the logic runs, so a dead worker is noticed after
-   the activity's `heartbeat_timeout`, not its whole `start_to_close_timeout`;
-4. runs the node logic that the in-process graph runs, with its async calls (a
-   `StepsNode`'s generator, as `graph.ainvoke` would; a sync function on a thread);
-5. turns errors that no retry can fix (bad input, a model that cannot be created, a
-   refused setting) into non-retryable failures, so the run fails at once with them.
+The plugin runs `activity_body(name, node)` in an activity for every node of the graph that
+does I/O. It runs the `Node` the in-process graph runs, as `graph.ainvoke` would
+(`Node.arun`: the context held to the operator's policy on this worker, the typed input
+rebuilt from the plain data that crossed the boundary), with the worker's rule store
+(activities get none from the plugin). It heartbeats in the background, so a dead worker is
+noticed after the activity's `heartbeat_timeout`, and turns errors no retry can fix (bad
+input, a model that cannot be created, a refused setting) into non-retryable failures.
 
 `settle_context` is the one activity outside the graph: it completes a run's context
 from the worker's environment, as the LangGraph server does, before the graph starts.
@@ -21,20 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from critic_loop.errors import UnsafeCheckpoint, UsageProblem
-from critic_loop.graphs.declaration import Step
+from critic_loop.nodes.node import Node
 from critic_loop.nodes.operator_policy import Trust, check_context
-from critic_loop.nodes.steps import StepsNode, arun_steps
-from critic_loop.state.context import Context, as_context
+from critic_loop.state.context import as_context
 from critic_loop.state.errors import InvalidInput, ModelSetupError, TrustViolation
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.temporal import resources
@@ -71,13 +64,11 @@ async def heartbeating() -> AsyncIterator[None]:
             activity.heartbeat()
             await asyncio.sleep(interval)
 
-    task = asyncio.create_task(beat())
+    beating = asyncio.create_task(beat())
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        beating.cancel()  # it ends at its next await; the activity's result does not wait
 
 
 @contextlib.contextmanager
@@ -90,36 +81,19 @@ def final_errors() -> Any:
         raise ApplicationError(f"{name}: {error}", type=name, non_retryable=True) from error
 
 
-def node_runtime(runtime: Runtime[Any]) -> Runtime[Context]:
-    """Return the node's runtime with its typed `Context` and the worker's store."""
-    context = as_context(runtime.context)  # a dict once it crossed the activity boundary
-    return runtime.override(context=context, store=resources.current().store)
-
-
-def typed(schema: type[Any], state: Any) -> Any:
-    """Return the step's input as its schema reads it (a pydantic view arrives as a dict)."""
-    if isinstance(schema, type) and issubclass(schema, BaseModel) and isinstance(state, dict):
-        return schema.model_validate(state)
-    return state
-
-
-def activity_body(step: Step) -> Callable[[Any, Runtime[Any]], Awaitable[Any]]:
-    """Return what the activity of I/O step `step` runs on a worker (see the module doc)."""
-    node = step.node
+def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaitable[Any]]:
+    """Return what the activity of I/O node `node` runs on a worker (module docstring)."""
 
     async def body(state: Any, runtime: Runtime[Any]) -> Any:
         async with heartbeating():
             with final_errors():
-                view, worker_runtime = typed(step.input_schema, state), node_runtime(runtime)
-                if isinstance(node, StepsNode):
-                    return await arun_steps(node.logic(view, worker_runtime))
-                if inspect.iscoroutinefunction(node):
-                    return await node(view, worker_runtime)
-                return await asyncio.to_thread(node, view, worker_runtime)
+                context = as_context(runtime.context)  # a dict once it crossed the boundary
+                store = resources.current().store
+                return await node.arun(state, runtime.override(context=context, store=store))
 
-    # the plugin identifies an activity by module and qualified name: one per step
-    body.__name__ = body.__qualname__ = step.name
-    body.__doc__ = f"Run the {step.name} step on this worker."
+    # the plugin identifies an activity by module and qualified name: one per node
+    body.__name__ = body.__qualname__ = name
+    body.__doc__ = f"Run the {name} step on this worker."
     return body
 
 

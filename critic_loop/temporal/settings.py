@@ -22,7 +22,6 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from temporalio.common import RetryPolicy
 
-from critic_loop.graphs.temporal_differences import unsupported_setting
 from critic_loop.nodes.memory.propose_rules import DISTILL_ATTEMPTS
 from critic_loop.state.context import Context
 
@@ -101,6 +100,17 @@ class TemporalSettings(BaseSettings):
         ge=0,
         description="Seconds a stopping worker lets its running nodes finish.",
     )
+
+
+def unsupported_setting(context: Context) -> str | None:
+    """Say why a run with `context` cannot run on Temporal, or None if it can."""
+    if context.review != "never":
+        return (
+            f"review {context.review!r} is not available on Temporal (the LangGraph plugin "
+            "does not carry interrupts); run it on LangGraph server or in-process, or set "
+            "review to 'never'"
+        )
+    return None
 
 
 def model_call_seconds(context: Context) -> float:

@@ -1,18 +1,10 @@
 """Refuse bad input and unusable models before any model is called.
 
-The task and rubric are validated here against `LoopInput` (empty task, empty rubric,
-duplicate criterion ids). The node reads them leniently and validates in its body, so a
-thread with bad input can still be inspected with `get_state`. The context was validated
-when LangGraph built it (iteration cap, model string format). What is left is the
-environment: each model's provider must exist and its API key must be set.
-
-A `tests` criterion's sandbox is described in a "sandbox" event (the isolation, and how
-the memory of all the run's processes is held to one total).
-
-The node writes the validated rubric back as plain JSON, so checkpoints hold ordinary data
-even when a Python caller passed `Criterion` objects, and emits a "lint" event naming
-the judged criteria that code could decide (`rubric_lint`), so the run's first lines say
-where a check would serve better than the judge.
+The graph's boundary: the task and rubric are validated here (`LoopInput`), read leniently
+so that a thread with bad input can still be inspected, and written back as plain JSON.
+Then the environment: each model's provider and key, the checks' code and files, the
+sandbox. Its events describe each `tests` criterion's sandbox ("sandbox") and name the
+judged criteria that code could decide ("lint", `rubric_lint`).
 """
 
 from __future__ import annotations
@@ -26,13 +18,12 @@ from pydantic import ValidationError
 
 from critic_loop.nodes.events import lint_event, sandbox_event
 from critic_loop.nodes.models.loading import grading_model, worker_model
-from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, context_of, trust_of
+from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.prompts import load_prompts
-from critic_loop.nodes.verifiers.checks import sandbox
-from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
-from critic_loop.nodes.verifiers.checks.test_suite import memory_plan
+from critic_loop.nodes.verifiers.checks.test_suite import memory_plan, sandbox_for
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
+from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency
 from critic_loop.state.extras import missing_extra_message
@@ -66,7 +57,7 @@ def grading_preflight(
 
     The critic models are needed only when the rubric has `llm` criteria. In a served run
     (`trust`), the rubric may name only the code and files the operator allowed, and a
-    `tests` criterion needs the complete sandbox (`sandbox_policy`). `critic-loop
+    `tests` criterion needs the complete sandbox (`sandbox_for`). `critic-loop
     calibrate` calls it alone: grading needs no worker.
 
     Raises:
@@ -107,18 +98,9 @@ def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
 
 
 def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Validate the run before the first draft.
-
-    Raises:
-        InvalidInput: the task or rubric is unusable (one line per problem).
-        ModelSetupError: a model cannot be created (unknown provider, missing API key).
-        TrustViolation: a client named code or files the operator did not allow.
-        LookupError: a Python check's function cannot be found.
-        FileNotFoundError: a test file or the prompts directory does not exist.
-        IsolationUnavailable: a served run's tests would run without the complete sandbox.
-    """
+    """Validate the run before the first draft (raising as `validated_input`, `preflight`)."""
     checked = validated_input(dict(state))
-    preflight(context_of(runtime), checked.rubric, trust_of(runtime))
+    preflight(runtime.context, checked.rubric, trust_of(runtime))
     for criterion in checked.rubric:
         if isinstance(criterion, TestSuite):
             isolation = sandbox.isolation()
@@ -126,7 +108,7 @@ def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, A
             runtime.stream_writer(sandbox_event(criterion.id, isolation.mode, bound))
     checkable = [f for f in lint_rubric(checked.rubric) if f.problem == "checkable"]
     if checkable:
-        decided = context_of(runtime).lint_checks
+        decided = runtime.context.lint_checks
         findings = [
             {**finding.as_json(), "decided_by_code": decided and finding.proposal is not None}
             for finding in checkable

@@ -1,51 +1,39 @@
 """The critic: deterministic checks first, then the LLM judge, merged into one verdict each.
 
-Its input schema is `CriticView`: the rubric, the drafts and the critiques so far, never
-the task or the worker's conversation. It grades every draft of the newest round (round 1
-may hold several candidates):
+Its input is `CriticView`: the rubric, the drafts and the critiques so far, never the task
+or the worker's conversation. It grades every draft of the newest round (`RoundGrading`):
 
-1. a draft that repeats an earlier one word for word (whitespace aside) is not graded
-   again: it gets that draft's verdict, marked as a repeat (a stall signal);
-2. every deterministic criterion (word counts, patterns, JSON, Python functions, test
-   suites, ...) is checked by code, in rubric order, on every other draft;
-   With `Context.lint_checks`, a judged criterion the rubric linter can decide exactly
-   (`rubric_lint.decided_by_code`) is checked by code here too, not judged;
-3. the LLM judge (one critic model, or a panel) grades only the `llm` criteria, and only
-   for the candidates the checks leave in contention (the best on the checks), so N
-   candidates do not cost N judge calls when the checks decide. It is skipped when there
-   are no `llm` criteria, or (by default) when the failed checks already rule out a pass
-   (a must check failed, or too much weight is lost); its criteria are then marked as
-   not graded this round;
-4. the results merge into one verdict per draft, one result per criterion in rubric order;
-5. when several candidates of the round passed and the rubric has a test suite, the
-   candidates are run on further inputs varied from the suite's examples and grouped by
-   behaviour (`critic_loop.nodes.verifiers.agreement`): each compared critique records how
-   many candidates behaved like it, and the test result's evidence says so. That ranks
-   the passing drafts among themselves (`progress.best_critique`); no verdict changes.
+1. a draft that repeats an earlier one (whitespace aside) gets that draft's verdict, marked
+   as a repeat (a stall signal); an empty or oversized one fails every criterion;
+2. every deterministic criterion is checked by code, in rubric order (with
+   `Context.lint_checks`, so is a judged criterion the rubric linter can decide);
+3. the judge grades the `llm` criteria only for the candidates the checks leave in
+   contention, and not at all when the failed checks already rule out a pass (by default);
+   its criteria are then marked as not graded this round;
+4. when several candidates passed a rubric with a test suite, they are grouped by
+   behaviour on further inputs (`verifiers.agreement`), which ranks them; no verdict
+   changes.
 
-A judge whose answers stay invalid after `Context.critic_attempts` calls ends the run as
-`verifier_error`, never as a pass. Judge calls are held to the run's budgets: when they
-run out mid-round, the rest of the round's `llm` criteria are not graded (`stopped`),
-and the route ends the run as `exhausted`.
+A judge with no valid answer after `Context.critic_attempts` calls ends the run as
+`verifier_error`, never as a pass. When the run's budgets stop the judge mid-round, the rest
+of its criteria are not graded (`stopped`) and the route ends the run `exhausted`.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
+from critic_loop.nodes.models.gateway import Answer, Request, aask_all, ask_all
 from critic_loop.nodes.models.ledger import Ledger
-from critic_loop.nodes.operator_policy import Trust, context_of, runnable_suite, trust_of
-from critic_loop.nodes.steps import Call, Steps, StepsNode, gather, subroutine
-from critic_loop.nodes.verifiers.agreement import Grouping, behaviour_groups
-from critic_loop.nodes.verifiers.checks import check_call
-from critic_loop.nodes.verifiers.judge import judge_steps
+from critic_loop.nodes.operator_policy import Trust, trust_of
+from critic_loop.nodes.verifiers.agreement import Grouping, abehaviour_groups, behaviour_groups
+from critic_loop.nodes.verifiers.checks import arun_check, run_check
+from critic_loop.nodes.verifiers.judge import Graded, judge_requests, judgement_of
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
@@ -116,12 +104,15 @@ def normalized(text: str) -> str:
     return " ".join(text.split())
 
 
-def repeat_of(draft: Draft, earlier: Sequence[tuple[Draft, Critique]]) -> Critique | None:
-    """Return the critique of an earlier graded draft that `draft` repeats, if any."""
-    text = normalized(draft.text)
-    return next(
-        (c for d, c in earlier if c.verdict is not None and normalized(d.text) == text), None
-    )
+def graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[str, Critique]:
+    """Return each graded draft's text (`normalized`) with its critique, the earliest kept."""
+    by_ref = {draft.ref: draft for draft in drafts}
+    found: dict[str, Critique] = {}
+    for critique in critiques:
+        draft = by_ref.get(critique.ref)
+        if draft is not None and critique.verdict is not None:
+            found.setdefault(normalized(draft.text), critique)
+    return found
 
 
 def as_repeat(original: Critique, draft: Draft) -> Critique:
@@ -137,23 +128,6 @@ def as_repeat(original: Critique, draft: Draft) -> Critique:
             "stopped": None,
         }
     )
-
-
-def check_results(
-    rubric: Sequence[CriterionBase], draft: Draft, trust: Trust
-) -> Steps[dict[str, CriterionResult]]:
-    """Run every deterministic criterion on `draft`, in rubric order."""
-    results: dict[str, CriterionResult] = {}
-    for criterion in rubric:
-        if criterion.deterministic:
-            outcome: CheckResult = yield check_call(criterion, draft.text, trust)
-            evidence = outcome.evidence.strip() or "The check gave no evidence."
-            results[criterion.id] = CriterionResult(
-                criterion_id=criterion.id,
-                **{**outcome.model_dump(), "evidence": evidence},
-                source="check",
-            )
-    return results
 
 
 def check_strength(
@@ -185,81 +159,6 @@ def _merged(updates: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _judged(
-    draft: Draft,
-    rubric: Sequence[CriterionBase],
-    checked: dict[str, CriterionResult],
-    context: Context,
-    ledger: Ledger,
-) -> Steps[Critique]:
-    """Have the judge grade the `llm` criteria of `draft`, and merge with its checks.
-
-    When the run's budgets stop the judge, the `llm` criteria are not graded this round
-    (the calls made are still recorded).
-    """
-    judged = [criterion for criterion in rubric if not criterion.deterministic]
-    judgement = yield from judge_steps(judged, draft.text, context, ledger)
-    critique = Critique(
-        round=draft.round,
-        candidate=draft.candidate,
-        attempts=judgement.calls,
-        rejected=judgement.rejected,
-        usage=judgement.usage,
-        error=judgement.error,
-        stopped=judgement.stopped,
-    )
-    if judgement.stopped is not None:
-        why = f"{judgement.stopped}."
-        unjudged = _without_judge(draft, rubric, checked, context, why)
-        return critique.model_copy(update={"verdict": unjudged.verdict})
-    if judgement.error is not None:
-        return critique
-    results = {**checked, **{result.criterion_id: result for result in judgement.results}}
-    verdict = Verdict(
-        results=[weighed(results[criterion.id], criterion) for criterion in rubric],
-        feedback=judgement.feedback,
-        pass_threshold=context.pass_threshold,
-    )
-    return critique.model_copy(update={"verdict": verdict})
-
-
-def _without_judge(
-    draft: Draft,
-    rubric: Sequence[CriterionBase],
-    checked: dict[str, CriterionResult],
-    context: Context,
-    why: str,
-) -> Critique:
-    results = {
-        **checked,
-        **{c.id: not_graded(c, why) for c in rubric if not c.deterministic},
-    }
-    verdict = Verdict(
-        results=[weighed(results[criterion.id], criterion) for criterion in rubric],
-        pass_threshold=context.pass_threshold,
-    )
-    return Critique(round=draft.round, candidate=draft.candidate, attempts=0, verdict=verdict)
-
-
-def grouping_call(suite: TestSuite, drafts: Sequence[Draft], trust: Trust) -> Call[Grouping | None]:
-    """Describe grouping `drafts` by behaviour on `suite`'s further inputs.
-
-    The suite is read and held to the operator's ceilings first (`runnable_suite`); each
-    comparison then runs as the `tests` criterion does for `trust` (sandbox, ceilings,
-    test slot).
-    """
-    texts = [draft.text for draft in drafts]
-
-    async def asynchronous() -> Grouping | None:
-        inline = await asyncio.to_thread(runnable_suite, suite, trust)
-        return await behaviour_groups(inline, texts, trust).asynchronous()
-
-    def sync() -> Grouping | None:
-        return behaviour_groups(runnable_suite(suite, trust), texts, trust).sync()
-
-    return Call(sync, asynchronous)
-
-
 def with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) -> Critique:
     """Return `critique` with its agreement recorded and told in the suite's evidence."""
     verdict = critique.verdict
@@ -274,29 +173,6 @@ def with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) -
     return critique.model_copy(update=update)
 
 
-def agreement_steps(
-    done: list[Critique],
-    drafts: dict[DraftRef, Draft],
-    rubric: Sequence[CriterionBase],
-    trust: Trust,
-) -> Steps[list[Critique]]:
-    """Record the agreement of a round's candidates when several passed (module doc, 5)."""
-    suite = next((c for c in rubric if isinstance(c, TestSuite)), None)
-    compared = [c for c in done if c.verdict is not None and c.ref in drafts]
-    if suite is None or sum(c.verdict.passed for c in compared if c.verdict) < 2:
-        return done
-    grouping: Grouping | None = yield grouping_call(suite, [drafts[c.ref] for c in compared], trust)
-    if grouping is None:
-        return done
-    agreements = {
-        critique.ref: Agreement(
-            probes=grouping.probes, support=grouping.support(index), candidates=len(compared)
-        )
-        for index, critique in enumerate(compared)
-    }
-    return [with_agreement(c, suite, agreements[c.ref]) if c.ref in agreements else c for c in done]
-
-
 HOPELESS = "the failed checks already rule out a pass."
 BEHIND = "another candidate did better on the checks."
 
@@ -306,86 +182,191 @@ def stopped_critique(draft: Draft) -> Critique:
     return Critique(round=draft.round, candidate=draft.candidate, attempts=0, stopped=draft.stopped)
 
 
-def critique_steps(state: CriticView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Grade every draft of the newest round and append the critiques (and feedback).
-
-    Judge calls are held to what the run's budgets leave (derived from the history).
-    """
-    context = context_of(runtime)
-    ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
-    trust = trust_of(runtime)
-    rubric: Sequence[CriterionBase] = state.rubric
-    if context.lint_checks:  # judged criteria code can decide are checked by code
-        rubric = decided_by_code(rubric)
-    threshold = context.pass_threshold
-    graded = {critique.ref for critique in state.critiques}
-    history = [(d, c) for c in state.critiques for d in state.drafts if d.ref == c.ref]
-    pending = sorted(
-        (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
+def check_result(criterion: CriterionBase, outcome: CheckResult) -> CriterionResult:
+    """Record a check's outcome as the criterion's result."""
+    evidence = outcome.evidence.strip() or "The check gave no evidence."
+    return CriterionResult(
+        criterion_id=criterion.id, **{**outcome.model_dump(), "evidence": evidence}, source="check"
     )
-    done: list[Critique] = []
-    checked: dict[DraftRef, dict[str, CriterionResult]] = {}
-    same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
-    first_with: dict[str, DraftRef] = {}
-    for draft in pending:
-        if draft.stopped is not None:
-            done.append(stopped_critique(draft))
-            continue
-        unusable = unusable_draft_verdict(draft, rubric, threshold)
-        if unusable is not None:
-            done.append(
-                Critique(round=draft.round, candidate=draft.candidate, verdict=unusable, attempts=0)
-            )
-            continue
-        repeated = repeat_of(draft, history)
-        if repeated is not None:
-            done.append(as_repeat(repeated, draft))
-            continue
-        text = normalized(draft.text)
-        if text in first_with:
-            same_as[draft.ref] = first_with[text]
-            continue
-        first_with[text] = draft.ref
-        checked[draft.ref] = yield from check_results(rubric, draft, trust)
 
-    drafts = {draft.ref: draft for draft in pending}
-    has_llm = any(not criterion.deterministic for criterion in rubric)
-    leading = max((check_strength(rubric, r) for r in checked.values()), default=(0, 0.0))
-    to_judge = []
-    for ref, results in checked.items():
-        if not has_llm:
-            done.append(_without_judge(drafts[ref], rubric, results, context, HOPELESS))
-        elif check_strength(rubric, results) < leading:
-            done.append(_without_judge(drafts[ref], rubric, results, context, BEHIND))
-        elif context.skip_judge_on_failed_check and checks_rule_out_a_pass(
-            rubric, results, threshold
-        ):
-            done.append(_without_judge(drafts[ref], rubric, results, context, HOPELESS))
-        else:
-            to_judge.append(ref)
-    if len(to_judge) == 1:
-        ref = to_judge[0]
-        done.append((yield from _judged(drafts[ref], rubric, checked[ref], context, ledger)))
-    elif to_judge:
-        done += yield gather(
+
+class RoundGrading:
+    """One round's grading between its I/O: what to check, whom to judge, what to compare."""
+
+    def __init__(self, state: CriticView, context: Context, trust: Trust) -> None:
+        """Sort the round's drafts: stopped, unusable, repeated, or to be checked."""
+        self.context, self.trust = context, trust
+        self.ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
+        self.rubric = decided_by_code(state.rubric) if context.lint_checks else state.rubric
+        self.checks = [criterion for criterion in self.rubric if criterion.deterministic]
+        self.judged_criteria = [c for c in self.rubric if not c.deterministic]
+        graded = {critique.ref for critique in state.critiques}
+        earlier = graded_texts(state.drafts, state.critiques)
+        pending = sorted(
+            (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
+        )
+        self.drafts = {draft.ref: draft for draft in pending}
+        self.done: list[Critique] = []
+        self.to_check: list[Draft] = []
+        self.checked: dict[DraftRef, dict[str, CriterionResult]] = {}
+        self.to_judge: list[Draft] = []
+        self.same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
+        first_with: dict[str, DraftRef] = {}
+        for draft in pending:
+            unusable = unusable_draft_verdict(draft, self.rubric, context.pass_threshold)
+            repeated = earlier.get(normalized(draft.text))
+            if draft.stopped is not None:
+                self.done.append(stopped_critique(draft))
+            elif unusable is not None:
+                self.done.append(
+                    Critique(
+                        round=draft.round, candidate=draft.candidate, verdict=unusable, attempts=0
+                    )
+                )
+            elif repeated is not None:
+                self.done.append(as_repeat(repeated, draft))
+            elif normalized(draft.text) in first_with:
+                self.same_as[draft.ref] = first_with[normalized(draft.text)]
+            else:
+                first_with[normalized(draft.text)] = draft.ref
+                self.to_check.append(draft)
+
+    def record_checks(self, draft: Draft, outcomes: Sequence[CheckResult]) -> None:
+        """Record the outcomes of `self.checks` on `draft`."""
+        results = map(check_result, self.checks, outcomes)
+        self.checked[draft.ref] = {result.criterion_id: result for result in results}
+
+    def judge_requests(self) -> list[Request[Graded]]:
+        """Choose the drafts the judge grades (module docstring, 3); return its requests."""
+        leading = max(
+            (check_strength(self.rubric, r) for r in self.checked.values()), default=(0, 0.0)
+        )
+        for ref, results in self.checked.items():
+            why = None
+            if not self.judged_criteria:
+                why = HOPELESS
+            elif check_strength(self.rubric, results) < leading:
+                why = BEHIND
+            elif self.context.skip_judge_on_failed_check and checks_rule_out_a_pass(
+                self.rubric, results, self.context.pass_threshold
+            ):
+                why = HOPELESS
+            if why is None:
+                self.to_judge.append(self.drafts[ref])
+            else:
+                self.done.append(self._without_judge(ref, why))
+        return [
+            request
+            for draft in self.to_judge
+            for request in judge_requests(self.judged_criteria, draft.text, self.context)
+        ]
+
+    def record_judgements(self, answers: Sequence[Answer[Graded]]) -> None:
+        """Merge each judged draft's judgement with its checks into its critique."""
+        size = len(answers) // len(self.to_judge) if self.to_judge else 0
+        for index, draft in enumerate(self.to_judge):
+            mine = answers[index * size : (index + 1) * size]
+            judgement = judgement_of(self.judged_criteria, mine, self.context)
+            critique = Critique(
+                round=draft.round,
+                candidate=draft.candidate,
+                attempts=judgement.calls,
+                rejected=judgement.rejected,
+                usage=judgement.usage,
+                error=judgement.error,
+                stopped=judgement.stopped,
+            )
+            if judgement.stopped is not None:
+                verdict = self._without_judge(draft.ref, f"{judgement.stopped}.").verdict
+                critique = critique.model_copy(update={"verdict": verdict})
+            elif judgement.error is None:
+                results = {**self.checked[draft.ref]}
+                results.update((result.criterion_id, result) for result in judgement.results)
+                verdict = self._verdict(results, judgement.feedback)
+                critique = critique.model_copy(update={"verdict": verdict})
+            self.done.append(critique)
+
+    def to_compare(self) -> tuple[TestSuite, list[str]] | None:
+        """Return the test suite and the drafts to group by behaviour, if several passed."""
+        suite = next((c for c in self.rubric if isinstance(c, TestSuite)), None)
+        compared = self._compared()
+        if suite is None or sum(c.verdict.passed for c in compared if c.verdict) < 2:
+            return None
+        return suite, [self.drafts[c.ref].text for c in compared]
+
+    def record_grouping(self, grouping: Grouping | None) -> None:
+        """Record each compared critique's agreement (how many behaved like it)."""
+        if grouping is None:
+            return
+        suite = next(c for c in self.rubric if isinstance(c, TestSuite))
+        compared = self._compared()
+        agreements = {
+            critique.ref: Agreement(
+                probes=grouping.probes, support=grouping.support(index), candidates=len(compared)
+            )
+            for index, critique in enumerate(compared)
+        }
+        self.done = [
+            with_agreement(c, suite, agreements[c.ref]) if c.ref in agreements else c
+            for c in self.done
+        ]
+
+    def update(self, runtime: Runtime[Context]) -> dict[str, Any]:
+        """Return the critiques (and the feedback), each streamed as a verdict event."""
+        by_ref = {critique.ref: critique for critique in self.done}
+        done = self.done + [
+            as_repeat(by_ref[first], self.drafts[ref]) for ref, first in self.same_as.items()
+        ]
+        done.sort(key=lambda critique: (critique.round, critique.candidate))
+        seconds = self.ledger.seconds
+        return _merged(
             [
-                subroutine(partial(_judged, drafts[ref], rubric, checked[ref], context, ledger))
-                for ref in to_judge
+                _recorded(critique.model_copy(update={"seconds": seconds}), self.rubric, runtime)
+                for critique in done
             ]
         )
-    graded_here = {ref: drafts[ref] for ref in checked}
-    done = yield from agreement_steps(done, graded_here, rubric, trust)
-    by_ref = {critique.ref: critique for critique in done}
-    done += [as_repeat(by_ref[first], drafts[ref]) for ref, first in same_as.items()]
-    done.sort(key=lambda critique: (critique.round, critique.candidate))
-    seconds = ledger.seconds
-    return _merged(
-        [
-            _recorded(critique.model_copy(update={"seconds": seconds}), rubric, runtime)
-            for critique in done
-        ]
-    )
+
+    def _compared(self) -> list[Critique]:
+        return [c for c in self.done if c.verdict is not None and c.ref in self.checked]
+
+    def _verdict(self, results: dict[str, CriterionResult], feedback: str = "") -> Verdict:
+        return Verdict(
+            results=[weighed(results[criterion.id], criterion) for criterion in self.rubric],
+            feedback=feedback,
+            pass_threshold=self.context.pass_threshold,
+        )
+
+    def _without_judge(self, ref: DraftRef, why: str) -> Critique:
+        results = {
+            **self.checked[ref],
+            **{c.id: not_graded(c, why) for c in self.judged_criteria},
+        }
+        draft = self.drafts[ref]
+        verdict = self._verdict(results)
+        return Critique(round=draft.round, candidate=draft.candidate, attempts=0, verdict=verdict)
 
 
-critique = StepsNode(critique_steps)
-"""The critique node (sync and async)."""
+def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Grade every draft of the newest round; append the critiques and the feedback."""
+    grading = RoundGrading(state, runtime.context, trust_of(runtime))
+    for draft in grading.to_check:
+        outcomes = [run_check(check, draft.text, grading.trust) for check in grading.checks]
+        grading.record_checks(draft, outcomes)
+    grading.record_judgements(ask_all(grading.judge_requests(), grading.ledger))
+    compared = grading.to_compare()
+    if compared is not None:
+        grading.record_grouping(behaviour_groups(*compared, grading.trust))
+    return grading.update(runtime)
+
+
+async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
+    """`critique`, awaiting the checks, the judge and the comparison."""
+    grading = RoundGrading(state, runtime.context, trust_of(runtime))
+    for draft in grading.to_check:
+        outcomes = [await arun_check(check, draft.text, grading.trust) for check in grading.checks]
+        grading.record_checks(draft, outcomes)
+    grading.record_judgements(await aask_all(grading.judge_requests(), grading.ledger))
+    compared = grading.to_compare()
+    if compared is not None:
+        grading.record_grouping(await abehaviour_groups(*compared, grading.trust))
+    return grading.update(runtime)

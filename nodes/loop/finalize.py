@@ -16,7 +16,6 @@ from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
-from critic_loop.nodes.operator_policy import ContextReader, context_of
 from critic_loop.state.budget import spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
@@ -96,7 +95,7 @@ def distill_skip(
 
 
 def finalize(
-    state: LoopState, runtime: Runtime[Context], *, read_context: ContextReader = context_of
+    state: LoopState, runtime: Runtime[Context]
 ) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
     """Set `outcome`, `outcome_reason`, `exhausted_by`, `final`, `final_round`, `open_items`.
 
@@ -104,10 +103,9 @@ def finalize(
     never worse than any draft seen. A thread paused or crashed just before finalize, and
     resumed with settings that allow more rounds (a larger `max_iterations`, say), goes
     back to the worker instead. The run goes on to the memory steps only when they have
-    work (see `memory_left_alone`); otherwise it ends here. `read_context` reads the
-    run's context (see `route`).
+    work (see `memory_left_alone`); otherwise it ends here.
     """
-    context = read_context(runtime)
+    context = runtime.context
     decision = decide(state.critiques, state.drafts, context, state.reviews)
     if isinstance(decision, GoOn):
         return Command(goto=send_next_turn(state, context, decision))

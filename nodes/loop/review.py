@@ -1,23 +1,12 @@
 """A person in the loop: pause the run, show the best draft and its verdict, take a decision.
 
-With `Context.review` set, the route asks a person (LangGraph's `interrupt`, so the run
-waits in its checkpoint for as long as it takes) before it acts:
-
-- `every_round`: after every round;
-- `on_stall`: when revising has stalled (before a fresh sample, or before ending stalled);
-- `on_exhausted`: when the round cap is reached.
-
-The person sees the best draft so far, its verdict per criterion and what it still
-fails, and answers with one of:
-
-- `{"action": "accept"}`: the run ends `accepted` with that draft;
-- `{"action": "reject", "feedback": "..."}`: the worker revises that draft with the
-  person's words as its feedback (at the round cap, this grants one more round);
-- `{"action": "override", "criterion_id": "...", "passed": true|false, "note": "..."}`:
-  that criterion's result is replaced, and the run decides again;
-- `{"action": "stop"}`: the run ends `cancelled`.
-
-An answer that cannot be used is asked again, saying what was wrong with it.
+With `Context.review` set (`every_round`, `on_stall`, `on_exhausted`), the route asks a
+person before it acts, with LangGraph's `interrupt`, so the run waits in its checkpoint
+for as long as it takes. The request shows the best draft so far, its verdict per
+criterion, and the answers a person can give (`ACTIONS`): accept it, have the worker
+revise it with the person's words (at the round cap, one more round), override one
+criterion's result, or stop the run. An answer that cannot be used is asked again,
+saying what was wrong with it.
 """
 
 from __future__ import annotations

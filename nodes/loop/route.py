@@ -13,9 +13,6 @@ smaller) `max_iterations`, or resumed with other settings, routes by the new set
 When the loop goes on, the route also chooses the worker's next turn (revise the best
 draft so far, or draw a fresh one) and sends it to the worker with LangGraph's `Send`;
 `first_round` sends round 1's turns after recall.
-
-The decisions here read the run's context with `read_context`: `context_of` (held to the
-operator's policy) unless an engine declares otherwise (graphs/temporal_differences.py).
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ from critic_loop.nodes.loop.history_queries import (
 )
 from critic_loop.nodes.loop.review import ask_person, review_reason
 from critic_loop.nodes.loop.worker_turns import feedback_on, first_turns, next_turn, to_worker
-from critic_loop.nodes.operator_policy import ContextReader, context_of
 from critic_loop.state.budget import exhausted, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
@@ -155,23 +151,19 @@ def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send:
     return to_worker(next_turn(state, context, how.action))
 
 
-def first_round(
-    state: LoopState, runtime: Runtime[Context], *, read_context: ContextReader = context_of
-) -> list[Send]:
+def first_round(state: LoopState, runtime: Runtime[Context]) -> list[Send]:
     """Send the worker round 1's turns: one per candidate, side by side."""
-    context = read_context(runtime)
+    context = runtime.context
     turns = first_turns(state.task, state.recalled_rules, context, state.rubric)
     return [to_worker(turn) for turn in turns]
 
 
-def route(
-    state: LoopState, runtime: Runtime[Context], *, read_context: ContextReader = context_of
-) -> Command[Literal["generate", "finalize"]]:
+def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
     """Choose the next step after critique: the worker's next turn, or finalize.
 
     With `Context.review` set, a person may be asked first (see `review`).
     """
-    context = read_context(runtime)
+    context = runtime.context
     decision = decide(state.critiques, state.drafts, context, state.reviews)
     stalled = (isinstance(decision, GoOn) and decision.action == "resample") or (
         isinstance(decision, Decision) and decision.outcome == "stalled"

@@ -1,31 +1,20 @@
 """Distillation, step 2: store the run's lessons as rules of the scope, without duplicates.
 
-- The distiller's operations come first. Each must restate one of the run's lessons
-  (`rule_text.restates`) in the words of its lessons and the task (`invented_words`); one
-  that does not is refused, as is one that copies the task, a draft or a criterion, or is
-  too long.
-  - add: merged into an existing rule that says the same thing (normalized text), else
-    stored as a new rule.
-  - update: rewrites an existing rule; if the new text duplicates another rule, the two
-    are merged.
-- Every lesson no accepted operation restated is then stored as it is (the same checks
-  and merging apply), so a run's lessons are kept when the distiller fails or is refused.
-A rule stored, rewritten or merged into records the task's topic (`relevance.topic_of`),
-which recall matches later tasks against. Then, while the scope holds more than
-`Context.max_rules`, the weakest rule (lowest smoothed pass rate of the runs that
-consulted it, then least recently changed) is retired. Store failures are recorded in
-`memory_errors`.
-
-All of it happens while holding the scope's lock (see `scope_locks`), against the rules
-as they are then: a run distilling at the same time cannot add the same rule twice or
-undo another's change. Updates of rules that another run removed are refused.
+The distiller's operations come first: each must restate one of the run's lessons
+(`rule_text.restates`) in the words of its lessons and the task (`invented_words`), and
+copy neither the task, a draft nor a criterion. An added rule that says what a rule says
+already is merged into it; an update whose new text duplicates another rule merges the two.
+Every lesson no accepted operation restated is then stored as it is, so a run's lessons
+are kept when the distiller fails. A rule written records the task's topic, which recall
+matches later tasks against; while the scope holds more than `Context.max_rules`, the
+weakest is retired. All of it happens holding the scope's lock (`scope_locks`), against
+the rules as they are then, so runs distilling at once neither duplicate nor undo.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 from uuid import uuid4
 
@@ -36,7 +25,7 @@ from pydantic import ValidationError
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.relevance import topic_of, with_topic
-from critic_loop.nodes.memory.rule_store import delete_rule, put_rule, write_all
+from critic_loop.nodes.memory.rule_store import delete_rule, put_rule
 from critic_loop.nodes.memory.rule_text import (
     find_duplicate,
     invented_words,
@@ -44,9 +33,7 @@ from critic_loop.nodes.memory.rule_text import (
     restates,
     says_what_to_do,
 )
-from critic_loop.nodes.memory.scope_locks import locked
-from critic_loop.nodes.operator_policy import context_of
-from critic_loop.nodes.steps import Steps, StepsNode
+from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.records import rounds_done
@@ -101,17 +88,17 @@ class Consolidation:
         self.report.rejected.append(f"{operation.action}: no rule has id {operation.rule_id!r}")
         return True
 
-    def _write(self, rule_id: str, rule: Rule) -> Steps[None]:
+    def _write(self, rule_id: str, rule: Rule) -> None:
         self.rules[rule_id] = rule
-        yield put_rule(self.store, rule_id, rule)
+        put_rule(self.store, rule_id, rule)
 
-    def _remove(self, rule_id: str) -> Steps[None]:
+    def _remove(self, rule_id: str) -> None:
         del self.rules[rule_id]
-        yield delete_rule(self.store, self.report.scope, rule_id)
+        delete_rule(self.store, self.report.scope, rule_id)
 
-    def _reinforce(self, rule_id: str, criteria: list[str]) -> Steps[None]:
+    def _reinforce(self, rule_id: str, criteria: list[str]) -> None:
         rule = self.rules[rule_id]
-        yield from self._write(
+        self._write(
             rule_id,
             rule.model_copy(
                 update={
@@ -144,13 +131,13 @@ class Consolidation:
             return []
         return lessons
 
-    def add(self, text: str, criteria: list[str], action: str = "add") -> Steps[bool]:
+    def add(self, text: str, criteria: list[str], action: str = "add") -> bool:
         """Store a new rule, or merge it into the rule that already says it; False if refused."""
         if self._refused(action, text):
             return False
         duplicate = find_duplicate(text, self._texts())
         if duplicate is not None:
-            yield from self._reinforce(duplicate, criteria)
+            self._reinforce(duplicate, criteria)
             return True
         rule_id = uuid4().hex
         rule = Rule(
@@ -160,18 +147,18 @@ class Consolidation:
             topics=[self.topic] if self.topic else [],
             provenance=self.provenance,
         )
-        yield from self._write(rule_id, rule)
+        self._write(rule_id, rule)
         self.report.added.append(rule_id)
         return True
 
-    def update(self, operation: RuleOperation, criteria: list[str]) -> Steps[bool]:
+    def update(self, operation: RuleOperation, criteria: list[str]) -> bool:
         """Rewrite a rule; merge it into another rule if the new text duplicates that one."""
         if self._unknown(operation) or self._refused(operation.action, operation.text):
             return False
         duplicate = find_duplicate(operation.text, self._texts(), exclude=operation.rule_id)
         if duplicate is not None:
-            yield from self._reinforce(duplicate, criteria)
-            yield from self._remove(operation.rule_id)
+            self._reinforce(duplicate, criteria)
+            self._remove(operation.rule_id)
             self.report.deleted.append(operation.rule_id)
             return True
         rule = self.rules[operation.rule_id]
@@ -184,11 +171,11 @@ class Consolidation:
                 "last_changed_by": self.provenance,
             }
         )
-        yield from self._write(operation.rule_id, updated)
+        self._write(operation.rule_id, updated)
         self.report.updated.append(operation.rule_id)
         return True
 
-    def apply(self, operation: RuleOperation) -> Steps[list[Lesson]]:
+    def apply(self, operation: RuleOperation) -> list[Lesson]:
         """Apply one of the distiller's operations; return the lessons it restated, if kept.
 
         A copy (of the task, a draft, a criterion) is refused as such before anything else.
@@ -200,18 +187,18 @@ class Consolidation:
             return []
         criteria = [*operation.criteria, *(lesson.criterion_id for lesson in lessons)]
         if operation.action == "update":
-            kept = yield from self.update(operation, criteria)
+            kept = self.update(operation, criteria)
         else:
-            kept = yield from self.add(operation.text, criteria)
+            kept = self.add(operation.text, criteria)
         return lessons if kept else []
 
-    def retire_weakest(self, max_rules: int) -> Steps[None]:
+    def retire_weakest(self, max_rules: int) -> None:
         """Remove the weakest rules until at most `max_rules` remain."""
         ranked = sorted(
             self.rules.items(), key=lambda pair: (pair[1].usage.usefulness, pair[1].updated_at)
         )
         for rule_id, _ in ranked[: max(0, len(self.rules) - max_rules)]:
-            yield from self._remove(rule_id)
+            self._remove(rule_id)
             self.report.retired.append(rule_id)
 
 
@@ -225,25 +212,23 @@ def _stored_rules(items: list[Any]) -> dict[str, Rule]:
     return rules
 
 
-def _consolidate(work: Consolidation, max_rules: int) -> Steps[None]:
+def _consolidate(work: Consolidation, max_rules: int) -> None:
     """Read the scope's rules afresh, store the lessons, retire the weakest."""
-    work.rules = _stored_rules((yield from read_scope(work.store, work.report.scope)))
+    work.rules = _stored_rules(read_scope(work.store, work.report.scope))
     restated: list[Lesson] = []
     for operation in work.state.proposed or []:
-        restated += yield from work.apply(operation)
+        restated += work.apply(operation)
     for lesson in work.state.lessons:
         if lesson not in restated:
-            yield from work.add(lesson.text, [lesson.criterion_id], action="keep lesson")
-    yield from work.retire_weakest(max_rules)
+            work.add(lesson.text, [lesson.criterion_id], action="keep lesson")
+    work.retire_weakest(max_rules)
     values = ((rule_id, rule.model_dump(mode="json")) for rule_id, rule in work.rules.items())
-    yield write_all(work.store, ranking_writes(work.report.scope, ranked(values)))
+    work.store.batch(ranking_writes(work.report.scope, ranked(values)))
 
 
-def consolidate_rules_steps(
-    state: DistillState, runtime: Runtime[Context]
-) -> Steps[dict[str, Any]]:
+def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Store the run's lessons (as the distiller generalised them) and report what changed."""
-    context = context_of(runtime)
+    context = runtime.context
     store = memory_store(runtime)
     if store is None or state.proposed is None or state.outcome is None:
         return {}
@@ -264,7 +249,8 @@ def consolidate_rules_steps(
         topic=topic_of(state.task),
     )
     try:
-        yield locked(store, context.memory_scope, partial(_consolidate, work, context.max_rules))
+        with holding(store, context.memory_scope):
+            _consolidate(work, context.max_rules)
     except Exception as error:
         logger.warning("writing rules failed: %s", error, exc_info=True)
         return {
@@ -272,7 +258,3 @@ def consolidate_rules_steps(
             "memory_errors": [f"distill: {type(error).__name__}: {error}"],
         }
     return {"memory_report": work.report.model_dump(mode="json")}
-
-
-consolidate_rules = StepsNode(consolidate_rules_steps)
-"""The consolidate_rules node (sync and async)."""

@@ -12,23 +12,24 @@ is untouched.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.recall import relevant_rules
+from critic_loop.nodes.models.gateway import Answer, Request, aask, ask, parse_answer
 from critic_loop.nodes.models.ledger import Ledger
-from critic_loop.nodes.models.structured import ask_until_valid, parse_answer, structured_model
-from critic_loop.nodes.operator_policy import context_of
-from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.steps import Steps, StepsNode
+from critic_loop.nodes.models.loading import grading_model, model_server
+from critic_loop.nodes.prompts import conversation
 from critic_loop.state.budget import BUDGET_WORDS, allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
@@ -48,9 +49,8 @@ NOTHING_TO_LEARN = "nothing to learn: no check failed in one round and passed in
 """Why a completed run with no lessons is not distilled."""
 
 
-@functools.cache  # built once: see nodes/models/loading.py:_created for the figure
+@functools.cache  # built once per process: a schema is not cheap to build
 def distiller_output_schema() -> dict[str, Any]:
-    """Return the JSON schema the distiller's answer is pinned to."""
     return portable_schema(DistillerReport, "Changes to a list of rules learned from a run.")
 
 
@@ -80,42 +80,59 @@ def distill_prompt(
     problem: str | None,
 ) -> list[BaseMessage]:
     """Build the distiller's prompt from the run's lessons and the rules that fit its task."""
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("distill_system.jinja", context.prompts_dir)),
-        HumanMessage(
-            render_prompt(
-                "distill_run.jinja",
-                context.prompts_dir,
-                task=state.task,
-                lessons=lessons,
-                existing=existing,
-            )
-        ),
-    ]
-    if problem is not None:
-        messages.append(
-            HumanMessage(
-                render_prompt("distill_retry.jinja", context.prompts_dir, problems=problem)
-            )
-        )
-    return messages
+    run = {"task": state.task, "lessons": lessons, "existing": existing}
+    again = None if problem is None else ("distill_retry.jinja", {"problems": problem})
+    return conversation(
+        context.prompts_dir, "distill_system.jinja", ("distill_run.jinja", run), again
+    )
 
 
 def _failed(
-    update: dict[str, Any], report: MemoryReport, error: str, ledger: Ledger
+    update: dict[str, Any], report: MemoryReport, ledger: Ledger, error: str
 ) -> dict[str, Any]:
     """Record a failure and what it spent; the lessons in `update` go on to consolidation."""
     report.calls, report.usage = ledger.calls, ledger.usage
     return {**update, "memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
 
 
-def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
-    """Find the run's lessons and ask the distiller to generalise them; else say why not.
+def _failure(error: Exception) -> str:
+    logger.warning("distillation failed: %s", error, exc_info=True)
+    return f"distill: {type(error).__name__}: {error}"
 
-    Its calls count toward the run's budgets: with a budget used up it does not run, and
-    the memory report records the calls and tokens it spent.
+
+@dataclass
+class Distilling:
+    """A run whose lessons the distiller is about to generalise, and what it spends."""
+
+    request: Request[DistillerReport]
+    ledger: Ledger
+    report: MemoryReport
+    update: dict[str, Any]
+
+    def failed(self, error: Exception) -> dict[str, Any]:
+        """Record that asking the distiller failed with `error`."""
+        return _failed(self.update, self.report, self.ledger, _failure(error))
+
+    def finished(self, answer: Answer[DistillerReport]) -> dict[str, Any]:
+        """Record the distiller's operations, or why it gave none."""
+        if answer.value is None:
+            problem = answer.stopped or answer.rejected[-1]
+            logger.warning("distillation gave no usable answer: %s", problem)
+            why = f"distill: no usable answer after {answer.calls} call(s); last problem: {problem}"
+            return _failed(self.update, self.report, self.ledger, why)
+        self.report.calls, self.report.usage = self.ledger.calls, self.ledger.usage
+        proposed = [op.model_dump(mode="json") for op in answer.value.operations]
+        report = self.report.model_dump(mode="json")
+        return {**self.update, "proposed": proposed, "memory_report": report}
+
+
+def distilling(state: DistillState, runtime: Runtime[Context]) -> Distilling | dict[str, Any]:
+    """Find the run's lessons and the rules that fit its task: what to ask the distiller.
+
+    Returns the update itself when there is nothing to ask: the run is not distilled (with
+    a budget of the run used up it is not: its calls count toward them), or it failed.
     """
-    context = context_of(runtime)
+    context = runtime.context
     store = memory_store(runtime)
     lessons = observed_lessons(state.critiques, state.rubric)
     ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
@@ -128,7 +145,7 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         return {"memory_report": report.model_dump(mode="json")}
     report = MemoryReport(scope=context.memory_scope, lessons=[lesson.text for lesson in lessons])
     try:
-        items = yield from relevant_rules(
+        items = relevant_rules(
             store,
             context.memory_scope,
             state.task,
@@ -137,7 +154,7 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         )
     except Exception as error:  # the store is down: consolidating would fail as well
         logger.warning("reading rules to distill failed: %s", error, exc_info=True)
-        return _failed({}, report, f"distill: {type(error).__name__}: {error}", ledger)
+        return _failed({}, report, ledger, f"distill: {type(error).__name__}: {error}")
     existing = {
         item.key: item.value["text"] for item in items if isinstance(item.value.get("text"), str)
     }
@@ -145,37 +162,47 @@ def propose_rules_steps(state: DistillState, runtime: Runtime[Context]) -> Steps
         "lessons": [lesson.model_dump(mode="json") for lesson in lessons],
         "proposed": [],  # if the distiller fails, the lessons are kept as they are
     }
+    spec = context.distiller_model
     try:
-        distiller = structured_model(
-            context.distiller_model,
-            role="distiller",
-            schema=distiller_output_schema(),
-            method=context.distill_output_method,
-            context=context,
-        )
-        attempts = yield from ask_until_valid(
-            distiller,
-            lambda problem: distill_prompt(state, lessons, existing, context, problem),
-            lambda answer: parse_answer(answer, DistillerReport),
-            DISTILL_ATTEMPTS,
-            ledger=ledger,
-        )
+        model = grading_model(spec, "distiller", context)
     except Exception as error:
-        logger.warning("distillation failed: %s", error, exc_info=True)
-        return _failed(update, report, f"distill: {type(error).__name__}: {error}", ledger)
-    report.calls, report.usage = ledger.calls, ledger.usage
-    if attempts.value is None:
-        problem = attempts.stopped or attempts.rejected[-1]
-        logger.warning("distillation gave no usable answer: %s", problem)
-        return _failed(
-            update,
-            report,
-            f"distill: no usable answer after {attempts.calls} call(s); last problem: {problem}",
-            ledger,
-        )
-    update["proposed"] = [op.model_dump(mode="json") for op in attempts.value.operations]
-    return {**update, "memory_report": report.model_dump(mode="json")}
+        return _failed(update, report, ledger, _failure(error))
+    request: Request[DistillerReport] = Request(
+        model=model,
+        spec=spec,
+        role="distiller",
+        server=model_server(spec, context),
+        prompt=distill_prompt(state, lessons, existing, context, None),
+        read=lambda answer: parse_answer(answer, DistillerReport),
+        retry=lambda prompt, answer, problem: distill_prompt(
+            state, lessons, existing, context, problem
+        ),
+        attempts=DISTILL_ATTEMPTS,
+        schema=distiller_output_schema(),
+        method=context.distill_output_method,
+    )
+    return Distilling(request, ledger, report, update)
 
 
-propose_rules = StepsNode(propose_rules_steps)
-"""The propose_rules node (sync and async)."""
+def propose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Ask the distiller to generalise the run's lessons; else say why not."""
+    plan = distilling(state, runtime)
+    if isinstance(plan, dict):
+        return plan
+    try:
+        answer = ask(plan.request, plan.ledger)
+    except Exception as error:
+        return plan.failed(error)
+    return plan.finished(answer)
+
+
+async def apropose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """`propose_rules`, awaiting the distiller (the store is read in a thread)."""
+    plan = await asyncio.to_thread(distilling, state, runtime)
+    if isinstance(plan, dict):
+        return plan
+    try:
+        answer = await aask(plan.request, plan.ledger)
+    except Exception as error:
+        return plan.failed(error)
+    return plan.finished(answer)

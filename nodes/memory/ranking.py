@@ -16,13 +16,11 @@ the next recall.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
-from critic_loop.nodes.memory.scope_locks import locked
-from critic_loop.nodes.steps import Call, Steps, call
+from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.rules import RULES_NAMESPACE_PREFIX, rules_namespace
 
 RANKING_KEY = "by_strength"
@@ -103,29 +101,16 @@ def entries_of(item: Item | None) -> list[Entry] | None:
         return None
 
 
-def read_ranking(store: BaseStore, scope: str) -> Call[Item | None]:
+def read_ranking(store: BaseStore, scope: str) -> Item | None:
     """Read the ranking item of `scope`."""
-    return call(store.get, store.aget, ranking_namespace(scope), RANKING_KEY)
+    return store.get(ranking_namespace(scope), RANKING_KEY)
 
 
-def read_ranking_head(store: BaseStore, scope: str) -> Call[Item | None]:
-    """Read the head of `scope`'s ranking."""
-    return call(store.get, store.aget, ranking_namespace(scope), HEAD_KEY)
-
-
-def read_rules(store: BaseStore, scope: str, ids: Sequence[str]) -> Call[list[Any]]:
-    """Read the rules `ids` of `scope` in one batch, in that order (None where gone)."""
-    reads = [GetOp(rules_namespace(scope), rule_id) for rule_id in ids]
-    return call(store.batch, store.abatch, reads)
-
-
-def read_scope(store: BaseStore, scope: str) -> Steps[list[Item]]:
+def read_scope(store: BaseStore, scope: str) -> list[Item]:
     """Read every rule of `scope`, a page at a time."""
     items: list[Item] = []
     while True:
-        page: list[Item] = yield call(
-            store.search, store.asearch, rules_namespace(scope), limit=PAGE, offset=len(items)
-        )
+        page = store.search(rules_namespace(scope), limit=PAGE, offset=len(items))
         items.extend(page)
         if len(page) < PAGE:
             return items
@@ -135,26 +120,22 @@ SLACK = 5
 """Extra ranked ids read, in case some rules were removed since the ranking was written."""
 
 
-def _rank_and_store(store: BaseStore, scope: str) -> Steps[tuple[list[Entry], list[Item]]]:
-    items = yield from read_scope(store, scope)
-    entries = ranked((item.key, item.value) for item in items)
-    yield call(store.batch, store.abatch, ranking_writes(scope, entries))
-    return entries, items
-
-
-def strongest_rules(store: BaseStore, scope: str, count: int) -> Steps[list[Item]]:
+def strongest_rules(store: BaseStore, scope: str, count: int) -> list[Item]:
     """Return up to `count` of `scope`'s strongest rules (see the module docstring)."""
-    head_item = yield read_ranking_head(store, scope)
+    head_item = store.get(ranking_namespace(scope), HEAD_KEY)
     entries = entries_of(head_item)
     enough = entries is not None and (
         len(entries) >= count + SLACK or bool(head_item and head_item.value.get("complete"))
     )
     if not enough:  # no head (a ranking written by other means), or a head too short
-        entries = entries_of((yield read_ranking(store, scope)))
+        entries = entries_of(read_ranking(store, scope))
     if entries is None:
-        entries, items = yield locked(store, scope, partial(_rank_and_store, store, scope))
+        with holding(store, scope):
+            items = read_scope(store, scope)
+            entries = ranked((item.key, item.value) for item in items)
+            store.batch(ranking_writes(scope, entries))
         by_id = {item.key: item for item in items}
         return [by_id[rule_id] for rule_id, _, _ in entries[:count]]
     ids = [rule_id for rule_id, _, _ in entries[: count + SLACK]]
-    found = yield read_rules(store, scope, ids)
-    return [item for item in found if item is not None][:count]
+    found = store.batch([GetOp(rules_namespace(scope), rule_id) for rule_id in ids])
+    return [item for item in found if isinstance(item, Item)][:count]

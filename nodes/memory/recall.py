@@ -29,8 +29,6 @@ from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import HEAD, SLACK, strength, strongest_rules
 from critic_loop.nodes.memory.relevance import relevance, topic_words
 from critic_loop.nodes.memory.rule_store import search_rules
-from critic_loop.nodes.operator_policy import context_of
-from critic_loop.nodes.steps import Steps, StepsNode
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Task
 from critic_loop.state.rules import RecalledRule, Rule
@@ -53,35 +51,32 @@ _scored_searches: weakref.WeakKeyDictionary[BaseStore, bool] = weakref.WeakKeyDi
 """Whether each store's similarity searches have come back scored (it has a vector index)."""
 
 
-def candidate_rules(store: BaseStore, scope: str, task: str) -> Steps[list[Item]]:
+def candidate_rules(store: BaseStore, scope: str, task: str) -> list[Item]:
     """Return the rules of `scope` recall compares with `task` (see the module docstring).
 
     A store whose searches came back unscored before has no index: its ranking's head is
     read at once, without a search that would only say so again.
     """
     if _scored_searches.get(store) is False:
-        return (yield from strongest_rules(store, scope, POOL))
-    items: list[Item] = yield search_rules(store, scope, query=task, limit=POOL)
+        return strongest_rules(store, scope, POOL)
+    items: list[Item] = list(search_rules(store, scope, query=task, limit=POOL))
     indexed = any(isinstance(item, SearchItem) and item.score is not None for item in items)
     if items:
         _scored_searches[store] = indexed
     if not indexed and len(items) >= POOL:  # maybe more: take the strongest
-        items = yield from strongest_rules(store, scope, POOL)
+        items = strongest_rules(store, scope, POOL)
     return items
 
 
 def relevant_rules(
     store: BaseStore, scope: str, task: str, *, limit: int, floor: float
-) -> Steps[list[Item]]:
+) -> list[Item]:
     """Return up to `limit` rules of `scope` at least `floor` relevant to `task`.
 
     The most useful come first, then the most relevant, then the most recently changed.
     """
     words = topic_words(task)
-    scored = [
-        (item, relevance(words, item.value))
-        for item in (yield from candidate_rules(store, scope, task))
-    ]
+    scored = [(item, relevance(words, item.value)) for item in candidate_rules(store, scope, task)]
     kept = [(item, score) for item, score in scored if score >= floor]
     kept.sort(
         key=lambda pair: (strength(pair[0].value)[0], pair[1], strength(pair[0].value)[1]),
@@ -99,15 +94,15 @@ def _recalled(item: Item, scope: str) -> RecalledRule | None:
     return RecalledRule(id=item.key, text=rule.text, scope=scope)
 
 
-def recall_steps(state: RecallView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
+def recall(state: RecallView, runtime: Runtime[Context]) -> dict[str, Any]:
     """Give the worker the scope's most relevant rules."""
-    context = context_of(runtime)
+    context = runtime.context
     store = memory_store(runtime)
     if not context.recalls or store is None:
         return {"recalled_rules": []}
     scope = context.memory_scope
     try:
-        items = yield from relevant_rules(
+        items = relevant_rules(
             store,
             scope,
             state.task,
@@ -120,7 +115,3 @@ def recall_steps(state: RecallView, runtime: Runtime[Context]) -> Steps[dict[str
     recalled = [rule for item in items if (rule := _recalled(item, scope)) is not None]
     runtime.stream_writer(recall_event(recalled, scope))
     return {"recalled_rules": [rule.model_dump(mode="json") for rule in recalled]}
-
-
-recall = StepsNode(recall_steps)
-"""The recall node (sync and async)."""

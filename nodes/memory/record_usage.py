@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -22,20 +21,9 @@ from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, Field
 
 from critic_loop.nodes.memory.owned_store import memory_store
-from critic_loop.nodes.memory.ranking import (
-    entries_of,
-    ranking_writes,
-    read_ranking,
-    with_updated,
-)
-from critic_loop.nodes.memory.rule_store import (
-    get_item,
-    get_rule,
-    usage_marker_namespace,
-    write_all,
-)
-from critic_loop.nodes.memory.scope_locks import locked
-from critic_loop.nodes.steps import Steps, StepsNode
+from critic_loop.nodes.memory.ranking import entries_of, ranking_writes, read_ranking, with_updated
+from critic_loop.nodes.memory.rule_store import get_rule, usage_marker_namespace
+from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.context import Context
 from critic_loop.state.records import COMPLETED_OUTCOMES, Critique, Outcome, rounds_done
 from critic_loop.state.rules import RecalledRule, Rule, rules_namespace
@@ -58,15 +46,15 @@ def _count_run(
     run: str | None,
     passed: bool,
     rounds: int,
-) -> Steps[None]:
+) -> None:
     """Add one run to the usage of `rules` (all of `scope`), once per run, in one write."""
     marker = usage_marker_namespace(scope)
-    if run is not None and (yield get_item(store, marker, run)) is not None:
+    if run is not None and store.get(marker, run) is not None:
         return  # this run was counted before a crash or retry
     writes = []
     changed: dict[str, dict[str, Any]] = {}
     for recalled in rules:
-        item = yield get_rule(store, scope, recalled.id)
+        item = get_rule(store, scope, recalled.id)
         if item is None:  # retired since it was recalled
             continue
         rule = Rule.model_validate(item.value)
@@ -80,12 +68,12 @@ def _count_run(
         value = rule.model_copy(update={"usage": usage}).model_dump(mode="json")
         writes.append(PutOp(rules_namespace(scope), recalled.id, value))
         changed[recalled.id] = value
-    entries = entries_of((yield read_ranking(store, scope)))
+    entries = entries_of(read_ranking(store, scope))
     if entries is not None:  # else recall ranks the scope afresh when it needs to
         writes += ranking_writes(scope, with_updated(entries, changed))
     if run is not None:
         writes.append(PutOp(marker, run, {"passed": passed, "rounds": rounds}, index=False))
-    yield write_all(store, writes)
+    store.batch(writes)
 
 
 def usage_to_record(
@@ -95,7 +83,7 @@ def usage_to_record(
     return store is not None and bool(recalled_rules) and outcome in COMPLETED_OUTCOMES
 
 
-def record_rule_usage_steps(state: UsageView, runtime: Runtime[Context]) -> Steps[dict[str, Any]]:
+def record_rule_usage(state: UsageView, runtime: Runtime[Context]) -> dict[str, Any]:
     """Add this run to the usage statistics of every rule it consulted (once per run)."""
     store = memory_store(runtime)
     if store is None or not usage_to_record(state.recalled_rules, state.outcome, store):
@@ -106,16 +94,9 @@ def record_rule_usage_steps(state: UsageView, runtime: Runtime[Context]) -> Step
     try:
         for scope in scopes:
             rules = [rule for rule in state.recalled_rules if rule.scope == scope]
-            yield locked(
-                store,
-                scope,
-                partial(_count_run, store, scope, rules, run, passed, rounds_done(state.critiques)),
-            )
+            with holding(store, scope):
+                _count_run(store, scope, rules, run, passed, rounds_done(state.critiques))
     except Exception as error:
         logger.warning("recording rule usage failed: %s", error, exc_info=True)
         return {"memory_errors": [f"usage: {type(error).__name__}: {error}"]}
     return {}
-
-
-record_rule_usage = StepsNode(record_rule_usage_steps)
-"""The usage node (sync and async)."""

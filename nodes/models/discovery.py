@@ -1,8 +1,8 @@
 """Which models a run uses when nobody named one: what this machine has. One rule, everywhere.
 
 The command line, `run_loop`, `build_graph(...).invoke`, the served graph and its default
-assistant all apply it (the nodes read their context through
-`critic_loop.nodes.operator_policy.context_of`, which applies it), so a run with only
+assistant all apply it (every node's context is settled by
+`critic_loop.nodes.operator_policy.settled`, which applies it), so a run with only
 `OPENAI_BASE_URL` set never sends OpenAI's model names to a local server.
 
 When the run names neither `worker_model` nor `critic_model` (not in its context, not as

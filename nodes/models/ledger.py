@@ -41,7 +41,6 @@ class Ledger:
 
     @property
     def seconds(self) -> float:
-        """Seconds since the step began."""
         return time.monotonic() - self.started
 
     def out_of(self) -> Budget | None:

@@ -136,13 +136,8 @@ def _created(
 ) -> BaseChatModel:
     """Create a chat model once per provider, model, settings and credentials, then reuse it.
 
-    Chat models hold no per-call state. Kept because it shows at a realistic latency:
-    `init_chat_model` takes 0.7 ms and a round makes about two. The performance
-    benchmark's `latency` scenario (50 ms per model call; critic-loop / the plain loop,
-    in memory and on SQLite) measured 1.04x and 1.04x before the caches were revisited,
-    1.10x and 1.20x with this cache and the schema caches (`critic_output_schema`,
-    `criterion_answer_schema`, `distiller_output_schema`) removed, and 1.07x and 1.06x
-    with them kept (2026-12-01, 2 shared cores).
+    Chat models hold no per-call state; building one costs more than a round's own logic
+    (the performance benchmark's `latency` scenario shows it).
     """
     created: BaseChatModel = init_chat_model(model, model_provider=provider, **_thawed(frozen))
     return created

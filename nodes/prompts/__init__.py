@@ -20,6 +20,7 @@ from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 BUILT_IN_PROMPTS = Path(__file__).parent
 """The directory holding the default templates."""
@@ -54,6 +55,19 @@ def load_prompts(prompts_dir: str | None = None) -> None:
 def render_prompt(name: str, prompts_dir: str | None = None, **values: Any) -> str:
     """Render the template `name` (for example "worker_task.jinja") with `values`."""
     return _environment(prompts_dir).get_template(name).render(**values).strip()
+
+
+Turn = tuple[str, dict[str, Any]] | None
+"""A template and its values, or None for a turn left out."""
+
+
+def conversation(prompts_dir: str | None, system: str, *turns: Turn) -> list[BaseMessage]:
+    """Render the `system` template, then each turn as the person's (those not None)."""
+    rendered = [
+        HumanMessage(render_prompt(name, prompts_dir, **values))
+        for name, values in filter(None, turns)
+    ]
+    return [SystemMessage(render_prompt(system, prompts_dir)), *rendered]
 
 
 load_prompts()

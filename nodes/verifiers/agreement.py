@@ -1,45 +1,33 @@
 """Agreement among candidates that pass the visible tests: which behaviour do most share?
 
-A handful of examples is a thin test: several drafts can pass them and still differ on the
-inputs nobody wrote down, and usually only one behaviour is right. This module runs the
-candidates of one round on further inputs and groups them by what they do there, the way
-AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most samples share:
+Several drafts can pass a handful of examples and still differ on inputs nobody wrote
+down. As AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most samples
+share, this module runs a round's candidates on further inputs and groups them:
 
-1. `probe_inputs` reads the test suite's source and takes every call of a function the
-   tests import from the drafted module whose arguments are literals (`add(1, 2)`), then
-   varies one argument at a time, keeping its type (numbers moved by one, set to zero or
-   negated, made large; strings and lists emptied, shortened, reversed, repeated, padded
-   with a space; numbers in a list negated; case changed; ...), every argument in turn.
-   The examples' own calls are left out: every passing candidate already agrees on them.
-2. `same_behaviour` runs two candidates on those inputs the way the `tests` criterion runs
-   a draft (through `check_call`, its own path): the same sandbox, refused for a served
-   run where it is incomplete; the criterion's limits held to the operator's ceilings;
-   a test slot of the process. The code under test is a module holding both candidates,
-   each loaded in a namespace of its own, whose `behaviour(candidate, input)` returns a
-   short fingerprint of the result (or says it raised); a generated test asserts the two
-   fingerprints agree on every input.
-   Only a function call with two integers crosses into the candidates' code, and a short
-   string comes back, so the comparison holds across the harness's process boundary.
-3. `behaviour_groups` joins the candidates that agree into groups: each is compared with
-   the first member of every group found so far ("the same result on every input" is
-   transitive), so three candidates take at most three sandbox runs.
+1. `probe_inputs` takes each call of a function the tests import whose arguments are
+   literals (`add(1, 2)`), and varies one argument at a time, keeping its type (numbers
+   moved, zeroed, negated; strings and lists emptied, cut, reversed, repeated; ...).
+2. `pair_check` runs two candidates on them as the `tests` criterion runs a draft (the
+   same sandbox, ceilings and test slot): a module holding both, each in a namespace of
+   its own, fingerprints each result, and a generated test asserts the prints agree.
+   Only two integers cross into the candidates' code, and a short string comes back.
+3. `behaviour_groups` compares each candidate with the first of every group so far.
 
-The critic uses the groups only to choose among drafts that already passed every check:
-agreement never changes a verdict, so it cannot turn a failing test into a pass.
+Agreement only ranks drafts that already passed every check; it never changes a verdict.
 """
 
 from __future__ import annotations
 
 import ast
+import asyncio
 import contextlib
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from critic_loop.nodes.operator_policy import OPERATOR, Trust
-from critic_loop.nodes.steps import Call
-from critic_loop.nodes.verifiers.checks import check_call
+from critic_loop.nodes.operator_policy import OPERATOR, Trust, runnable_suite
+from critic_loop.nodes.verifiers.checks import arun_check, run_check
 from critic_loop.nodes.verifiers.checks.structured import extract_code
 from critic_loop.state.rubric import TestSuite
 
@@ -341,30 +329,15 @@ def behaviour_module(probes: Sequence[Probe], left: str, right: str) -> str:
     return BEHAVIOUR_MODULE.format(sources=repr(sources), probes=listed)
 
 
-def same_behaviour(
-    criterion: TestSuite,
-    probes: Sequence[Probe],
-    left: str,
-    right: str,
-    trust: Trust = OPERATOR,
-) -> Call[bool]:
-    """Describe running drafts `left` and `right` on `probes`: True if they agree on all.
+def pair_check(
+    criterion: TestSuite, probes: Sequence[Probe], left: str, right: str
+) -> tuple[TestSuite, str]:
+    """Return what to run so that drafts `left` and `right` pass only if they agree on `probes`.
 
-    The pair runs as `trust`'s `tests` criterion would run a draft (`check_call`).
-
-    Raises (when called):
-        IsolationUnavailable: the sandbox is incomplete and the run is served (and the
-            operator did not allow that), or CRITIC_LOOP_REQUIRE_ISOLATION=1.
-        CeilingExceeded: a served client set a limit above the operator's ceiling.
+    It runs as the `tests` criterion runs a draft (`run_check`): the same sandbox, refused
+    for a served run where it is incomplete, and the limits held to the ceilings.
     """
-    check = check_call(
-        pair_suite(criterion, len(probes)), behaviour_module(probes, left, right), trust
-    )
-
-    async def compare() -> bool:
-        return (await check.asynchronous()).passed
-
-    return Call(lambda: check.sync().passed, compare)
+    return pair_suite(criterion, len(probes)), behaviour_module(probes, left, right)
 
 
 @dataclass(frozen=True)
@@ -383,46 +356,47 @@ class Grouping:
 
 def behaviour_groups(
     criterion: TestSuite, drafts: Sequence[str], trust: Trust = OPERATOR
-) -> Call[Grouping | None]:
-    """Describe grouping `drafts` by their behaviour on `criterion`'s further inputs.
+) -> Grouping | None:
+    """Group `drafts` by their behaviour on `criterion`'s further inputs (module docstring, 3).
 
-    Each draft is compared with the first member of each group found so far, in order,
-    and joins the first it agrees with (or starts a group), every comparison run as
-    `trust`'s `tests` criterion runs (`same_behaviour`). `criterion` must be inline
-    (`tests`). The sandbox runs are CPU-bound, so they run one after another under async
-    too. Returns None (when called) when the suite gives no further inputs.
+    The suite is read and held to the ceilings first (`runnable_suite`). Returns None when
+    it gives no further inputs.
 
-    Raises (when called):
+    Raises:
         IsolationUnavailable: the sandbox is incomplete and the run is served (and the
             operator did not allow that), or CRITIC_LOOP_REQUIRE_ISOLATION=1.
         CeilingExceeded: a served client set a limit above the operator's ceiling.
     """
+    criterion = runnable_suite(criterion, trust)
     probes = probe_inputs(criterion)
+    if not probes:
+        return None
+    group: list[int] = []
+    for index, draft in enumerate(drafts):
+        same = (
+            lead
+            for lead in dict.fromkeys(group)
+            if run_check(*pair_check(criterion, probes, drafts[lead], draft), trust).passed
+        )
+        group.append(next(same, index))
+    return Grouping(len(probes), group)
 
-    def compare(left: int, right: int) -> Call[bool]:
-        return same_behaviour(criterion, probes, drafts[left], drafts[right], trust)
 
-    def sync() -> Grouping | None:
-        if not probes:
-            return None
-        group: list[int] = []
-        for index in range(len(drafts)):
-            leaders = dict.fromkeys(group)
-            found = next((lead for lead in leaders if compare(lead, index).sync()), index)
-            group.append(found)
-        return Grouping(len(probes), group)
-
-    async def asynchronous() -> Grouping | None:
-        if not probes:
-            return None
-        group: list[int] = []
-        for index in range(len(drafts)):
-            found = index
-            for lead in dict.fromkeys(group):
-                if await compare(lead, index).asynchronous():
-                    found = lead
-                    break
-            group.append(found)
-        return Grouping(len(probes), group)
-
-    return Call(sync, asynchronous)
+async def abehaviour_groups(
+    criterion: TestSuite, drafts: Sequence[str], trust: Trust = OPERATOR
+) -> Grouping | None:
+    """`behaviour_groups` without blocking the event loop (the runs one after another)."""
+    criterion = await asyncio.to_thread(runnable_suite, criterion, trust)
+    probes = probe_inputs(criterion)
+    if not probes:
+        return None
+    group: list[int] = []
+    for index, draft in enumerate(drafts):
+        found = index
+        for lead in dict.fromkeys(group):
+            pair = pair_check(criterion, probes, drafts[lead], draft)
+            if (await arun_check(*pair, trust)).passed:
+                found = lead
+                break
+        group.append(found)
+    return Grouping(len(probes), group)

@@ -1,56 +1,35 @@
-"""The LLM judge: the critic model (or a panel of them) grades the rubric's `llm` criteria.
+"""The LLM judge: the critic model (or a panel) grades the rubric's `llm` criteria.
 
-A single judge is asked with bounded retries until its answer is a valid verdict for the
-criteria it was given:
-
-- all the `llm` criteria at once (`Context.judge_granularity="rubric"`): the prompt names
-  them by opaque ids (`c1`, `c2`, ...) rather than by their own ids, so a judge cannot
-  mistake a word of a criterion for its id, and an answer whose ids still do not match
-  but that grades as many criteria as were asked is read by position;
-- or one per call (`"criterion"`): the answer names no criterion at all
-  (`CriterionAnswer`): the quotation first, then "met", "not met" or "not sure" (which
-  counts as not met, with a hint).
-
-Either way a pass must quote the few words of the artifact that show it (`grounding`).
-With `Context.judge_mode="extract"` the judge decides nothing: asked about one criterion
-per call, it only replies with the words of the artifact that show it, in plain text (no
-schema to fill), and code decides (`accept_extracted`): a short quotation found in the
-artifact passes, anything else is not met. A
-panel (`Context.critic_models`, `Context.critic_samples`) asks every judge side by side;
-a criterion passes when a strict majority of the judges that answered pass it, and at
-least `Context.critic_min_agreement` of them; the evidence and hint come from a judge on
-the winning side, and every judge's vote is recorded in the result. A judge that gives no
-valid answer abstains; if all abstain, the critique records a verifier error.
+`judge_requests` asks about all the `llm` criteria at once (`Context.judge_granularity=
+"rubric"`: the prompt names them by opaque ids, `c1`, `c2`, ..., and an answer whose ids
+still do not match but that grades as many criteria as were asked is read by position), or
+one per call (`"criterion"`: the answer names no criterion, `CriterionAnswer`). Either way
+a pass must quote the few words of the artifact that show it (`grounding`). With
+`judge_mode="extract"` the judge decides nothing: it copies the words that show one
+criterion and code decides (`extracted`). A panel (`critic_models`, `critic_samples`)
+passes a criterion when a strict majority of the judges that answered pass it, and at
+least `critic_min_agreement` of them; a judge with no valid answer abstains, and if all
+abstain the critique records a verifier error (`judgement_of`).
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.messages.utils import count_tokens_approximately
 
-from critic_loop.nodes.models.faults import MALFORMED_REPLIES, UNREACHABLE, unreachable
-from critic_loop.nodes.models.ledger import Ledger
+from critic_loop.nodes.models.gateway import Answer, Request, parse_answer
 from critic_loop.nodes.models.loading import grading_model, model_server
-from critic_loop.nodes.models.structured import (
-    Attempts,
-    ask_until_valid,
-    parse_answer,
-    structured_model,
-)
-from critic_loop.nodes.models.usage import usage_of
-from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.steps import Steps, gather, invoke, subroutine
+from critic_loop.nodes.prompts import conversation, render_prompt
 from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.rubric import CriterionBase
+from critic_loop.state.schema import InvalidAnswer
 from critic_loop.state.verdict import (
     CriterionAnswer,
     CriterionResult,
@@ -113,53 +92,24 @@ def judge_prompt(
         for opaque, criterion in zip(opaque_ids(criteria), criteria, strict=True)
     ]
     ids = ", ".join(item["id"] for item in shown)
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("critic_system.jinja", context.prompts_dir)),
-        HumanMessage(
-            render_prompt(
-                "critic_grade.jinja",
-                context.prompts_dir,
-                rubric=shown,
-                artifact=artifact,
-                fence=secrets.token_hex(8),
-                ids=ids,
-            )
-        ),
-    ]
-    if rejection is not None:
-        messages.append(
-            HumanMessage(
-                render_prompt(
-                    "critic_retry.jinja", context.prompts_dir, problems=rejection, ids=ids
-                )
-            )
-        )
-    return messages
+    fenced = {"rubric": shown, "artifact": artifact, "fence": secrets.token_hex(8), "ids": ids}
+    again = (
+        None if rejection is None else ("critic_retry.jinja", {"problems": rejection, "ids": ids})
+    )
+    return conversation(
+        context.prompts_dir, "critic_system.jinja", ("critic_grade.jinja", fenced), again
+    )
 
 
 def one_criterion_prompt(
     criterion: CriterionBase, artifact: str, context: Context, rejection: str | None
 ) -> list[BaseMessage]:
     """Build the prompt that asks about one criterion: its text and the artifact, fenced."""
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("critic_one_system.jinja", context.prompts_dir)),
-        HumanMessage(
-            render_prompt(
-                "critic_one.jinja",
-                context.prompts_dir,
-                criterion=criterion,
-                artifact=artifact,
-                fence=secrets.token_hex(8),
-            )
-        ),
-    ]
-    if rejection is not None:
-        messages.append(
-            HumanMessage(
-                render_prompt("critic_one_retry.jinja", context.prompts_dir, problems=rejection)
-            )
-        )
-    return messages
+    fenced = {"criterion": criterion, "artifact": artifact, "fence": secrets.token_hex(8)}
+    again = None if rejection is None else ("critic_one_retry.jinja", {"problems": rejection})
+    return conversation(
+        context.prompts_dir, "critic_one_system.jinja", ("critic_one.jinja", fenced), again
+    )
 
 
 EXAMPLE_FENCE = "example"
@@ -394,94 +344,110 @@ def accept_extracted(reply: str, criterion: CriterionBase, artifact: str) -> Gra
     return extracted(reply, criterion, artifact)[0]
 
 
-def _ask(
-    judge: Judge,
-    criteria: Sequence[CriterionBase],
-    artifact: str,
-    context: Context,
-    ledger: Ledger,
-) -> Steps[Attempts[Graded]]:
-    if context.judge_mode == "extract" and len(criteria) == 1:
-        return (yield from _ask_extract(judge, criteria[0], artifact, context, ledger))
-    one = context.judge_granularity == "criterion" and len(criteria) == 1
-    model = structured_model(
-        judge.spec,
-        role="critic",
-        schema=criterion_answer_schema() if one else critic_output_schema(),
-        method=context.structured_output_method,
-        context=context,
-    )
-    if one:
-        criterion = criteria[0]
-        attempts = yield from ask_until_valid(
-            model,
-            lambda problem: one_criterion_prompt(criterion, artifact, context, problem),
-            lambda answer: accept_one(answer, criterion, artifact),
-            context.critic_attempts,
-            accept_last=lambda answer: accept_one(answer, criterion, artifact, unverified="fail"),
-            ledger=ledger,
-        )
-        return attempts
-    attempts = yield from ask_until_valid(
-        model,
-        lambda problem: judge_prompt(criteria, artifact, context, problem),
-        lambda answer: accept_answer(answer, criteria, artifact),
-        context.critic_attempts,
-        accept_last=lambda answer: accept_answer(answer, criteria, artifact, unverified="fail"),
-        ledger=ledger,
-    )
-    return attempts
-
-
 EXTRACT_MAX_TOKENS = 64
 """The most tokens an extracting judge may reply with (a few words are asked for)."""
 
 
-def _ask_extract(
-    judge: Judge, criterion: CriterionBase, artifact: str, context: Context, ledger: Ledger
-) -> Steps[Attempts[Graded]]:
-    """Ask for the evidence of one criterion in plain text, and decide it by code.
+def criterion_groups(
+    criteria: Sequence[CriterionBase], context: Context
+) -> list[list[CriterionBase]]:
+    """Return the criteria asked together: all in one call, or one per call."""
+    apart = context.judge_granularity == "criterion" or context.judge_mode == "extract"
+    return [[criterion] for criterion in criteria] if apart else [list(criteria)]
+
+
+def _structured(
+    spec: str,
+    context: Context,
+    schema: dict[str, Any],
+    prompt_for: Callable[[str | None], list[BaseMessage]],
+    accept: Callable[[dict[str, Any], Literal["reject", "fail"]], Graded],
+) -> Request[Graded]:
+    return Request(
+        model=grading_model(spec, "critic", context),
+        spec=spec,
+        role="critic",
+        server=model_server(spec, context),
+        prompt=prompt_for(None),
+        read=lambda answer: accept(answer, "reject"),
+        read_last=lambda answer: accept(answer, "fail"),
+        retry=lambda prompt, answer, problem: prompt_for(problem),
+        attempts=context.critic_attempts,
+        schema=schema,
+        method=context.structured_output_method,
+    )
+
+
+def _extracting(
+    spec: str, criterion: CriterionBase, artifact: str, context: Context
+) -> Request[Graded]:
+    """Ask for the words of the artifact that show `criterion`, in plain text; code decides.
 
     Words that are not in the artifact (a small model copies the criterion's own words),
-    or the artifact copied whole, are asked for again with the reason, within
-    `critic_attempts` calls; "NONE" and a short quotation are final. A reply that cannot
-    be read is asked again too. Every call is admitted by `ledger` first; when it refuses
-    one, the attempts stop there (`Attempts.stopped`).
-
-    Raises:
-        ModelUnreachable: the judge's server cannot be reached.
+    or the artifact copied whole, are asked for again with the reason; "NONE" and a short
+    quotation are final, and so is the last attempt's answer.
     """
+
+    def read(reply: BaseMessage) -> Graded:
+        graded, problem = extracted(reply.text, criterion, artifact)
+        if problem is not None:
+            raise InvalidAnswer([f"the evidence {problem}"])
+        return graded
+
+    def retry(prompt: list[BaseMessage], reply: BaseMessage, problem: str) -> list[BaseMessage]:
+        why = problem.removeprefix("the evidence ")
+        again = render_prompt("critic_extract_retry.jinja", context.prompts_dir, problem=why)
+        return [*prompt, AIMessage(reply.text), HumanMessage(again)]
+
     capped = context.model_copy(update={"critic_max_tokens": EXTRACT_MAX_TOKENS})
-    model = grading_model(judge.spec, "critic", capped)
-    prompt = extract_prompt(criterion, artifact, context)
-    attempts: Attempts[Graded] = Attempts()
-    while attempts.calls < context.critic_attempts:
-        estimate = count_tokens_approximately(prompt)
-        refusal = ledger.admit(estimate)
-        if refusal is not None:
-            attempts.stopped = refusal
-            return attempts
-        attempts.calls += 1
-        try:
-            reply = yield invoke(model, prompt)
-        except MALFORMED_REPLIES as failure:
-            ledger.settle(estimate)
-            attempts.rejected.append(f"the reply could not be read ({type(failure).__name__})")
-            continue
-        except UNREACHABLE as error:
-            ledger.settle(estimate)
-            server = model_server(judge.spec, context)
-            raise unreachable(error, "critic", judge.spec, server) from error
-        usage = usage_of(reply, prompt)
-        ledger.settle(estimate, usage)
-        attempts.usage += usage
-        attempts.value, problem = extracted(reply.text, criterion, artifact)
-        if problem is None:
-            return attempts
-        attempts.rejected.append(f"the evidence {problem}")
-        retry = render_prompt("critic_extract_retry.jinja", context.prompts_dir, problem=problem)
-        prompt = [*prompt, AIMessage(reply.text), HumanMessage(retry)]
-    return attempts
+    return Request(
+        model=grading_model(spec, "critic", capped),
+        spec=spec,
+        role="critic",
+        server=model_server(spec, context),
+        prompt=extract_prompt(criterion, artifact, context),
+        read=read,
+        read_last=lambda reply: accept_extracted(reply.text, criterion, artifact),
+        retry=retry,
+        attempts=context.critic_attempts,
+    )
+
+
+def judge_request(
+    spec: str, criteria: Sequence[CriterionBase], artifact: str, context: Context
+) -> Request[Graded]:
+    """Return the request that asks the judge `spec` about `criteria` (module docstring)."""
+    if context.judge_mode == "extract" and len(criteria) == 1:
+        return _extracting(spec, criteria[0], artifact, context)
+    if context.judge_granularity == "rubric" or len(criteria) > 1:
+        schema = critic_output_schema()
+
+        def prompt(problem: str | None) -> list[BaseMessage]:
+            return judge_prompt(criteria, artifact, context, problem)
+
+        def accept(answer: dict[str, Any], unverified: Literal["reject", "fail"]) -> Graded:
+            return accept_answer(answer, criteria, artifact, unverified)
+
+        return _structured(spec, context, schema, prompt, accept)
+    (one,) = criteria
+    return _structured(
+        spec,
+        context,
+        criterion_answer_schema(),
+        lambda problem: one_criterion_prompt(one, artifact, context, problem),
+        lambda answer, unverified: accept_one(answer, one, artifact, unverified),
+    )
+
+
+def judge_requests(
+    criteria: Sequence[CriterionBase], artifact: str, context: Context
+) -> list[Request[Graded]]:
+    """Return every request of a judgement: each group of criteria, asked of each judge."""
+    return [
+        judge_request(judge.spec, group, artifact, context)
+        for group in criterion_groups(criteria, context)
+        for judge in panel(context)
+    ]
 
 
 def carried(votes: dict[str, bool], min_agreement: float) -> bool:
@@ -514,80 +480,61 @@ def _majority(graded: list[tuple[Judge, Graded]], count: int, min_agreement: flo
     return results, feedback
 
 
-def judge_steps(
-    criteria: Sequence[CriterionBase],
-    artifact: str,
-    context: Context,
-    ledger: Ledger | None = None,
-) -> Steps[Judgement]:
-    """Grade the `llm` criteria with the critic model, or with the panel.
-
-    With `judge_granularity="criterion"` (or `judge_mode="extract"`), each criterion is
-    graded in a call of its own (side by side under async), with no id to echo, and the
-    answers are merged. Every call is admitted by `ledger` (the run's budgets) first; when
-    it refuses one, the judgement is `stopped`: a panel cut short does not decide.
-    """
-    ledger = ledger or Ledger()
-    per_criterion = context.judge_granularity == "criterion" or context.judge_mode == "extract"
-    if not per_criterion or len(criteria) == 1:
-        return (yield from _judge_together(criteria, artifact, context, ledger))
-    parts: list[Judgement] = yield gather(
-        [subroutine(partial(_judge_together, [one], artifact, context, ledger)) for one in criteria]
+def _spent(answers: Sequence[Answer[Any]] | Sequence[Judgement]) -> Judgement:
+    return Judgement(
+        calls=sum(answer.calls for answer in answers),
+        usage=sum((answer.usage for answer in answers), TokenUsage()),
+        stopped=next((answer.stopped for answer in answers if answer.stopped), None),
     )
-    merged = Judgement(
-        calls=sum(part.calls for part in parts),
-        usage=sum((part.usage for part in parts), TokenUsage()),
-        rejected=[problem for part in parts for problem in part.rejected],
-        error=next((part.error for part in parts if part.error is not None), None),
-        stopped=next((part.stopped for part in parts if part.stopped is not None), None),
-    )
-    if merged.stopped is not None:
-        merged.error = None
-    elif merged.error is None:
-        merged.results = [result for part in parts for result in part.results]
-        merged.feedback = " ".join(part.feedback for part in parts if part.feedback.strip())
-    return merged
 
 
-def _judge_together(
-    criteria: Sequence[CriterionBase], artifact: str, context: Context, ledger: Ledger
-) -> Steps[Judgement]:
-    judges = panel(context)
-    if len(judges) == 1:
-        outcomes = [(yield from _ask(judges[0], criteria, artifact, context, ledger))]
-    else:
-        asks = [
-            subroutine(partial(_ask, judge, criteria, artifact, context, ledger))
-            for judge in judges
-        ]
-        outcomes = yield gather(asks)
-    judgement = Judgement(
-        calls=sum(outcome.calls for outcome in outcomes),
-        usage=sum((outcome.usage for outcome in outcomes), TokenUsage()),
-        rejected=[
-            problem if len(judges) == 1 else f"{judge.label}: {problem}"
-            for judge, outcome in zip(judges, outcomes, strict=True)
-            for problem in outcome.rejected
-        ],
-        stopped=next((o.stopped for o in outcomes if o.stopped is not None), None),
-    )
+def _together(
+    judges: list[Judge], answers: list[Answer[Graded]], count: int, context: Context
+) -> Judgement:
+    judgement = _spent(answers)
+    judgement.rejected = [
+        problem if len(judges) == 1 else f"{judge.label}: {problem}"
+        for judge, answer in zip(judges, answers, strict=True)
+        for problem in answer.rejected
+    ]
     if judgement.stopped is not None:
         return judgement
-    graded = [
-        (judge, outcome.value)
-        for judge, outcome in zip(judges, outcomes, strict=True)
-        if outcome.value is not None
-    ]
+    graded = [(j, a.value) for j, a in zip(judges, answers, strict=True) if a.value is not None]
     if not graded:
         judgement.error = (
             f"no acceptable verdict after {judgement.calls} critic call(s); "
             f"last problem: {judgement.rejected[-1]}"
         )
-        return judgement
-    if len(judges) == 1:
+    elif len(judges) == 1:
         judgement.results, judgement.feedback = graded[0][1]
     else:
         judgement.results, judgement.feedback = _majority(
-            graded, len(criteria), context.critic_min_agreement
+            graded, count, context.critic_min_agreement
         )
     return judgement
+
+
+def judgement_of(
+    criteria: Sequence[CriterionBase], answers: Sequence[Answer[Graded]], context: Context
+) -> Judgement:
+    """Combine the answers to `judge_requests(criteria, ...)` into the panel's judgement.
+
+    A criterion passes when a strict majority of the judges that answered pass it (module
+    docstring); a judgement the budgets cut short (`stopped`) decides nothing.
+    """
+    judges = panel(context)
+    groups = criterion_groups(criteria, context)
+    parts = [
+        _together(judges, list(answers[i * len(judges) : (i + 1) * len(judges)]), len(g), context)
+        for i, g in enumerate(groups)
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    merged = _spent(parts)
+    merged.rejected = [problem for part in parts for problem in part.rejected]
+    if merged.stopped is None:
+        merged.error = next((part.error for part in parts if part.error is not None), None)
+    if merged.stopped is None and merged.error is None:
+        merged.results = [result for part in parts for result in part.results]
+        merged.feedback = " ".join(part.feedback for part in parts if part.feedback.strip())
+    return merged

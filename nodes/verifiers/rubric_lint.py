@@ -1,22 +1,13 @@
 """A rubric linter: judged criteria that code could decide, and criteria too vague to grade.
 
-Small judges get counts, the presence of a phrase, punctuation and structure wrong, and
-code gets them right for nothing. `lint_rubric` reads each `llm` criterion's sentence and
-reports:
-
-- **checkable**: a word or character limit, a quoted phrase that must (or must not)
-  appear, a question or exclamation mark, digits, an exact number of lines, valid JSON
-  or Python: with a deterministic criterion that decides it (`proposal`), ready to put
-  in the rubric in its place; or, for the language a text is written in, a note that
-  code (a `python` check with a language detector) can decide it;
-- **vague**: words a judge can only take as taste ("engaging", "concise", "clear"), with
-  a checkable rewrite to consider.
-
-The rules are plain patterns over the sentence; a criterion they do not recognise is
-left alone. `critic-loop lint-rubric` prints the findings, and a run notes at its start
-(a "lint" event) each judged criterion that could be a check. With `Context.lint_checks`
-the critic grades such criteria with the proposed check instead of the judge
-(`decided_by_code`).
+Small judges get counts, the presence of a phrase, punctuation and structure wrong; code
+gets them right for nothing. `lint_rubric` reads each `llm` criterion's sentence with
+plain patterns and reports it as **checkable** (a word or character limit, a phrase that
+must or must not appear, a question mark, digits, a number of lines, JSON or Python: with
+the deterministic criterion that decides it, `proposal`) or **vague** (a word of taste,
+with a checkable rewrite to consider). `critic-loop lint-rubric` prints the findings, a
+run notes them at its start (a "lint" event), and with `Context.lint_checks` the critic
+grades such criteria with the proposed check (`decided_by_code`).
 """
 
 from __future__ import annotations

@@ -22,16 +22,13 @@ from typing import Any
 import pytest
 
 from benchmarks.effectiveness import cli, summarize
-from benchmarks.effectiveness.configs import (
-    CONFIGS,
-    ConfigError,
-    resolve,
-    shared_settings,
-)
+from benchmarks.effectiveness.configs import CONFIGS, shared_settings
 from benchmarks.effectiveness.grading import check_task
-from benchmarks.effectiveness.report import Report, Row
-from benchmarks.effectiveness.runner import MAX_CONSECUTIVE_ERRORS, Pair, RunAborted, run_benchmark
-from benchmarks.effectiveness.taskset import QUICK_IDS, TASKS_DIR, load_tasks
+from benchmarks.effectiveness.report import EffectivenessReport, Run
+from benchmarks.effectiveness.summary import agreement_effect, format_report
+from benchmarks.effectiveness.taskset import QUICK_IDS, TASKS_DIR, TIERS, load_tasks
+from benchmarks.harness.configs import ConfigError, resolve
+from benchmarks.harness.runner import MAX_CONSECUTIVE_ERRORS, Cell, RunAborted, run_cells
 from critic_loop.state.context import Context
 from tests.support.openai_server import (
     Answer,
@@ -99,10 +96,10 @@ def run(server: ScriptedOpenAIServer, *options: str) -> int:
     return cli.main(["--base-url", server.base_url, "--model", "openai:scripted", *options])
 
 
-def table_rows(output: str) -> dict[str, list[str]]:
-    """The per-configuration lines of the printed table, split into cells."""
-    lines = output.split("\n\n")[1].splitlines()[1:]
-    return {line.split()[0]: line.split()[1:] for line in lines}
+def table_rows(output: str, group: str = "all") -> dict[str, list[str]]:
+    """The per-configuration lines of a group's printed table, split into cells."""
+    table = next(part for part in output.split("\n\n") if part.startswith(f"{group} ("))
+    return {line.split()[0]: re.split(r"\s{2,}", line)[1:] for line in table.splitlines()[1:]}
 
 
 def test_the_report_and_the_table_count_what_happened(
@@ -168,29 +165,39 @@ def test_the_report_and_the_table_count_what_happened(
     assert len(server.plain_requests()) == 7 and not server.structured_requests()
 
     table = table_rows(printed)
-    assert table["single_shot"][:7] == [
-        "1/3",
-        "33.3",
+    # solved, vs one shot, wins/losses, some draft solved, calls per task and per solved task,
+    # tokens per task and per solved task
+    assert table["single_shot"][:8] == [
+        "1/3 33%",
         "-",
         "-",
+        "1/3 33%",
         "1.00",
-        "1.00",
-        mean_tokens(rows, "single_shot"),
+        "3.00",
+        per(rows, "single_shot"),
+        per(rows, "single_shot", solved=1),
     ]
-    assert table["resample"][:7] == [
-        "2/3",
-        "66.7",
-        "+33.3",
+    assert table["resample"][:8] == [
+        "2/3 67%",
+        "+33.3 pts",
         "1/0",
+        "2/3 67%",
         "1.33",
-        "1.33",
-        mean_tokens(rows, "resample"),
+        "2.00",
+        per(rows, "resample"),
+        per(rows, "resample", solved=2),
     ]
     assert table["single_shot"][-2] == table["resample"][-2] == "0"  # errors
     # passed the examples but not the hidden tests: second_largest_distinct, both times
     assert (table["single_shot"][-1], table["resample"][-1]) == ("1/2", "1/3")
-    assert re.search(r"^coding \(2\)\s+0/2 0%\s+1/2 50%$", printed, re.MULTILINE)
-    assert re.search(r"^writing \(1\)\s+1/1 100%\s+1/1 100%$", printed, re.MULTILINE)
+    # the same figures for each kind apart
+    assert table_rows(printed, "coding")["resample"][:4] == [
+        "1/2 50%",
+        "+50.0 pts",
+        "1/0",
+        "1/2 50%",
+    ]
+    assert table_rows(printed, "writing")["single_shot"][0] == "1/1 100%"
     assert re.search(r"^chunk_pad\s+coding\s+-1\s+\+2$", printed, re.MULTILINE)
     assert re.search(r"^second_largest_distinct\s+coding\s+-1\s+-1$", printed, re.MULTILINE)
 
@@ -205,9 +212,10 @@ def test_the_report_and_the_table_count_what_happened(
     assert summarize.main([str(out), "--configs", "nosuch"]) == 2
 
 
-def mean_tokens(rows: dict[tuple[str, str], dict[str, Any]], config: str) -> str:
+def per(rows: dict[tuple[str, str], dict[str, Any]], config: str, solved: int = 0) -> str:
+    """Tokens per task, or per solved task when `solved` says how many were."""
     mine = [row["tokens"] for (_, name), row in rows.items() if name == config]
-    return f"{sum(mine) / len(mine):.0f}"
+    return f"{sum(mine) / (solved or len(mine)):.0f}"
 
 
 def test_errors_are_recorded_and_resume_runs_only_what_is_missing(
@@ -274,10 +282,10 @@ def test_a_configuration_needing_a_missing_field_is_refused_by_name(name: str) -
     shared = shared_settings("openai:scripted", "http://127.0.0.1:9/v1", 2)
     missing = [key for key in CONFIGS[name] if key not in Context.model_fields]
     if not missing:  # the installed critic_loop has every field it needs
-        assert [c.name for c in resolve([name], shared)] == [name]
+        assert [c.name for c in resolve([name], shared, CONFIGS)] == [name]
         return
     with pytest.raises(ConfigError) as raised:
-        resolve([name], shared)
+        resolve([name], shared, CONFIGS)
     assert all(repr(key) in str(raised.value) for key in missing)
 
 
@@ -292,25 +300,28 @@ def test_an_unknown_field_stops_the_command_before_any_call(
     assert not out.exists() and not server.requests
 
 
-def test_a_run_stops_when_pairs_keep_failing(tmp_path: Path) -> None:
+def test_a_run_stops_when_cells_keep_failing(tmp_path: Path) -> None:
     tasks = [TASKS[task_id] for task_id in IDS] * 3
-    configurations = resolve(["single_shot"], shared_settings("openai:x", None, 2))
-    report = Report.create(tmp_path / "report.json", {"configs": ["single_shot"]})
+    configurations = resolve(["single_shot"], shared_settings("openai:x", None, 2), CONFIGS)
+    report = EffectivenessReport.create(tmp_path / "report.json", {"configs": ["single_shot"]})
 
-    def failing(pair: Pair) -> Row:
-        return Row(task=f"{pair.task.id}-{len(report.rows)}", kind="coding", config="x", error="E")
+    def failing(cell: Cell) -> Run:
+        return Run(task=f"{cell.task.id}-{len(report.rows)}", kind="coding", config="x", error="E")
 
+    cells = [Cell(1, n, task, configurations[0]) for n, task in enumerate(tasks)]
     with pytest.raises(RunAborted, match="--resume"):
-        run_benchmark(tasks, configurations, report, run=failing)
+        run_cells(cells, failing, report)
     assert len(json.loads(report.path.read_text())["rows"]) == MAX_CONSECUTIVE_ERRORS
 
 
 def test_every_task_loads_and_critic_loop_accepts_its_criteria() -> None:
     coding, writing = load_tasks("coding"), load_tasks("writing")
     assert (len(coding), len(writing)) == (49, 14)
-    for task in [*coding, *writing]:
+    ranged = [task for kind in ("coding", "writing") for task in load_tasks(kind, TIERS["range"])]
+    for task in [*coding, *writing, *ranged]:
         check_task(task)
-    assert set(QUICK_IDS) <= set(TASKS)
+    assert set(QUICK_IDS["project"]) <= set(TASKS)
+    assert set(QUICK_IDS["range"]) <= {task.id for task in ranged}
 
 
 def test_rows_of_an_unchanged_configuration_are_reused_not_run_again(
@@ -320,7 +331,8 @@ def test_rows_of_an_unchanged_configuration_are_reused_not_run_again(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     first = tmp_path / "first.json"
-    assert run(server, "--ids", ",".join(IDS), "--configs", "single_shot", "--out", str(first)) == 0
+    arguments = ["--ids", ",".join(IDS), "--configs", "single_shot", "--jobs", "2"]
+    assert run(server, *arguments, "--out", str(first)) == 0  # two cells at a time
     worker.calls.clear()
     second = tmp_path / "second.json"
     reuse = f"{first}:single_shot"
@@ -369,8 +381,6 @@ def test_the_default_drafts_three_candidates_for_code_and_every_call_is_counted(
 
 
 def test_what_agreement_chose_is_compared_with_the_first_passing_candidate() -> None:
-    from benchmarks.effectiveness.summary import agreement_effect, format_agreement
-
     def grade(candidate: int, visible: bool, solved: bool, support: int) -> dict[str, Any]:
         return {
             "round": 1,
@@ -380,8 +390,8 @@ def test_what_agreement_chose_is_compared_with_the_first_passing_candidate() -> 
             "support": support,
         }
 
-    def row(task: str, *grades: dict[str, Any], solved: bool) -> Row:
-        return Row(
+    def row(task: str, *grades: dict[str, Any], solved: bool) -> Run:
+        return Run(
             task=task,
             kind="coding",
             config="default",
@@ -419,12 +429,13 @@ def test_what_agreement_chose_is_compared_with_the_first_passing_candidate() -> 
         # one passing candidate: nothing to choose
         row("d", grade(1, False, False, 1), grade(2, True, False, 1), solved=False),
     ]
-    effect = agreement_effect("default", rows)
-    assert (effect.runs, effect.changed, effect.gained, effect.lost) == (3, 2, 1, 1)
-    assert format_agreement({"configs": ["default", "single_shot"]}, rows) == (
+    assert agreement_effect("default", rows) == (3, 2, 1, 1)
+    settings = {"configs": ["default"], "task_ids": list("abcd"), "model": "m", "rounds": 2}
+    data = {"settings": settings, "rows": [row.as_json() for row in rows]}
+    assert (
         "agreement (default): 3 run(s) passed with several candidates; it chose another than "
         "the first passing one in 2, solving 1 the first would not and losing 1"
-    )
+    ) in format_report(data)
 
 
 def test_summarize_can_count_only_the_tasks_another_report_finished(
@@ -433,17 +444,17 @@ def test_summarize_can_count_only_the_tasks_another_report_finished(
     def report(name: str, configs: list[str], tasks: list[str]) -> Path:
         path = tmp_path / name
         settings = {"model": "m", "rounds": 2, "configs": configs, "task_ids": IDS}
-        made = Report.create(path, settings)
+        made = EffectivenessReport.create(path, settings)
         for task in tasks:
             for config in configs:
-                made.record(Row(task=task, kind="coding", config=config, solved=True))
+                made.record(Run(task=task, kind="coding", config=config, solved=True))
         return path
 
     every = report("every.json", ["single_shot", "default"], IDS)
     some = report("some.json", ["default"], IDS[:2])
     assert summarize.main([str(every), "--tasks-of", str(some)]) == 0
     printed = capsys.readouterr().out
-    assert "; 2 task(s) (2 coding)" in printed and IDS[2] not in printed
+    assert "2 task(s) run by every configuration" in printed and IDS[2] not in printed
 
 
 def test_every_model_call_is_counted_retries_and_judge_calls_too() -> None:
@@ -477,3 +488,52 @@ def test_every_model_call_is_counted_retries_and_judge_calls_too() -> None:
     assert dict(counter.tally.calls) == {"worker": 2, "critic": 2}
     assert len(model_server.requests) == 4
     assert counter.tally.input_tokens > 0 and counter.tally.output_tokens > 0
+
+
+def test_the_range_tier_validates_its_writing_and_sample_coding_tasks() -> None:
+    from benchmarks.effectiveness.validate import validate
+
+    tasks = {
+        task.id: task for kind in ("coding", "writing") for task in load_tasks(kind, TIERS["range"])
+    }
+    coding = [task for task in tasks.values() if task.kind == "coding"]
+    assert (len(coding), len(tasks) - len(coding)) == (60, 45)
+    for task in tasks.values():
+        if task.kind == "writing":
+            assert validate(task, "range", {}) == ([], None), task.id
+    for task_id in QUICK_IDS["range"][:2]:
+        assert validate(tasks[task_id], "range", {}) == ([], None), task_id
+
+
+def test_the_summary_counts_what_selection_lost_and_the_cost_per_solved_task() -> None:
+    from benchmarks.effectiveness.summary import summarize
+
+    def row(task: str, config: str, solved: bool, drafts: list[bool], calls: int) -> Run:
+        grades = [{"round": 1, "candidate": n, "solved": s} for n, s in enumerate(drafts, 1)]
+        return Run(
+            task=task,
+            kind="coding" if task < "c" else "writing",
+            config=config,
+            solved=solved,
+            worker_calls=calls,
+            input_tokens=100 * calls,
+            draft_grades=grades,
+        )
+
+    rows = [
+        row("a", "single_shot", False, [False], 1),
+        row("a", "default", False, [False, True, False], 3),  # a draft solved it; not the kept one
+        row("b", "single_shot", True, [True], 1),
+        row("b", "default", True, [True, True, True], 3),
+        row("c", "single_shot", False, [False], 1),
+        row("c", "default", True, [False, True], 4),
+    ]
+    settings = {"configs": ["single_shot", "default"], "task_ids": ["a", "b", "c"]}
+    figures = summarize(settings, rows)
+    default = figures["all"][1]
+    assert (default.solved, default.some_solved, default.wins, default.losses) == (2, 3, 1, 0)
+    assert default.delta_points == pytest.approx(100 / 3)
+    assert (default.per(default.calls), default.per(default.calls, solved=True)) == ("3.33", "5.00")
+    assert default.per(default.tokens, solved=True, digits=0) == "500"
+    assert [f.solved for f in figures["coding"]] == [1, 1]
+    assert [f.solved for f in figures["writing"]] == [0, 1]

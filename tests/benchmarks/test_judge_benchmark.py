@@ -14,8 +14,8 @@ import json
 
 import pytest
 
+from benchmarks.harness.report import load
 from benchmarks.judge import cli, summarize
-from benchmarks.judge.report import load, rows_of
 from benchmarks.judge.summary import summary_json
 from tests.support.openai_server import DiligentModel, ScriptedOpenAIServer
 
@@ -34,7 +34,7 @@ def test_the_quick_slice_reports_every_figure(tmp_path, server, capsys) -> None:
     )
     assert status == 0
     data = load(out)
-    figures = {f["config"]: f for f in summary_json(data["settings"], rows_of(data))}
+    figures = {f["config"]: f for f in summary_json(data)}
     verdict = figures["verdict"]
     assert (verdict["artifacts"], verdict["verdicts"], verdict["n"]) == (4, 4, 12)
     assert verdict["both_pass"] == 5 and verdict["false_pass"] == 7
@@ -66,7 +66,7 @@ def test_resume_grades_only_what_is_missing(tmp_path, server) -> None:
     # three artifacts left, three criteria each, one of them (a question) checked by code
     assert len(server.requests) - before == 8
     data = json.loads(out.read_text())
-    assert sorted(row["case"] for row in data["rows"]) == sorted(
+    assert sorted(row["task"] for row in data["rows"]) == sorted(
         ["haiku_rain", "train_english", "jacket_not_waterproof", "add_prints"]
     )
     assert len(data["settings"]["runs"]) == 2

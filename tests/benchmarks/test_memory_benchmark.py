@@ -113,7 +113,7 @@ def test_memory_on_learns_from_a_family_s_first_task_and_helps_its_later_ones(
     assert settings["contexts"]["off"]["candidates"] == 1  # one draft a round, in both modes
     assert settings["contexts"]["on"]["candidates"] == 1
 
-    rows = {(row["mode"], row["task"]): row for row in report["rows"]}
+    rows = {(row["config"], row["task"]): row for row in report["rows"]}
     # interleaved: memory off, then on, for each task in sequence order
     assert [key for key in rows] == [(mode, task) for task in QUICK_ORDER for mode in ("off", "on")]
     for task in QUICK_ORDER:
@@ -170,7 +170,7 @@ def test_errors_are_recorded_and_resume_continues_in_the_same_store(
     model.fail = {"summer offsite"}
     assert run(server, "--quick", "--out", str(out)) == 0
     first = json.loads(out.read_text())
-    errors = [(row["mode"], row["task"]) for row in first["rows"] if row["error"]]
+    errors = [(row["config"], row["task"]) for row in first["rows"] if row["error"]]
     assert errors == [("off", "meetings_offsite"), ("on", "meetings_offsite")]
     assert "errors (2, left out" in capsys.readouterr().out
 
@@ -181,7 +181,7 @@ def test_errors_are_recorded_and_resume_continues_in_the_same_store(
     model.prompts.clear()
     assert run(server, "--quick", "--resume", str(out)) == 0
     assert len(model.prompts) == 3  # only the failed task ran again: off in 2 rounds, on in 1
-    resumed = {(row["mode"], row["task"]): row for row in json.loads(out.read_text())["rows"]}
+    resumed = {(row["config"], row["task"]): row for row in json.loads(out.read_text())["rows"]}
     # the memory-on sequence carried on in its store: the rule learned before is recalled
     assert resumed[("on", "meetings_offsite")]["rounds"] == 1
     assert resumed[("on", "meetings_offsite")]["recalled"]
@@ -229,7 +229,7 @@ def test_sequences_run_side_by_side_with_jobs_give_the_same_rows(
     def outcomes(path: Path) -> dict[tuple[str, str], tuple[Any, ...]]:
         rows = json.loads(path.read_text())["rows"]
         return {
-            (row["mode"], row["task"]): (
+            (row["config"], row["task"]): (
                 row["passed"],
                 row["rounds"],
                 [given["text"] for given in row["recalled"]],

@@ -10,19 +10,18 @@ import shutil
 import pytest
 
 from critic_loop.graphs.app import build_graph
-from critic_loop.nodes.loop.critique import grouping_call
 from critic_loop.nodes.operator_policy import Trust
 from critic_loop.nodes.verifiers.agreement import (
     Grouping,
+    abehaviour_groups,
     behaviour_groups,
     probe_inputs,
     variants_of,
 )
-from critic_loop.nodes.verifiers.checks import sandbox
+from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.ceilings import Ceilings
 from critic_loop.state.errors import IsolationUnavailable
 from critic_loop.state.operator_settings import OperatorSettings
-from critic_loop.state.records import Draft
 from critic_loop.state.rubric import TestSuite
 from tests.support.contexts import scripted_context
 
@@ -90,7 +89,7 @@ def test_further_inputs_vary_the_examples_arguments_and_leave_the_examples_out()
 
 
 def test_candidates_are_grouped_by_what_they_return_on_the_further_inputs() -> None:
-    grouping = behaviour_groups(SUITE, [HARD_CODED, LOOPS, GROUPBY]).sync()
+    grouping = behaviour_groups(SUITE, [HARD_CODED, LOOPS, GROUPBY])
     assert grouping is not None and grouping.probes == len(probe_inputs(SUITE))
     assert grouping.group == [0, 1, 1]
     assert [grouping.support(index) for index in range(3)] == [1, 2, 2]
@@ -98,7 +97,7 @@ def test_candidates_are_grouped_by_what_they_return_on_the_further_inputs() -> N
 
 def test_a_suite_without_literal_calls_gives_no_grouping() -> None:
     opaque = SUITE.model_copy(update={"tests": "def test_nothing():\n    assert True\n"})
-    assert behaviour_groups(opaque, [LOOPS, GROUPBY]).sync() is None
+    assert behaviour_groups(opaque, [LOOPS, GROUPBY]) is None
 
 
 def test_of_the_passing_candidates_the_one_most_others_agree_with_is_chosen(models) -> None:
@@ -139,9 +138,9 @@ def test_the_candidates_run_within_the_operators_ceilings_as_the_tests_criterion
     """The suite leaves `max_file_mb` at its default (64): the ceiling lowers it here too."""
     assert "max_file_mb" not in SUITE.model_fields_set
     under_a_low_ceiling = operator_with(test_max_file_mb=1)
-    held = behaviour_groups(SUITE, [GROUPBY, WRITES_A_FILE], under_a_low_ceiling).sync()
+    held = behaviour_groups(SUITE, [GROUPBY, WRITES_A_FILE], under_a_low_ceiling)
     assert held is not None and held.group == [0, 1]  # the 2 MiB file is refused there
-    assert behaviour_groups(SUITE, [GROUPBY, WRITES_A_FILE], operator_with()).sync() == (
+    assert behaviour_groups(SUITE, [GROUPBY, WRITES_A_FILE], operator_with()) == (
         Grouping(held.probes, [0, 0])  # the default ceiling (64 MiB) lets it write
     )
 
@@ -157,10 +156,9 @@ def no_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_served_run_compares_candidates_only_in_the_complete_sandbox(
     mode: str, no_bubblewrap: None
 ) -> None:
-    drafts = [Draft(round=1, candidate=n, text=text) for n, text in ((1, LOOPS), (2, GROUPBY))]
-    grouping = grouping_call(SUITE, drafts, Trust(served=True, settings=OperatorSettings()))
+    drafts, served = [LOOPS, GROUPBY], Trust(served=True, settings=OperatorSettings())
     with pytest.raises(IsolationUnavailable, match="bubblewrap"):
         if mode == "sync":
-            grouping.sync()
+            behaviour_groups(SUITE, drafts, served)
         else:
-            asyncio.run(grouping.asynchronous())
+            asyncio.run(abehaviour_groups(SUITE, drafts, served))

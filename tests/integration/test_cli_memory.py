@@ -23,7 +23,6 @@ from critic_loop.nodes.memory.ranking import (
     ranking_put,
     strongest_rules,
 )
-from critic_loop.nodes.steps import run_steps
 from critic_loop.persistence import open_persistence
 from critic_loop.state.rules import Rule, RuleProvenance, RuleUsage, rules_namespace
 from tests.support.run_history import OTHER_RULE, RULE, cli_runner, make_history, one_line_error
@@ -140,7 +139,7 @@ def scope_state(db: str, scope: str) -> tuple[set[str], list[str] | None, list[s
         store = persistence.store
         held = {item.key for item in store.search(rules_namespace(scope), limit=100)}
         entries = entries_of(store.get(ranking_namespace(scope), RANKING_KEY))
-        recalled = [item.key for item in run_steps(strongest_rules(store, scope, 5))]
+        recalled = [item.key for item in strongest_rules(store, scope, 5)]
     return held, None if entries is None else [entry[0] for entry in entries], recalled
 
 

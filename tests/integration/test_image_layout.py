@@ -48,7 +48,7 @@ SERVER_SIDE = """
 import json, sys
 import critic_loop.nodes
 from critic_loop.nodes.operator_policy import Trust
-from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
+from critic_loop.nodes.verifiers.checks.test_suite import sandbox_for
 from critic_loop.nodes.verifiers.checks.test_suite import run_test_suite
 from critic_loop.state.operator_settings import OperatorSettings
 from critic_loop.state.rubric import TestSuite

@@ -145,12 +145,8 @@ def test_served_graphs_lock_memory_scopes_across_containers(
 ) -> None:
     """Rule writes on the server hold an advisory lock in its PostgreSQL, not a process lock."""
     from critic_loop.graphs.app import graph
-    from critic_loop.nodes.memory.scope_locks import (
-        ProcessScopeLock,
-        scope_lock,
-        set_default_scope_lock,
-    )
-    from critic_loop.persistence.postgres import AdvisoryScopeLock
+    from critic_loop.keyed_locks import AdvisoryLocks, KeyedLock
+    from critic_loop.nodes.memory.scope_locks import scope_lock, set_default_scope_lock
     from critic_loop.serving.graphs import graph as served
     from critic_loop.serving.graphs import lock_scopes_across_containers
 
@@ -161,11 +157,11 @@ def test_served_graphs_lock_memory_scopes_across_containers(
         monkeypatch.setenv("POSTGRES_URI", "postgresql://server@db:5432/langgraph")
         assert lock_scopes_across_containers()
         lock = scope_lock(store)
-        assert isinstance(lock, AdvisoryScopeLock) and lock.url.endswith("@db:5432/langgraph")
+        assert isinstance(lock, AdvisoryLocks) and lock.url.endswith("@db:5432/langgraph")
         set_default_scope_lock(None)
         monkeypatch.setenv("POSTGRES_URI", ":memory:")  # langgraph dev: nothing changes
         assert not lock_scopes_across_containers()
-        assert isinstance(scope_lock(store), ProcessScopeLock)
+        assert type(scope_lock(store)) is KeyedLock  # this process's
     finally:
         set_default_scope_lock(None)
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from critic_loop.graphs.app import build_graph
-from critic_loop.nodes.models import output_methods
+from critic_loop.nodes.models import gateway
 from critic_loop.state.context import Context
 from tests.support.openai_server import (
     LLAMA_CPP_PYTHON_REFUSAL,
@@ -28,9 +28,9 @@ pytestmark = pytest.mark.integration
 def fresh_method_memory(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    output_methods.forget()
+    gateway.forget_methods()
     yield
-    output_methods.forget()
+    gateway.forget_methods()
 
 
 def context(server, **overrides) -> Context:
@@ -48,12 +48,14 @@ def context(server, **overrides) -> Context:
     [LLAMA_CPP_PYTHON_REFUSAL, LLAMA_CPP_SERVER_REFUSAL],
     ids=["llama-cpp-python", "llama.cpp-server"],
 )
-def test_refused_json_schema_falls_back_to_tool_calls_once(loop_input, caplog, refusal) -> None:
+def test_refused_json_schema_falls_back_to_tool_calls_with_one_info_note(
+    loop_input, caplog, refusal
+) -> None:
     script = RoleScript(
         worker=["draft 1", "draft 2"],
         critic=[graded(RUBRIC, {"tone": "Use plain words."}), graded(RUBRIC)],
     )
-    caplog.set_level(logging.WARNING, logger="critic_loop.nodes.models.output_methods")
+    caplog.set_level(logging.INFO, logger="critic_loop")
     with ScriptedOpenAIServer(RefusesJsonSchema(script, refusal)) as server:
         out = build_graph().invoke(loop_input, context=context(server))
     assert out["outcome"] == "passed"
@@ -65,12 +67,25 @@ def test_refused_json_schema_falls_back_to_tool_calls_once(loop_input, caplog, r
     # round 2 goes straight to tools: the choice was remembered
     assert kinds[-2:] == ["tools", "tools"]
     assert kinds[:-2] and set(kinds[:-2]) == {"json_schema"}
-    warnings = [r for r in caplog.records if "refused structured output" in r.getMessage()]
-    assert len(warnings) == 1
-    assert "json_schema" in warnings[0].getMessage()
-    assert "function_calling" in warnings[0].getMessage()
-    said = warnings[0].getMessage()  # one short line, not the server's raw error body
+    notes = [r for r in caplog.records if "structured output by" in r.getMessage()]
+    assert [note.levelno for note in notes] == [logging.INFO]
+    said = notes[0].getMessage()  # one short line, not the server's raw error body
+    assert "json_schema" in said and "function_calling" in said and server.base_url in said
     assert "\n" not in said and "{" not in said and len(said) < 200, said
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_the_fallback_note_is_said_once_per_server(loop_input, caplog) -> None:
+    script = RoleScript(worker=["draft 1"], critic=[graded(RUBRIC), graded(RUBRIC)])
+    caplog.set_level(logging.INFO, logger="critic_loop")
+    with ScriptedOpenAIServer(RefusesJsonSchema(script, LLAMA_CPP_PYTHON_REFUSAL)) as server:
+        two_critics = context(server, critic_models=["openai:a", "openai:b"])
+        out = build_graph().invoke(loop_input, context=two_critics)
+    assert out["outcome"] == "passed"
+    kinds = ["tools" if r.get("tools") else "json_schema" for r in server.structured_requests()]
+    assert kinds.count("tools") == 2  # each critic model found its method
+    notes = [r for r in caplog.records if "structured output by" in r.getMessage()]
+    assert len(notes) == 1 and notes[0].levelno == logging.INFO
 
 
 def test_the_choice_is_remembered_across_runs(loop_input) -> None:

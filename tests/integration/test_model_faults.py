@@ -11,13 +11,13 @@ from langgraph.store.memory import InMemoryStore
 
 from critic_loop.cli import main
 from critic_loop.graphs.app import build_graph
-from critic_loop.nodes.models.faults import ModelUnreachable
+from critic_loop.nodes.models.gateway import ModelUnreachable, Request, ask
+from critic_loop.nodes.models.ledger import Ledger
+from critic_loop.nodes.models.loading import grading_model
 from critic_loop.nodes.models.provider_registry import (
     register_chat_model_provider,
     unregister_chat_model_provider,
 )
-from critic_loop.nodes.models.structured import ask_until_valid, structured_model
-from critic_loop.nodes.steps import run_steps
 from critic_loop.state.context import Context
 from tests.support.dev_server import free_port
 from tests.support.openai_server import (
@@ -152,16 +152,18 @@ def test_a_server_that_never_answers_ends_at_the_timeout_resumably(
 
 def test_an_unreachable_critic_is_named_by_role_and_url() -> None:
     closed = f"http://127.0.0.1:{free_port()}/v1"
-    judge = structured_model(
-        "openai:c",
+    judge = Request(
+        model=grading_model("openai:c", "critic", Context(base_url=closed, max_retries=0)),
+        spec="openai:c",
         role="critic",
+        server=closed,
+        prompt=[HumanMessage("grade this")],
+        read=lambda answer: answer,
         schema={"type": "object"},
         method="json_mode",
-        context=Context(base_url=closed, max_retries=0),
     )
-    prompt = [HumanMessage("grade this")]
     with pytest.raises(ModelUnreachable) as failed:
-        run_steps(ask_until_valid(judge, lambda _: prompt, lambda answer: answer, 1))
+        ask(judge, Ledger())
     assert str(failed.value).startswith(
         f"the critic model 'openai:c' at {closed}/chat/completions cannot be reached ("
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from critic_loop.nodes.verifiers.checks import sandbox
+from critic_loop.sandbox import isolation as sandbox
 from tests.support.notebook_models import start_stand_in
 from tests.support.notebooks import (
     MODEL_VARIABLES,

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from critic_loop.nodes.verifiers.checks import sandbox
 from critic_loop.nodes.verifiers.checks.test_suite import arun_test_suite, run_test_suite
+from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.rubric import TestSuite
 from tests.support.code_task import ADD_TESTS, CORRECT
 

@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 
 from critic_loop.nodes.operator_policy import OPERATOR, Trust
-from critic_loop.nodes.verifiers.checks import sandbox
-from critic_loop.nodes.verifiers.checks.sandbox_policy import sandbox_for
-from critic_loop.nodes.verifiers.checks.test_suite import arun_test_suite, run_test_suite
+from critic_loop.nodes.verifiers.checks.test_suite import (
+    arun_test_suite,
+    run_test_suite,
+    sandbox_for,
+)
+from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.errors import IsolationUnavailable
 from critic_loop.state.operator_settings import OperatorSettings
 from critic_loop.state.rubric import TestSuite

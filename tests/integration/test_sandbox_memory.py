@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from critic_loop.graphs.app import build_graph
-from critic_loop.nodes.verifiers.checks import memory_bound, sandbox
-from critic_loop.nodes.verifiers.checks.sandbox import Isolation, Limits
 from critic_loop.nodes.verifiers.checks.test_suite import run_test_suite
+from critic_loop.sandbox import isolation as sandbox
+from critic_loop.sandbox import memory_bound
+from critic_loop.sandbox.isolation import Isolation, Limits
 from critic_loop.state.operator_settings import OperatorSettings, operator_settings
 from critic_loop.state.rubric import TestSuite
 from tests.support.contexts import scripted_context

@@ -5,6 +5,8 @@ import fcntl
 
 import pytest
 
+from critic_loop import keyed_locks
+from critic_loop.keyed_locks import LockWaitExpired
 from critic_loop.persistence import aopen_persistence, open_persistence, sqlite
 
 pytestmark = pytest.mark.integration
@@ -13,7 +15,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture
 def held_setup_lock(tmp_path, monkeypatch):
     """The database's setup lock, held by another open file (as another process would)."""
-    monkeypatch.setattr(sqlite, "LOCK_WAIT_SECONDS", 0.3)
+    monkeypatch.setattr(keyed_locks, "LOCK_WAIT_SECONDS", 0.3)
     database = tmp_path / "runs.sqlite"
     with (sqlite.lock_directory(database) / "setup.lock").open("a") as holder:
         fcntl.flock(holder, fcntl.LOCK_EX)
@@ -22,7 +24,7 @@ def held_setup_lock(tmp_path, monkeypatch):
 
 def test_opening_waits_for_the_setup_lock_then_names_it(held_setup_lock) -> None:
     with (
-        pytest.raises(sqlite.LockWaitExpired, match=r"waited 0 s for .*setup\.lock"),
+        pytest.raises(LockWaitExpired, match=r"waited 0 s for .*setup\.lock"),
         open_persistence(held_setup_lock),
     ):
         pass
@@ -33,7 +35,7 @@ def test_opening_from_async_code_waits_then_names_it(held_setup_lock) -> None:
         async with aopen_persistence(held_setup_lock):
             pass
 
-    with pytest.raises(sqlite.LockWaitExpired, match=r"setup\.lock"):
+    with pytest.raises(LockWaitExpired, match=r"setup\.lock"):
         asyncio.run(open_it())
 
 
@@ -49,7 +51,7 @@ def test_a_lock_let_go_in_time_is_taken(tmp_path) -> None:
                 fcntl.flock(holder, fcntl.LOCK_UN)
 
             releasing = asyncio.ensure_future(release())
-            async with sqlite.ahold_file(path):
+            async with sqlite.file_locks(database).ahold("setup"):
                 pass
             await releasing
 

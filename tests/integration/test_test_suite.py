@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from critic_loop.nodes.verifiers.checks import sandbox
 from critic_loop.nodes.verifiers.checks.test_suite import arun_test_suite, run_test_suite
+from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.rubric import TestSuite
 from tests.support.code_task import ADD_TESTS, CORRECT, FAILS_TWO
 
@@ -270,3 +270,27 @@ def test_a_timed_out_run_is_really_stopped(run) -> None:
     assert seen.is_set()  # the child really ran...
     time.sleep(0.5)
     assert processes_with(token) == []  # ...and nothing is still running
+
+
+def test_a_cancelled_run_is_stopped_at_once() -> None:
+    token = f"critic-loop-cancelled-{secrets.token_hex(4)}"
+    draft = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {token!r}])\n"
+        "def add(a, b):\n"
+        "    time.sleep(600)\n"
+    )
+
+    async def cancel_once_running() -> float:
+        running = asyncio.ensure_future(arun_test_suite(suite(timeout_seconds=120), draft))
+        while not processes_with(token):
+            await asyncio.sleep(0.05)
+        cancelled_at = time.monotonic()
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        return time.monotonic() - cancelled_at
+
+    assert asyncio.run(asyncio.wait_for(cancel_once_running(), 60)) < 10
+    time.sleep(0.5)
+    assert processes_with(token) == []  # the run's processes went with it

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from critic_loop.nodes.models import output_methods
+from critic_loop.nodes.models import gateway
 from critic_loop.nodes.models.discovery import served_model
 from critic_loop.state.context import Context
 
@@ -47,7 +47,7 @@ def real_context() -> Context:
     model = os.environ.get("CRITIC_LOOP_TEST_MODEL") or served_model(base_url)
     if model is None:
         pytest.fail(f"{base_url} lists no model")
-    output_methods.forget()  # discover the server's structured-output support afresh
+    gateway.forget_methods()  # discover the server's structured-output support afresh
     return Context(
         worker_model=f"openai:{model}",
         critic_model=f"openai:{model}",

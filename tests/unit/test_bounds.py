@@ -6,7 +6,7 @@ import pytest
 
 from critic_loop.nodes.loop.feedback import worker_feedback
 from critic_loop.nodes.verifiers.checks.structured import check_json, check_json_schema
-from critic_loop.nodes.verifiers.checks.suite_report import (
+from critic_loop.sandbox.report import (
     CollectedTest,
     SuiteReport,
     TestOutcome,

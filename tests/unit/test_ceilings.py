@@ -3,7 +3,6 @@
 import asyncio
 import re
 import threading
-import time
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
@@ -16,7 +15,8 @@ from critic_loop.nodes.operator_policy import (
     check_rubric,
     runnable_suite,
 )
-from critic_loop.nodes.verifiers.checks.test_slots import TestSlots
+from critic_loop.nodes.verifiers.checks.test_suite import host_limits
+from critic_loop.sandbox.runner import Slots
 from critic_loop.state.ceilings import (
     CONTEXT_CEILINGS,
     TEST_CEILINGS,
@@ -154,17 +154,15 @@ def test_a_test_suites_default_limits_are_lowered_for_every_run() -> None:
 async def test_no_more_test_runs_than_the_operator_allows_go_at_once(monkeypatch) -> None:
     monkeypatch.setenv("CRITIC_LOOP_MAX_CONCURRENT_TESTS", "2")
     operator_settings.cache_clear()
-    slots, seen = TestSlots(), []
+    slots, seen = Slots(), []
 
     async def one_run() -> None:
-        async with slots.aheld():
+        async with slots.held(host_limits().concurrent_runs):
             seen.append(slots.running)
             await asyncio.sleep(0.02)
 
-    def one_blocking_run() -> None:
-        with slots.held():
-            seen.append(slots.running)
-            time.sleep(0.02)
+    def one_blocking_run() -> None:  # a sync caller drives the same code in its own loop
+        asyncio.run(one_run())
 
     try:
         threads = [threading.Thread(target=one_blocking_run) for _ in range(3)]

@@ -5,8 +5,7 @@ import re
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from critic_loop.nodes.steps import run_steps
-from critic_loop.nodes.verifiers.checks import check_call
+from critic_loop.nodes.verifiers.checks import run_check
 from critic_loop.state.references import reference_to, resolve_reference
 from critic_loop.state.rubric import AnyCriterion, Rubric, dump_rubric
 from critic_loop.state.verdict import CheckResult
@@ -17,13 +16,7 @@ CRITERIA = TypeAdapter(AnyCriterion)
 
 def check(spec: dict, draft: str) -> CheckResult:
     criterion = CRITERIA.validate_python({"id": "c", **spec})
-    call = check_call(criterion, draft)
-
-    def steps():
-        result = yield call
-        return result
-
-    return run_steps(steps())
+    return run_check(criterion, draft)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from critic_loop.nodes.verifiers.checks.failure_notes import describe_failure
+from critic_loop.sandbox.report import describe_failure
 
 CASES = [
     (

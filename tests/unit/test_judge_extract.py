@@ -13,15 +13,15 @@ from __future__ import annotations
 import pytest
 
 from critic_loop.grading import critique_artifact, grade
-from critic_loop.nodes.models.faults import ModelUnreachable
+from critic_loop.nodes.models.gateway import ModelUnreachable, ask_all
 from critic_loop.nodes.models.ledger import Ledger
-from critic_loop.nodes.steps import run_steps
 from critic_loop.nodes.verifiers.judge import (
     EXTRACT_MAX_TOKENS,
     NOTHING_QUOTED,
     accept_extracted,
     extract_prompt,
-    judge_steps,
+    judge_requests,
+    judgement_of,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.state.budget import Allowance
@@ -148,7 +148,8 @@ def test_the_extracting_judge_is_held_to_the_runs_budgets() -> None:
             critic_model="openai:scripted", base_url=server.base_url, judge_mode="extract"
         )
         ledger = Ledger(Allowance(calls=1))
-        judgement = run_steps(judge_steps([PRICE, SEASON], JACKET, context, ledger))
+        requests = judge_requests([PRICE, SEASON], JACKET, context)
+        judgement = judgement_of([PRICE, SEASON], ask_all(requests, ledger), context)
     assert len(server.requests) == 1 and judgement.calls == 1 and ledger.calls == 1
     assert judgement.stopped == "the call budget ran out"
     assert judgement.results == []  # a judgement cut short does not decide
@@ -158,7 +159,7 @@ def test_an_unreachable_extracting_judge_is_named_by_role_and_url() -> None:
     closed = f"http://127.0.0.1:{free_port()}/v1"
     context = Context(critic_model="openai:c", base_url=closed, max_retries=0, judge_mode="extract")
     with pytest.raises(ModelUnreachable) as failed:
-        run_steps(judge_steps([PRICE], JACKET, context))
+        ask_all(judge_requests([PRICE], JACKET, context), Ledger())
     assert (failed.value.role, failed.value.url) == ("critic", f"{closed}/chat/completions")
     assert str(failed.value).startswith(
         f"the critic model 'openai:c' at {closed}/chat/completions cannot be reached ("

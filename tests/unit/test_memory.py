@@ -531,7 +531,6 @@ def test_recall_in_a_large_scope_reads_only_the_rankings_head() -> None:
         ranking_writes,
         strongest_rules,
     )
-    from critic_loop.nodes.steps import run_steps
 
     store = SearchCountingStore()
     values = {
@@ -543,7 +542,7 @@ def test_recall_in_a_large_scope_reads_only_the_rankings_head() -> None:
     entries = ranked(values.items())
     store.batch(ranking_writes("big", entries))
     store.read_keys.clear()
-    strongest = [item.key for item in run_steps(strongest_rules(store, "big", 5))]
+    strongest = [item.key for item in strongest_rules(store, "big", 5)]
     assert strongest == [entry[0] for entry in entries[:5]]  # the most useful first
     rankings_read = [key for namespace, key in store.read_keys if namespace[1] == "ranking"]
     assert rankings_read == [HEAD_KEY]  # not the whole ranking
@@ -553,7 +552,7 @@ def test_recall_in_a_large_scope_reads_only_the_rankings_head() -> None:
     store.delete(ranking_namespace("big"), HEAD_KEY)  # a ranking written alone
     store.batch([ranking_put("big", entries)])
     store.read_keys.clear()
-    assert [item.key for item in run_steps(strongest_rules(store, "big", 5))] == strongest
+    assert [item.key for item in strongest_rules(store, "big", 5)] == strongest
     assert (ranking_namespace("big"), RANKING_KEY) in store.read_keys
 
 
@@ -669,7 +668,7 @@ def test_the_distill_step_keeps_no_checkpoints_of_its_own(models, loop_input) ->
 
 
 def test_the_distill_handoff_names_every_field_of_a_finished_run() -> None:
-    from critic_loop.graphs.app import DistillHandoff
+    from critic_loop.graphs.distill import DistillHandoff
     from critic_loop.state.distill import DistillInput
 
     # source_thread_id is for past threads distilled on their own; the loop's is its own

@@ -122,6 +122,35 @@ def test_an_untrusted_run_is_refused_before_any_model_call(models, monkeypatch) 
     assert os.environ.get("CRITIC_LOOP_UNTRUSTED_INPUT") is None
 
 
+def test_a_client_sending_straight_to_a_node_is_held_to_the_policy(models, monkeypatch) -> None:
+    """`Command(goto=Send("critique", ...))` skips check_input, not the policy in front of it."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command, Send
+
+    monkeypatch.setenv("CRITIC_LOOP_UNTRUSTED_INPUT", "true")
+    operator_settings.cache_clear()
+    critic = models.script("critic")
+    view = {
+        "rubric": [{"id": "c", "text": "It is polite."}],
+        "drafts": [{"round": 1, "text": "Hi"}],
+    }
+    graph = build_graph(InMemorySaver())
+    try:
+        for refused, match in (
+            ({"base_url": "http://attacker.invalid/v1"}, "base_url"),
+            ({"critic_attempts": 10}, "critic_attempts"),
+        ):
+            with pytest.raises(TrustViolation, match=match):
+                graph.invoke(
+                    Command(goto=Send("critique", view)),
+                    {"configurable": {"thread_id": f"direct-{match}"}},
+                    context=scripted_context(**refused).model_dump(exclude_unset=True),
+                )
+    finally:
+        operator_settings.cache_clear()
+    assert critic.calls == 0
+
+
 def test_a_client_cannot_make_the_server_ask_a_host_of_its_choosing_for_models(
     monkeypatch,
 ) -> None:
@@ -129,7 +158,7 @@ def test_a_client_cannot_make_the_server_ask_a_host_of_its_choosing_for_models(
     from langgraph.runtime import Runtime
 
     from critic_loop.nodes.models import discovery
-    from critic_loop.nodes.operator_policy import context_of
+    from critic_loop.nodes.operator_policy import settled
 
     asked: list[str] = []
     monkeypatch.setattr(discovery, "discover_model", lambda url: asked.append(url) or "m")
@@ -139,9 +168,9 @@ def test_a_client_cannot_make_the_server_ask_a_host_of_its_choosing_for_models(
     try:
         runtime = Runtime(context={"base_url": "http://attacker.invalid/v1"})
         with pytest.raises(TrustViolation, match="base_url"):
-            context_of(runtime)
+            settled(runtime)
         assert asked == []
-        served_context = context_of(Runtime(context={}))
+        served_context = settled(Runtime(context={})).context
     finally:
         operator_settings.cache_clear()
     assert asked == ["http://operator.invalid/v1"]

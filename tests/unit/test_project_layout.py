@@ -4,6 +4,9 @@ import ast
 import importlib
 import json
 import runpy
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from critic_loop.nodes.memory import lexical_embeddings
@@ -12,6 +15,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE_FOLDERS = ["critic_loop", "graphs", "nodes", "state"]
 CORE = {"graphs": "critic_loop.graphs", "nodes": "critic_loop.nodes", "state": "critic_loop.state"}
 """The core's folders and the packages they install as; the ring is the rest of critic_loop."""
+LEAVES = {
+    "critic_loop.sandbox": ROOT / "critic_loop" / "sandbox",
+    "critic_loop.keyed_locks": ROOT / "critic_loop" / "keyed_locks.py",
+}
+"""Libraries of critic_loop that import nothing of it (nor of LangGraph): the core may use them."""
 
 
 def test_every_source_folder_is_a_package_of_the_wheel() -> None:
@@ -96,11 +104,13 @@ def imported_modules(source: str, module: str, is_package: bool = False) -> list
     return sorted(found)
 
 
+def _inside(module: str, packages: Iterable[str]) -> bool:
+    return any(module == package or module.startswith(package + ".") for package in packages)
+
+
 def is_ring(module: str) -> bool:
-    """Whether `module` is part of critic_loop outside the core (graphs, nodes, state)."""
-    if module != "critic_loop" and not module.startswith("critic_loop."):
-        return False
-    return not any(module == core or module.startswith(core + ".") for core in CORE.values())
+    """Whether `module` is part of critic_loop outside the core (graphs, nodes, state, leaves)."""
+    return _inside(module, ["critic_loop"]) and not _inside(module, [*CORE.values(), *LEAVES])
 
 
 def test_the_core_imports_nothing_from_the_ring() -> None:
@@ -114,6 +124,47 @@ def test_the_core_imports_nothing_from_the_ring() -> None:
         if is_ring(module)
     ]
     assert reaching_out == []
+
+
+def leaf_modules() -> Iterator[tuple[Path, str]]:
+    """Every module of the leaves: its file and its name."""
+    for leaf, place in LEAVES.items():
+        if place.is_file():
+            yield place, leaf
+        for path in sorted(place.rglob("*.py")) if place.is_dir() else []:
+            parts = path.relative_to(place).with_suffix("").parts
+            yield path, ".".join([leaf, *parts]).removesuffix(".__init__")
+
+
+def test_a_leaf_imports_nothing_of_critic_loop_langgraph_or_langchain() -> None:
+    reaching_out = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path, name in leaf_modules()
+        for line, module in imported_modules(path.read_text(), name, path.name == "__init__.py")
+        if module.startswith(("critic_loop", "langgraph", "langchain"))
+        and not _inside(module, LEAVES)
+    ]
+    assert reaching_out == []
+    assert is_ring("critic_loop.persistence") and not is_ring("critic_loop.sandbox.runner")
+    assert len({name for _, name in leaf_modules()}) >= 2 + len(LEAVES)  # each leaf was read
+    imported = subprocess.run(
+        [sys.executable, "-c", LEAF_IMPORTS, *LEAVES], capture_output=True, text=True, check=True
+    )
+    assert json.loads(imported.stdout) == []  # nor anything that imports them
+
+
+LEAF_IMPORTS = """
+import importlib, json, pkgutil, sys
+for leaf in sys.argv[1:]:
+    package = importlib.import_module(leaf)
+    for found in pkgutil.walk_packages(getattr(package, "__path__", []), leaf + "."):
+        importlib.import_module(found.name)
+print(json.dumps(sorted(
+    name for name in sys.modules
+    if name.startswith(("langgraph", "langchain"))
+    or name.startswith("critic_loop.") and not name.startswith(tuple(sys.argv[1:]))
+)))
+"""
 
 
 def test_the_import_check_sees_every_kind_of_import() -> None:

@@ -2,7 +2,7 @@
 
 import json
 
-from critic_loop.nodes.verifiers.checks.suite_report import (
+from critic_loop.sandbox.report import (
     defined_tests,
     judge,
     parse_report,

@@ -3,10 +3,10 @@
 Without a profiler: timers are wrapped (inside this process, with `unittest.mock.patch`)
 around the few places the time changes hands, so they cost microseconds per round:
 
-- model calls: each `Call` a node yields (the LangChain runnable's `invoke`, HTTP included),
-  timed by a copy of `nodes.steps.run_steps` that times `call.sync()`;
-- node logic: the rest of each node body (`run_steps` for the dual nodes, and the plain
-  `check_input`, `route`, `finalize`);
+- model calls: each call the gateway makes (the LangChain runnable's `invoke`, HTTP
+  included), timed around the runnable `gateway._Exchange.next_call` returns;
+- node logic: the rest of each node body (`check_input`, `generate`, `critique`, `route`,
+  `finalize`);
 - LangGraph: the loop's wall time minus both.
 
 Parts of each are timed too: the functions in `PARTS` where the nodes call them, the
@@ -49,36 +49,27 @@ def _timed(function: Callable[..., Any], buckets: Buckets, name: str) -> Callabl
     return wrapper
 
 
-def timing_run_steps(buckets: Buckets) -> Callable[[Any], Any]:
-    """Return a copy of `nodes.steps.run_steps` that adds up node time and call time."""
+def timing_next_call(buckets: Buckets) -> Callable[[Any], Any]:
+    """Return the gateway's `next_call`, its runnable's `invoke` timed as a model call."""
+    from critic_loop.nodes.models.gateway import _Exchange
 
-    def run_steps(steps: Any) -> Any:
-        started = time.perf_counter()
-        result: Any = None
-        error: Exception | None = None
-        try:
-            while True:
-                try:
-                    call = steps.throw(error) if error is not None else steps.send(result)
-                except StopIteration as stop:
-                    return stop.value
-                call_started = time.perf_counter()
-                try:
-                    result, error = call.sync(), None
-                except Exception as raised:
-                    result, error = None, raised
-                finally:
-                    buckets["model calls"] += time.perf_counter() - call_started
-        finally:
-            buckets["node bodies"] += time.perf_counter() - started
+    original = _Exchange.next_call
 
-    return run_steps
+    def next_call(exchange: Any) -> Any:
+        model = original(exchange)
+        return (
+            None
+            if model is None
+            else mock.Mock(invoke=_timed(model.invoke, buckets, "model calls"))
+        )
+
+    return next_call
 
 
 PARTS: dict[str, tuple[str, ...]] = {
     "chat models (worker_model, grading_model)": (
         "critic_loop.nodes.loop.generate.worker_model",
-        "critic_loop.nodes.models.structured.grading_model",
+        "critic_loop.nodes.verifiers.judge.grading_model",
         "critic_loop.nodes.loop.check_input.worker_model",
         "critic_loop.nodes.loop.check_input.grading_model",
     ),
@@ -88,12 +79,7 @@ PARTS: dict[str, tuple[str, ...]] = {
         "critic_loop.nodes.verifiers.judge.render_prompt",
     ),
     "worker_feedback": ("critic_loop.nodes.loop.critique.worker_feedback",),
-    "context_of": (
-        "critic_loop.nodes.loop.generate.context_of",
-        "critic_loop.nodes.loop.critique.context_of",
-        "critic_loop.nodes.loop.route.context_of",
-        "critic_loop.nodes.loop.check_input.context_of",
-    ),
+    "settled (the context held to the policy)": ("critic_loop.nodes.node.settled",),
 }
 """Parts of critic-loop's node logic timed on their own: the functions, where nodes call them."""
 
@@ -106,7 +92,7 @@ def timed_critic_loop(base_url: str, buckets: Buckets) -> Iterator[CriticLoopMem
     from critic_loop.graphs import app
 
     with ExitStack() as stack:
-        for name in ("check_input", "route", "finalize"):  # captured when the graph is built
+        for name in ("check_input", "generate", "critique", "route", "finalize"):  # at build
             stack.enter_context(
                 mock.patch.object(app, name, _timed(getattr(app, name), buckets, "node bodies"))
             )
@@ -116,7 +102,9 @@ def timed_critic_loop(base_url: str, buckets: Buckets) -> Iterator[CriticLoopMem
     saver = loop.graph.checkpointer
     with ExitStack() as stack:
         stack.enter_context(
-            mock.patch("critic_loop.nodes.steps.run_steps", timing_run_steps(buckets))
+            mock.patch(
+                "critic_loop.nodes.models.gateway._Exchange.next_call", timing_next_call(buckets)
+            )
         )
         for part, targets in PARTS.items():
             for target in targets:

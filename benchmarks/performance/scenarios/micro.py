@@ -51,7 +51,6 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
 
     from critic_loop.graphs.app import build_graph, loop_graph
     from critic_loop.nodes.models.loading import load_chat_model
-    from critic_loop.nodes.models.structured import StructuredModel
     from critic_loop.state.context import Context
     from critic_loop.state.loop import CriticView, LoopState
     from critic_loop.state.verdict import critic_output_schema
@@ -83,10 +82,8 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
         ),
         (
             "structured-output binding made (with_structured_output, include_raw=True)",
-            "nodes/models/structured.py:StructuredModel.output, per ask_once",
-            lambda: StructuredModel(model, spec, schema, "json_schema", None, "critic").output(
-                "json_schema"
-            ),
+            "nodes/models/gateway.py:_Exchange.next_call, per call",
+            lambda: model.with_structured_output(schema, method="json_schema", include_raw=True),
             1.0,
         ),
         (
@@ -132,8 +129,8 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
         ),
         (
             "RunnableLambda.invoke of a trivial body (no callbacks attached)",
-            "what wrapping a node body in RunnableLambda would add; nodes/steps.py:StepsNode "
-            "calls generate, critique and recall directly",
+            "what wrapping a node body in RunnableLambda would add; nodes/node.py:Node calls "
+            "every node body directly",
             lambda: trivial.invoke(1),
             0.0,
         ),

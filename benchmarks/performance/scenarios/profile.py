@@ -65,8 +65,8 @@ SUSPECTS = (
         (("nodes/models/loading.py", "load_chat_model"),),
     ),
     Suspect(
-        "structured-output runnable made per call (StructuredModel.output)",
-        (("nodes/models/structured.py", "output"),),
+        "structured-output runnable made per call (gateway's next_call)",
+        (("nodes/models/gateway.py", "next_call"),),
     ),
     Suspect(
         "verdict JSON schema rebuilt per judge call (critic_output_schema)",

@@ -2,7 +2,7 @@
 
 A scope is filled with `recall_rules` rules (distinct texts, varied usage, each learned on
 a task of one of ten kinds, four of them the kinds recall is asked about), then the
-recall node's own work (`recall_steps`: `search_rules` plus ranking) is timed directly,
+recall node's own work (`recall`: `search_rules` plus ranking) is timed directly,
 interleaved across the stores: SQLite without the vector index, SQLite with it (pysqlite3
 and sqlite-vec, as the embedded default has on Linux x86-64), and PostgreSQL when
 `CRITIC_LOOP_TEST_POSTGRES_URL` is set. Its p50 and p90 are divided by one model call
@@ -169,14 +169,13 @@ def recall_once(store: BaseStore, scope: str, task: str, context: Any) -> tuple[
     """Run the recall node's logic once; return its seconds and how many rules it gave."""
     from langgraph.runtime import Runtime
 
-    from critic_loop.nodes.memory.recall import RecallView, recall_steps
-    from critic_loop.nodes.steps import run_steps
+    from critic_loop.nodes.memory.recall import RecallView, recall
 
     runtime = Runtime(context=context, store=store)
     update: dict[str, Any] = {}
 
     def run() -> None:
-        update.update(run_steps(recall_steps(RecallView(task=task), runtime)))
+        update.update(recall(RecallView(task=task), runtime))
 
     seconds = timed(run)
     return seconds, len(update["recalled_rules"])

@@ -18,7 +18,7 @@ stays under `CRITIC_LOOP_SANDBOX_MEMORY_MB`, the first way this system allows:
 - **per-process**: where the kernel cannot limit the run's processes (no sandbox user),
   only each process is bounded; the sandbox is then incomplete, and served runs refuse it.
 
-The run's events say which (`MemoryBound.event`, the "sandbox" event of `check_input`).
+`MemoryBound.event` says which, for the caller's progress events.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from critic_loop.nodes.verifiers.checks.sandbox import Isolation, Limits
+from critic_loop.sandbox.isolation import Isolation, Limits
 
 logger = logging.getLogger(__name__)
 

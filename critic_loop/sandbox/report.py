@@ -6,6 +6,12 @@ the report is complete (it ends with `finished`), every test function the file d
 was collected, every collected test has exactly one result and it is `passed`, and pytest
 exited with status 0. A missing, unreadable or inconsistent report is a failure; an exit
 status alone never means "passed".
+
+Each failing test is told in one short line (`describe_failure`): small models revise
+better from "add(1, 2) returned 4, expected 3" than from pytest's report (and paste the
+report into their code otherwise). The line is built from the failing test's own assert,
+as pytest's short traceback shows it, and pytest's assertion message; a call that could
+not cross the boundary to the drafted code says so in its own words.
 """
 
 from __future__ import annotations
@@ -18,8 +24,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from critic_loop.nodes.verifiers.checks.failure_notes import describe_failure
-
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 """What a test's result can be; only `passed` passes."""
 
@@ -31,6 +35,58 @@ MAX_HINT = 600
 
 SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
 """Environment variables whose values must never appear in evidence or hints."""
+
+MAX_NOTE_CHARACTERS = 200
+"""A note longer than this is cut."""
+
+ASSERT_EQUAL = re.compile(r"^assert (?P<left>.+?) == (?P<right>.+)$")
+
+BOUNDARY_ERRORS = ("NotPlainData", "DraftEnded", "DraftRaised", "BrokenReply")
+"""Errors of a call across the boundary to the drafted code; their message is the note."""
+
+
+def _bounded(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_NOTE_CHARACTERS else text[: MAX_NOTE_CHARACTERS - 3] + "..."
+
+
+def _test_line(traceback: str) -> str:
+    """Return the assert in the test file that failed, as the short traceback quotes it."""
+    lines = traceback.splitlines()
+    for position, line in enumerate(lines):
+        if re.match(r"^\S+:\d+: in test", line) and position + 1 < len(lines):
+            return lines[position + 1].strip()
+    return ""
+
+
+def _reported(message: str) -> list[str]:
+    """Pytest's message lines, without the exception's class name."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    if lines and lines[0].startswith("AssertionError: "):
+        lines[0] = lines[0].removeprefix("AssertionError: ")
+    return lines
+
+
+def describe_failure(message: str, traceback: str = "") -> str:
+    """Say in one short line why a test failed (see the module docstring)."""
+    reported = _reported(message)
+    if not reported:
+        return ""
+    error, _, said = reported[-1].partition(": ")
+    if error in BOUNDARY_ERRORS:  # "add(1, 2) returned an object of type Any, not plain..."
+        return _bounded(said)
+    source = _test_line(traceback)
+    asserted = ASSERT_EQUAL.match(source)
+    found = next((m for line in reported if (m := ASSERT_EQUAL.match(line))), None)
+    if asserted and found and "(" in asserted["left"]:
+        return _bounded(f"{asserted['left']} returned {found['left']}, expected {found['right']}")
+    if found:
+        said = f" ({reported[0]})" if not reported[0].startswith("assert") else ""
+        return _bounded(f"got {found['left']}, expected {found['right']}{said}")
+    if source.startswith("assert") and not reported[0].startswith("assert"):
+        call = asserted["left"] if asserted else source.removeprefix("assert ")
+        return _bounded(f"{call} raised {reported[-1]}")
+    return _bounded(reported[0])
 
 
 @dataclass(frozen=True)
@@ -174,7 +230,6 @@ def _test_class(node: ast.ClassDef) -> bool:
 
 
 def _secret_values() -> Iterator[tuple[str, str]]:
-
     for name, value in os.environ.items():
         if len(value) >= 6 and SECRET_NAMES.search(name):
             yield name, value
@@ -202,11 +257,13 @@ def _note(outcome: TestOutcome) -> str:
 
 @dataclass(frozen=True)
 class Judged:
-    """A judgement of the report: passed or not, and the evidence and hint saying why."""
+    """A suite's verdict on a draft: passed or not, and the evidence and hint saying why."""
 
     passed: bool
     evidence: str
     hint: str = ""
+    terminal: bool = False
+    """The tests themselves are broken: no draft can pass them."""
 
 
 def _consistency(report: SuiteReport, defined: Sequence[str]) -> str | None:

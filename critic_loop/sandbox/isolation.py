@@ -1,35 +1,15 @@
-"""The sandbox that runs pytest on drafted (untrusted, possibly hostile) code.
+"""The sandbox drafted (untrusted, possibly hostile) code runs in: probed once, built per run.
 
-Layers, where the system allows them (`isolation()` probes once per process):
-
-- bubblewrap (`bwrap`): new PID, network, IPC, UTS, cgroup and mount namespaces. The code
-  sees only what is bound read-only (/usr and the /bin, /lib* links, the dynamic loader's
-  files in /etc, the Python installation and the virtualenv running critic-loop, never the
-  rest of a checkout), its own /proc, a minimal /dev, and two size-limited tmpfs: /tmp,
-  holding the working directory, and /dev/shm. Those are the only writable places. The
-  checkout, home directories, /etc's secrets and other processes are invisible; there is
-  no network; every process dies with the sandbox.
-- An unprivileged user. Started by root, the launcher becomes uid/gid 65534 (nobody) with
-  no supplementary groups, in a user namespace of its own that allows no further user
-  namespaces, before any drafted code runs. Started by anyone else, bwrap's unprivileged
-  user namespace (nested ones disabled) runs the code as the caller's own uid.
-- Resource limits, set by the launcher: address space, CPU time, file size, open files,
-  no core files, and processes. RLIMIT_NPROC counts the processes of the kernel's user (and
-  since Linux 5.14 of the user namespace); it holds for no process of root, which is why
-  the run must really be another user, and the run's own user namespace makes the count
-  this run's alone. The tmpfs sizes bound what the code can write in total.
-- A clean environment: a minimal PATH, LANG, HOME, TMPDIR and PYTHON* settings, nothing
-  of the parent's.
-
-Where bwrap is missing or refused, a warning says once what is missing, and runs fall back
-to `unshare` namespaces where those work, and to the resource limits. With
-CRITIC_LOOP_REQUIRE_ISOLATION=1, `ensure_isolation()` raises `IsolationUnavailable`
-instead, before anything runs. `bounded_run` runs the commands built here.
-
-A `tests` criterion runs two sandboxes side by side, each built here: one for the drafted
-code, one for pytest and the tests (see `test_suite`). Each sees only its own working
-directory and the read-only library of code that runs inside (`boundary`); they share
-nothing but the descriptors the caller hands each of them.
+Where the system allows (`isolation()` probes once per process): bubblewrap's namespaces
+(PID, network, IPC, UTS, cgroup, mount), with the system and Python read-only and two
+size-limited tmpfs (/tmp, holding the working directory, and /dev/shm) the only writable
+places; an unprivileged user (started by root, the launcher becomes nobody in a user
+namespace of its own, so that RLIMIT_NPROC holds and counts this run alone; else bwrap's
+unprivileged user namespace); limits the launcher sets (address space, CPU time,
+processes, file size, open files, no core files); a clean environment. Where bwrap is
+missing or refused, a warning says once what is missing and runs fall back to `unshare`
+namespaces and the limits; with CRITIC_LOOP_REQUIRE_ISOLATION=1, `ensure_isolation()`
+raises `IsolationUnavailable` instead. docs/security.md gives the whole picture.
 """
 
 from __future__ import annotations
@@ -48,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from critic_loop.state.errors import IsolationUnavailable as IsolationUnavailable
+from critic_loop.sandbox import IsolationUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +40,7 @@ INSTALL = "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap)"
 
 SANDBOX_UID = 65534
 """The unprivileged user (and group) a sandbox started by root runs as: nobody."""
+
 
 LIBRARY = Path("/critic-loop-library")
 """Where the sandbox sees the library directory (`build(library=...)`), read-only."""
@@ -226,7 +207,7 @@ class Command:
     """Whether exit status 128 + N means killed by signal N (bwrap reports deaths so)."""
 
     def returncode(self, status: int) -> int:
-        """Translate the exit status as subprocess gives it: -N when killed by signal N."""
+        """Return the exit status as subprocess gives it: -N when killed by signal N."""
         if self.signal_offset and 128 < status < 128 + 65:
             return 128 - status
         return status
@@ -237,14 +218,6 @@ class Command:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.fds = []
-
-    def __enter__(self) -> Command:
-        """Use the command; its files are closed on leaving."""
-        return self
-
-    def __exit__(self, *exception: object) -> None:
-        """Close the parent's copies of the inherited files."""
-        self.close()
 
 
 def _environment(inner: Path, library: Path | None) -> dict[str, str]:
@@ -421,7 +394,7 @@ def probe(bwrap: str | None, unshare: str | None) -> Isolation:
     )
 
 
-@functools.cache  # probing starts bwrap and unshare: 160 ms, more than a model call's latency
+@functools.cache  # probing starts bwrap and unshare
 def _probed() -> Isolation:
     return probe(shutil.which("bwrap"), shutil.which("unshare"))
 

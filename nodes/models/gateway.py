@@ -1,0 +1,357 @@
+"""The one way a node calls a model: budget admission, the call, usage, retries, the fallback.
+
+`ask(request, ledger)` makes the calls one `Request` needs (`aask` awaits them instead;
+`ask_all`/`aask_all` ask several, side by side under asyncio). Each call is admitted by the
+step's `Ledger` (the run's budgets) first and settled with the tokens it reported after.
+
+Which retry layer does what:
+
+1. The provider's client (`Context.max_retries`) repeats a request that failed on a rate
+   limit (honouring Retry-After), a server error, a timeout or a dropped connection. When
+   those run out, a server that cannot be reached is `ModelUnreachable`; the run stops,
+   every finished step saved, and can be resumed.
+2. Here, within `Request.attempts` calls (`worker_attempts`, `critic_attempts`): a reply
+   that cannot be read (`ANSWER_FAILURES`), or that `Request.read` rejects, is asked
+   again, the prompt remade by `Request.retry`; the last one may still be taken on
+   stricter terms (`Request.read_last`).
+3. Here too, not counted as an attempt: a server that refuses the structured-output
+   method is asked again with the next (json_schema -> function_calling -> json_mode),
+   remembered per model and server, and said once per server at INFO.
+4. On Temporal, an activity's attempts (`TemporalSettings.activity_attempts`) run the
+   whole node again after its worker died or layer 1 gave up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import httpx
+import openai
+import pydantic
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.runnables import Runnable
+
+from critic_loop.nodes.models.ledger import Ledger
+from critic_loop.nodes.models.loading import STRICT_SCHEMA_PROVIDERS, role_tags, split_model_spec
+from critic_loop.state.context import StructuredOutputMethod
+from critic_loop.state.records import TokenUsage
+from critic_loop.state.schema import InvalidAnswer
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+MALFORMED: tuple[type[Exception], ...] = (
+    json.JSONDecodeError,
+    openai.APIResponseValidationError,
+    pydantic.ValidationError,
+)
+"""A reply the server sent that cannot be read as a chat completion."""
+
+ANSWER_FAILURES: tuple[type[Exception], ...] = (
+    openai.LengthFinishReasonError,
+    openai.ContentFilterFinishReasonError,
+    OutputParserException,
+    *MALFORMED,
+)
+"""The model answered, but not usably: an attempt spent, asked again."""
+
+UNREACHABLE: tuple[type[Exception], ...] = (openai.APIConnectionError, httpx.TransportError)
+"""No answer came from the server: refused, unreachable, timed out."""
+
+FALLBACKS: dict[StructuredOutputMethod, StructuredOutputMethod | None] = {
+    "json_schema": "function_calling",
+    "function_calling": "json_mode",
+    "json_mode": None,
+}
+"""The method to try when a server refuses one."""
+
+REFUSAL_WORDS: dict[StructuredOutputMethod, tuple[str, ...]] = {
+    "json_schema": ("json_schema", "response_format"),
+    "function_calling": ("tool", "function"),
+    "json_mode": ("json_object", "response_format"),
+}
+"""Words a server's refusal of each method mentions (llama-cpp-python: HTTP 500 "Input
+should be 'text' or 'json_object'")."""
+
+REFUSAL_STATUSES = frozenset({400, 404, 405, 415, 422, 500, 501})
+"""HTTP statuses servers use to refuse a request they do not support."""
+
+
+class ModelUnreachable(ConnectionError):
+    """A role's model server could not be reached (after the client's own retries)."""
+
+    def __init__(self, role: str, spec: str, url: str, cause: Exception) -> None:
+        """Name the role, the model and the URL, so the reader knows which server to fix."""
+        self.role, self.spec, self.url = role, spec, url
+        detail = str(cause).strip() or "no answer"
+        timed_out = isinstance(cause, openai.APITimeoutError | httpx.TimeoutException)
+        failed = "did not answer in time" if timed_out else "cannot be reached"
+        super().__init__(
+            f"the {role} model {spec!r} at {url} {failed} ({type(cause).__name__}: {detail})"
+        )
+
+
+def _url_of(error: Exception, server: str | None) -> str:
+    try:
+        return str(error.request.url)  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):  # httpx raises RuntimeError when it has none
+        return server or "the provider's endpoint"
+
+
+_methods: dict[tuple[str, str | None], StructuredOutputMethod] = {}
+_noted_servers: set[str | None] = set()
+_lock = threading.Lock()
+
+
+def forget_methods() -> None:
+    """Forget which structured-output method each server accepts (tests do)."""
+    with _lock:
+        _methods.clear()
+        _noted_servers.clear()
+
+
+def _refused(error: BaseException, method: StructuredOutputMethod) -> bool:
+    if getattr(error, "status_code", None) not in REFUSAL_STATUSES:
+        return False
+    return any(word in str(error).lower() for word in REFUSAL_WORDS[method])
+
+
+def usage_of(reply: BaseMessage | None, prompt: Sequence[BaseMessage]) -> TokenUsage:
+    """Tokens spent on `prompt` -> `reply`: reported usage, else a local approximation."""
+    reported = getattr(reply, "usage_metadata", None)
+    if reported:
+        return TokenUsage(
+            input_tokens=reported.get("input_tokens", 0),
+            output_tokens=reported.get("output_tokens", 0),
+        )
+    return TokenUsage(
+        input_tokens=count_tokens_approximately(prompt),
+        output_tokens=count_tokens_approximately([reply]) if reply is not None else 0,
+        estimated=True,
+    )
+
+
+def parse_answer(answer: dict[str, Any], schema: type[M]) -> M:
+    """Read LangChain's raw/parsed/parsing_error triple as `schema`, or raise `InvalidAnswer`."""
+    parsed = answer.get("parsed")
+    if answer.get("parsing_error") is not None or parsed is None:
+        reason = answer.get("parsing_error") or "no structured answer was found"
+        raise InvalidAnswer([f"the answer is not valid JSON for the schema ({reason})"])
+    try:
+        return schema.model_validate(parsed)
+    except pydantic.ValidationError as error:
+        fields = sorted({".".join(map(str, item["loc"])) or "(root)" for item in error.errors()})
+        raise InvalidAnswer(
+            ["the answer does not match the schema at " + ", ".join(fields)]
+        ) from error
+
+
+_bindings: dict[tuple[int, str, int, str, bool], tuple[Any, ...]] = {}
+
+
+def _bound(
+    model: BaseChatModel,
+    role: str,
+    schema: dict[str, Any] | None,
+    method: StructuredOutputMethod,
+    strict: bool,
+) -> Runnable[Any, Any]:
+    """Return `model` tagged with its role and, with a `schema`, bound to answer in it.
+
+    Made once per model, role, schema and method, at most 64 kept (each with its model and
+    schema, so that their ids, the key, cannot pass to other objects).
+    """
+    key = (id(model), role, id(schema), method, strict)
+    known = _bindings.get(key)
+    if known is not None:
+        return known[0]  # type: ignore[no-any-return]
+    bound: Runnable[Any, Any] = model
+    if schema is not None:
+        options: dict[str, Any] = {"method": method, "include_raw": True}
+        if method != "json_mode" and strict:
+            options["strict"] = True
+        bound = model.with_structured_output(schema, **options)
+    bound = bound.with_config(tags=role_tags(role))
+    if len(_bindings) >= 64:
+        _bindings.clear()
+    _bindings[key] = (bound, model, schema)
+    return bound
+
+
+def _same_prompt(prompt: list[BaseMessage], reply: Any, problem: str) -> list[BaseMessage]:
+    return prompt
+
+
+@dataclass(frozen=True)
+class Request(Generic[T]):
+    """One question to a model, and how to read its answer.
+
+    With `schema`, the model answers in that JSON schema and `read` gets LangChain's
+    raw/parsed/parsing_error triple; without, `read` gets the reply message.
+    """
+
+    model: BaseChatModel
+    spec: str
+    role: str
+    server: str | None
+    prompt: list[BaseMessage]
+    read: Callable[[Any], T]
+    """Returns the accepted value, or raises `InvalidAnswer` to ask again."""
+    attempts: int = 1
+    read_last: Callable[[Any], T] | None = None
+    """Takes the last attempt's rejected answer on stricter terms, if it can."""
+    retry: Callable[[list[BaseMessage], Any, str], list[BaseMessage]] = _same_prompt
+    """The next prompt, from the last one, its answer and why that was rejected."""
+    schema: dict[str, Any] | None = None
+    method: StructuredOutputMethod = "json_schema"
+
+
+@dataclass
+class Answer(Generic[T]):
+    """What a request came to: the accepted value (or None) and what it took."""
+
+    value: T | None = None
+    calls: int = 0
+    rejected: list[str] = field(default_factory=list)
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    stopped: str | None = None
+    """Why the run's budgets refused a call before a value was accepted."""
+    failure: Exception | None = None
+    """The last unreadable reply's error, when no value was accepted."""
+
+
+class _Exchange(Generic[T]):
+    """The calls of one request, step by step: what `ask` and `aask` share."""
+
+    def __init__(self, request: Request[T], ledger: Ledger) -> None:
+        self.request, self.ledger = request, ledger
+        self.answer: Answer[T] = Answer()
+        self.prompt, self.estimate, self.tries, self.done = request.prompt, 0, 0, False
+        self.key = (request.spec, request.server)
+        self.method = _methods.get(self.key, request.method)
+
+    def next_call(self) -> Runnable[Any, Any] | None:
+        """Admit the next call and return what to invoke, or None when there is none."""
+        if self.done or self.tries >= self.request.attempts:
+            return None
+        self.estimate = count_tokens_approximately(self.prompt)
+        refusal = self.ledger.admit(self.estimate)
+        if refusal is not None:
+            self.answer.stopped = refusal
+            return None
+        self.answer.calls += 1
+        request = self.request
+        strict = split_model_spec(request.spec)[0] in STRICT_SCHEMA_PROVIDERS
+        return _bound(request.model, request.role, request.schema, self.method, strict)
+
+    def answered(self, reply: Any) -> None:
+        """Settle the call and read its answer."""
+        raw = reply.get("raw") if self.request.schema is not None else reply
+        usage = usage_of(raw, self.prompt)
+        self.ledger.settle(self.estimate, usage)
+        self.answer.usage += usage
+        self._read(reply)
+
+    def failed(self, error: Exception) -> None:
+        """Settle the call; ask again, fall back to another method, or raise."""
+        self.ledger.settle(self.estimate)
+        if self.request.schema is not None and _refused(error, self.method):
+            replacement = self._fall_back(error)
+            if replacement is not None:
+                self.method = replacement
+                return
+        if isinstance(error, ANSWER_FAILURES):
+            self.answer.failure = error
+            if self.request.schema is not None:
+                self._read({"raw": None, "parsed": None, "parsing_error": error})
+            else:
+                self.tries += 1
+                self.answer.rejected.append(f"the reply could not be read ({error!r})")
+            return
+        if isinstance(error, UNREACHABLE):
+            url = _url_of(error, self.request.server)
+            raise ModelUnreachable(self.request.role, self.request.spec, url, error) from error
+        raise error
+
+    def _read(self, reply: Any) -> None:
+        self.tries += 1
+        try:
+            self.answer.value, self.done = self.request.read(reply), True
+            self.answer.failure = None
+            return
+        except InvalidAnswer as invalid:
+            problem = str(invalid)
+        self.answer.rejected.append(problem)
+        if self.tries < self.request.attempts:
+            self.prompt = self.request.retry(self.prompt, reply, problem)
+        elif self.request.read_last is not None:
+            with contextlib.suppress(InvalidAnswer):
+                self.answer.value = self.request.read_last(reply)
+
+    def _fall_back(self, error: Exception) -> StructuredOutputMethod | None:
+        replacement = FALLBACKS[self.method]
+        with _lock:
+            if replacement is not None and _methods.get(self.key, self.method) == self.method:
+                _methods[self.key] = replacement
+                if self.request.server not in _noted_servers:
+                    _noted_servers.add(self.request.server)
+                    logger.info(
+                        "%s does not accept structured output by %s (HTTP %s); using %s "
+                        "from now on",
+                        self.request.server or self.request.spec,
+                        self.method,
+                        getattr(error, "status_code", "?"),
+                        replacement,
+                    )
+        return replacement
+
+
+def ask(request: Request[T], ledger: Ledger) -> Answer[T]:
+    """Make the calls `request` needs (see the module docstring)."""
+    exchange = _Exchange(request, ledger)
+    while (model := exchange.next_call()) is not None:
+        try:
+            reply = model.invoke(exchange.prompt)
+        except Exception as error:
+            exchange.failed(error)
+        else:
+            exchange.answered(reply)
+    return exchange.answer
+
+
+async def aask(request: Request[T], ledger: Ledger) -> Answer[T]:
+    """`ask`, awaiting each call."""
+    exchange = _Exchange(request, ledger)
+    while (model := exchange.next_call()) is not None:
+        try:
+            reply = await model.ainvoke(exchange.prompt)
+        except Exception as error:
+            exchange.failed(error)
+        else:
+            exchange.answered(reply)
+    return exchange.answer
+
+
+def ask_all(requests: Sequence[Request[T]], ledger: Ledger) -> list[Answer[T]]:
+    """Ask each request in turn; all share `ledger`."""
+    answers = []
+    for request in requests:
+        answers.append(ask(request, ledger))
+    return answers
+
+
+async def aask_all(requests: Sequence[Request[T]], ledger: Ledger) -> list[Answer[T]]:
+    """Ask the requests side by side; all share `ledger`, so they stop at its budgets."""
+    return list(await asyncio.gather(*(aask(request, ledger) for request in requests)))

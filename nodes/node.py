@@ -1,0 +1,113 @@
+"""A node: its sync and async bodies, behind the operator's policy.
+
+LangGraph gives a node its `Runtime`; a `Node` gives its body that runtime with the
+context settled (`operator_policy.settled`: held to the operator's policy, its models
+found), so a body reads `runtime.context` and trusts it. Every node of the app graph and
+the distill graph is a `Node`, so no step runs around the policy, not even one a client
+reaches directly with `Command(goto=Send(...))`; the one conditional edge that reads the
+context is behind it too (`policed_path`).
+
+A node that calls a model has a sync body and an async one, as LangGraph's prebuilt nodes
+do: `graph.invoke` runs the first, `graph.ainvoke` the second, so runs in flight wait on
+their models without holding a thread each. A node that only decides, or reads the store,
+has a sync body alone; under `ainvoke` it runs in `NODE_THREADS`, as LangGraph runs sync
+nodes in the event loop's default executor, which is small (6 threads on 2 cores), and in
+which a body waiting for a memory scope's lock could starve the store's own work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
+
+from langchain_core.runnables import Runnable, RunnableConfig
+from langgraph.runtime import Runtime, get_runtime
+from pydantic import BaseModel
+
+from critic_loop.nodes.operator_policy import needs_network, settled
+
+R = TypeVar("R")
+
+NODE_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="critic-loop-node")
+"""Where sync-only bodies run under `ainvoke`."""
+
+
+class Node(Runnable[Any, Any]):
+    """A node's sync body and, optionally, its async one, run behind the operator's policy.
+
+    It wraps the sync body (`functools.update_wrapper`), so LangGraph reads the node's
+    input schema and its `Command` destinations from that body's annotations.
+    """
+
+    def __init__(
+        self,
+        func: Callable[[Any, Runtime[Any]], Any],
+        afunc: Callable[[Any, Runtime[Any]], Awaitable[Any]] | None = None,
+    ) -> None:
+        """Wrap `func` (and `afunc`, its async twin)."""
+        self.func, self.afunc = func, afunc
+        functools.update_wrapper(self, func)
+        self.name = func.__name__
+        self.schema = get_type_hints(func).get(next(iter(inspect.signature(func).parameters)))
+
+    def typed(self, state: Any) -> Any:
+        """Read a plain-data input (a `Send`'s payload) as the body's pydantic schema."""
+        schema = self.schema
+        if isinstance(state, dict) and isinstance(schema, type) and issubclass(schema, BaseModel):
+            return schema.model_validate(state)
+        return state
+
+    if TYPE_CHECKING:
+
+        def __call__(self, state: Any, runtime: Runtime[Any]) -> Any:
+            """Run the sync body behind the policy."""
+
+    else:
+
+        def __call__(self, state, runtime):  # unannotated: LangGraph reads `__wrapped__`'s
+            """Run the sync body behind the policy."""
+            return self.func(self.typed(state), settled(runtime))
+
+    async def arun(self, state: Any, runtime: Runtime[Any]) -> Any:
+        """Run the async body (else the sync one, in `NODE_THREADS`) behind the policy."""
+        if needs_network(runtime):  # ask the model server which model it serves off the loop
+            runtime = await asyncio.to_thread(settled, runtime)
+        else:
+            runtime = settled(runtime)
+        if self.afunc is not None:
+            return await self.afunc(self.typed(state), runtime)
+        context = contextvars.copy_context()  # LangGraph's config, for interrupt() and streams
+        body = functools.partial(context.run, self.func, self.typed(state), runtime)
+        return await asyncio.get_running_loop().run_in_executor(NODE_THREADS, body)
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:  # noqa: A002
+        """Run the sync body (LangGraph already traces the node; no run of its own)."""
+        return self.func(self.typed(input), settled(get_runtime()))
+
+    async def ainvoke(
+        self,
+        input: Any,  # noqa: A002
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Run the async body."""
+        return await self.arun(input, get_runtime())
+
+
+def policed_path(func: Callable[[Any, Runtime[Any]], R]) -> Callable[[Any, Runtime[Any]], R]:
+    """Return a conditional edge's decision behind the operator's policy, like a `Node`.
+
+    LangGraph gives an edge's function its runtime (a branch does not run in its node's
+    context), so the edge stays a function; LangGraph runs it as it runs a sync node.
+    """
+
+    @functools.wraps(func)
+    def path(state: Any, runtime: Runtime[Any]) -> R:
+        return func(state, settled(runtime))
+
+    return path

@@ -1,0 +1,41 @@
+"""Every model call goes through one gateway, a few of critic-loop's own frames below a node."""
+
+import traceback
+from pathlib import Path
+from typing import Any
+
+from critic_loop.graphs.app import build_graph
+from tests.support.contexts import scripted_context
+from tests.support.rubrics import TASK
+
+PRODUCT = [Path(__file__).resolve().parents[2] / folder for folder in ("graphs", "nodes", "state")]
+
+
+def own_frames() -> list[str]:
+    """The product's frames on the stack now (graphs/, nodes/, state/)."""
+    return [
+        f"{Path(frame.filename).name}:{frame.name}"
+        for frame in traceback.extract_stack()
+        if any(Path(frame.filename).resolve().is_relative_to(folder) for folder in PRODUCT)
+    ]
+
+
+def test_a_model_request_is_at_most_four_of_our_frames_below_langgraph(models) -> None:
+    stacks: dict[str, list[str]] = {}
+
+    def recorded(role: str, reply: str) -> Any:
+        def answer(messages: Any) -> str:
+            stacks[role] = own_frames()
+            return reply
+
+        return answer
+
+    models.script("worker", recorded("worker", "Recursion is a function calling itself."))
+    models.script("critic", recorded("critic", "a function calling itself"))
+    rubric = [{"id": "defines", "text": "It says what recursion is."}]
+    context = scripted_context(judge_mode="extract")
+    out = build_graph().invoke({"task": TASK, "rubric": rubric}, context=context)
+    assert out["outcome"] == "passed"
+    assert stacks["worker"][-1] == "gateway.py:ask" and len(stacks["worker"]) <= 4
+    assert stacks["critic"][-1] == "gateway.py:ask" and len(stacks["critic"]) <= 4
+    assert stacks["critic"][0] == "node.py:invoke"  # the node, behind the operator's policy

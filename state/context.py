@@ -254,15 +254,18 @@ class Context(BaseSettings):
             "Unset, it follows the critic model (critic-loop models)."
         ),
     )
-    judge_mode: Literal["verdict", "extract"] = Field(
+    judge_mode: Literal["verdict", "extract", "extract_ask"] = Field(
         default="verdict",
         description=(
             "verdict: the judge decides (met / not met / not sure) and a pass must quote the "
             "artifact; extract: the judge is only asked to copy the few words of the "
             "artifact that show a criterion (one call per criterion), and code decides: a "
             "short quotation found in the artifact passes, anything else is not met "
-            "(small models copy better than they judge). Unset, it follows the critic "
-            "model (critic-loop models)."
+            "(small models copy better than they judge); extract_ask: as extract, but "
+            "where its words are not in the artifact the judge is asked yes or no, and the "
+            "probability of yes passes at the judge profile's threshold (an OpenAI-"
+            "compatible server's log-probabilities). Unset, it follows the critic model "
+            "(critic-loop models)."
         ),
     )
     lint_checks: bool = Field(

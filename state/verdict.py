@@ -142,6 +142,10 @@ class CriterionResult(BaseModel):
         default="judge",
         description="Who decided it: a deterministic check, or the LLM judge (or panel).",
     )
+    p_met: float | None = Field(
+        default=None,
+        description="The judge's probability that it is met, when asked yes or no decided it.",
+    )
 
 
 class Verdict(BaseModel):

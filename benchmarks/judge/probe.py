@@ -2,8 +2,8 @@
 
 A probe variant turns one labelled pair into a chat request: a yes/no question read by
 the first token's log-probabilities (`critic_loop.nodes.verifiers.yes_no`), or the
-extracting judge's request for the words that show the criterion (read as text, its
-first token's P(NONE) kept too). `probe_figures` turns the answers into decisions and
+extracting judge's request for the words that show the criterion (read as text).
+`probe_figures` turns the answers into decisions and
 figures; this module only asks, through langchain-openai as a run would.
 
 Answers are cached in `--out` per request (the messages, the fence's random token
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import re
 import sys
@@ -33,21 +32,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
 from benchmarks.judge.cases import CASES, Case, Pair
 from benchmarks.judge.held_out import HELD_OUT
-from critic_loop.judge_fit import choose_examples
 from critic_loop.nodes.verifiers.grounding import quote_problem
 from critic_loop.nodes.verifiers.judge import NO_WORDS, extract_prompt, extracted_quote
-from critic_loop.nodes.verifiers.judge_profile import Example
-from critic_loop.nodes.verifiers.rubric_lint import criterion_kind
 from critic_loop.nodes.verifiers.yes_no import (
-    HINT_MAX_TOKENS,
+    NULL_ARTIFACT,
     TOP_LOGPROBS,
-    as_question,
     first_token_logprobs,
-    hint_prompt,
     share_of_yes,
     yes_no_prompt,
 )
@@ -100,13 +94,11 @@ FENCE = re.compile(r"\b[0-9a-f]{16}\b")
 
 @dataclass(frozen=True)
 class Item:
-    """One labelled pair, where it comes from, and the examples a few-shot prompt may use."""
+    """One labelled pair, and the set it comes from."""
 
     set: str
     case: Case
     pair: Pair
-    index: int
-    """The case's position in its set (the fit set's two halves are even and odd)."""
 
     @property
     def key(self) -> str:
@@ -114,106 +106,17 @@ class Item:
         return f"{self.set}/{self.case.id}/{self.pair.id}"
 
 
-def labelled_examples(cases: tuple[Case, ...]) -> list[tuple[Example, str]]:
-    """Return every pair of `cases` as a worked example with its kind."""
-    return [
-        (Example(artifact=c.artifact, statement=p.text, met=p.label), criterion_kind(p.text))
-        for c in cases
-        for p in c.pairs
-    ]
-
-
-def fitted_examples(item: Item) -> list[Example]:
-    """Choose worked examples from labels the item's figures never see.
-
-    For a held-out pair, from the fit set; for a fit pair, from the other half of the fit
-    set (by artifact).
-    """
-    if item.set == "held_out":
-        pool = CASES
-    else:
-        pool = tuple(c for i, c in enumerate(CASES) if i % 2 != item.index % 2)
-    return choose_examples(labelled_examples(pool), criterion_kind(item.pair.text))
-
-
-GENERIC_EXAMPLES = [
-    Example(
-        artifact="Our cafe opens at 9 am on weekdays.",
-        statement="It gives an opening time.",
-        met=True,
-    ),
-    Example(
-        artifact="Pack a scarf, gloves and a warm hat.", statement="It mentions boots.", met=False
-    ),
-    Example(
-        artifact="The museum is not open on Mondays.",
-        statement="It says the museum is open on Mondays.",
-        met=False,
-    ),
-    Example(
-        artifact="def area(r):\n    return 3.14 * r * r",
-        statement="The function returns a value.",
-        met=True,
-    ),
-]
-"""The extracting judge's worked examples, as yes/no examples (no labels of the set)."""
-
-NULL_ARTIFACT = "N/A"
-"""A content-free artifact (contextual calibration: Zhao et al., "Calibrate before use")."""
-
-SYSTEM = (
-    "You check one statement about an artifact (a text or a piece of code). Answer only yes or no."
-)
-
-
-def _fenced(artifact: str) -> str:
-    return f"<<<ARTIFACT 0123456789abcdef>>>\n{artifact}\n<<<END ARTIFACT 0123456789abcdef>>>"
-
-
-def statement_prompt(item: Item, question: str) -> list[BaseMessage]:
-    """Ask in the earlier probe's words: the statement, then whether it is true (or false)."""
-    user = (
-        f"{_fenced(item.case.artifact)}\n\nStatement: {item.pair.text}\n"
-        f"Is the statement {question} of the artifact? Answer yes or no."
-    )
-    return [SystemMessage(SYSTEM), HumanMessage(user)]
-
-
-def question_first(item: Item) -> list[BaseMessage]:
-    """Ask the question before the artifact."""
-    user = f"{as_question(item.pair.text)} Answer yes or no.\n\n{_fenced(item.case.artifact)}"
-    return [SystemMessage(SYSTEM), HumanMessage(user)]
-
-
-def bare(item: Item) -> list[BaseMessage]:
-    """No system prompt, no markers: the artifact and the question."""
-    return [
-        HumanMessage(f"{item.case.artifact}\n\n{as_question(item.pair.text)} Answer yes or no.")
-    ]
-
-
 YES_NO: dict[str, Callable[[Item], list[BaseMessage]]] = {
     "question": lambda item: yes_no_prompt(item.pair.text, item.case.artifact),
     # the same question of a content-free artifact: the criterion's own pull towards yes
     "null": lambda item: yes_no_prompt(item.pair.text, NULL_ARTIFACT),
-    "statement": lambda item: statement_prompt(item, "true"),
-    "negated": lambda item: statement_prompt(item, "false"),
-    "question_first": question_first,
-    "bare": bare,
-    "fewshot_generic": lambda item: yes_no_prompt(
-        item.pair.text, item.case.artifact, GENERIC_EXAMPLES
-    ),
-    "fewshot_fitted": lambda item: yes_no_prompt(
-        item.pair.text, item.case.artifact, fitted_examples(item)
-    ),
 }
 """Yes/no variants: one request each, one token, read by its log-probabilities."""
 
-VARIANTS = (*YES_NO, "extract", "quote_question", "hint")
-"""`extract`: the extracting judge's request (as `default` sends it, first attempt);
-`quote_question`: the `question` variant asked of the extracted quote alone, when the
-quote is in the artifact ("Does 'rain' name a season?"); `hint`: for a pair labelled not
-met, what the artifact lacks, in a sentence (the hint a failed judged criterion would give)."""
+VARIANTS = (*YES_NO, "extract")
+"""`extract`: the extracting judge's request (as a run sends it, first attempt). The
+variants phase 1 also asked (other wordings, worked examples, the quote asked about
+again, hints) lost (`results/probe-local-0.5b-figures.txt`); their answers stay cached."""
 
 
 def cache_key(messages: list[BaseMessage], settings: dict[str, Any]) -> str:
@@ -298,36 +201,19 @@ def run_variant(probe: Probe, variant: str, item: Item) -> dict[str, Any]:
     if variant in YES_NO:
         key, answer = probe.ask(YES_NO[variant](item), 1)
         return {"p_met": share_of_yes(answer["top"]), "asked": [key]}
-    if variant == "hint":
-        if item.pair.label:
-            return {"asked": []}
-        key, answer = probe.ask(hint_prompt(item.pair.text, item.case.artifact), HINT_MAX_TOKENS)
-        return {"hint": answer["text"].strip(), "asked": [key]}
     key, extract = probe.ask(extract_messages(item), 64)
     quote = extracted_quote(extract["text"])
     nothing = not quote or quote.lower().strip(" .!") in NO_WORDS
-    row = {
-        "quote": quote,
-        "problem": "nothing quoted" if nothing else quote_problem(quote, item.case.artifact),
-        "p_none": sum(
-            math.exp(logprob)
-            for token, logprob in extract["top"]
-            if token.strip().upper()[:3] == "NON"
-        ),
-        "asked": [key],
-    }
-    if variant == "extract" or row["problem"] is not None:
-        return row
-    second, answer = probe.ask(yes_no_prompt(item.pair.text, quote), 1)
-    return {**row, "p_met": share_of_yes(answer["top"]), "asked": [key, second]}
+    problem = "nothing quoted" if nothing else quote_problem(quote, item.case.artifact)
+    return {"quote": quote, "problem": problem, "asked": [key]}
 
 
 def items(sets: list[str]) -> Iterator[Item]:
     """Every labelled pair of the chosen sets, in order."""
     for name in sets:
-        for index, case in enumerate(SETS[name]):
+        for case in SETS[name]:
             for pair in case.pairs:
-                yield Item(name, case, pair, index)
+                yield Item(name, case, pair)
 
 
 def main(argv: list[str] | None = None) -> int:

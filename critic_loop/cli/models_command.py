@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 import click
 
 from critic_loop.cli.context_options import context_options
 from critic_loop.cli.option_sections import SectionedCommand, option
-from critic_loop.errors import UsageProblem
 
 
 def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -58,24 +56,16 @@ def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
 
 
 def judge_profile(critic_model: str) -> dict[str, Any] | None:
-    """Describe the operator's judge profile (`CRITIC_LOOP_JUDGE_PROFILE`), if there is one."""
-    from critic_loop.nodes.verifiers.judge_profile import ProfileProblem, load_profile
-    from critic_loop.state.operator_settings import operator_settings
+    """Describe the judge profile that applies to the critic model, if one does."""
+    from critic_loop.nodes.verifiers.judge_profile import judge_profile as applying
 
-    path = operator_settings().judge_profile
-    if path is None:
+    profile = applying(critic_model)
+    if profile is None:
         return None
-    try:
-        profile = load_profile(Path(path))
-    except ProfileProblem as problem:
-        raise UsageProblem(f"CRITIC_LOOP_JUDGE_PROFILE: {problem}") from None
     return {
-        "path": path,
-        "model": profile.model,
-        "used": profile.model == critic_model,
+        "path": profile.source,
+        "threshold": profile.threshold,
         "labels": profile.labels,
-        "threshold": profile.default.threshold,
-        "kinds": {kind: settings.threshold for kind, settings in profile.kinds.items()},
         "cross_validated": profile.cross_validated,
     }
 
@@ -93,14 +83,11 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         lines.append(f"  {name.ljust(width)}  {value:14s} from {setting['from']}")
     judge = report["judge_profile"]
     if judge is None:
-        lines.append("judge profile: none (CRITIC_LOOP_JUDGE_PROFILE is unset)")
-    elif not judge["used"]:
-        lines.append(f"judge profile: {judge['path']} is for {judge['model']}: not used")
+        lines.append("judge profile: none for the critic model (CRITIC_LOOP_JUDGE_PROFILE)")
     else:
-        kinds = "".join(f", {kind} {value:.2f}" for kind, value in judge["kinds"].items())
         lines.append(
             f"judge profile: {judge['path']} (fitted on {judge['labels']} labels): "
-            f"threshold {judge['threshold']:.2f}{kinds}"
+            f"threshold {judge['threshold']:.2f} on P(met)"
         )
     return lines
 

@@ -200,7 +200,7 @@ def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> d
 
     Raises:
         DiscoveryFailed: the run's server could not say which model it serves.
-        ValueError: the operator's model profiles cannot be read.
+        ModelSetupError: the operator's model profiles cannot be read.
     """
     found = _found_models(chosen, environ)
     models = {**chosen, **found}

@@ -9,7 +9,9 @@ A model's profile comes from, first to last:
   small model (`SMALL_MODEL_PARAMS` or fewer) gets the settings small models need
   (`LOCAL_SETTINGS`, chosen on the judge benchmark), named or found on a server;
 - a model of unknown size that nobody named, found on the run's OpenAI-compatible
-  server, is taken for a small local one too.
+  server, is taken for a small local one too;
+- a critic model with a judge profile (`judge_profile`: the operator's, or one the project
+  ships) is asked yes or no where its quotes prove nothing (`judge_mode: extract_ask`).
 
 The critic's profile gives the judge's settings, the worker's its token cap. Settings the
 run chose stand.
@@ -25,6 +27,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
+
+from critic_loop.nodes.verifiers.judge_profile import judge_profile
+from critic_loop.state.errors import ModelSetupError
 
 LOCAL_SETTINGS: dict[str, Any] = {
     "judge_granularity": "criterion",
@@ -67,13 +72,13 @@ def _operator_file(path: str) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
-        raise ValueError(f"CRITIC_LOOP_MODEL_PROFILES {path}: {error.strerror}") from None
+        raise ModelSetupError(f"CRITIC_LOOP_MODEL_PROFILES {path}: {error.strerror}") from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ValueError(f"CRITIC_LOOP_MODEL_PROFILES {path}: expected model name -> settings")
+        raise ModelSetupError(f"CRITIC_LOOP_MODEL_PROFILES {path}: expected model name -> settings")
     for name, settings in data.items():
         unknown = sorted(set(settings) - PROFILE_FIELDS)
         if unknown:
-            raise ValueError(
+            raise ModelSetupError(
                 f"CRITIC_LOOP_MODEL_PROFILES {path}: {name}: a profile cannot set "
                 f"{', '.join(unknown)} (it may set {', '.join(sorted(PROFILE_FIELDS))})"
             )
@@ -84,7 +89,7 @@ def operator_profiles(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     """Return the operator's profiles (the file is read once per process).
 
     Raises:
-        ValueError: the file cannot be read, or sets what a profile cannot.
+        ModelSetupError: the file cannot be read, or sets what a profile cannot.
     """
     path = environ.get("CRITIC_LOOP_MODEL_PROFILES")
     return _operator_file(path) if path else {}
@@ -129,24 +134,30 @@ def model_profile(
 ) -> ModelProfile:
     """Return the profile of `spec`; `found`: the run found it on its server, unnamed.
 
+    A critic model with a judge profile (`judge_profile`) is judged `extract_ask` unless
+    the operator's profile of it says otherwise.
+
     Raises:
-        ValueError: the operator's profiles cannot be read (`operator_profiles`).
+        ModelSetupError: the operator's profiles cannot be read (`operator_profiles`).
     """
     environ = environ or {}
     _, _, name = spec.partition(":")
     own = operator_profiles(environ)
-    known = None if spec in own or name in own else langchain_profile(spec)
     _looked_up.add((spec, environ.get("CRITIC_LOOP_MODEL_PROFILES")))
-    if spec in own or name in own:
-        return ModelProfile(model=spec, source="operator", settings=own.get(spec, own.get(name)))
-    if known is not None:
-        return ModelProfile(model=spec, source="langchain", settings=from_langchain(known))
     size = billions_of_parameters(name)
-    if size is not None and size <= SMALL_MODEL_PARAMS:
-        return ModelProfile(model=spec, source="small model", settings=dict(LOCAL_SETTINGS))
-    if size is None and found:
-        return ModelProfile(model=spec, source="found on the server", settings=dict(LOCAL_SETTINGS))
-    return ModelProfile(model=spec, source="none", settings={})
+    source: Source
+    if spec in own or name in own:
+        source, settings = "operator", dict(own.get(spec, own.get(name)) or {})
+    elif (known := langchain_profile(spec)) is not None:
+        source, settings = "langchain", from_langchain(known)
+    elif (size is not None and size <= SMALL_MODEL_PARAMS) or (size is None and found):
+        source = "small model" if size is not None else "found on the server"
+        settings = dict(LOCAL_SETTINGS)
+    else:
+        source, settings = "none", {}
+    if judge_profile(spec) is not None and source != "operator":
+        settings["judge_mode"] = "extract_ask"
+    return ModelProfile(model=spec, source=source, settings=settings)
 
 
 def profile_settings(

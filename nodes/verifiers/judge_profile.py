@@ -1,11 +1,11 @@
-"""A judge profile: what `critic-loop calibrate --fit` learned from people's labels.
+"""A judge profile: the threshold on P(met) that `critic-loop calibrate --fit` learned.
 
-A yes/no judge passes a criterion when its probability of "yes" (`yes_no.p_met`) reaches
-a threshold. The profile holds that threshold, one per kind of criterion where the labels
-showed a kind needs its own (`rubric_lint.criterion_kind`), the worked examples shown
-before each question, and the cross-validated figures the fit earned. It belongs to the
-operator: a run finds it through the operator's settings (a path in the environment),
-never through its context, so a served client can neither choose nor supply one.
+Where the extracting judge's words prove nothing, `judge_mode: extract_ask` asks it yes
+or no and passes the criterion when P(met) (`yes_no`) reaches the profile's threshold.
+The profile that applies to a critic model is the operator's (`CRITIC_LOOP_JUDGE_PROFILE`,
+when it was fitted for that model), else one the project ships for it (`judge_profiles/`,
+fitted on the judge benchmark's fit set only). It is never the context's: a served
+client can neither choose nor supply one.
 """
 
 from __future__ import annotations
@@ -16,77 +16,74 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from critic_loop.state.errors import ModelSetupError
 from critic_loop.state.operator_settings import operator_settings
 
 DEFAULT_THRESHOLD = 0.5
 """The threshold of a judge nobody fitted: "yes" likelier than "no"."""
 
-
-class Example(BaseModel):
-    """A labelled criterion of an artifact, shown to the judge as a worked example."""
-
-    artifact: str
-    statement: str
-    met: bool
-
-
-class KindSettings(BaseModel):
-    """How the judge decides one kind of criterion."""
-
-    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0)
-    examples: list[Example] = Field(default_factory=list)
+SHIPPED = Path(__file__).with_name("judge_profiles")
+"""The profiles the project ships, one JSON file per model name."""
 
 
 class JudgeProfile(BaseModel):
     """A fitted judge for one critic model."""
 
     model: str = Field(description="The critic model the labels were graded by.")
-    default: KindSettings = Field(default_factory=KindSettings)
-    kinds: dict[str, KindSettings] = Field(
-        default_factory=dict, description="Settings of the kinds that differ from `default`."
-    )
+    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0)
     labels: int = Field(default=0, ge=0, description="How many labelled pairs it was fitted on.")
     cross_validated: dict[str, float | int | None] = Field(
         default_factory=dict, description="Its figures on labels held out from each fit."
     )
-
-    def settings_for(self, kind: str) -> KindSettings:
-        """Return how a criterion of `kind` is decided."""
-        return self.kinds.get(kind, self.default)
+    source: str = Field(default="", exclude=True, description="The file it was read from.")
 
 
-class ProfileProblem(ValueError):
+class ProfileProblem(ModelSetupError):
     """A judge profile file that cannot be read."""
 
 
+@functools.cache
 def load_profile(path: Path) -> JudgeProfile:
-    """Read a judge profile (JSON).
+    """Read a judge profile (JSON), once per path.
 
     Raises:
         ProfileProblem: the file is missing or is not a judge profile (the message says why).
     """
     try:
-        return JudgeProfile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        found = JudgeProfile.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except OSError as error:
         raise ProfileProblem(f"cannot read the judge profile {path}: {error.strerror}") from None
     except (ValueError, ValidationError) as error:
         raise ProfileProblem(f"{path} is not a judge profile: {error}") from None
+    return found.model_copy(update={"source": str(path)})
 
 
-def operator_judge_profile(critic_model: str) -> JudgeProfile | None:
-    """Return the operator's judge profile (`CRITIC_LOOP_JUDGE_PROFILE`) if it fits the model.
+def judge_profile(critic_model: str) -> JudgeProfile | None:
+    """Return the judge profile that applies to `critic_model` (module docstring), if any.
+
+    The operator's file is read once per process (`save_profile` reads it again).
 
     Raises:
         ProfileProblem: the operator named a file that is no judge profile.
     """
     path = operator_settings().judge_profile
-    profile = _loaded(path) if path else None
-    return profile if profile is not None and profile.model == critic_model else None
+    own = _operators(path) if path else None
+    if own is not None and own.model == critic_model:
+        return own
+    provider, _, name = critic_model.partition(":")
+    shipped = _shipped().get(name) if provider == "openai" else None
+    return load_profile(shipped) if shipped is not None else None
 
 
 @functools.cache
-def _loaded(path: str) -> JudgeProfile:
-    return load_profile(Path(path))
+def _operators(path: str) -> JudgeProfile | None:
+    """Read the operator's profile; None until `calibrate --fit` has written it."""
+    return load_profile(Path(path)) if Path(path).exists() else None
+
+
+@functools.cache
+def _shipped() -> dict[str, Path]:
+    return {path.stem: path for path in SHIPPED.glob("*.json")}
 
 
 def save_profile(profile: JudgeProfile, path: Path) -> None:
@@ -95,3 +92,5 @@ def save_profile(profile: JudgeProfile, path: Path) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(profile.model_dump_json(indent=1) + "\n", encoding="utf-8")
     partial.replace(path)
+    load_profile.cache_clear()
+    _operators.cache_clear()

@@ -1,10 +1,11 @@
-"""A judge that answers yes or no, read from the probabilities of its first token.
+"""The judge's second look: asked yes or no, read from the probabilities of its first token.
 
-A small model's "yes" or "no" is a coin tossed with its own bias; the probabilities it
-gives the two words are a score that a threshold (generic, or fitted to people's labels:
-`judge_profile`) turns into a decision. OpenAI-compatible servers return them as
-`logprobs` (llama.cpp's server does; langchain-openai puts them in `response_metadata`
-when the model is made with `logprobs=True, top_logprobs=k`).
+A small model's "yes" or "no" is a coin tossed with its own bias. The probabilities it
+gives the two words are a score instead: P(met) = P(yes) / (P(yes) + P(no)) on the first
+token (OpenAI-compatible servers return them as `logprobs`; langchain-openai puts them
+in `response_metadata`), with the pull the question has of itself removed (the same
+question about a content-free artifact: contextual calibration, Zhao et al. 2021). A
+threshold (`judge_profile`) turns the score into a decision.
 """
 
 from __future__ import annotations
@@ -12,27 +13,24 @@ from __future__ import annotations
 import math
 import re
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 
-from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.verifiers.judge_profile import Example
+from critic_loop.nodes.models.gateway import Request
+from critic_loop.nodes.models.loading import load_chat_model, model_server
+from critic_loop.nodes.prompts import conversation
+from critic_loop.state.context import Context
 
 TOP_LOGPROBS = 10
-"""How many of the first token's likeliest alternatives to ask for (yes and no are among
-them whenever the model answers the question at all)."""
+"""How many of the first token's likeliest alternatives to ask for."""
 
-EXAMPLE_FENCE = "example"
-"""The markers around a worked example's artifact (fixed: a server may reuse the prefix)."""
+NULL_ARTIFACT = "N/A"
+"""The content-free artifact whose answer measures the question's own pull."""
 
 
 def first_token_logprobs(message: BaseMessage) -> list[tuple[str, float]]:
-    """Return the first token's alternatives as (token, log-probability), or [] if none.
-
-    Reads langchain-openai's `response_metadata["logprobs"]["content"][0]["top_logprobs"]`.
-    """
+    """Return the first token's alternatives as (token, log-probability), or [] if none."""
     logprobs = message.response_metadata.get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, Mapping) else None
     if not isinstance(content, list) or not content or not isinstance(content[0], Mapping):
@@ -64,8 +62,17 @@ def p_met(message: BaseMessage) -> float | None:
     return share_of_yes(first_token_logprobs(message))
 
 
+def calibrated(asked: float | None, null: float | None) -> float | None:
+    """Return P(met) with the question's own pull removed (both as log-odds)."""
+    if asked is None or null is None:
+        return None
+    asked, null = (min(max(p, 1e-6), 1 - 1e-6) for p in (asked, null))
+    shift = math.log(asked / (1 - asked)) - math.log(null / (1 - null))
+    return 1 / (1 + math.exp(-shift))
+
+
 _SUBJECT = re.compile(r"^(it|the \w+|this \w+)\s+(\S+)\s*(.*)$", re.IGNORECASE | re.S)
-_BE = {"is", "are", "was", "were", "can", "will", "should", "must"}
+_BE = {"is", "are", "was", "were", "can", "will", "should", "must", "does"}
 
 
 def _base_form(verb: str) -> str | None:
@@ -90,9 +97,8 @@ def as_question(statement: str) -> str:
     found = _SUBJECT.match(text)
     if found:
         subject, verb, rest = found[1], found[2].lower(), found[3]
-        subject = subject[0].lower() + subject[1:]
-        tail = f" {rest}" if rest else ""
-        if verb in _BE or verb == "does":
+        subject, tail = subject[0].lower() + subject[1:], f" {rest}" if rest else ""
+        if verb in _BE:
             return f"{verb.capitalize()} {subject}{tail}?"
         base = _base_form(verb)
         if base is not None:
@@ -100,52 +106,37 @@ def as_question(statement: str) -> str:
     return f"Is it true that {text[:1].lower() + text[1:]}?"
 
 
-def _ask(artifact: str, statement: str, fence: str, prompts_dir: str | None) -> HumanMessage:
-    return HumanMessage(
-        render_prompt(
-            "critic_yes_no.jinja",
-            prompts_dir,
-            artifact=artifact,
-            question=as_question(statement),
-            fence=fence,
-        )
-    )
-
-
 def yes_no_prompt(
-    statement: str,
-    artifact: str,
-    examples: Sequence[Example] = (),
-    prompts_dir: str | None = None,
+    statement: str, artifact: str, prompts_dir: str | None = None
 ) -> list[BaseMessage]:
-    """Build the question about one criterion; `examples` come first, answered, as turns."""
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("critic_yes_no_system.jinja", prompts_dir))
-    ]
-    for example in examples:
-        messages += [
-            _ask(example.artifact, example.statement, EXAMPLE_FENCE, prompts_dir),
-            AIMessage("yes" if example.met else "no"),
-        ]
-    return [*messages, _ask(artifact, statement, secrets.token_hex(8), prompts_dir)]
+    """Build the yes/no question about one criterion of the artifact, fenced."""
+    asked = {
+        "artifact": artifact,
+        "question": as_question(statement),
+        "fence": secrets.token_hex(8),
+    }
+    return conversation(prompts_dir, "critic_yes_no_system.jinja", ("critic_yes_no.jinja", asked))
 
 
-HINT_MAX_TOKENS = 48
-"""The most tokens a hint may take (one short sentence is asked for)."""
-
-
-def hint_prompt(statement: str, artifact: str, prompts_dir: str | None = None) -> list[BaseMessage]:
-    """Build the request for a failed criterion's hint: what the artifact lacks."""
-    ask = render_prompt(
-        "critic_hint.jinja",
-        prompts_dir,
-        artifact=artifact,
-        statement=statement,
-        fence=secrets.token_hex(8),
+def yes_no_request(
+    spec: str, statement: str, artifact: str, context: Context
+) -> Request[float | None]:
+    """Return the one-token question whose answer is P(met) (None: no log-probabilities)."""
+    model = load_chat_model(
+        spec,
+        role="critic",
+        temperature=0.0,
+        base_url=context.base_url,
+        max_tokens=1,
+        timeout=context.request_timeout,
+        max_retries=context.max_retries,
+        top_logprobs=TOP_LOGPROBS,
     )
-    return [HumanMessage(ask)]
-
-
-def logprob_settings() -> dict[str, Any]:
-    """Return the chat model settings a yes/no judge needs (one token, its alternatives)."""
-    return {"logprobs": True, "top_logprobs": TOP_LOGPROBS, "max_tokens": 1, "temperature": 0}
+    return Request(
+        model=model,
+        spec=spec,
+        role="critic",
+        server=model_server(spec, context),
+        prompt=yes_no_prompt(statement, artifact, context.prompts_dir),
+        read=p_met,
+    )

@@ -135,34 +135,41 @@ def test_critic_loop_models_shows_the_same_settings_named_or_discovered(run_cli)
     }
     assert named_report["models"]["critic"]["found"] is False
     assert named_report["settings"]["judge_mode"] == {
-        "value": "extract",
+        "value": "extract_ask",
         "from": "the critic's profile (small model)",
     }
+    assert found_report["judge_profile"] == named_report["judge_profile"]
+    assert named_report["judge_profile"]["path"].endswith("qwen2.5-coder-0.5b-instruct.json")
     assert "judge_mode" in shown
     assert "from the critic's profile (small model)" in shown
+    assert "judge profile: " in shown and "threshold 0.61 on P(met)" in shown
 
 
 def test_critic_loop_models_shows_the_operators_judge_profile_for_its_model(
     run_cli, tmp_path
 ) -> None:
-    from critic_loop.nodes.verifiers.judge_profile import JudgeProfile, KindSettings, save_profile
+    from critic_loop.nodes.verifiers import judge_profile as profiles
+    from critic_loop.nodes.verifiers.judge_profile import JudgeProfile, load_profile, save_profile
     from critic_loop.state.operator_settings import operator_settings
 
     path = tmp_path / "judge.json"
-    model = "openai:qwen2.5-coder-0.5b-instruct"
-    fitted = JudgeProfile(model=model, default=KindSettings(threshold=0.41), labels=147)
-    save_profile(fitted, path)
+    save_profile(JudgeProfile(model="openai:mine-1b", threshold=0.41, labels=147), path)
     operator_settings.cache_clear()
     try:
-        with ScriptedOpenAIServer([], model_id="qwen2.5-coder-0.5b-instruct") as server:
+        with ScriptedOpenAIServer([], model_id="mine-1b") as server:
             env = {"OPENAI_BASE_URL": server.base_url, "CRITIC_LOOP_JUDGE_PROFILE": str(path)}
-            used = run_cli("models", env=env).stdout
+            used = run_cli("models", "--json", env=env)
             other = run_cli("models", "--model", "openai:other-0.5b", env=env).stdout
             path.write_text("{}")
-            broken = run_cli("models", "--model", "openai:other-0.5b", env=env)
+            load_profile.cache_clear()
+            profiles._operators.cache_clear()  # the file is read once per process
+            broken = run_cli("models", env=env)
     finally:
         operator_settings.cache_clear()
-    assert f"judge profile: {path} (fitted on 147 labels): threshold 0.41" in used
-    assert f"judge profile: {path} is for {model}: not used" in other
+    report = json.loads(used.stdout)
+    assert report["judge_profile"]["path"] == str(path)
+    assert report["judge_profile"]["threshold"] == 0.41
+    assert report["settings"]["judge_mode"]["value"] == "extract_ask"  # it follows the profile
+    assert "judge profile: none for the critic model" in other
     assert broken.returncode == 2
     assert "is not a judge profile" in broken.stderr

@@ -7,8 +7,13 @@ import math
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from critic_loop.nodes.verifiers.judge_profile import Example
-from critic_loop.nodes.verifiers.yes_no import as_question, p_met, share_of_yes, yes_no_prompt
+from critic_loop.nodes.verifiers.yes_no import (
+    as_question,
+    calibrated,
+    p_met,
+    share_of_yes,
+    yes_no_prompt,
+)
 
 
 def reply(top: list[tuple[str, float]]) -> AIMessage:
@@ -66,13 +71,8 @@ def test_the_prompt_asks_the_question_of_the_fenced_artifact() -> None:
     assert ask.text.endswith("Does it name a season? Answer yes or no.")
 
 
-def test_worked_examples_come_first_as_answered_turns() -> None:
-    examples = [
-        Example(artifact="Snow in winter.", statement="It names a season.", met=True),
-        Example(artifact="Rain.", statement="It names a season.", met=False),
-    ]
-    messages = yes_no_prompt("It names a colour.", "Blue sky.", examples)
-    assert [m.type for m in messages] == ["system", "human", "ai", "human", "ai", "human"]
-    assert [messages[2].text, messages[4].text] == ["yes", "no"]
-    assert "Snow in winter." in messages[1].text
-    assert "Blue sky." in messages[-1].text
+def test_calibration_removes_the_questions_own_pull() -> None:
+    assert calibrated(0.8, 0.8) == pytest.approx(0.5)  # as likely as of an empty artifact
+    assert calibrated(0.9, 0.5) == pytest.approx(0.9)
+    assert calibrated(0.6, 0.9) < 0.5  # "yes", but less than about nothing at all
+    assert calibrated(None, 0.5) is None and calibrated(0.5, None) is None

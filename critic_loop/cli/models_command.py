@@ -21,13 +21,14 @@ def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
     from critic_loop.cli.context_options import context_from_flags, settings_from_flags
     from critic_loop.nodes.models.discovery import names_a_model, server_url, with_available_models
     from critic_loop.nodes.models.profiles import PROFILE_FIELDS, WORKER_FIELDS, model_profile
+    from critic_loop.nodes.verifiers.judge_profile import judge_profile
 
     chosen = settings_from_flags(parameters)
     context = with_available_models(context_from_flags(parameters))
     server = server_url(context.base_url, os.environ)
     found = server is not None and not names_a_model(chosen, os.environ)
     profiles = {
-        role: model_profile(getattr(context, f"{role}_model"), found, os.environ)
+        role: model_profile(getattr(context, f"{role}_model"), found)
         for role in ("worker", "critic")
     }
     settings = {}
@@ -40,33 +41,15 @@ def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
         else:
             source = "the default"
         settings[field] = {"value": getattr(context, field), "from": source}
+    judge = judge_profile(context.critic_model)
     return {
-        "judge_profile": judge_profile(context.critic_model),
+        "judge_profile": judge and {"path": judge.source, **judge.model_dump(exclude={"model"})},
         "server": server,
         "models": {
-            role: {
-                "model": profile.model,
-                "found": found,
-                "profile": profile.source,
-            }
+            role: {"model": profile.model, "found": found, "profile": profile.source}
             for role, profile in profiles.items()
         },
         "settings": settings,
-    }
-
-
-def judge_profile(critic_model: str) -> dict[str, Any] | None:
-    """Describe the judge profile that applies to the critic model, if one does."""
-    from critic_loop.nodes.verifiers.judge_profile import judge_profile as applying
-
-    profile = applying(critic_model)
-    if profile is None:
-        return None
-    return {
-        "path": profile.source,
-        "threshold": profile.threshold,
-        "labels": profile.labels,
-        "cross_validated": profile.cross_validated,
     }
 
 
@@ -100,9 +83,10 @@ def models(**parameters: Any) -> None:
     """Show the models a run would use and the settings that follow them.
 
     Given the same flags as run, it says which models the run would use (named, or found
-    on the OpenAI-compatible server), the profile of each (the operator's, LangChain's, or
-    a local server's) and, for each setting that follows the model, its value and where
-    it came from. A setting you give stands.
+    on the OpenAI-compatible server), the profile of each (LangChain's, or a small
+    model's), the critic's judge profile (CRITIC_LOOP_JUDGE_PROFILE's, or one shipped
+    for it) and, for each setting that follows the model, its value and where it came
+    from. A setting you give stands.
     """
     report = models_report(parameters)
     if parameters["as_json"]:

@@ -200,13 +200,12 @@ def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> d
 
     Raises:
         DiscoveryFailed: the run's server could not say which model it serves.
-        ModelSetupError: the operator's model profiles cannot be read.
+        ModelSetupError: the operator's judge profile cannot be read.
     """
     found = _found_models(chosen, environ)
     models = {**chosen, **found}
     worker, critic = (
-        model_profile(_named(field, models, environ), field in found, environ)
-        for field in MODEL_FIELDS
+        model_profile(_named(field, models, environ), field in found) for field in MODEL_FIELDS
     )
     return {**found, **profile_settings(worker, critic, chosen)}
 
@@ -226,9 +225,7 @@ def with_available_models(context: Context, environ: Mapping[str, str] | None = 
 def needs_discovery(context: Context, environ: Mapping[str, str] | None = None) -> bool:
     """Say whether applying the rule to `context` would ask a server or read a profile."""
     environ = os.environ if environ is None else environ
-    if not all(
-        profile_known(spec, environ) for spec in (context.worker_model, context.critic_model)
-    ):
+    if not all(profile_known(spec) for spec in (context.worker_model, context.critic_model)):
         return True
     if names_a_model(context.model_fields_set, environ):
         return False

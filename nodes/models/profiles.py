@@ -2,7 +2,6 @@
 
 A model's profile comes from, first to last:
 
-- the operator's own file (`CRITIC_LOOP_MODEL_PROFILES`: JSON, model name -> settings);
 - LangChain's model profile (`BaseChatModel.profile`) for the models it knows (hosted
   ones): how it answers to a schema;
 - the model's size, from its name ("qwen2.5-coder-0.5b-instruct": 0.5B parameters): a
@@ -20,16 +19,13 @@ run chose stand.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from critic_loop.nodes.verifiers.judge_profile import judge_profile
-from critic_loop.state.errors import ModelSetupError
 
 LOCAL_SETTINGS: dict[str, Any] = {
     "judge_granularity": "criterion",
@@ -45,16 +41,10 @@ SMALL_MODEL_PARAMS = 4.0
 WORKER_FIELDS = frozenset({"worker_max_tokens"})
 """Settings the worker's profile gives; the others follow the critic's."""
 
-PROFILE_FIELDS = WORKER_FIELDS | {
-    "judge_granularity",
-    "judge_mode",
-    "lint_checks",
-    "structured_output_method",
-    "critic_max_tokens",
-}
+PROFILE_FIELDS = (*LOCAL_SETTINGS, "structured_output_method")
 """The run settings a profile may give."""
 
-Source = Literal["operator", "langchain", "small model", "found on the server", "none"]
+Source = Literal["langchain", "small model", "found on the server", "none"]
 
 _SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)b(?![a-z])")
 
@@ -65,34 +55,6 @@ class ModelProfile(BaseModel):
     model: str
     source: Source
     settings: dict[str, Any]
-
-
-@functools.cache
-def _operator_file(path: str) -> dict[str, dict[str, Any]]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ModelSetupError(f"CRITIC_LOOP_MODEL_PROFILES {path}: {error.strerror}") from None
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ModelSetupError(f"CRITIC_LOOP_MODEL_PROFILES {path}: expected model name -> settings")
-    for name, settings in data.items():
-        unknown = sorted(set(settings) - PROFILE_FIELDS)
-        if unknown:
-            raise ModelSetupError(
-                f"CRITIC_LOOP_MODEL_PROFILES {path}: {name}: a profile cannot set "
-                f"{', '.join(unknown)} (it may set {', '.join(sorted(PROFILE_FIELDS))})"
-            )
-    return data
-
-
-def operator_profiles(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """Return the operator's profiles (the file is read once per process).
-
-    Raises:
-        ModelSetupError: the file cannot be read, or sets what a profile cannot.
-    """
-    path = environ.get("CRITIC_LOOP_MODEL_PROFILES")
-    return _operator_file(path) if path else {}
 
 
 @functools.cache
@@ -121,42 +83,33 @@ def billions_of_parameters(name: str) -> float | None:
     return float(found[1]) if found else None
 
 
-_looked_up: set[tuple[str, str | None]] = set()
+_looked_up: set[str] = set()
 
 
-def profile_known(spec: str, environ: Mapping[str, str]) -> bool:
-    """Say whether `model_profile(spec, ...)` would read nothing (a file, a package's data)."""
-    return (spec, environ.get("CRITIC_LOOP_MODEL_PROFILES")) in _looked_up
+def profile_known(spec: str) -> bool:
+    """Say whether `model_profile(spec)` would read nothing (a file, a package's data)."""
+    return spec in _looked_up
 
 
-def model_profile(
-    spec: str, found: bool = False, environ: Mapping[str, str] | None = None
-) -> ModelProfile:
+def model_profile(spec: str, found: bool = False) -> ModelProfile:
     """Return the profile of `spec`; `found`: the run found it on its server, unnamed.
 
-    A critic model with a judge profile (`judge_profile`) is judged `extract_ask` unless
-    the operator's profile of it says otherwise.
-
     Raises:
-        ModelSetupError: the operator's profiles cannot be read (`operator_profiles`).
+        ProfileProblem: the operator's judge profile cannot be read.
     """
-    environ = environ or {}
     _, _, name = spec.partition(":")
-    own = operator_profiles(environ)
-    _looked_up.add((spec, environ.get("CRITIC_LOOP_MODEL_PROFILES")))
     size = billions_of_parameters(name)
     source: Source
-    if spec in own or name in own:
-        source, settings = "operator", dict(own.get(spec, own.get(name)) or {})
-    elif (known := langchain_profile(spec)) is not None:
+    if (known := langchain_profile(spec)) is not None:
         source, settings = "langchain", from_langchain(known)
     elif (size is not None and size <= SMALL_MODEL_PARAMS) or (size is None and found):
         source = "small model" if size is not None else "found on the server"
         settings = dict(LOCAL_SETTINGS)
     else:
         source, settings = "none", {}
-    if judge_profile(spec) is not None and source != "operator":
+    if judge_profile(spec) is not None:
         settings["judge_mode"] = "extract_ask"
+    _looked_up.add(spec)
     return ModelProfile(model=spec, source=source, settings=settings)
 
 

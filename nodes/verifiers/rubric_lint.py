@@ -292,23 +292,3 @@ def code_check_for(criterion: CriterionBase) -> CriterionBase | None:
 def decided_by_code(rubric: Sequence[CriterionBase]) -> list[CriterionBase]:
     """Return `rubric` with each judged criterion code can decide replaced by its check."""
     return [code_check_for(criterion) or criterion for criterion in rubric]
-
-
-KINDS: list[tuple[str, re.Pattern[str]]] = [
-    ("language", re.compile(r"\bwritten in [a-z]+\b")),
-    (
-        "count",
-        re.compile(rf"\b(exactly|at most|at least|fewer than|more than|less than) {NUMBER}\b"),
-    ),
-    ("absence", re.compile(r"\b(no|not|never|without|nothing|only)\b|n't\b")),
-    ("question", re.compile(r"\bquestion\b")),
-    ("code", re.compile(r"^(the )?(function|query|class|script|method|code|program)\b|json\b")),
-    ("names", re.compile(r"\b(names|lists|selects|is signed)\b")),
-]
-"""Kinds of judged criterion a judge may need to treat apart, told by their sentence."""
-
-
-def criterion_kind(text: str) -> str:
-    """Return the first of `KINDS` a criterion's sentence fits, else "presence"."""
-    lowered = " ".join(text.lower().split())
-    return next((kind for kind, pattern in KINDS if pattern.search(lowered)), "presence")

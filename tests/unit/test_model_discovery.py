@@ -80,24 +80,6 @@ def test_a_hosted_model_langchain_knows_gets_no_local_settings(served) -> None:
     assert choose_models(chosen, {"OPENAI_BASE_URL": "http://h/v1"}) == {}
 
 
-def test_the_operators_profile_of_a_model_wins(served, tmp_path) -> None:
-    profiles = tmp_path / "profiles.json"
-    profiles.write_text('{"big-local": {"judge_mode": "verdict", "judge_granularity": "rubric"}}')
-    environ = {"OPENAI_BASE_URL": "http://h/v1", "CRITIC_LOOP_MODEL_PROFILES": str(profiles)}
-    chosen = choose_models({"critic_model": "openai:big-local"}, environ)
-    assert chosen["judge_mode"] == "verdict"
-    assert chosen["judge_granularity"] == "rubric"
-    assert "worker_max_tokens" not in chosen  # the worker is the default, a hosted model
-
-
-def test_an_operators_profile_may_set_only_what_follows_the_model(served, tmp_path) -> None:
-    profiles = tmp_path / "profiles.json"
-    profiles.write_text('{"m": {"base_url": "http://elsewhere/v1"}}')
-    environ = {"OPENAI_BASE_URL": "http://h/v1", "CRITIC_LOOP_MODEL_PROFILES": str(profiles)}
-    with pytest.raises(ValueError, match="cannot set base_url"):
-        choose_models({"critic_model": "openai:m"}, environ)
-
-
 def test_an_unreachable_server_is_an_error_not_a_silent_fallback(monkeypatch) -> None:
     monkeypatch.setattr(model_choice, "DISCOVERY_ATTEMPTS", 1)
     monkeypatch.setattr(model_choice.discover_model, "__defaults__", (0.5, 1))

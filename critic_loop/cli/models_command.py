@@ -83,8 +83,8 @@ def models(**parameters: Any) -> None:
     """Show the models a run would use and the settings that follow them.
 
     Given the same flags as run, it says which models the run would use (named, or found
-    on the OpenAI-compatible server), the profile of each (LangChain's, or a small
-    model's), the critic's judge profile (CRITIC_LOOP_JUDGE_PROFILE's, or one shipped
+    on the OpenAI-compatible server), the profile of each (a small
+    model's, or none), the critic's judge profile (CRITIC_LOOP_JUDGE_PROFILE's, or one shipped
     for it) and, for each setting that follows the model, its value and where it came
     from. A setting you give stands.
     """

@@ -203,9 +203,10 @@ def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> d
         ModelSetupError: the operator's judge profile cannot be read.
     """
     found = _found_models(chosen, environ)
-    models = {**chosen, **found}
+    models, served = {**chosen, **found}, found != GEMINI_MODELS
     worker, critic = (
-        model_profile(_named(field, models, environ), field in found) for field in MODEL_FIELDS
+        model_profile(_named(field, models, environ), served and field in found)
+        for field in MODEL_FIELDS
     )
     return {**found, **profile_settings(worker, critic, chosen)}
 

@@ -1,10 +1,6 @@
-"""What a model can do, and the run settings that follow from it, however it was named.
+"""The run settings that follow from a model, however it was named.
 
-A model's profile comes from, first to last:
-
-- LangChain's model profile (`BaseChatModel.profile`) for the models it knows (hosted
-  ones): how it answers to a schema;
-- the model's size, from its name ("qwen2.5-coder-0.5b-instruct": 0.5B parameters): a
+- The model's size, from its name ("qwen2.5-coder-0.5b-instruct": 0.5B parameters): a
   small model (`SMALL_MODEL_PARAMS` or fewer) gets the settings small models need
   (`LOCAL_SETTINGS`, chosen on the judge benchmark), named or found on a server;
 - a model of unknown size that nobody named, found on the run's OpenAI-compatible
@@ -18,7 +14,6 @@ run chose stand.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -41,10 +36,10 @@ SMALL_MODEL_PARAMS = 4.0
 WORKER_FIELDS = frozenset({"worker_max_tokens"})
 """Settings the worker's profile gives; the others follow the critic's."""
 
-PROFILE_FIELDS = (*LOCAL_SETTINGS, "structured_output_method")
+PROFILE_FIELDS = tuple(LOCAL_SETTINGS)
 """The run settings a profile may give."""
 
-Source = Literal["langchain", "small model", "found on the server", "none"]
+Source = Literal["small model", "found on the server", "none"]
 
 _SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)b(?![a-z])")
 
@@ -55,26 +50,6 @@ class ModelProfile(BaseModel):
     model: str
     source: Source
     settings: dict[str, Any]
-
-
-@functools.cache
-def langchain_profile(spec: str) -> Mapping[str, Any] | None:
-    """Return LangChain's profile of a "provider:model" spec, or None if it has none."""
-    from langchain.chat_models import init_chat_model
-
-    try:
-        profile = init_chat_model(spec, api_key="only-the-profile-is-read").profile
-    except Exception:  # noqa: BLE001 - an unknown provider or a missing package: no profile
-        return None
-    return profile or None
-
-
-def from_langchain(profile: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the run settings LangChain's profile of a model implies."""
-    if profile.get("structured_output", True):
-        return {}
-    method = "function_calling" if profile.get("tool_calling") else "json_mode"
-    return {"structured_output_method": method}
 
 
 def billions_of_parameters(name: str) -> float | None:
@@ -100,9 +75,7 @@ def model_profile(spec: str, found: bool = False) -> ModelProfile:
     _, _, name = spec.partition(":")
     size = billions_of_parameters(name)
     source: Source
-    if (known := langchain_profile(spec)) is not None:
-        source, settings = "langchain", from_langchain(known)
-    elif (size is not None and size <= SMALL_MODEL_PARAMS) or (size is None and found):
+    if (size is not None and size <= SMALL_MODEL_PARAMS) or (size is None and found):
         source = "small model" if size is not None else "found on the server"
         settings = dict(LOCAL_SETTINGS)
     else:

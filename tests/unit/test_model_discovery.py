@@ -75,7 +75,7 @@ def test_a_named_model_gets_the_small_model_settings_by_its_size(name, small) ->
     assert (chosen.get("judge_mode") in ("extract", "extract_ask")) is small
 
 
-def test_a_hosted_model_langchain_knows_gets_no_local_settings(served) -> None:
+def test_a_hosted_model_of_no_stated_size_gets_no_local_settings(served) -> None:
     chosen = {"worker_model": "openai:gpt-4.1", "critic_model": "openai:gpt-4.1"}
     assert choose_models(chosen, {"OPENAI_BASE_URL": "http://h/v1"}) == {}
 

@@ -48,44 +48,7 @@ from critic_loop.nodes.verifiers.yes_no import (
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Criterion
 
-SEASON = "It names a season."
-"""The README's own criterion (no list of seasons to copy)."""
-
-README_HAIKU: tuple[Case, ...] = tuple(
-    Case(name, "writing", text, (Pair("season", SEASON, label, "names"),))
-    for name, text, label in (
-        ("readme_rain", "Raindrops fall,\nSilent clouds dance,\nWhispers of rain.", False),
-        (
-            "window_rain",
-            "Rain taps the window,\ngrey streets shine under the lamps,\nwe wait.",
-            False,
-        ),
-        (
-            "leaf_drops",
-            "Raindrops on the leaves,\nthe garden drinks in silence,\nclouds drift.",
-            False,
-        ),
-        (
-            "autumn_rain",
-            "Autumn rain falling,\nred leaves float down the gutter,\nthe street smells of earth.",
-            True,
-        ),
-        (
-            "spring_rain",
-            "Soft rain in spring,\nthe cherry trees hold their breath,\npetals on the road.",
-            True,
-        ),
-        (
-            "winter_rain",
-            "Cold winter rain falls,\nthe bus shelter drums and hums,\nnobody speaks.",
-            True,
-        ),
-    )
-)
-"""The README's haiku task: drafts with rain, half of them naming a season (not graded
-with the sets; a check that "rain" does not pass "It names a season.")."""
-
-SETS: dict[str, tuple[Case, ...]] = {"held_out": HELD_OUT, "fit": CASES, "readme": README_HAIKU}
+SETS: dict[str, tuple[Case, ...]] = {"held_out": HELD_OUT, "fit": CASES}
 """The held-out set is only reported on; the fit set is where choices are made."""
 
 FENCE = re.compile(r"\b[0-9a-f]{16}\b")

@@ -13,7 +13,15 @@ import functools
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+)
 
 from critic_loop.state.bounds import bounded_evidence, bounded_feedback, bounded_hint
 from critic_loop.state.rubric import CriterionBase, Severity
@@ -146,6 +154,13 @@ class CriterionResult(BaseModel):
         default=None,
         description="The judge's probability that it is met, when asked yes or no decided it.",
     )
+
+    @model_serializer(mode="wrap")
+    def _without_unset_p_met(self, dump: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = dump(self)
+        if data.get("p_met", 0) is None:  # most results: kept as they were before it
+            del data["p_met"]
+        return data
 
 
 class Verdict(BaseModel):

@@ -103,4 +103,4 @@ def test_the_shipped_judge_decides_the_held_out_set_as_the_probe_measured() -> N
             decided += [result.passed for result in critique.verdict.results]
             calls += critique.attempts
     assert len(decided) == 48 and decided == expected
-    assert calls == len(server.requests)
+    assert calls == len(server.requests) == 80  # 5.0 critic calls an artifact

@@ -9,7 +9,8 @@ or the worker's conversation. It grades every draft of the newest round (`RoundG
    `Context.lint_checks`, so is a judged criterion the rubric linter can decide);
 3. the judge grades the `llm` criteria only for the candidates the checks leave in
    contention, and not at all when the failed checks already rule out a pass (by default);
-   its criteria are then marked as not graded this round;
+   its criteria are then marked as not graded this round; where an `extract_ask` judge's
+   words proved nothing, its yes/no questions follow (`judge.second_looks`);
 4. when several candidates passed a rubric with a test suite, they are grouped by
    behaviour on further inputs (`verifiers.agreement`), which ranks them; no verdict
    changes.

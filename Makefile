@@ -25,9 +25,12 @@ lint:  ## ruff, ruff format and mypy --strict
 docs:  ## the documentation site into site/ (a broken link or a page missing from nav fails)
 	$(BIN)/mkdocs build --strict
 
-notebooks:  ## run every notebook on the embedded local model and save its outputs (needs the local extra)
+# BASE_URL= an OpenAI-compatible server to run them on instead (its first model, every role);
+# NOTEBOOKS= the notebook files to run (default: all)
+notebooks:  ## run every notebook on the embedded local model (the local extra) and save its outputs
 	env -u OPENAI_BASE_URL -u CRITIC_LOOP_BASE_URL -u OPENAI_API_KEY -u GOOGLE_API_KEY -u GEMINI_API_KEY \
-		$(BIN)/python -m tests.support.notebooks
+		-u CRITIC_LOOP_WORKER_MODEL -u CRITIC_LOOP_CRITIC_MODEL $(if $(BASE_URL),OPENAI_BASE_URL=$(BASE_URL)) \
+		$(BIN)/python -m tests.support.notebooks $(NOTEBOOKS)
 
 format:
 	$(BIN)/ruff check --fix .

@@ -46,43 +46,28 @@ if TYPE_CHECKING:
     )
     from critic_loop.state.verdict import CheckResult, Verdict
 
-_HOMES = {
-    "critic_loop.errors": ["ReviewPending", "ThreadBusy", "ThreadFinished"],
-    "critic_loop.graphs.app": ["build_graph"],
-    "critic_loop.nodes.models.provider_registry": [
-        "register_chat_model_provider",
-        "unregister_chat_model_provider",
-    ],
-    "critic_loop.results": [
-        "LoopCancelled",
-        "LoopDidNotPass",
-        "LoopExhausted",
-        "LoopInfeasible",
-        "LoopStalled",
-        "VerifierFailed",
-        "result_of",
-    ],
-    "critic_loop.run": ["arun_loop", "fork_loop", "loop_input", "run_loop"],
-    "critic_loop.state.context": ["Context"],
-    "critic_loop.state.errors": ["InvalidInput", "ModelSetupError"],
-    "critic_loop.state.loop": ["LoopState"],
-    "critic_loop.state.references": ["register_check"],
-    "critic_loop.state.rubric": [
-        "CharCount",
-        "Contains",
-        "Criterion",
-        "Headings",
-        "MatchesJsonSchema",
-        "PythonCheck",
-        "PythonSyntax",
-        "Regex",
-        "TestSuite",
-        "ValidJson",
-        "WordCount",
-    ],
-    "critic_loop.state.verdict": ["CheckResult", "Verdict"],
+_HOMES = {  # where each public name lives; it is imported from there on first use
+    "critic_loop.errors": "ReviewPending ThreadBusy ThreadFinished",
+    "critic_loop.graphs.app": "build_graph",
+    "critic_loop.nodes.models.provider_registry": (
+        "register_chat_model_provider unregister_chat_model_provider"
+    ),
+    "critic_loop.results": (
+        "LoopCancelled LoopDidNotPass LoopExhausted LoopInfeasible LoopStalled VerifierFailed "
+        "result_of"
+    ),
+    "critic_loop.run": "arun_loop fork_loop loop_input run_loop",
+    "critic_loop.state.context": "Context",
+    "critic_loop.state.errors": "InvalidInput ModelSetupError",
+    "critic_loop.state.loop": "LoopState",
+    "critic_loop.state.references": "register_check",
+    "critic_loop.state.rubric": (
+        "CharCount Contains Criterion Headings MatchesJsonSchema PythonCheck PythonSyntax Regex "
+        "TestSuite ValidJson WordCount"
+    ),
+    "critic_loop.state.verdict": "CheckResult Verdict",
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
 
 __all__ = [
     "CharCount",
@@ -124,7 +109,6 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use."""
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'critic_loop' has no attribute {name!r}")
@@ -134,5 +118,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    """List the public names (for completion in shells and notebooks)."""
     return sorted({*globals(), *__all__})

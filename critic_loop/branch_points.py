@@ -1,14 +1,8 @@
 """Find where a thread can be forked: the checkpoints taken right after a round was graded.
 
-A checkpoint stores the history as its steps' writes (`critic_loop.state.history`), so a
-state read from it replays every write since the thread began: reading every state of a
-thread to find round N's would take time in the square of its length (10 s for round 30
-of a 100-round thread). This reads the thread's checkpoints once, through the saver's
-public `list`, and works out from each checkpoint's writes which round each checkpoint
-has graded: a checkpoint's graded round is the highest round among the critiques written
-by the steps before it on its line (or stored in it whole, in a thread written before).
-The checkpoints right after a critique step whose graded round is N are the candidates,
-newest first; the caller confirms one with `get_state`.
+Reading every state would replay the thread's writes each time (`state.history`): time in
+the square of its length. This lists its checkpoints once: a checkpoint's graded round is
+the highest among the critiques written before it on its line (or stored in it whole).
 """
 
 from __future__ import annotations
@@ -27,10 +21,8 @@ CRITIQUES = "critiques"
 class _Point:
     config: RunnableConfig
     parent: str | None
-    stored: int
-    """The highest round among critiques this checkpoint stores whole (old threads)."""
-    written: int
-    """The highest round among critiques the steps taken from it wrote (-1: none)."""
+    stored: int  # the highest round among critiques it stores whole (old threads)
+    written: int  # the highest round among critiques the steps taken from it wrote (-1: none)
 
 
 def _highest_round(records: Any) -> int:

@@ -1,9 +1,7 @@
-"""Errors of the ring around the graph: the command line, the run helpers, persistence.
+"""Errors of the ring around the graph (command line, run helpers, persistence).
 
-They live apart from the code that raises them so that the command line and callers can
-catch them without importing a graph or a model library. The errors the graph itself
-raises (bad input, a model that cannot be made, a client's request the operator forbids)
-are in `critic_loop.state.errors`.
+Callers catch them without importing a graph or a model library; the graph's own are in
+`critic_loop.state.errors`.
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ class ThreadBusy(RuntimeError):
     """Another run holds the thread's lease: it is writing to the thread right now."""
 
     def __init__(self, thread_id: str, holder: str) -> None:
-        """Keep the thread and who holds it."""
         self.thread_id = thread_id
         self.holder = holder
         super().__init__(
@@ -38,7 +35,6 @@ class RunStopped(Exception):
     """A person or the system stopped a run mid-way; every finished step is saved."""
 
     def __init__(self, thread_id: str, signal_name: str) -> None:
-        """Keep the thread to resume and which signal stopped it."""
         self.thread_id = thread_id
         self.signal_name = signal_name
         super().__init__(f"stopped by {signal_name} in thread {thread_id}")
@@ -48,14 +44,10 @@ class RunInterrupted(RuntimeError):
     """A model or the network failed mid-run; every finished step is saved."""
 
     def __init__(self, thread_id: str, error: BaseException) -> None:
-        """Keep the thread to resume and the cause.
-
-        A connection failure's own message already says what failed (a model server
-        that cannot be reached names the role, the model and the URL).
-        """
         self.thread_id = thread_id
         self.cause = error
-        cause = (
+        self.kept = True  # False: it held no draft yet and was deleted
+        cause = (  # a connection failure's message names what failed (role, model, URL)
             str(error) if isinstance(error, ConnectionError) else f"{type(error).__name__}: {error}"
         )
         super().__init__(f"the run stopped: {cause}")
@@ -69,7 +61,6 @@ class ReviewPending(RuntimeError):
     """A run paused for a person's review and no reviewer was given to answer it."""
 
     def __init__(self, thread_id: str, request: dict[str, object]) -> None:
-        """Keep the thread to resume and what the person is asked."""
         self.thread_id = thread_id
         self.request = request
         super().__init__(

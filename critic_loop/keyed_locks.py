@@ -1,22 +1,8 @@
 """Exclusive locks on named keys, from sync and async code: one implementation per backend.
 
-A `KeyedLock` holds a key (a thread's lease, a memory scope, a database's setup) for the
-length of a `with` (or `async with`) block. Waiting is bounded: after `wait` seconds the
-hold fails with `LockWaitExpired` naming the lock and who holds it (or with the caller's
-own error). Every hold first takes the key within this process (threads and tasks
-alike), then, for a backend that spans processes, the backend's lock:
-
-- `KeyedLock` itself: this process only (for a saver or store critic-loop did not open);
-- `FileLocks`: an `flock` on a file per key in a directory (beside a SQLite database),
-  holding a note of its holder; the operating system lets go when the holder dies;
-- `AdvisoryLocks`: a PostgreSQL session advisory lock, on a connection of its own that
-  releases it on closing: at once when the holder dies, within about a minute (TCP
-  keepalives) when its host vanishes from the network.
-
-Waiters poll, backing off, rather than block: an async waiter holds no thread between
-attempts, and a waiting PostgreSQL statement would hold a transaction open (the saver's
-`CREATE INDEX CONCURRENTLY` waits for every open transaction: a deadlock). A leaf
-library: it imports nothing of critic_loop, and psycopg only for advisory locks.
+A hold takes the key in this process, then the backend's (`FileLocks`, `AdvisoryLocks`),
+which lets go when its holder dies. Waiters poll rather than block: a waiting PostgreSQL
+statement holds a transaction open, and `CREATE INDEX CONCURRENTLY` waits for those.
 """
 
 from __future__ import annotations
@@ -37,21 +23,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 Release = Callable[[], None]
-"""Lets go of a key that was taken."""
+LOCK_WAIT_SECONDS = 300.0  # a setup or a memory write holds its key for moments
+POLL_SECONDS = 0.005  # the first pause before a held key is tried again; each doubles
 
-LOCK_WAIT_SECONDS = 300.0
-"""How long a hold waits by default (a setup or a memory write holds its key for moments)."""
-
-POLL_SECONDS = 0.005
-"""The first pause before a held key is tried again; each pause doubles, up to a cap."""
-
+# the server notices a vanished holder within about a minute
 KEEPALIVE_OPTIONS = (
     "-c tcp_keepalives_idle=30 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=3"
 )
-"""Make the PostgreSQL server notice a vanished holder within about a minute."""
-
 APPLICATION_NAME = re.compile(r"^critic-loop pid (?P<pid>\d+) on (?P<host>.*)$")
-"""How an advisory lock's connection names its process to the server."""
 
 HOLDER_QUERY = """
 SELECT a.pid, a.application_name, a.client_addr::text, a.backend_start
@@ -60,15 +39,13 @@ WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %s AND l.objid = %s
   AND l.objsubid = 1
 """
 
-FILE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
-"""A key that is its own lock file's name; any other is hashed."""
+FILE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")  # a key that names its file; others hash
 
 
 class LockWaitExpired(TimeoutError):
     """A key stayed held by another run or process for longer than the hold would wait."""
 
     def __init__(self, waited: float, lock: str, holder: str) -> None:
-        """Name the lock and who holds it."""
         self.holder = holder
         super().__init__(
             f"waited {waited:.0f} s for {lock}, held by {holder} (a process that dies lets "
@@ -76,8 +53,7 @@ class LockWaitExpired(TimeoutError):
         )
 
 
-def holder_note() -> dict[str, Any]:
-    """Describe this process as a key's holder: pid, host, command and start time."""
+def _holder_note() -> dict[str, Any]:
     return {
         "pid": os.getpid(),
         "host": socket.gethostname(),
@@ -86,8 +62,7 @@ def holder_note() -> dict[str, Any]:
     }
 
 
-def describe_holder(note: dict[str, Any] | None) -> str:
-    """Say who holds a key, from its holder's note."""
+def _describe_holder(note: dict[str, Any] | None) -> str:
     if not note:
         return "another run (just starting)"
     here = " (this process)" if note.get("pid") == os.getpid() else ""
@@ -107,8 +82,7 @@ def _pauses(wait: float, longest: float) -> Iterator[float]:
         pause = min(pause * 2, longest)
 
 
-def _let_go(taking: asyncio.Future[Release | None]) -> None:
-    """Release what an attempt took after its waiter was cancelled."""
+def _let_go(taking: asyncio.Future[Release | None]) -> None:  # its waiter was cancelled
     if not taking.cancelled() and taking.exception() is None and (release := taking.result()):
         release()
 
@@ -116,34 +90,29 @@ def _let_go(taking: asyncio.Future[Release | None]) -> None:
 class KeyedLock:
     """Exclusive holds on named keys within this process; the backends extend it."""
 
-    spans_processes: ClassVar[bool] = False
-    """Whether a backend's lock is taken too (with I/O: async holds take it in a thread)."""
+    spans_processes: ClassVar[bool] = False  # a backend's lock too (async holds: in a thread)
     longest_pause: ClassVar[float] = 0.1
-    """The longest pause between a waiter's attempts."""
     _held: ClassVar[dict[tuple[str, str], dict[str, Any]]] = {}
     _guard: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, space: str) -> None:
-        """Hold keys of `space`: every lock of this process on the same space shares them."""
-        self.space = space
+        self.space = space  # every lock of this process on the same space shares its keys
 
-    def describe(self, key: str) -> str:
-        """Name the lock on `key`, for messages."""
+    def _describe(self, key: str) -> str:
         return f"the lock {key!r} of this process"
 
     def _take(self, key: str) -> Release | None:
         """Take `key` beyond this process: what releases it, or None if another holds it."""
         return lambda: None
 
-    def _holder(self, key: str) -> str:
-        """Say who holds `key` beyond this process."""
-        return describe_holder(None)
+    def _holder(self, key: str) -> str:  # beyond this process
+        return _describe_holder(None)
 
     def _attempt(self, key: str) -> Release | None:
         with self._guard:
             if (self.space, key) in self._held:
                 return None
-            self._held[(self.space, key)] = holder_note()
+            self._held[(self.space, key)] = _holder_note()
         try:
             taken = self._take(key)
         except BaseException:
@@ -169,10 +138,10 @@ class KeyedLock:
     def _busy(self, key: str, wait: float, busy: Callable[[str], Exception] | None) -> Exception:
         with self._guard:
             note = self._held.get((self.space, key))
-        holder = describe_holder(note) if note is not None else self._holder(key)
+        holder = _describe_holder(note) if note is not None else self._holder(key)
         if busy is not None:
             return busy(holder)
-        return LockWaitExpired(wait, self.describe(key), holder)
+        return LockWaitExpired(wait, self._describe(key), holder)
 
     @contextlib.contextmanager
     def hold(
@@ -182,11 +151,9 @@ class KeyedLock:
         wait: float | None = None,
         busy: Callable[[str], Exception] | None = None,
     ) -> Iterator[None]:
-        """Hold `key` while inside, waiting up to `wait` seconds (default `LOCK_WAIT_SECONDS`).
+        """Hold `key` while inside, waiting up to `wait` seconds, else raise `busy(holder)`.
 
-        Raises:
-            LockWaitExpired: another holds the key still when the wait ends; or the error
-                `busy(who holds it)` makes, if given.
+        The default error is `LockWaitExpired`, the default wait `LOCK_WAIT_SECONDS`.
         """
         wait = LOCK_WAIT_SECONDS if wait is None else wait
         pauses = _pauses(wait, self.longest_pause)
@@ -239,26 +206,20 @@ class FileLocks(KeyedLock):
     spans_processes = True
 
     def __init__(self, directory: Path) -> None:
-        """Keep the lock files in `directory` (made when first needed)."""
         super().__init__(f"files in {directory.resolve()}")
         self.directory = directory
 
-    def path(self, key: str) -> Path:
-        """Return the lock file of `key`."""
+    def _path(self, key: str) -> Path:
         name = key if FILE_NAME.match(key) else _digest(key).hex()[:40]
         return self.directory / f"{name}.lock"
 
-    def describe(self, key: str) -> str:
-        """Name the lock file of `key`."""
-        return str(self.path(key))
+    def _describe(self, key: str) -> str:
+        return str(self._path(key))
 
     def _take(self, key: str) -> Release | None:
-        """Lock `key`'s file, or None if another holds it.
-
-        A holder removes its file when it lets go; a lock taken on a file that has been
-        removed (or replaced) since it was opened is not the key's, so it is tried again.
-        """
-        path = self.path(key)
+        # a holder removes its file when it lets go: a lock on a file removed (or replaced)
+        # since it was opened is not the key's, so it is tried again
+        path = self._path(key)
         self.directory.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -275,17 +236,17 @@ class FileLocks(KeyedLock):
                 os.close(fd)
                 continue
             os.ftruncate(fd, 0)
-            os.write(fd, json.dumps(holder_note()).encode())
+            os.write(fd, json.dumps(_holder_note()).encode())
             return lambda: _release_file(path, fd)
 
     def _holder(self, key: str) -> str:
         for _ in range(5):  # the holder writes its note just after it took the lock
             with contextlib.suppress(OSError, ValueError):
-                text = self.path(key).read_text()
+                text = self._path(key).read_text()
                 if text:
-                    return describe_holder(json.loads(text))
+                    return _describe_holder(json.loads(text))
             time.sleep(0.02)
-        return describe_holder(None)
+        return _describe_holder(None)
 
 
 def _release_file(path: Path, fd: int) -> None:
@@ -298,8 +259,7 @@ def _digest(key: str) -> bytes:
     return hashlib.sha256(key.encode("utf-8", errors="surrogatepass")).digest()
 
 
-def advisory_key(key: str) -> int:
-    """Return the 64-bit advisory-lock key of `key`."""
+def _advisory_key(key: str) -> int:
     return int.from_bytes(_digest("critic_loop:" + key)[:8], "big", signed=True)
 
 
@@ -310,12 +270,10 @@ class AdvisoryLocks(KeyedLock):
     longest_pause = 0.5  # each attempt opens a connection
 
     def __init__(self, url: str) -> None:
-        """Take locks on the server at `url`."""
         super().__init__(f"postgres {url}")
         self.url = url
 
-    def describe(self, key: str) -> str:
-        """Name the advisory lock of `key`."""
+    def _describe(self, key: str) -> str:
         return f"the PostgreSQL advisory lock of {key!r}"
 
     def _connect(self) -> Any:
@@ -330,7 +288,7 @@ class AdvisoryLocks(KeyedLock):
         connection = self._connect()
         try:
             row = connection.execute(
-                "SELECT pg_try_advisory_lock(%s)", (advisory_key(key),)
+                "SELECT pg_try_advisory_lock(%s)", (_advisory_key(key),)
             ).fetchone()
         except BaseException:
             connection.close()
@@ -342,12 +300,12 @@ class AdvisoryLocks(KeyedLock):
         return release
 
     def _holder(self, key: str) -> str:
-        unsigned = advisory_key(key) & 0xFFFFFFFFFFFFFFFF
+        unsigned = _advisory_key(key) & 0xFFFFFFFFFFFFFFFF
         with self._connect() as connection:
             row = connection.execute(HOLDER_QUERY, (unsigned >> 32, unsigned & 0xFFFFFFFF))
             found = row.fetchone()
         if found is None:
-            return describe_holder(None)
+            return _describe_holder(None)
         session, name, address, started = found
         named = APPLICATION_NAME.match(name or "")
         who = f"process {named['pid']} on {named['host']}" if named else (name or "a client")

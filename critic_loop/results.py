@@ -1,8 +1,7 @@
 """Read a finished run's result, and raise instead when the caller asked for that.
 
-A run that did not pass never looks like one that did: `outcome` says how it ended, and
-with `Context.on_exhausted="raise"` the helpers raise an exception that still carries the
-best draft and its open items.
+With `Context.on_exhausted="raise"`, a run that did not pass raises an exception that
+still carries the best draft and its open items.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ class LoopDidNotPass(RuntimeError):
     """A run ended without a pass; the best draft and what it still fails come with it."""
 
     def __init__(self, state: LoopState) -> None:
-        """Describe the run from its final state."""
         self.state = state
         self.outcome = state.outcome
         self.final = state.final

@@ -1,18 +1,8 @@
 """Run, resume and fork the loop from Python in one call.
 
-With no checkpointer and no store, runs are kept in the embedded default (one SQLite file,
-or PostgreSQL when `CRITIC_LOOP_DATABASE_URL` says so; see `critic_loop.persistence`).
-Giving the `thread_id` of an unfinished run resumes it from its last checkpoint: nothing
-is lost and the round count continues. `fork_loop` continues a thread from an earlier
-round with other settings, leaving the original history intact.
-
-Every step is checkpointed before the next one starts (`durability="sync"`), so a process
-that dies mid-run loses at most the step it was in. A run holds its thread's lease while
-it writes, so a second run of the same thread is refused (`ThreadBusy`) or waits.
-
-`run_loop` drives the graph with its sync API, `arun_loop` with its async one; what they
-decide between the graph's calls (start or resume, answer a review) is written once. The
-command line runs through `run_loop` too.
+Without a checkpointer and store, runs are kept in `critic_loop.persistence`'s database.
+Every step is checkpointed before the next starts (`durability="sync"`), so a process that
+dies mid-run loses at most that step; the `thread_id` of an unfinished run resumes it.
 """
 
 from __future__ import annotations
@@ -40,19 +30,14 @@ from critic_loop.persistence.leases import local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Critique, rounds_done
 from critic_loop.state.rubric import CriterionBase, dump_rubric
+from critic_loop.thread_settings import settings_metadata
 
-EventHandler = Callable[[dict[str, Any]], None]
-"""Receives each progress event (`draft`, `verdict`) as the run streams it."""
-
-
-RubricLike = Sequence[CriterionBase | Mapping[str, Any]]
-"""Criteria as models or as plain dicts (a `python` check may hold a callable)."""
-
-
-Reviewer = Callable[[dict[str, Any]], dict[str, Any]]
-"""Answers a review request (see `critic_loop.nodes.loop.review`) with a person's decision."""
+EventHandler = Callable[[dict[str, Any]], None]  # told each progress event (draft, verdict)
+RubricLike = Sequence[CriterionBase | Mapping[str, Any]]  # a python check may hold a callable
+Reviewer = Callable[[dict[str, Any]], dict[str, Any]]  # answers a review (nodes.loop.review)
 
 
 @dataclass(frozen=True)
@@ -60,16 +45,12 @@ class RunStart:
     """What a run is about to do, told to `on_start` just before its first step."""
 
     thread_id: str
-    resuming: bool
-    """The thread holds an unfinished run, which goes on with its own task and rubric."""
-    input_differs: bool
-    """Resuming, and the task or rubric given are not the thread's own (which win)."""
-    location: str | None
-    """Where the run is kept (the database), or None with the caller's own savers."""
+    resuming: bool  # an unfinished run goes on, with the thread's own task and rubric
+    input_differs: bool  # resuming, and the task or rubric given are not the thread's own
+    location: str | None  # the database, or None with the caller's own savers
 
 
-StartHandler = Callable[[RunStart], None]
-"""Told, once the thread's lease is held, whether the run is new or resumed."""
+StartHandler = Callable[[RunStart], None]  # told once the thread's lease is held
 
 
 def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
@@ -92,37 +73,25 @@ def thread_config(thread_id: str | None = None) -> RunnableConfig:
 def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
     """Build the run's `Context`; models the caller left unset are what this machine has.
 
-    The rule every entry point follows (`critic_loop.nodes.models.discovery`): with a
-    model server (`base_url`, `OPENAI_BASE_URL`) and no model chosen (by argument or
-    `CRITIC_LOOP_*_MODEL`), the model that server serves is used for every role, judged
-    one criterion per call; with only a Gemini key, Gemini. A `Context` whose models are
-    chosen comes back as it is.
-
-    Raises:
-        DiscoveryFailed: the named server could not say which model it serves.
+    See `critic_loop.nodes.models.discovery`; `DiscoveryFailed` if the named server could
+    not say which model it serves.
     """
     return with_available_models(as_context(value))
 
 
-def _invocation(config: RunnableConfig) -> RunnableConfig:
-    """Return `config` marked as a new invocation: a fresh `run_id` in its metadata.
-
-    LangGraph copies it into every checkpoint the invocation writes, as LangGraph server
-    does with its own runs, so `critic-loop stats` can tell a run's work from its pauses.
-    """
-    return {**config, "metadata": {**config.get("metadata", {}), "run_id": uuid4().hex}}
+def _invocation(config: RunnableConfig, context: Context) -> RunnableConfig:
+    # a fresh run_id and the run's settings, copied into every checkpoint the invocation
+    # writes (as LangGraph server does), so `critic-loop stats` can tell a run's work from
+    # its pauses and `critic-loop run --thread-id` resumes with the thread's settings
+    by_client = operator_settings().untrusted_input
+    metadata = {"run_id": uuid4().hex, **settings_metadata(context, by_client)}
+    return {**config, "metadata": {**config.get("metadata", {}), **metadata}}
 
 
 def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
     """Return the config of the checkpoint taken right after round `round_number` was graded.
 
-    Invoking the graph from it continues the thread from that round (a fork): the route
-    step runs again with the new run's context. The candidates are found from the
-    checkpoints' writes (`critic_loop.branch_points`); the newest one whose state shows the
-    route step next, with round `round_number` graded, is the one.
-
-    Raises:
-        LookupError: the thread has no such round.
+    Invoked from it, the route step runs again with the new run's context (a fork).
     """
     checkpointer = graph.checkpointer
     if not isinstance(checkpointer, BaseCheckpointSaver):
@@ -230,12 +199,8 @@ def _resumable(thread_id: str) -> Iterator[None]:
 
 
 def _options(run: _Run) -> dict[str, Any]:
-    """How the thread is streamed: each step checkpointed before the next.
-
-    Only a handler's events are streamed (`custom`): streaming them makes LangGraph hand
-    every step to its thread pool, while without them a step's single task runs in the
-    calling thread.
-    """
+    # only a handler's events are streamed (custom): streaming them makes LangGraph hand
+    # every step to its thread pool; without, a step's single task runs in this thread
     mode = "custom" if run.options.get("on_event") else "updates"
     return {"context": run.context, "stream_mode": mode, "durability": "sync"}
 
@@ -282,7 +247,7 @@ def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> L
     on_event = run.options.get("on_event")
     while True:
         with _resumable(run.thread_id):
-            for event in graph.stream(start, _invocation(config), **_options(run)):
+            for event in graph.stream(start, _invocation(config, run.context), **_options(run)):
                 if on_event is not None:
                     on_event(event)
         start, config = _next_input(graph.get_state(run.config), run), run.config
@@ -295,7 +260,9 @@ async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Ru
     on_event = run.options.get("on_event")
     while True:
         with _resumable(run.thread_id):
-            async for event in graph.astream(start, _invocation(config), **_options(run)):
+            async for event in graph.astream(
+                start, _invocation(config, run.context), **_options(run)
+            ):
                 if on_event is not None:
                     on_event(event)
         start, config = _next_input(await graph.aget_state(run.config), run), run.config

@@ -1,15 +1,6 @@
 """Bounded text and nesting: what a verdict may hold, and how deep input may nest.
 
-Evidence, hints and feedback come from checks, from drafted code's test output and from
-the critic model: any of them can be huge (a test suite with 16,000 failing cases, a
-judge that copies the artifact back). Each is cut at its operator limit
-(`OperatorSettings.max_evidence_chars`, `max_hint_chars`, `max_feedback_chars`), with a
-marker saying how much was left out, and a critique as a whole at `max_critique_chars`,
-so what a round stores and streams stays small however big its input was.
-
-Structures that come from input (a rubric, a JSON schema, a JSON draft) may nest at most
-`max_nesting_depth` levels: deeper ones are refused with one line, before any code that
-walks them recursively could fail with a RecursionError.
+Deeper input is refused with one line before code that recurses into it could fail.
 """
 
 from __future__ import annotations
@@ -22,7 +13,6 @@ from critic_loop.state.operator_settings import operator_settings
 T = TypeVar("T")
 
 MARKER = " [... {count} characters left out]"
-"""Ends a cut text, saying how many characters were left out."""
 
 
 def cut(text: str, limit: int) -> str:
@@ -38,31 +28,17 @@ def cut(text: str, limit: int) -> str:
     return text[:keep] + marker
 
 
-def critique_limit() -> int:
-    """Return the most text one critique may hold in all (`CRITIC_LOOP_MAX_CRITIQUE_CHARS`)."""
-    return operator_settings().max_critique_chars
+def _cut_at(setting: str) -> Callable[[str], str]:
+    return lambda text: cut(text, getattr(operator_settings(), setting))
 
 
-def bounded_evidence(text: str) -> str:
-    """Cut `text` at the evidence limit (`CRITIC_LOOP_MAX_EVIDENCE_CHARS`)."""
-    return cut(text, operator_settings().max_evidence_chars)
-
-
-def bounded_hint(text: str) -> str:
-    """Cut `text` at the hint limit (`CRITIC_LOOP_MAX_HINT_CHARS`)."""
-    return cut(text, operator_settings().max_hint_chars)
-
-
-def bounded_feedback(text: str) -> str:
-    """Cut `text` at the feedback limit (`CRITIC_LOOP_MAX_FEEDBACK_CHARS`)."""
-    return cut(text, operator_settings().max_feedback_chars)
+bounded_evidence = _cut_at("max_evidence_chars")
+bounded_hint = _cut_at("max_hint_chars")
+bounded_feedback = _cut_at("max_feedback_chars")
 
 
 def share(lengths: Iterable[int], budget: int) -> int | None:
-    """Return the largest cap so that the lengths, each capped, sum to at most `budget`.
-
-    None when they fit as they are.
-    """
+    """Return the largest cap under which the lengths sum to at most `budget` (None: they fit)."""
     ordered = sorted(lengths)
     if sum(ordered) <= budget:
         return None
@@ -76,10 +52,7 @@ def share(lengths: Iterable[int], budget: int) -> int | None:
 
 
 def depth_of(value: Any, limit: int) -> int:
-    """Return how deeply `value` nests (lists and dicts), counting no further than `limit` + 1.
-
-    Walks without recursion, so any depth is safe to measure.
-    """
+    """Return how deeply `value` nests (lists and dicts), counting no further than `limit` + 1."""
     deepest = 0
     pending: list[tuple[Any, int]] = [(value, 1)]
     while pending:
@@ -98,11 +71,7 @@ def depth_of(value: Any, limit: int) -> int:
 
 
 def check_depth(value: Any, what: str = "") -> Any:
-    """Return `value` if it nests at most `max_nesting_depth` levels.
-
-    Raises:
-        ValueError: it nests deeper (one line, naming `what` and the setting).
-    """
+    """Return `value` if it nests at most `max_nesting_depth` levels, else raise ValueError."""
     return _shallow(value, depth_of, what)
 
 
@@ -120,11 +89,7 @@ def _shallow(value: T, depth: Callable[[T, int], int], what: str) -> T:
 
 
 def text_depth(text: str, limit: int) -> int:
-    """Return how deeply JSON text nests its brackets, counting no further than `limit` + 1.
-
-    Reads the text once, skipping strings, so it can refuse absurd nesting before a
-    parser recurses into it.
-    """
+    """Return how deeply JSON text nests its brackets (strings skipped), up to `limit` + 1."""
     depth = deepest = 0
     in_string = escaped = False
     for character in text:

@@ -1,20 +1,7 @@
 """Run budgets: what a run has spent, read from its history, and what it has left.
 
-A run can be bounded in model calls, tokens and time (`Context.call_budget`,
-`token_budget`, `time_budget_seconds`), besides rounds. What it has spent is derived from
-the records it keeps, never from a counter beside them:
-
-- calls: each draft's `attempts` (worker calls) and each critique's `attempts` (judge
-  calls, every judge of a panel and every retry), plus the distiller's calls once a
-  memory report records them;
-- tokens: input and output tokens of the same records' `usage`;
-- seconds: per round, the longest of its drafts' `seconds` (candidates are drafted side
-  by side) plus the longest of its critiques' `seconds`, summed over the rounds. Time
-  waiting for a person, or stopped between a failure and its resume, is not in them.
-
-Budgets are checked before every model call (see `critic_loop.nodes.models.ledger`), so
-a run stops inside a round, not only between rounds, and ends as `exhausted` with its
-best draft and the budget named in `exhausted_by`.
+A round's seconds are its slowest draft plus its slowest critique (candidates run side by
+side): time waiting for a person is not counted.
 """
 
 from __future__ import annotations
@@ -29,15 +16,13 @@ from critic_loop.state.context import Context
 from critic_loop.state.records import Critique, Draft, TokenUsage
 from critic_loop.state.rules import MemoryReport
 
-Budget = Literal["call_budget", "token_budget", "time_budget_seconds"]
-"""The `Context` field of each budget."""
+Budget = Literal["call_budget", "token_budget", "time_budget_seconds"]  # `Context` fields
 
 BUDGET_WORDS: dict[Budget, str] = {
     "call_budget": "call budget",
     "token_budget": "token budget",
     "time_budget_seconds": "time budget",
 }
-"""How reports name each budget."""
 
 
 @dataclass(frozen=True)
@@ -48,12 +33,6 @@ class Spent:
     tokens: int = 0
     seconds: float = 0.0
 
-    def __add__(self, other: Spent) -> Spent:
-        """Add two amounts spent, field by field."""
-        return Spent(
-            self.calls + other.calls, self.tokens + other.tokens, self.seconds + other.seconds
-        )
-
 
 class Exhausted(NamedTuple):
     """A budget that ran out, and why, in words."""
@@ -62,8 +41,7 @@ class Exhausted(NamedTuple):
     reason: str
 
 
-def tokens_of(usage: TokenUsage) -> int:
-    """Return the tokens a usage counts toward the token budget (input and output)."""
+def _tokens(usage: TokenUsage) -> int:
     return usage.input_tokens + usage.output_tokens
 
 
@@ -84,31 +62,25 @@ def spent_on(
 ) -> Spent:
     """Return what the run holding these records has spent (see the module docstring)."""
     calls = sum(d.attempts for d in drafts) + sum(c.attempts for c in critiques)
-    tokens = sum(tokens_of(d.usage) for d in drafts) + sum(tokens_of(c.usage) for c in critiques)
+    tokens = sum(_tokens(d.usage) for d in drafts) + sum(_tokens(c.usage) for c in critiques)
     seconds = sum(round_seconds(drafts, critiques).values())
     if memory is not None:
-        calls, tokens = calls + memory.calls, tokens + tokens_of(memory.usage)
+        calls, tokens = calls + memory.calls, tokens + _tokens(memory.usage)
     return Spent(calls, tokens, seconds)
 
 
 def exhausted(spent: Spent, context: Context) -> Exhausted | None:
     """Return the first budget `spent` has reached, or None while every one has some left."""
-    if context.call_budget is not None and spent.calls >= context.call_budget:
-        return Exhausted(
-            "call_budget",
-            f"the call budget ran out: {spent.calls} model call(s) of {context.call_budget}",
-        )
-    if context.token_budget is not None and spent.tokens >= context.token_budget:
-        return Exhausted(
-            "token_budget",
-            f"the token budget ran out: {spent.tokens} token(s) of {context.token_budget}",
-        )
-    limit = context.time_budget_seconds
-    if limit is not None and spent.seconds >= limit:
-        return Exhausted(
-            "time_budget_seconds",
-            f"the time budget ran out: {spent.seconds:.1f} s of {limit:g} s",
-        )
+    uses: list[tuple[Budget, float, str]] = [
+        ("call_budget", spent.calls, "model call(s)"),
+        ("token_budget", spent.tokens, "token(s)"),
+        ("time_budget_seconds", spent.seconds, "s"),
+    ]
+    for budget, used, unit in uses:
+        limit = getattr(context, budget)
+        if limit is not None and used >= limit:
+            amount = f"{used:.1f} s of {limit:g} s" if unit == "s" else f"{used} {unit} of {limit}"
+            return Exhausted(budget, f"the {BUDGET_WORDS[budget]} ran out: {amount}")
     return None
 
 

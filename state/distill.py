@@ -1,7 +1,6 @@
 """The distillation subgraph's schemas: what it reads from a finished run, what it returns.
 
-The subgraph runs inside the app graph after `finalize`, reading the run's own state, and
-on its own (the `distill` graph in langgraph.json) on the state of any earlier thread.
+It runs after `finalize` on the run's own state, or alone (langgraph.json's `distill`).
 """
 
 from __future__ import annotations

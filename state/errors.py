@@ -1,10 +1,4 @@
-"""Errors the graph raises that a caller can act on, most of them before any model is called.
-
-They live in the core, apart from the nodes that raise them, so the command line, the
-server and Python callers can catch them without importing a graph or a model library.
-The ring's own errors (a command line given bad flags, a stopped run, a finished thread)
-are in `critic_loop.errors`.
-"""
+"""Errors the graph raises that a caller can act on, importable without a graph or model."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""The command that adds an optional extra, as it works for this installation.
-
-critic-loop is installed from a clone (`pip install -e .`) or as a package. An error that
-says how to add an extra must name a command that works for the user who reads it: from a
-clone, `python -m pip install -e '.[plot]'` (the clone's folder, relative to where they
-stand); from a package, `python -m pip install 'critic-loop[plot]'`. The interpreter is
-this one, so the extra lands where critic-loop is installed.
-"""
+"""The command that adds an optional extra, as it works for this installation."""
 
 from __future__ import annotations
 
@@ -15,11 +8,9 @@ import sys
 from pathlib import Path
 
 DISTRIBUTION = "critic-loop"
-"""The name critic-loop is installed under."""
 
 
 def _shown(path: Path) -> str:
-    """Return `path` relative to the working directory when it lies under it."""
     try:
         relative = path.relative_to(Path.cwd())
     except (ValueError, OSError):
@@ -28,11 +19,7 @@ def _shown(path: Path) -> str:
 
 
 def source_tree() -> Path | None:
-    """Return the clone critic-loop runs from, or None when it runs from an installed package.
-
-    In a clone (an editable install, or the source on the path) this module is
-    `<clone>/state/extras.py`, beside the clone's `pyproject.toml`.
-    """
+    """Return the clone critic-loop runs from, or None when it runs from an installed package."""
     root = Path(__file__).resolve().parents[1]
     project = root / "pyproject.toml"
     if project.is_file() and f'name = "{DISTRIBUTION}"' in project.read_text():
@@ -41,7 +28,6 @@ def source_tree() -> Path | None:
 
 
 def _python() -> str:
-    """Return how to call this interpreter, as short as it stays correct."""
     executable = Path(os.path.abspath(sys.executable))  # a venv's python is a link: keep it
     shown = _shown(executable)
     if shown == str(executable):
@@ -50,11 +36,7 @@ def _python() -> str:
 
 
 def install_command(extra: str) -> str:
-    """Return the one command that adds the optional extra `extra` to this installation.
-
-    From a clone: `<python> -m pip install -e '<clone>[extra]'` (`.` when the clone is the
-    working directory); otherwise `<python> -m pip install 'critic-loop[extra]'`.
-    """
+    """Return the one command that adds the optional extra `extra` to this installation."""
     clone = source_tree()
     if clone is None:
         return f"{_python()} -m pip install {shlex.quote(f'{DISTRIBUTION}[{extra}]')}"

@@ -8,6 +8,7 @@ name the items as their users wrote them (a file and item number, a `--criterion
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
 from typing import Any, get_args
 
@@ -51,7 +52,9 @@ def _message(error: dict[str, Any], field: str, criterion_kind: str | None) -> s
     message = str(error["msg"]).removeprefix("Value error, ")
     if kind == "union_tag_invalid":
         tag = (error.get("ctx") or {}).get("tag", "?")
-        return f"kind {tag!r} is not a kind of criterion; use one of: {', '.join(KINDS)}"
+        close = difflib.get_close_matches(str(tag).lower(), KINDS, n=1, cutoff=0.6)
+        guess = f"did you mean {close[0]!r}? " if close else ""
+        return f"kind {tag!r} is not a kind of criterion; {guess}use one of: {', '.join(KINDS)}"
     if kind == "extra_forbidden":
         if criterion_kind in CRITERION_CLASSES:
             names = ", ".join(settings_of(criterion_kind))

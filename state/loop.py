@@ -1,21 +1,7 @@
 """The refinement loop's state, its input, and the narrow views each node reads.
 
-The history is append-only: `drafts`, `critiques` and `feedback` only ever grow, and the
-round number is derived from them (there is no counter that could disagree with the
-history it counts). The worker's prompts are not stored: each is rebuilt from that history.
-Each history item is stored once, in the step that added it (`state/history.py`), so a
-thread's stored size grows with what it holds, not with the square of its rounds.
-
-Objective/rubric separation is structural. `WorkerTurn`, the generate node's input, has
-no rubric field and no critiques: it carries the task, the recalled rules, the drafts
-being revised and the feedback addressed to the worker, chosen for it by the route. It
-reaches the worker as a LangGraph `Send`, so the worker reads nothing else of the state.
-`CriticView`, the critique node's input schema, has no task and no worker prompts: the
-critic reads the rubric, the drafts and its own earlier critiques.
-
-Fields that become graph channels keep their description inside `Annotated[...]`:
-LangGraph builds channels from the annotations, and LangGraph server describes the
-thread's state (what Studio shows) from the channels, not from pydantic's field info.
+`WorkerTurn` has no rubric, `CriticView` no task: the separation is structural. Channel
+fields keep their description inside `Annotated[...]`, where LangGraph server reads it.
 """
 
 from __future__ import annotations
@@ -50,7 +36,10 @@ EXAMPLE_INPUT: dict[str, JsonValue] = {
         {"id": "cta", "text": "Its last sentence invites the reader to buy it."},
     ],
 }
-"""An input that shows every part: a task, a deterministic check and two judged criteria."""
+EXHAUSTED_BY = (
+    "For an exhausted run, the limit it reached: max_iterations, call_budget, token_budget "
+    "or time_budget_seconds."
+)
 
 
 class LoopInput(BaseModel):
@@ -68,20 +57,11 @@ class LoopInput(BaseModel):
 
 
 class LoopOutput(BaseModel):
-    """What a served run returns: how it ended, and its answer.
-
-    The whole history stays in the thread's state.
-    """
+    """What a served run returns: how it ended, and its answer (the history stays in the thread)."""
 
     outcome: Outcome | None = Field(default=None, description="How the run ended.")
     outcome_reason: str | None = Field(default=None, description="Why, in words.")
-    exhausted_by: str | None = Field(
-        default=None,
-        description=(
-            "For an exhausted run, the limit it reached: max_iterations, call_budget, "
-            "token_budget or time_budget_seconds."
-        ),
-    )
+    exhausted_by: str | None = Field(default=None, description=EXHAUSTED_BY)
     final: str | None = Field(
         default=None, description="The passing (or accepted) draft, else the best one."
     )
@@ -127,15 +107,7 @@ class LoopState(BaseModel):
     outcome_reason: Annotated[
         str | None, Field(description="Why the run ended as it did, in words.")
     ] = None
-    exhausted_by: Annotated[
-        str | None,
-        Field(
-            description=(
-                "For an exhausted run, the limit it reached: max_iterations, call_budget, "
-                "token_budget or time_budget_seconds."
-            )
-        ),
-    ] = None
+    exhausted_by: Annotated[str | None, Field(description=EXHAUSTED_BY)] = None
     final: Annotated[
         str | None,
         Field(
@@ -182,11 +154,7 @@ class RevisionStep(BaseModel):
 
 
 class WorkerTurn(BaseModel):
-    """What the worker is given for one draft (the generate node's input, sent by the route).
-
-    It never holds the rubric, a verdict or a criterion's text: only the task, lessons,
-    the worker's own drafts and the feedback addressed to it.
-    """
+    """What the worker is given for one draft: never the rubric, a verdict or criterion text."""
 
     task: Task
     round: Annotated[int, Field(ge=1, description="The round this draft is for.")]
@@ -232,17 +200,13 @@ class WorkerTurn(BaseModel):
 
     @property
     def revises(self) -> DraftRef | None:
-        """The draft this turn revises, if it is a revision."""
         if self.mode != "revision" or not self.history:
             return None
         return DraftRef(round=self.history[-1].round, candidate=self.history[-1].candidate)
 
 
 class CriticView(BaseModel):
-    """The critique node's input: the rubric, the drafts and the critiques so far.
-
-    Never the task or the worker's conversation.
-    """
+    """The critique node's input: never the task or the worker's conversation."""
 
     rubric: KeptRubric
     drafts: list[Draft] = Field(default_factory=list)

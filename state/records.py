@@ -1,9 +1,4 @@
-"""What one round leaves behind: the draft, the critique of it, and the note to the worker.
-
-Records are appended to the loop state and never edited. Nodes write them as plain JSON
-(`model_dump(mode="json")`) so checkpoints, the dev server and Studio see ordinary data;
-nodes read them back through these models.
-"""
+"""What one round leaves behind: the draft, the critique of it, and the note to the worker."""
 
 from __future__ import annotations
 
@@ -12,39 +7,24 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from critic_loop.state.bounds import critique_limit, cut, share
+from critic_loop.state.bounds import cut, share
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.verdict import Evidence, Hint, Note, Verdict
 
 Outcome = Literal[
     "passed", "stalled", "exhausted", "verifier_error", "infeasible", "accepted", "cancelled"
 ]
-"""How a run ended.
-
-- passed: every must criterion passed and the weighted score reached the bar.
-- stalled: the critic kept failing the same criteria, or the score stopped improving.
-- exhausted: the iteration cap, or a run budget (calls, tokens, time), was reached without
-  a pass (`LoopState.exhausted_by` says which).
-- verifier_error: the critic's output could not be accepted after its retries.
-- infeasible: a criterion no revision can meet made a pass impossible.
-- accepted: a person reviewing the run accepted a draft the critic had not passed.
-- cancelled: a person reviewing the run stopped it.
-"""
+"""How a run ended: passed; stalled (no progress); exhausted (the round cap or a budget,
+see `exhausted_by`); verifier_error (no acceptable critic answer); infeasible (a criterion
+no revision can meet); accepted or cancelled by a person reviewing it."""
 
 SUCCESSFUL_OUTCOMES: frozenset[Outcome] = frozenset({"passed", "accepted"})
-"""Outcomes whose `final` draft is the run's answer: the critic's pass, or a person's."""
-
+# runs that teach something about the worker (a verifier error or infeasible rubric do not)
 COMPLETED_OUTCOMES: frozenset[Outcome] = frozenset({"passed", "stalled", "exhausted", "accepted"})
-"""Outcomes of runs that completed their work and so teach something about the worker.
-
-A verifier error says nothing about the worker, and an infeasible rubric nothing it
-could have done differently.
-"""
 
 
 class TokenUsage(BaseModel):
     """Tokens spent by one model call (or several, summed)."""
-
-    model_config = ConfigDict(extra="ignore")
 
     input_tokens: int = Field(default=0, description="Prompt tokens.")
     output_tokens: int = Field(default=0, description="Completion tokens.")
@@ -54,7 +34,6 @@ class TokenUsage(BaseModel):
     )
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        """Sum two usages; the sum is estimated if either part was."""
         return TokenUsage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
@@ -63,8 +42,6 @@ class TokenUsage(BaseModel):
 
 
 DraftOrigin = Literal["first", "revision", "resample"]
-"""How a draft came about: a first attempt, a revision of an earlier draft, or a fresh
-sample drawn after revising stalled."""
 
 
 class DraftRef(BaseModel):
@@ -78,8 +55,6 @@ class DraftRef(BaseModel):
 
 class Draft(BaseModel):
     """One artifact the worker produced."""
-
-    model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round that produced this draft, from 1.")
     candidate: int = Field(
@@ -127,14 +102,10 @@ class Draft(BaseModel):
 
 
 class Agreement(BaseModel):
-    """How a candidate behaved beside the other candidates of its round on further inputs.
+    """How a candidate behaved beside its round's other passing candidates on further inputs.
 
-    Set when several candidates of a round passed every check and a test suite could vary
-    its examples' inputs (see `critic_loop.nodes.verifiers.agreement`). It only ranks
-    passing drafts among themselves; it never changes a verdict.
+    It only ranks passing drafts (`nodes.verifiers.agreement`); it never changes a verdict.
     """
-
-    model_config = ConfigDict(extra="ignore")
 
     probes: int = Field(ge=1, description="Further inputs the candidates were run on.")
     support: int = Field(
@@ -152,8 +123,6 @@ class Agreement(BaseModel):
 
 class Critique(BaseModel):
     """The critic's judgement of one draft, or the reason no judgement could be made."""
-
-    model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round of the draft this critique grades.")
     candidate: int = Field(default=1, ge=1, description="The candidate it grades.")
@@ -208,7 +177,7 @@ class Critique(BaseModel):
         texts = [r.evidence for r in results] + [r.hint for r in results]
         texts += [self.verdict.feedback if self.verdict is not None else ""]
         texts += [*self.rejected, self.error or ""]
-        cap = share((len(text) for text in texts), critique_limit())
+        cap = share((len(text) for text in texts), operator_settings().max_critique_chars)
         if cap is None:
             return self
         if self.verdict is not None:
@@ -229,21 +198,15 @@ class Critique(BaseModel):
 
 
 def rounds_done(critiques: Sequence[Critique]) -> int:
-    """Return the number of rounds graded so far (a round may hold several candidates).
-
-    The one count of rounds: `LoopState.rounds` is this over the state's critiques.
-    """
+    """Return the number of rounds graded so far: the one count of rounds."""
     return max((critique.round for critique in critiques), default=0)
 
 
 class WorkerFeedback(BaseModel):
-    """What crosses from the critic to the worker after a failed round.
+    """What crosses from the critic to the worker after a failed round: the only channel.
 
-    This is the only channel between the two. It carries the critic's note and hints with
-    any verbatim criterion text removed, and no criterion ids.
+    The critic's note and hints, with criterion text and ids removed.
     """
-
-    model_config = ConfigDict(extra="ignore")
 
     round: int = Field(ge=1, description="The round of the draft this feedback is about.")
     candidate: int = Field(default=1, ge=1, description="The candidate it is about.")
@@ -258,14 +221,10 @@ class WorkerFeedback(BaseModel):
 
 
 ReviewAction = Literal["accept", "reject", "override", "stop"]
-"""What a person reviewing a run can do: accept the draft, reject it with feedback for the
-worker, override one criterion's result, or stop the run."""
 
 
 class Review(BaseModel):
     """A person's decision on a draft, when the run asked for review (`Context.review`)."""
-
-    model_config = ConfigDict(extra="ignore")
 
     at_round: int = Field(ge=1, description="The round after which the run asked.")
     draft: DraftRef = Field(description="The draft reviewed: the best so far.")
@@ -279,8 +238,6 @@ class Review(BaseModel):
 
 class OpenItem(BaseModel):
     """A criterion the returned artifact still fails."""
-
-    model_config = ConfigDict(extra="ignore")
 
     criterion_id: str = Field(description="The failing criterion's id.")
     text: str = Field(description="The failing criterion's text.")

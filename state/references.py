@@ -1,14 +1,7 @@
 """Refer to Python functions by "package.module:qualname", so rubrics stay serializable.
 
-A module-level function is referred to by its import path, which any process can resolve.
-A function that cannot be imported that way (a lambda, a closure) gets a reference with a
-`#` suffix; another process cannot resolve it, and says so clearly.
-
-Every function handed over from Python (`reference_to`, `register_check`) is *registered*:
-the operator put it there in code. Whether an unregistered reference may be imported
-depends on who named it: the operator (command line, Python) may name any importable
-function; a client of a served graph only registered ones, or those of modules the
-operator allowed (`CRITIC_LOOP_PYTHON_CHECK_MODULES`).
+A served graph's client may name only registered functions (`register_check`) and those
+of `CRITIC_LOOP_PYTHON_CHECK_MODULES`.
 """
 
 from __future__ import annotations
@@ -57,8 +50,7 @@ def _importable_as(reference: str) -> Any:
         return None
 
 
-def allowed_for_clients(reference: str, modules: Sequence[str]) -> bool:
-    """Tell whether a client may name `reference`: registered, or in an allowed module."""
+def _allowed_for_clients(reference: str, modules: Sequence[str]) -> bool:
     if reference in _registered:
         return True
     module = reference.partition(":")[0]
@@ -79,7 +71,7 @@ def resolve_reference(
     """
     if reference in _registered:
         return _registered[reference]
-    if client and not allowed_for_clients(reference, client_modules):
+    if client and not _allowed_for_clients(reference, client_modules):
         raise TrustViolation(
             f"python check {reference!r} is not allowed: clients may use only the functions "
             "the operator registered (critic_loop.register_check) or those of the modules "

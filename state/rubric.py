@@ -1,20 +1,7 @@
 """The rubric: the checkable criteria that only the critic ever sees.
 
-A criterion is one of several kinds, told apart by `kind` (default "llm"):
-
-- `llm`: a sentence the critic model grades (`Criterion`).
-- built-in deterministic checks with parameters: `word_count`, `char_count`, `regex`,
-  `contains`, `headings`, `json`, `json_schema`, `python_syntax`;
-- `python`: a Python function given by reference ("package.module:function"), or as a
-  callable from Python (kept as a reference, so the rubric stays serializable);
-- `tests`: a pytest suite run against the drafted code in a sandboxed subprocess.
-
-Deterministic kinds are checked by code, first; only `llm` criteria reach the critic model.
-Every kind serializes to plain JSON and back unchanged, so rubrics travel through the
-LangGraph server as they were written.
-
-jsonschema and referencing are imported inside the functions that use them: at the top
-they would slow `critic-loop --help`, which imports this module for its flags.
+Code decides every kind but `llm`, first. jsonschema is imported late: `critic-loop
+--help` imports this module for its flags.
 """
 
 from __future__ import annotations
@@ -45,16 +32,16 @@ from critic_loop.state.references import reference_to
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 
 Severity = Literal["must", "should"]
-"""must: every must criterion has to pass; should: counts toward the weighted score only."""
 MAX_TEST_SECONDS = 600.0
-MAX_COUNT = 1_000_000_000
-"""The largest word or character bound (larger numbers are mistakes, and break storage)."""
-
-INT64 = (-(2**63), 2**63 - 1)
-"""Integers in a JSON value must fit here: checkpoints store 64-bit integers."""
-
+MAX_COUNT = 1_000_000_000  # a larger word or character bound is a mistake (and breaks storage)
+INT64 = (-(2**63), 2**63 - 1)  # checkpoints store 64-bit integers
 CONTRADICTION_BUDGET_SECONDS = 1.0
-"""The most time spent looking for criteria that contradict each other."""
+
+
+def _refuse_over(setting: str, size: int, said: str) -> None:
+    limit = getattr(operator_settings(), setting)
+    if size > limit:
+        raise ValueError(f"{said}; the most allowed is {limit} (CRITIC_LOOP_{setting.upper()})")
 
 
 def _require_text(value: str) -> str:
@@ -63,8 +50,7 @@ def _require_text(value: str) -> str:
     return value
 
 
-def encodable(text: str, what: str) -> str:
-    """Return `text` if it can be stored and sent (valid UTF-8); raise naming `what` if not."""
+def _encodable(text: str, what: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
@@ -85,10 +71,7 @@ def _json_values(value: Any) -> Iterator[Any]:
 
 
 NonBlank = Annotated[str, AfterValidator(_require_text)]
-
-
 KIND_DESCRIPTION = "Which kind of criterion this is; it decides the fields it takes."
-"""The description of every criterion's `kind` field (as Studio shows it)."""
 
 
 class CriterionBase(BaseModel):
@@ -112,10 +95,7 @@ class CriterionBase(BaseModel):
         description="must: a pass needs it; should: it counts toward the weighted score.",
     )
     weight: float = Field(default=1.0, gt=0, le=100, description="Its share of the weighted score.")
-
-    @property
-    def deterministic(self) -> bool:
-        return True
+    deterministic: ClassVar[bool] = True  # decided by code; only `Criterion` is not
 
     def describe(self) -> str:
         """Say what the criterion requires, for reports (its text, else a description)."""
@@ -139,10 +119,7 @@ class Criterion(CriterionBase):
             "(for example 'The answer is under 150 words')."
         ),
     )
-
-    @property
-    def deterministic(self) -> bool:
-        return False
+    deterministic: ClassVar[bool] = False
 
 
 class CountBounds(CriterionBase):
@@ -195,12 +172,7 @@ class Regex(CriterionBase):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        limit = operator_settings().max_pattern_chars
-        if len(value) > limit:
-            raise ValueError(
-                f"the pattern is {len(value)} characters; the most allowed is {limit} "
-                "(CRITIC_LOOP_MAX_PATTERN_CHARS)"
-            )
+        _refuse_over("max_pattern_chars", len(value), f"the pattern is {len(value)} characters")
         try:
             regex.compile(value)
         except regex.error as error:
@@ -209,7 +181,6 @@ class Regex(CriterionBase):
 
     @property
     def flags(self) -> int:
-        """The flags the pattern is matched with (multi-line, and case if asked)."""
         return int(regex.MULTILINE | (regex.IGNORECASE if self.ignore_case else 0))
 
     def _default_text(self) -> str:
@@ -247,7 +218,7 @@ class ValidJson(CriterionBase):
         return "The artifact is valid JSON."
 
 
-def unresolvable_references(schema: dict[str, Any]) -> list[str]:
+def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
     """List the `$ref`s of `schema` that do not resolve within it (none are ever fetched)."""
     from referencing import Registry
     from referencing.exceptions import Unresolvable
@@ -293,7 +264,7 @@ class MatchesJsonSchema(CriterionBase):
             validators.validator_for(value).check_schema(value)
         except SchemaError as error:
             raise ValueError(f"invalid JSON Schema: {error.message}") from error
-        unresolved = unresolvable_references(value)
+        unresolved = _unresolvable_references(value)
         if unresolved:
             raise ValueError(
                 "the JSON Schema's $ref must point inside the schema (nothing is fetched); "
@@ -315,11 +286,9 @@ class PythonSyntax(CriterionBase):
 
 
 class PythonCheck(CriterionBase):
-    """A Python function decides: it takes the draft and returns pass, evidence and hint.
+    """A Python function of the draft decides; it returns a `CheckResult`, a tuple or a bool.
 
-    The function returns a `CheckResult`, a `(passed, evidence, hint)` tuple, or a bool.
-    It is kept as a reference "package.module:function" so the rubric stays serializable;
-    a callable given from Python is turned into such a reference.
+    A tuple is `(passed, evidence, hint)`. A callable is kept as its "module:function" reference.
     """
 
     kind: Literal["python"] = Field(description=KIND_DESCRIPTION)
@@ -340,16 +309,10 @@ class PythonCheck(CriterionBase):
 
 
 class TestSuite(CriterionBase):
-    """Pytest tests pass against the drafted code, with the verdict out of the code's reach.
+    """Pytest tests pass against the drafted code, run by `critic_loop.sandbox`.
 
-    The draft (its first ```python block if it has one) is imported as `<module>` in a
-    sandboxed process of its own, and pytest runs the tests in another; the tests call the
-    drafted functions across a boundary that carries plain data only (see
-    `critic_loop.sandbox`). Each sandbox has (where the system
-    allows) an unprivileged user, a private filesystem view and no network, a wall-clock
-    timeout, limits on memory, CPU, processes, file size, open files and the working
-    directory's size, and an environment without the parent's secrets; the limits below
-    apply to each.
+    The draft (its first ```python block, if any) and the tests run in two sandboxes joined
+    by a boundary that carries plain data only; the limits below apply to each sandbox.
     """
 
     __test__ = False  # not a pytest test class
@@ -416,7 +379,7 @@ def _kind_of(value: Any) -> str:
     return str(getattr(value, "kind", "llm"))
 
 
-AnyCriterion = Annotated[
+AnyCriterion = Annotated[  # chosen by `kind` (default "llm")
     Annotated[Criterion, Tag("llm")]
     | Annotated[WordCount, Tag("word_count")]
     | Annotated[CharCount, Tag("char_count")]
@@ -430,41 +393,26 @@ AnyCriterion = Annotated[
     | Annotated[TestSuite, Tag("tests")],
     Discriminator(_kind_of),
 ]
-"""Any kind of criterion, chosen by its `kind` field (default "llm")."""
 
 
 def _check_task(value: str) -> str:
     if not value.strip():
         raise ValueError("the task is empty: say what the worker should produce")
-    limit = operator_settings().max_task_chars
-    if len(value) > limit:
-        raise ValueError(
-            f"the task is {len(value)} characters; the most allowed is {limit} "
-            "(CRITIC_LOOP_MAX_TASK_CHARS)"
-        )
-    return encodable(value, "the task")
+    _refuse_over("max_task_chars", len(value), f"the task is {len(value)} characters")
+    return _encodable(value, "the task")
 
 
-def _count_criteria(value: Any) -> Any:
-    """Refuse an oversized or too deeply nested rubric before any criterion is validated."""
-    limit = operator_settings().max_criteria
-    if isinstance(value, list | tuple) and len(value) > limit:
-        raise ValueError(
-            f"the rubric has {len(value)} criteria; the most allowed is {limit} "
-            "(CRITIC_LOOP_MAX_CRITERIA)"
-        )
+def _count_criteria(value: Any) -> Any:  # before any criterion is validated
+    if isinstance(value, list | tuple):
+        _refuse_over("max_criteria", len(value), f"the rubric has {len(value)} criteria")
     return check_depth(value, "the rubric")
 
 
 def _storable(criterion: CriterionBase) -> None:
     dumped = criterion.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    encoded = encodable(json.dumps(dumped, ensure_ascii=False), f"criterion {criterion.id!r}")
-    limit = operator_settings().max_criterion_chars
-    if len(encoded) > limit:
-        raise ValueError(
-            f"criterion {criterion.id!r} is {len(encoded)} characters as JSON; the most "
-            f"allowed is {limit} (CRITIC_LOOP_MAX_CRITERION_CHARS)"
-        )
+    encoded = _encodable(json.dumps(dumped, ensure_ascii=False), f"criterion {criterion.id!r}")
+    said = f"criterion {criterion.id!r} is {len(encoded)} characters as JSON"
+    _refuse_over("max_criterion_chars", len(encoded), said)
     for value in _json_values(dumped):
         if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
             raise ValueError(f"criterion {criterion.id!r} holds an integer too large to store")
@@ -484,7 +432,7 @@ def _unique_ids(criteria: list[CriterionBase]) -> list[CriterionBase]:
 def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
     for criterion in _unique_ids(criteria):
         _storable(criterion)
-    conflict = first_contradiction(criteria)
+    conflict = _first_contradiction(criteria)
     if conflict is not None:
         first, second, reason = conflict
         first, second = sorted((first, second), key=criteria.index)  # in rubric order
@@ -492,22 +440,18 @@ def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
     return criteria
 
 
-Conflict = tuple[CriterionBase, CriterionBase, str]
-"""Two criteria that can never both pass, and why."""
+Conflict = tuple[CriterionBase, CriterionBase, str]  # two criteria, and why both cannot pass
 
 
-def first_contradiction(criteria: Sequence[CriterionBase]) -> Conflict | None:
+def _first_contradiction(criteria: Sequence[CriterionBase]) -> Conflict | None:
     """Find two criteria that can never both pass, in time near-linear in the rubric.
 
-    Checked: a word or character maximum below another's minimum; the same pattern
-    required and forbidden; a required phrase that a forbidding pattern matches wherever
-    it appears (these pattern matches share a time budget, and undecided ones pass).
+    The pattern matches of `_phrase_conflict` share a time budget; undecided ones pass.
     """
     return _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
 
 
 def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    """Find an upper bound below another criterion's lower bound (words or characters)."""
     for kind in (WordCount, CharCount):
         counted = [c for c in criteria if isinstance(c, kind)]
         uppers = [c for c in counted if c.max is not None]
@@ -527,7 +471,6 @@ def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
 
 
 def _pattern_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    """Find the same pattern required by one criterion and forbidden by another."""
     required = {
         (c.pattern, c.ignore_case): c for c in criteria if isinstance(c, Regex) and c.must_match
     }
@@ -568,7 +511,6 @@ Task = Annotated[
     AfterValidator(_check_task),
     Field(description="The objective: the only thing the worker is told."),
 ]
-"""A non-blank task description."""
 
 Rubric = Annotated[
     list[AnyCriterion],

@@ -1,9 +1,4 @@
-"""Long-term memory: rules distilled from finished runs, and what distillation did.
-
-A rule is a short imperative sentence that should help a later run of the same kind pass
-sooner. It lives in the store under `rules_namespace(scope)` and carries where it came
-from, when it changed, and how the runs that consulted it fared.
-"""
+"""Long-term memory: rules distilled from finished runs, and what distillation did."""
 
 from __future__ import annotations
 
@@ -15,13 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from critic_loop.state.records import Outcome, TokenUsage
 
 RULES_NAMESPACE_PREFIX = ("critic_loop", "rules")
-"""Rules of scope S live under ("critic_loop", "rules", S)."""
-
-MAX_RULE_WORDS = 40
-"""Longer texts are logs or summaries, not rules."""
-
-MAX_TOPICS = 5
-"""The most task topics a rule keeps (the latest): what recall matches a new task against."""
+MAX_RULE_WORDS = 40  # longer texts are logs or summaries, not rules
+MAX_TOPICS = 5  # the latest task topics a rule keeps
 
 
 def rules_namespace(scope: str) -> tuple[str, ...]:
@@ -36,8 +26,6 @@ def utc_now() -> datetime:
 
 class RuleUsage(BaseModel):
     """How the runs that consulted a rule fared."""
-
-    model_config = ConfigDict(extra="ignore")
 
     consulted: int = Field(default=0, ge=0, description="Completed runs that were given it.")
     passed: int = Field(default=0, ge=0, description="Of those, the runs that passed.")
@@ -54,8 +42,6 @@ class RuleUsage(BaseModel):
 class RuleProvenance(BaseModel):
     """The run a rule was learned (or last changed) from."""
 
-    model_config = ConfigDict(extra="ignore")
-
     thread_id: str | None = Field(default=None, description="The run's thread.")
     outcome: Outcome = Field(description="How that run ended.")
     rounds: int = Field(ge=0, description="How many rounds it took.")
@@ -63,8 +49,6 @@ class RuleProvenance(BaseModel):
 
 class Rule(BaseModel):
     """One remembered lesson, as stored."""
-
-    model_config = ConfigDict(extra="ignore")
 
     text: str = Field(description="The rule: a short imperative sentence.")
     criteria: list[str] = Field(
@@ -90,18 +74,12 @@ class Rule(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def about(self) -> str:
-        """The text and the topics in one string: what a store's vector index embeds.
-
-        One vector per rule, whatever its number of topics, keeps a similarity search as
-        cheap as one over the texts alone. Stored with the rule, ignored when read back.
-        """
+        """The text and the topics in one string: one vector per rule for a store's index."""
         return " | ".join([self.text, *self.topics])
 
 
 class RecalledRule(BaseModel):
     """A rule a run consulted: given to the worker before its first draft."""
-
-    model_config = ConfigDict(extra="ignore")
 
     id: str = Field(description="The rule's key in the store.")
     text: str = Field(description="The rule as it read when recalled.")
@@ -111,11 +89,8 @@ class RecalledRule(BaseModel):
 class Lesson(BaseModel):
     """What a finished run shows, found by code: a check failed, then passed after a hint.
 
-    The hint (as the worker saw it, with what it quoted of the rubric cut out) is the
-    lesson's text: a rule candidate, stored as it is unless the distiller generalises it.
+    The hint, as the worker saw it, is a rule candidate (`nodes.memory.lessons`).
     """
-
-    model_config = ConfigDict(extra="ignore")
 
     criterion_id: str = Field(description="The criterion that failed and then passed.")
     text: str = Field(description="The hint after which it passed.")
@@ -147,8 +122,6 @@ class DistillerReport(BaseModel):
 
 class MemoryReport(BaseModel):
     """What distillation did to the rules of a scope after a run."""
-
-    model_config = ConfigDict(extra="ignore")
 
     scope: str = Field(description="The scope written to.")
     added: list[str] = Field(default_factory=list, description="Ids of new rules.")

@@ -1,9 +1,6 @@
 """Output schemas that every structured-output provider accepts, and invalid answers.
 
-Models are asked to answer in JSON schemas derived from pydantic models. `portable_schema`
-makes such a schema self-contained (no `$ref`) so that OpenAI strict structured outputs
-and Gemini response schemas both accept it; the models themselves must require every field
-and forbid extra ones (`extra="forbid"`, no defaults).
+Their models must require every field and forbid extra ones (no defaults).
 """
 
 from __future__ import annotations

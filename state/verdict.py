@@ -1,10 +1,8 @@
 """The critic's verdict: one typed result per criterion, with the overall result derived.
 
-`CriticReport` is what the critic model is asked to return for the `llm` criteria (its
-JSON schema is pinned with structured output). `CheckResult` is what a deterministic check
-returns. `Verdict` is what the loop keeps: one `CriterionResult` per criterion of the
-rubric, in rubric order, whoever graded it. The model's own overall flag is never trusted:
-`passed` and `score` are computed from the per-criterion results.
+`CriticReport` and `CriterionAnswer` are what the critic model answers in, `CheckResult`
+what a check returns, `Verdict` what the loop keeps. The model's overall flag is never
+trusted: `passed` and `score` are computed from the per-criterion results.
 """
 
 from __future__ import annotations
@@ -27,17 +25,12 @@ from critic_loop.state.bounds import bounded_evidence, bounded_feedback, bounded
 from critic_loop.state.rubric import CriterionBase, Severity
 from critic_loop.state.schema import InvalidAnswer, portable_schema
 
-SCORE_TOLERANCE = 1e-9
-"""Weighted scores are sums of floats: compare them with this much slack."""
+SCORE_TOLERANCE = 1e-9  # weighted scores are sums of floats
 
+# texts cut at the operator's limits
 Evidence = Annotated[str, AfterValidator(bounded_evidence)]
-"""Evidence, cut at the operator's limit (`CRITIC_LOOP_MAX_EVIDENCE_CHARS`)."""
-
 Hint = Annotated[str, AfterValidator(bounded_hint)]
-"""A hint, cut at the operator's limit (`CRITIC_LOOP_MAX_HINT_CHARS`)."""
-
 Note = Annotated[str, AfterValidator(bounded_feedback)]
-"""A note to the author, cut at the operator's limit (`CRITIC_LOOP_MAX_FEEDBACK_CHARS`)."""
 
 
 def first_line(text: str) -> str:
@@ -87,8 +80,7 @@ class CriticReport(BaseModel):
 class CriterionAnswer(BaseModel):
     """The critic model's answer on one criterion, when it grades one per call.
 
-    It names no criterion (there is one, so there is no id to echo or confuse), and asks
-    for the quotation before the decision, so the decision is made on the words quoted.
+    No id to echo or confuse; the quotation comes first, so the decision rests on it.
     """
 
     model_config = ConfigDict(extra="forbid", title="answer")
@@ -110,10 +102,7 @@ class CriterionAnswer(BaseModel):
 
 
 class CheckResult(BaseModel):
-    """What a deterministic check (built-in, Python function or test suite) decides.
-
-    Evidence and hint are cut at the operator's limits, whatever the check returned.
-    """
+    """What a deterministic check (built-in, Python function or test suite) decides."""
 
     passed: bool = Field(description="Whether the artifact meets the criterion.")
     evidence: Evidence = Field(description="What in the artifact shows it.")
@@ -127,8 +116,6 @@ class CheckResult(BaseModel):
 
 class CriterionResult(BaseModel):
     """The result on one criterion, as the loop keeps it."""
-
-    model_config = ConfigDict(extra="ignore")
 
     criterion_id: str = Field(description="The id of the criterion this result grades.")
     passed: bool = Field(description="Whether the artifact meets this criterion.")
@@ -169,8 +156,6 @@ class Verdict(BaseModel):
     A draft passes when every `must` criterion passes and the weighted score (the share
     of criterion weight that passed) reaches the pass threshold.
     """
-
-    model_config = ConfigDict(extra="ignore")
 
     results: list[CriterionResult] = Field(description="One result per criterion, rubric order.")
     feedback: Note = Field(default="", description="The critic's note to the author.")
@@ -222,18 +207,8 @@ class Verdict(BaseModel):
             missed.append(f"weighted score {self.score:.2f} is below the bar {threshold:.2f}")
         return missed
 
-    def attainable(self, threshold: float) -> bool:
-        """Tell whether some revision could still pass, given the terminal failures."""
-        lost = [result for result in self.results if result.terminal and not result.passed]
-        if any(result.severity == "must" for result in lost):
-            return False
-        total = sum(result.weight for result in self.results)
-        best = (total - sum(result.weight for result in lost)) / total if total else 0.0
-        return best >= threshold - SCORE_TOLERANCE
-
     @property
     def terminal(self) -> list[CriterionResult]:
-        """The results that can never pass, whatever the revision."""
         return [result for result in self.results if result.terminal and not result.passed]
 
     @property
@@ -254,12 +229,7 @@ class InvalidVerdict(InvalidAnswer):
 
 
 def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
-    """Accept a critic report as results for `criteria`, or raise `InvalidVerdict` saying why.
-
-    A report is invalid when it grades an unknown criterion, grades one twice, leaves one
-    ungraded, gives a result without evidence (a pass without evidence is a lenient,
-    ungraded pass), or claims an overall result that contradicts its own results.
-    """
+    """Accept a critic report as results for `criteria`, or raise `InvalidVerdict` saying why."""
     known = {criterion.id for criterion in criteria}
     graded: dict[str, JudgeFinding] = {}
     problems: list[str] = []
@@ -292,12 +262,7 @@ def check_report(report: CriticReport, criteria: Sequence[CriterionBase]) -> lis
 
 @functools.cache  # built once per process: a schema is not cheap to build
 def critic_output_schema() -> dict[str, Any]:
-    """Return the JSON schema the critic's output is pinned to.
-
-    The schema is self-contained (no `$ref`), every object lists all its properties as
-    required and forbids others, so both OpenAI strict structured outputs and Gemini
-    response schemas accept it. It is built once; callers must not change it.
-    """
+    """Return the JSON schema the critic's output is pinned to (shared: do not change it)."""
     return portable_schema(
         CriticReport, "The grade of an artifact against every criterion of a rubric."
     )

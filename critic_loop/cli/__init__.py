@@ -1,19 +1,9 @@
 """The `critic-loop` command: run a refinement loop and watch it round by round.
 
-    critic-loop demo                       run the bundled example task
-    critic-loop run --input task.json      run a task and rubric from a JSON file
-    critic-loop run --task "..." --criterion id="text" --criterion ...
-    critic-loop lint-rubric rubric.json    judged criteria that code could decide
-
-Every `Context` field is a flag of `run` and `demo` (see `critic-loop run --help`). Runs
-and rules are kept in one SQLite file, or in PostgreSQL when `CRITIC_LOOP_DATABASE_URL`
-(or `--db`) is a postgresql:// URL; giving the `--thread-id` of a run that was
-interrupted resumes it. Exit status: 0 when the critic passed the result, 1 when the run
-ended without a pass, 2 on bad input or setup, 3 when a model or the network failed
-mid-run (resume it with the same --thread-id), 4 when critic-loop itself failed (a bug;
-`--debug` shows the traceback), 130/143 when stopped by SIGINT/SIGTERM.
-
-Nothing heavy is imported until a command runs, so `--help` answers at once.
+Exit status: 0 passed, 1 ended without a pass, 2 bad input or setup, 3 a model or the
+network failed mid-run, 4 a bug in critic-loop (`--debug` shows it), 130/143 stopped by
+SIGINT/SIGTERM. Commands import what they need when they run, so `--help` and a mistake in
+the arguments answer at once.
 """
 
 from __future__ import annotations
@@ -26,20 +16,18 @@ import signal
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from types import FrameType
 
 import click
 from pydantic import ValidationError
 
 from critic_loop.cli.assistants_command import assistants
-from critic_loop.cli.calibrate import calibrate
+from critic_loop.cli.calibrate import calibrate, lint_rubric_command
 from critic_loop.cli.history import runs, show, stats
-from critic_loop.cli.lint_command import lint_rubric_command
 from critic_loop.cli.memory_commands import forget, rules
 from critic_loop.cli.models_command import models
 from critic_loop.cli.prune_command import prune
-from critic_loop.cli.run_commands import demo, run
+from critic_loop.cli.run_commands import demo, fork, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
 from critic_loop.cli.worker_command import worker
 from critic_loop.errors import (
@@ -59,18 +47,11 @@ from critic_loop.state.errors import (
 )
 
 
-def _version() -> str:
-    try:
-        return version("critic-loop")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "unknown"
-
-
 @click.group(
     help="A worker drafts, an independent critic grades, the worker revises.",
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(_version(), "--version", prog_name="critic-loop")
+@click.version_option(package_name="critic-loop", prog_name="critic-loop")  # read when asked
 @click.option("-q", "--quiet", is_flag=True, help="Print only the final draft (and errors).")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the library's log lines.")
 @click.option("--debug", is_flag=True, help="Print debug logs, and a traceback with every error.")
@@ -83,6 +64,7 @@ def cli(quiet: bool, verbose: bool, debug: bool) -> None:
 
 cli.add_command(run)
 cli.add_command(demo)
+cli.add_command(fork)
 cli.add_command(runs)
 cli.add_command(show)
 cli.add_command(stats)
@@ -103,7 +85,6 @@ def _say(message: str) -> None:
 
 
 GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--debug")
-"""Flags of `critic-loop` itself, which go before the command."""
 
 
 def _global_flag_misplaced(problem: click.NoSuchOption, arguments: list[str]) -> str | None:
@@ -160,28 +141,23 @@ def _sigterm_stops_the_run() -> Iterator[None]:
 
 
 def resume_command(arguments: Sequence[str], thread_id: str) -> str:
-    """Return the command that resumes the run `arguments` started in `thread_id`."""
-    given = list(arguments)
-    if "--thread-id" not in given and not any(a.startswith("--thread-id=") for a in given):
-        given += ["--thread-id", thread_id]
-    return shlex.join(["critic-loop", *given])
+    """Return the command that resumes `thread_id` (in the database `arguments` name)."""
+    database = _value_of(arguments, "--db")
+    return shlex.join(["critic-loop", "run", "--thread-id", thread_id, *database])
 
 
-def _thread_of(arguments: Sequence[str]) -> str:
-    """Return the `--thread-id` value among `arguments` (the run's thread)."""
+def _value_of(arguments: Sequence[str], flag: str) -> list[str]:
+    """Return `flag` and its value as `arguments` give it (empty if they do not)."""
     for position, argument in enumerate(arguments):
-        if argument.startswith("--thread-id="):
-            return argument.partition("=")[2]
-        if argument == "--thread-id" and position + 1 < len(arguments):
-            return arguments[position + 1]
-    return "THREAD"
+        if argument.startswith(f"{flag}="):
+            return [flag, argument.partition("=")[2]]
+        if argument == flag and position + 1 < len(arguments):
+            return [flag, arguments[position + 1]]
+    return []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status.
-
-    An embedded model server the command started is stopped before it returns.
-    """
+    """Run the command line on `argv` (default: `sys.argv[1:]`); return the exit status."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     choose(Verbosity())
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -215,7 +191,8 @@ def _run(arguments: list[str]) -> int:
     except ValidationError as error:
         _say(f"invalid settings:\n{error}")
     except ThreadFinished as error:
-        reading = shlex.join(["critic-loop", "show", _thread_of(arguments)])
+        thread = (_value_of(arguments, "--thread-id") or ["", "THREAD"])[1]
+        reading = shlex.join(["critic-loop", "show", thread])
         _say(f"{error}\nto read it: {reading}")
     except (
         UsageProblem,
@@ -226,6 +203,12 @@ def _run(arguments: list[str]) -> int:
     ) as error:
         _say(str(error))
     except RunInterrupted as error:
+        if not error.kept:
+            _say(
+                f"{error}\nNothing was kept (no draft was made). Start the model server, or "
+                "point --base-url (or OPENAI_BASE_URL) at one that runs, then run the command again"
+            )
+            return 3
         _say(
             f"{error}\nEvery finished step is saved; fix the cause and resume with: "
             f"{resume_command(arguments, error.thread_id)}"

@@ -1,21 +1,8 @@
 """How well the critic agrees with human labels: a 2x2 table per criterion, and its figures.
 
-Rows are the human's label, columns the critic's decision, on (artifact, criterion)
-pairs both decided:
-
-                     critic pass     critic fail
-    human pass       both_pass       false_fail
-    human fail       false_pass      both_fail
-
-- agreement (accuracy) = (both_pass + both_fail) / n
-- Cohen's kappa = (p_o - p_e) / (1 - p_e), where p_o is the agreement and p_e the
-  agreement expected by chance from each rater's own pass rate:
-  p_e = (human_pass * critic_pass + human_fail * critic_fail) / n^2. It is undefined
-  (None) when p_e = 1: both raters gave every pair the same one label.
-- false-pass rate = false_pass / human_fail: of what the humans failed, the share the
-  critic passed (the costly mistake: a loop would stop on it);
-- false-fail rate = false_fail / human_pass: of what the humans passed, the share the
-  critic failed (a loop would keep revising a good artifact).
+Agreement, Cohen's kappa (None when chance agreement is 1: both raters gave every pair one
+label), the false-pass rate (of what humans failed, the share the critic passed: a loop
+stops on it) and the false-fail rate (of what humans passed, the share the critic failed).
 """
 
 from __future__ import annotations
@@ -49,37 +36,30 @@ class Agreement:
 
     @property
     def n(self) -> int:
-        """How many pairs both decided."""
         return self.both_pass + self.false_fail + self.false_pass + self.both_fail
 
     @property
     def human_pass(self) -> int:
-        """Pairs the humans passed."""
         return self.both_pass + self.false_fail
 
     @property
     def human_fail(self) -> int:
-        """Pairs the humans failed."""
         return self.false_pass + self.both_fail
 
     @property
     def critic_pass(self) -> int:
-        """Pairs the critic passed."""
         return self.both_pass + self.false_pass
 
     @property
     def critic_fail(self) -> int:
-        """Pairs the critic failed."""
         return self.false_fail + self.both_fail
 
     @property
     def accuracy(self) -> float | None:
-        """The share of pairs on which the critic and the humans agree."""
         return (self.both_pass + self.both_fail) / self.n if self.n else None
 
     @property
     def kappa(self) -> float | None:
-        """Cohen's kappa: agreement beyond chance (see the module docstring)."""
         if not self.n:
             return None
         observed = (self.both_pass + self.both_fail) / self.n
@@ -92,12 +72,10 @@ class Agreement:
 
     @property
     def false_pass_rate(self) -> float | None:
-        """Of the pairs the humans failed, the share the critic passed."""
         return self.false_pass / self.human_fail if self.human_fail else None
 
     @property
     def false_fail_rate(self) -> float | None:
-        """Of the pairs the humans passed, the share the critic failed."""
         return self.false_fail / self.human_pass if self.human_pass else None
 
     def as_json(self) -> dict[str, Any]:

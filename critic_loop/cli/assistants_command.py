@@ -1,16 +1,11 @@
 """`critic-loop assistants`: install the ready-made assistants on a running LangGraph server.
 
-A server started from this project's langgraph.json installs them itself when it starts
-(see `critic_loop.serving.assistants`); this command does it for a server deployed some
-other way, or again after the environment changed.
-
-Imports inside functions are deliberate: at the top they would make `critic-loop --help`
-0.17 s slower, 0.26 s to 0.42 s (measured 2026-12-01).
+A server started from this project's langgraph.json installs them itself; this is for one
+deployed another way, or after its environment changed.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import Any
 
@@ -51,6 +46,8 @@ def assistants(url: str, presets: str, api_key: str | None) -> int:
     async def install_all() -> list[dict[str, Any]]:
         client = get_client(url=url, api_key=api_key)
         return await install(client, chosen, os.environ)
+
+    import asyncio
 
     installed = asyncio.run(install_all())
     for assistant in installed:

@@ -1,51 +1,38 @@
-"""`critic-loop calibrate LABELS.jsonl`: how well does the critic agree with humans?
+"""`critic-loop calibrate` (does the critic agree with humans?) and `lint-rubric`.
 
-The critic alone (no worker, no loop) grades human-labelled artifacts with the loop's own
-critique (`critic_loop.grading.grade`: checks first, then the judge), and the command
-reports agreement per criterion and overall (`critic_loop.cli.agreement`), then lists
-every disagreement.
-
-The labels file is JSON Lines, one object per line (blank lines are skipped):
-
-    {"rubric": [{"id": "clear", "text": "..."}, {"id": "short", "kind": "word_count", "max": 80}]}
-    {"id": "a1", "artifact": "text to grade", "labels": {"clear": true, "short": false}}
-    {"artifact": "...", "labels": {"clear": false}, "rubric": [...]}
-
-- a first line holding only `rubric` gives the rubric every artifact shares (`--rubric
-  FILE`, a JSON list of criteria or `{"rubric": [...]}`, can give it instead);
-- each other line is one artifact: `artifact` (the text), `labels` (criterion id ->
-  true when the humans passed it, false when they failed it; criteria left out are
-  graded but not compared), optionally `rubric` (its own, instead of the shared one) and
-  `id` (a name for the report; default: its line number).
-
-Imports inside functions are deliberate: at the top they would make `critic-loop --help`
-0.54 s slower, 0.26 s to 0.80 s (measured 2026-12-01).
+The critic alone grades each labelled artifact as round 1 of a run would
+(`critic_loop.grading`); the command reports agreement per criterion and overall
+(`critic_loop.cli.agreement`), then every disagreement. The labels file: `CALIBRATE_HELP`.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
 from pydantic import ValidationError
 
-from critic_loop.cli.context_options import context_from_flags, context_options
-from critic_loop.cli.grading_progress import GradingProgress
+from critic_loop.cli.context_options import (
+    SectionedCommand,
+    context_from_flags,
+    context_options,
+    option,
+)
 from critic_loop.cli.history import echo_json
-from critic_loop.cli.option_sections import SectionedCommand, option
 from critic_loop.errors import UsageProblem
-from critic_loop.state.bounds import check_text_depth
 
 if TYPE_CHECKING:
     from critic_loop.state.context import Context
     from critic_loop.state.rubric import CriterionBase
 
 ARTIFACT_KEYS = frozenset({"id", "artifact", "labels", "rubric"})
-"""The keys an artifact's line may have."""
 
 
 CALIBRATE_HELP = """Measure the critic against human labels.
@@ -70,7 +57,6 @@ labels: the profile is written where CRITIC_LOOP_JUDGE_PROFILE names and later r
 this critic model use it. The figures on the pairs the judge decided are printed as
 graded and as fitted, each label decided by a threshold fitted without its artifact.
 """
-"""The help of `calibrate` (a backspace line keeps click from rewrapping the example)."""
 
 
 class ModelFailed(click.ClickException):
@@ -119,16 +105,11 @@ def _rubric(value: Any, where: str) -> list[CriterionBase]:
         ) from None
 
 
-def read_rubric_file(path: Path) -> list[CriterionBase]:
-    """Read `--rubric FILE`: a JSON list of criteria, or an object with a `rubric` list."""
-    try:
-        data = json.loads(check_text_depth(path.read_text(), str(path)))
-    except OSError as error:
-        raise UsageProblem(f"cannot read {path}: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise UsageProblem(f"{path}: not valid JSON: {error}") from None
-    except ValueError as error:  # nested too deeply
-        raise UsageProblem(str(error)) from None
+def read_rubric_file(path: Path, flag: str) -> list[CriterionBase]:
+    """Read a JSON list of criteria, or an object with a `rubric` list (a run's input too)."""
+    from critic_loop.cli.rubric_flags import read_json
+
+    data = read_json(path, flag, "a JSON file that holds a list of criteria")
     if isinstance(data, Mapping) and "rubric" in data:
         data = data["rubric"]
     return _rubric(data, str(path))
@@ -154,10 +135,10 @@ def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]
     Raises:
         UsageProblem: the file is missing, or a line is malformed (naming the line).
     """
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise UsageProblem(f"cannot read {path}: {error.strerror or error}") from None
+    from critic_loop.cli.rubric_flags import read_text
+    from critic_loop.state.bounds import check_text_depth
+
+    text = read_text(path, "LABELS.jsonl", "a file of labelled artifacts, one JSON object a line")
     examples: list[Example] = []
     header = False
     for number, line in enumerate(text.splitlines(), start=1):
@@ -386,11 +367,7 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-@click.command(
-    cls=SectionedCommand,
-    help=CALIBRATE_HELP,
-    other_section="Critic settings (every Context field)",
-)
+@click.command(cls=SectionedCommand, help=CALIBRATE_HELP)
 @click.argument("labels", type=click.Path(path_type=Path), metavar="LABELS.jsonl")
 @option(
     "--rubric",
@@ -418,7 +395,7 @@ def calibrate(**parameters: Any) -> None:
     labels: Path = parameters["labels"]
     rubric_file: Path | None = parameters["rubric_file"]
     target = fit_target(parameters) if parameters["fit"] else None
-    shared = read_rubric_file(rubric_file) if rubric_file is not None else None
+    shared = read_rubric_file(rubric_file, "--rubric") if rubric_file is not None else None
     examples = read_labels(labels, shared)
     if target is not None:
         parameters = {**parameters, "judge_mode": "extract_ask"}
@@ -503,3 +480,83 @@ def fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
         )
     lines.append(f"stored {fitted['path']}: threshold {fitted['threshold']:.3f}")
     return lines
+
+
+class GradingProgress:
+    """Report progress over `total` artifacts; use as a context manager."""
+
+    def __init__(self, total: int, *, terminal: bool | None = None) -> None:
+        self.total = total
+        self.done = 0
+        self.calls = 0
+        self.started = time.monotonic()
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self._bar: Any = None
+
+    def __enter__(self) -> GradingProgress:
+        if self.terminal:
+            self._bar = click.progressbar(
+                length=self.total,
+                label="grading",
+                file=sys.stderr,
+                show_eta=True,
+                show_pos=True,
+                item_show_func=lambda item: item,
+            )
+            self._bar.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(kind, error, trace)
+
+    def graded(self, name: str, calls: int, outcome: str) -> None:
+        """Record one artifact graded with `calls` critic calls; `outcome` says how it went."""
+        self.done += 1
+        self.calls += calls
+        if self._bar is not None:
+            self._bar.update(1, f"{self.calls} call(s); {name}: {outcome}")
+            return
+        elapsed = time.monotonic() - self.started
+        left = elapsed / self.done * (self.total - self.done)
+        click.echo(
+            f"graded {self.done}/{self.total} {name}: {outcome}; {calls} call(s), "
+            f"{self.calls} in all; {elapsed:.0f} s so far, about {left:.0f} s left",
+            err=True,
+        )
+
+
+@click.command("lint-rubric")
+@click.argument("rubric", type=click.Path(path_type=Path), metavar="RUBRIC")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def lint_rubric_command(rubric: Path, as_json: bool) -> None:
+    """Find judged criteria that code could decide, and criteria too vague to grade.
+
+    RUBRIC is a JSON file: a list of criteria, {"rubric": [...]}, or a run's input. Each
+    finding proposes a deterministic check where there is one (as rubric JSON and as a
+    --check flag of run). Exit status 1 when something was found.
+    """
+    from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_rubric
+
+    criteria = read_rubric_file(rubric, "RUBRIC")
+    findings = lint_rubric(criteria)
+    if as_json:
+        click.echo(json.dumps([finding.as_json() for finding in findings], indent=2))
+    else:
+        judged = sum(not criterion.deterministic for criterion in criteria)
+        click.echo(f"{rubric}: {len(criteria)} criteria, {judged} judged by the critic model")
+        for finding in findings:
+            label = "could be a check" if finding.problem == "checkable" else "vague"
+            click.echo(f"  {finding.criterion_id}: {label}: {finding.message}")
+            if finding.proposal is not None:
+                click.echo(f"    proposal: {json.dumps(finding.proposal)}")
+                click.echo(f"    as a flag: {check_flag(finding.proposal)}")
+        if not findings:
+            click.echo("  nothing to change")
+    if findings:
+        raise click.exceptions.Exit(1)

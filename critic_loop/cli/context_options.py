@@ -23,6 +23,26 @@ from critic_loop.state.context import Context
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+SECTION_STARTS = {
+    "worker_model": "Models",
+    "max_iterations": "Rounds and stopping",
+    "structured_output_method": "The judge",
+    "worker_max_tokens": "Limits and budgets",
+    "memory": "Memory",
+    "prompts_dir": "Prompts",
+}
+"""The `Context` field each help section of the settings starts at: a section runs, in the
+fields' order, to the next one's start, so a new field joins its neighbours' section."""
+
+
+def setting_sections() -> dict[str, str]:
+    """Return the help section of every `Context` field (see `SECTION_STARTS`)."""
+    sections, current = {}, "Settings"
+    for name in Context.model_fields:
+        current = SECTION_STARTS.get(name, current)
+        sections[name] = current
+    return sections
+
 
 def option_name(field: str) -> str:
     """Return the flag of a `Context` field: `max_iterations` -> `--max-iterations`."""
@@ -58,7 +78,6 @@ class NumberOrWord(click.ParamType[Any]):
     name = "number-or-word"
 
     def __init__(self, words: tuple[str, ...], low: int | None, high: int | None) -> None:
-        """Accept one of `words`, or a whole number from `low` to `high` (None: unbounded)."""
         self.words = words
         self.number = click.IntRange(low, high) if (low, high) != (None, None) else click.INT
         self.described = "a whole number" + (
@@ -126,39 +145,38 @@ def _default_text(name: str, info: FieldInfo) -> str:
     return f"default: {shown}; env CRITIC_LOOP_{name.upper()}"
 
 
-def context_option(name: str, info: FieldInfo) -> Callable[[F], F]:
-    """Return the click option for the `Context` field `name`."""
+def context_option(name: str, info: FieldInfo, section: str) -> Callable[[F], F]:
+    """Return the click option for the `Context` field `name`, listed under `section`."""
     annotation = _bare(info.annotation)
     flag = option_name(name)
     help_text = f"{info.description} [{_default_text(name, info)}]"
     if annotation is bool:
         negative = "--no-" + flag.removeprefix("--")
-        return click.option(f"{flag}/{negative}", name, default=None, help=help_text)
+        return option(f"{flag}/{negative}", name, section=section, default=None, help=help_text)
     if typing.get_origin(annotation) is list:
         item = typing.get_args(annotation)[0]
-        return click.option(
+        return option(
             flag,
             name,
+            section=section,
             type=_click_type(item, info),
             multiple=True,
             default=None,
             help=help_text + " Repeat the flag for several.",
         )
-    return click.option(flag, name, type=_click_type(annotation, info), help=help_text)
+    return option(flag, name, section=section, type=_click_type(annotation, info), help=help_text)
 
 
 def context_options(command: F) -> F:
-    """Add one option per `Context` field to a click command."""
+    """Add one option per `Context` field to a click command, under its section."""
+    sections = setting_sections()
     for name, info in reversed(Context.model_fields.items()):
-        command = context_option(name, info)(command)
+        command = context_option(name, info, sections[name])(command)
     return command
 
 
 def settings_from_flags(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the `Context` fields the command line sets: each field's flag, and `--model`.
-
-    `--model` sets the worker's and the critic's model (and so the distiller's) at once.
-    """
+    """Return the `Context` fields the flags set; `--model` sets the worker's and critic's."""
     chosen = chosen_settings(parameters)
     if parameters.get("model"):
         model = parameters["model"]
@@ -166,7 +184,7 @@ def settings_from_flags(parameters: Mapping[str, Any]) -> dict[str, Any]:
     return chosen
 
 
-def _where(field: str, parameters: Mapping[str, Any]) -> str:
+def flag_of(field: str, parameters: Mapping[str, Any]) -> str:
     """Name where the user set `field`: its flag, `--model`, or its environment variable."""
     if parameters.get(field) not in (None, ()):
         return option_name(field)
@@ -175,21 +193,23 @@ def _where(field: str, parameters: Mapping[str, Any]) -> str:
     return f"CRITIC_LOOP_{field.upper()}"
 
 
-def context_from_flags(parameters: Mapping[str, Any]) -> Context:
-    """Build the `Context` the command line's flags (and the environment) ask for.
+def context_from_flags(
+    parameters: Mapping[str, Any], base: Mapping[str, Any] | None = None
+) -> Context:
+    """Build the `Context` the command line's flags ask for, over `base` and the environment.
 
     Raises:
         UsageProblem: a setting is invalid; one line per problem, naming the flag (or the
             environment variable) and what to write instead.
     """
     try:
-        return Context(**settings_from_flags(parameters))
+        return Context(**{**(base or {}), **settings_from_flags(parameters)})
     except ValidationError as error:
         problems = []
         for item in error.errors():
             field = str(item["loc"][0]) if item["loc"] else "settings"
             message = str(item["msg"]).removeprefix("Value error, ")
-            problems.append(f"{_where(field, parameters)}: {message}")
+            problems.append(f"{flag_of(field, parameters)}: {message}")
         raise UsageProblem("\n".join(dict.fromkeys(problems))) from None
 
 
@@ -202,3 +222,57 @@ def chosen_settings(parameters: Mapping[str, Any]) -> dict[str, Any]:
             continue
         chosen[name] = list(value) if isinstance(value, tuple) else value
     return chosen
+
+
+DB_HELP = (
+    "SQLite file or postgresql:// URL holding the runs and rules "
+    "[default: $CRITIC_LOOP_DATABASE_URL, else .critic_loop/critic_loop.sqlite]"
+)
+
+
+class SectionedOption(click.Option):
+    """A click option that names the help section it is listed under."""
+
+    def __init__(self, *args: Any, section: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.section = section
+
+
+class SectionedCommand(click.Command):
+    """A click command whose help lists options under their sections' headings."""
+
+    def __init__(self, *args: Any, other_section: str = "Options", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.other_section = other_section
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the options under their headings (in order of appearance; the others last)."""
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for parameter in self.get_params(ctx):
+            record = parameter.get_help_record(ctx)
+            if record is None or not isinstance(parameter, click.Option):
+                continue
+            heading = getattr(parameter, "section", None) or self.other_section
+            sections.setdefault(heading, []).append(record)
+        others = sections.pop(self.other_section, [])
+        for heading, records in [*sections.items(), (self.other_section, others)]:
+            if records:
+                with formatter.section(heading):
+                    formatter.write_dl(records)
+
+
+def option(*declarations: str, section: str, **settings: Any) -> Callable[[F], F]:
+    """Return a click option listed under `section` in a `SectionedCommand`'s help."""
+    return click.option(*declarations, cls=SectionedOption, section=section, **settings)
+
+
+def db_option(command: F, section: str = "Where") -> F:
+    """Add `--db`, the database to read (SQLite file or PostgreSQL URL)."""
+    return option("--db", section=section, metavar="FILE|URL", help=DB_HELP)(command)
+
+
+def json_option(what: str) -> Callable[[F], F]:
+    """Return the `--json` switch, printing `what` as JSON instead of text."""
+    return option(
+        "--json", "as_json", is_flag=True, section="Output", help=f"Print {what} as JSON."
+    )

@@ -1,12 +1,4 @@
-"""`critic-loop runs`, `show` and `stats`: look back at the runs a database holds.
-
-They read the checkpointer only (see `critic_loop.cli.stored_threads`); none calls a model or
-changes anything.
-
-Imports inside functions are deliberate: at the top they would make `critic-loop --help`
-(which imports this module to list its commands) 1.1 s slower, 0.26 s to 1.36 s
-(measured 2026-12-01).
-"""
+"""`critic-loop runs`, `show` and `stats`: look back at the runs a database holds (read only)."""
 
 from __future__ import annotations
 
@@ -21,7 +13,7 @@ import click
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
-from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
+from critic_loop.cli.context_options import SectionedCommand, db_option, json_option, option
 from critic_loop.errors import UsageProblem
 
 if TYPE_CHECKING:
@@ -29,7 +21,6 @@ if TYPE_CHECKING:
     from critic_loop.state.records import Critique, Draft, WorkerFeedback
 
 TASK_WIDTH = 40
-"""The most characters of a task `runs` shows."""
 
 
 def when(moment: datetime | None, seconds: bool = True) -> str:
@@ -302,12 +293,13 @@ def story(thread: Thread, diff: bool) -> list[str]:
             if critique is None:
                 lines.append("(not graded yet)")
                 continue
-            if critique.duplicate_of is not None:
+            if critique.duplicate_of is None:
+                lines += _critique_lines(critique)
+            else:  # its verdict is shown once, with the draft it repeats
                 lines.append(
-                    f"(repeats the draft of round {critique.duplicate_of.round}: "
-                    "its verdict is reused, not graded again)"
+                    f"verdict: as round {critique.duplicate_of.round}'s (the same draft: "
+                    "not graded again)"
                 )
-            lines += _critique_lines(critique)
             lines += _feedback_lines(notes.get(draft.ref))
         lines += _review_lines(thread.values.get("reviews") or [], number)
     return lines

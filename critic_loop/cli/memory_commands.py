@@ -1,10 +1,7 @@
 """`critic-loop rules` and `critic-loop forget`: see and prune what memory has learned.
 
-Rules live in the store under ("critic_loop", "rules", scope), each with its usage
-statistics and provenance (`critic_loop.state.rules.Rule`). Recall reads a scope's ranking
-item (`critic_loop.nodes.memory.ranking`), so forgetting rules rewrites that item from
-the rules that remain (or deletes it with the last rule), in the same batch as the
-deletions and under the scope's lock, as consolidation does.
+Forgetting rewrites the scope's ranking item (which recall reads) in the batch that deletes
+the rules, under the scope's lock, as consolidation does.
 """
 
 from __future__ import annotations
@@ -15,14 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from critic_loop.cli.option_sections import SectionedCommand, db_option, json_option, option
+from critic_loop.cli.context_options import SectionedCommand, db_option, json_option, option
 from critic_loop.errors import UsageProblem
 
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore, Item
 
 SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-"""What a memory scope may be called (as `Context.memory_scope`)."""
 
 SCOPE_HELP = "The memory scope [default: $CRITIC_LOOP_MEMORY_SCOPE, else default]."
 
@@ -157,6 +153,8 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
         store = persistence.store
         scopes = scopes_of(store) if all_scopes else [chosen_scope(scope)]
         listed = {name: [rule_summary(item) for item in rules_of(store, name)] for name in scopes}
+        empty = not all_scopes and not listed[scopes[0]]
+        elsewhere = [other for other in scopes_of(store) if other not in scopes] if empty else []
     if as_json:
         from critic_loop.cli.history import echo_json
 
@@ -169,6 +167,11 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
             click.echo("")
         if not summaries:
             click.echo(f"no rules in scope {name!r}")
+            if elsewhere:
+                click.echo(
+                    f"rules are kept in scope(s) {', '.join(map(repr, elsewhere))}: "
+                    f"critic-loop rules --scope {elsewhere[0]} (or --all-scopes)"
+                )
             continue
         click.echo(f"scope {name!r}: {len(summaries)} rule(s), strongest first")
         for summary in summaries:

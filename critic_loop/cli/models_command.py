@@ -8,8 +8,7 @@ from typing import Any
 
 import click
 
-from critic_loop.cli.context_options import context_options
-from critic_loop.cli.option_sections import SectionedCommand, option
+from critic_loop.cli.context_options import SectionedCommand, context_options, option
 
 
 def models_report(parameters: dict[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,6 @@
-"""Draw `critic-loop stats --plot FILE.png`: best score by round, and rounds to pass.
+"""Draw `critic-loop stats --plot FILE.png` (the `plot` extra's matplotlib, imported then).
 
-matplotlib comes with the `plot` extra (from a clone `pip install -e '.[plot]'`, else
-`pip install 'critic-loop[plot]'`), and is imported only when a plot is asked for. The
-figure is drawn on matplotlib's Agg canvas directly, so no GUI
-backend is chosen and pyplot's global state is left alone.
+Drawn on matplotlib's Agg canvas directly: no GUI backend, pyplot's global state untouched.
 """
 
 from __future__ import annotations

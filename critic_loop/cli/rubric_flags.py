@@ -1,16 +1,8 @@
-"""Criteria written on the command line, and how error messages name them.
+"""Criteria written on the command line (`--criterion`, `--check`, `--tests`).
 
-    --criterion ID=TEXT                   a sentence the LLM judge grades
-    --check ID=KIND[:NAME=VALUE,...]       a deterministic check, e.g.
-                                          --check length=word_count:max=120
-                                          --check no_todo=regex:pattern=TODO,must_match=false
-                                          --check facts=contains:phrases=24 hours|dishwasher
-    --tests [ID=]FILE                      a pytest file run against drafted code
-
-Values are read as JSON where they can be (numbers, true/false), else as text; `|`
-separates the items of list settings (`phrases`, `headings`). Every criterion written
-here is named in error messages by the flag that wrote it (`--check #2 (length)`), and
-those from a `--rubric` file by the file and item number.
+A `--check` value is read as JSON where it parses, else as text; `|` separates list items.
+Error messages name each criterion by the flag that wrote it (`--check #2`), and a
+`--rubric` file's by the file and item number.
 """
 
 from __future__ import annotations
@@ -23,6 +15,29 @@ from typing import Any
 
 from critic_loop.errors import UsageProblem
 from critic_loop.state.bounds import check_text_depth
+
+
+def read_text(path: Path, flag: str, holding: str) -> str:
+    """Return the text of the file `flag` names, or fail in one line naming the way out."""
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        raise UsageProblem(
+            f"{flag} {str(path)!r}: no such file; give the path of {holding}"
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise UsageProblem(f"{flag} {str(path)!r} cannot be read: {reason}") from None
+
+
+def read_json(path: Path, flag: str, holding: str) -> Any:
+    """Return the JSON of the file `flag` names, or fail in one line."""
+    text = read_text(path, flag, holding)
+    try:
+        return json.loads(check_text_depth(text, str(path)))
+    except ValueError as error:  # not JSON, or nested too deeply
+        raise UsageProblem(f"{flag} {str(path)!r}: {error}") from None
+
 
 LIST_SETTINGS = frozenset({"phrases", "headings"})
 """Settings that take several values, separated by `|` on the command line."""

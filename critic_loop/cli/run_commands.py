@@ -1,47 +1,52 @@
-"""`critic-loop run` and `critic-loop demo`: run a task round by round, and show the result."""
+"""`critic-loop run`, `demo` and `fork`: run a task round by round, resume or fork a thread."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import uuid4
 
 import click
 
-from critic_loop.cli.context_options import context_from_flags, context_options
-from critic_loop.cli.display import show_event, show_json, show_result
-from critic_loop.cli.embedded import embedded_model, has_no_model
-from critic_loop.cli.review_prompt import ask_at_terminal
-from critic_loop.cli.rubric_flags import written_rubric
-from critic_loop.cli.ticker import Ticker, next_step
+from critic_loop.cli.context_options import (
+    SectionedCommand,
+    context_from_flags,
+    context_options,
+    db_option,
+    flag_of,
+    json_option,
+    option,
+)
 from critic_loop.cli.verbosity import current
-from critic_loop.errors import RunInterrupted, RunStopped, Terminated, UsageProblem
-from critic_loop.state.bounds import check_text_depth
+from critic_loop.errors import (
+    RunInterrupted,
+    RunStopped,
+    Terminated,
+    ThreadFinished,
+    UsageProblem,
+)
 from critic_loop.state.context import Context
-from critic_loop.state.input_errors import ItemLabel, default_label
-from critic_loop.state.records import SUCCESSFUL_OUTCOMES
 
+# the rest is imported where it is used: `--help` and a mistake in the arguments answer
+# without loading the run's machinery
 if TYPE_CHECKING:
+    from critic_loop.cli.stored_threads import Thread
     from critic_loop.run import RunStart
+    from critic_loop.state.input_errors import ItemLabel
     from critic_loop.state.loop import LoopState
 
 logger = logging.getLogger("critic_loop.cli")
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-"""The bundled example tasks (each a JSON file that `critic-loop run --input` takes)."""
-
-EXAMPLE = EXAMPLES / "product_blurb.json"
-"""The demo's task and rubric: chosen so that even a 0.5B local model passes it in a few
-rounds (see benchmarks/demo_trials/). `product_description.json` beside it is a harder
-one for stronger models."""
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "product_blurb.json"
+"""The demo's task and rubric, sized for a 0.5B local model (benchmarks/demo_trials/)."""
 
 DEMO_SCOPE = "demo"
-"""The memory scope the demo learns in (and recalls from) unless told otherwise."""
 
 DEMO_STORY = (
     "About this demo: a worker model writes a short product description for a water "
@@ -55,79 +60,44 @@ DEMO_WATCH = (
     "critic model judge the rest."
 )
 
-
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
 
 def run_options(command: F) -> F:
-    """Add the options every running command shares, then one per `Context` field."""
+    """Add the options every running command shares, and one per `Context` field."""
+    command = json_option("the final state")(command)  # listed last
     command = context_options(command)
-    for option in reversed(
-        [
-            click.option(
-                "--model", help="One provider:model for every role (worker, critic, distiller)."
-            ),
-            click.option("--thread-id", help="The thread to run in (resumes an unfinished one)."),
-            click.option(
-                "--wait-for-thread",
-                is_flag=True,
-                help=(
-                    "If another process is running this thread, wait for it to end instead "
-                    "of exiting 2."
-                ),
-            ),
-            click.option(
-                "--db",
-                help=(
-                    "SQLite file or postgresql:// URL for runs and rules "
-                    "[default: $CRITIC_LOOP_DATABASE_URL, else .critic_loop/critic_loop.sqlite]"
-                ),
-            ),
-            click.option("--json", "as_json", is_flag=True, help="Print the final state as JSON."),
-        ]
-    ):
-        command = option(command)
-    return command
+    command = db_option(command, "Thread and data")
+    command = option(
+        "--wait-for-thread",
+        is_flag=True,
+        section="Thread and data",
+        help="If another process is running the thread, wait for it instead of exiting 2.",
+    )(command)
+    return option(
+        "--model",
+        section="Models",
+        help="One provider:model for every role (worker, critic, distiller).",
+    )(command)
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(check_text_depth(path.read_text(), "it"))
-    except (OSError, ValueError) as error:  # JSONDecodeError, nesting too deep
-        raise UsageProblem(f"cannot read {path}: {error}") from error
-
-
-def _read_task(path: Path) -> str:
-    """Return the task held in the file `--task-file` names.
-
-    Raises:
-        UsageProblem: the file cannot be read; the message names the flag and the way out.
-    """
-    try:
-        return path.read_text()
-    except FileNotFoundError:
-        raise UsageProblem(
-            f"--task-file {str(path)!r}: no such file; give the path of a text file that "
-            "holds the task, or the task itself with --task"
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise UsageProblem(f"--task-file {str(path)!r} cannot be read: {reason}") from None
-
-
-def _context(parameters: dict[str, Any]) -> Context:
-    from critic_loop.run import context_for_run
-
-    # the user's own settings are checked (building the Context) before asking any server
-    context = context_for_run(context_from_flags(parameters))
-    if has_no_model(context):
-        found = embedded_model()
-        chosen = context.model_fields_set - {"base_url"}
-        context = context.model_copy(
-            update={key: value for key, value in found.items() if key not in chosen}
-        )
-    return context
+def thread_options(command: F) -> F:
+    """Add `--thread-id` and `--switch-models`: the options of a command that can resume."""
+    command = option(
+        "--switch-models",
+        is_flag=True,
+        section="Thread and data",
+        help="Resuming: use the models given here instead of the ones the thread ran with.",
+    )(command)
+    return option(
+        "--thread-id",
+        section="Thread and data",
+        help=(
+            "The thread to run in. An unfinished one resumes with its own task, rubric, models "
+            "and settings (flags given here change the settings)."
+        ),
+    )(command)
 
 
 def in_background(work: Callable[[], T]) -> T:
@@ -154,80 +124,231 @@ def in_background(work: Callable[[], T]) -> T:
     return outcome[0]
 
 
-def demo_intro(data: dict[str, Any]) -> str:
-    """Say what the demo shows: the task, the hidden rubric, which criteria are checks.
+def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
+    """Build the run's `Context`: the thread's own settings, changed by the flags given.
 
-    It is printed before the run (not with --json or --quiet); the criteria are listed from
-    `data`, so the words cannot drift from the example file.
+    A model changes only with `switching`; a served client's settings stay a client's
+    (held to the operator's policy, as the server held them).
     """
-    from critic_loop.nodes.loop.check_input import validated_input
+    from critic_loop.cli.context_options import settings_from_flags
+    from critic_loop.thread_settings import MODEL_SETTINGS
 
+    if stored is None or stored.settings is None:
+        return context_from_flags(parameters)
+    kept = stored.settings
+    flags = settings_from_flags(parameters)
+    changes = []
+    for name in MODEL_SETTINGS:
+        default = Context.model_fields[name].get_default(call_default_factory=True)
+        before = kept.values.get(name, default)
+        if name in flags and flags[name] != before:
+            changes.append((name, before, flags[name]))
+    if changes and not switching:
+        name, before, after = changes[0]
+        raise UsageProblem(
+            f"thread {stored.thread_id} ran with {name} {before!r}; {flag_of(name, parameters)} "
+            f"{after!r} would switch it mid-thread: add --switch-models to do so, or leave the "
+            "flag off to resume with the thread's own"
+        )
+    if changes and not current().quiet:
+        switched = ", ".join(f"{name} {before} -> {after}" for name, before, after in changes)
+        click.echo(f"note: switching models mid-thread: {switched}", err=True)
+    theirs = {key: value for key, value in kept.values.items() if key not in flags}
+    if kept.by_client and theirs:
+        from critic_loop.nodes.operator_policy import Trust, check_context
+        from critic_loop.state.errors import TrustViolation
+
+        try:
+            check_context(Context(**theirs), Trust(served=True))
+        except TrustViolation as refused:
+            raise TrustViolation(
+                f"thread {stored.thread_id}'s settings were chosen by a client of a server, and "
+                f"stay a client's: {refused} (a flag given here replaces the setting)"
+            ) from None
+    return context_from_flags(parameters, kept.values)
+
+
+def _context(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
+    from critic_loop.run import context_for_run
+
+    # the user's own settings are checked (building the Context) before asking any server
+    context = context_for_run(_settings(parameters, stored, switching))
+    if not has_no_model(context):
+        return context
+    found = embedded_model()
+    chosen = context.model_fields_set
+    # the embedded server's address is this process's: it is used, not kept as a setting
+    added = {key: value for key, value in found.items() if key not in chosen}
+    fields = chosen | (set(added) - {"base_url"})
+    return Context.model_construct(_fields_set=fields, **{**dict(context), **added})
+
+
+def _demo_intro(rubric: list[Any]) -> str:
     lines = [click.wrap_text(DEMO_STORY, 90)]
-    for criterion in validated_input(data).rubric:
+    for criterion in rubric:
         how = "judged" if criterion.kind == "llm" else "check"
         lines.append(f"  {how:<6}  {criterion.id}: {criterion.describe()}")
     lines.append(click.wrap_text(DEMO_WATCH, 90))
     return "\n".join(lines) + "\n"
 
 
-def announce(run: RunStart, context: Context, intro: str | None) -> None:
-    """Say, as the run starts, whether its thread is new or resumed, its models and its data."""
-    if run.input_differs:
-        click.echo("note: resuming with the thread's own task and rubric, not the ones given")
-    if intro:
-        click.echo(intro)
+def _announce(what: str, context: Context, location: str | None) -> None:
     click.echo(
-        f"critic-loop: {'resuming' if run.resuming else 'new'} thread {run.thread_id}; "
-        f"worker {context.worker_model}, critic {context.critic_model}, "
-        f"up to {context.max_iterations} rounds; data in {run.location}"
+        f"critic-loop: {what}; worker {context.worker_model}, critic {context.critic_model}, "
+        f"up to {context.max_iterations} rounds; data in {location}"
     )
 
 
+def _empty_rubric(why: str = "") -> UsageProblem:
+    return UsageProblem(
+        "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
+        f"(or a --rubric file){why}"
+    )
+
+
+def _ids(data: Mapping[str, Any]) -> tuple[Any, list[Any]]:
+    rubric = [item.get("id") if isinstance(item, Mapping) else None for item in data["rubric"]]
+    return data.get("task"), rubric
+
+
+def _finished(stored: Thread) -> UsageProblem:
+    thread = stored.thread_id
+    return UsageProblem(
+        f"thread {thread} already finished ({stored.outcome} after {stored.rounds} round(s)); "
+        f"to read it: critic-loop show {thread}; to continue it from an earlier round: "
+        f"critic-loop fork {thread} --round N (N from 1 to {max(stored.rounds, 1)}); or give "
+        "a new --thread-id"
+    )
+
+
+def _forget_if_empty(database: str | None, thread_id: str) -> bool:
+    from critic_loop.cli.stored_threads import latest_of_thread
+    from critic_loop.persistence import open_persistence
+
+    thread = latest_of_thread(database, thread_id)
+    if thread is None or thread.values.get("drafts"):
+        return False
+    with open_persistence(database) as persistence:
+        persistence.checkpointer.delete_thread(thread_id)
+    return True
+
+
 def execute(
-    data: dict[str, Any],
+    given: dict[str, Any] | None,
     parameters: dict[str, Any],
-    label: ItemLabel = default_label,
-    intro: str | None = None,
+    label: ItemLabel | None = None,
+    intro: Callable[[list[Any]], str] | None = None,
 ) -> int:
-    """Run (or resume) the loop on `data` with the command's settings; return the exit status.
+    """Run `given` (or resume the thread's own run) with the command's settings.
 
-    The input is validated (its own mistakes first, before asking any server), then the
-    models, checks and prompts are checked, then `run_loop` runs in the background
-    (`in_background`), printing progress lines and a live status line on a terminal.
-    `label` names rubric items in error messages as the user wrote them; `intro`, if
-    given, is printed before the run starts (not with --json or --quiet).
+    `label` names rubric items as the user wrote them; `intro` says what the run shows.
     """
-    import httpx
-    import openai
-
     from critic_loop.nodes.loop.check_input import preflight, validated_input
-    from critic_loop.results import LoopDidNotPass
-    from critic_loop.run import run_loop
+    from critic_loop.state.input_errors import default_label
 
     if parameters.get("on_exhausted"):
         raise UsageProblem(
             "--on-exhausted is for the Python helpers; the command line exits 1 for every run "
             "that did not pass"
         )
-    checked = validated_input(data, label)
-    context = _context(parameters)
-    preflight(context, checked.rubric)
-    as_json = bool(parameters.get("as_json"))
-    quiet = current().quiet
-    show_progress = not (as_json or quiet)
     thread_id = parameters.get("thread_id") or uuid4().hex
-    started = threading.Event()  # the thread's lease is held and its run begins
+    stored = None
+    if parameters.get("thread_id"):
+        from critic_loop.cli.stored_threads import latest_of_thread
+
+        stored = latest_of_thread(parameters.get("db"), thread_id)
+    data = {"task": stored.task, "rubric": stored.values["rubric"]} if stored else given
+    if data is None:
+        raise _empty_rubric(f" (no thread {thread_id!r} to resume)")
+    checked = validated_input(data, label if label and not stored else default_label)
+    context = _context(parameters, stored, bool(parameters.get("switch_models")))
+    preflight(context, checked.rubric)
+    shown = show_progress(parameters)
+    if shown and stored is not None and given is not None and _ids(given) != _ids(data):
+        click.echo("note: resuming with the thread's own task and rubric, not the ones given")
+    if shown and intro is not None:
+        click.echo(intro(checked.rubric))
+    began: list[RunStart] = []
+    from critic_loop.run import run_loop
+
+    def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
+        def started(run: RunStart) -> None:
+            began.append(run)
+            on_start(run)
+
+        return run_loop(
+            checked.task,
+            checked.rubric,
+            context=context,
+            thread_id=thread_id,
+            database=parameters.get("db"),
+            on_event=on_event,
+            reviewer=reviewer,
+            wait_for_thread=bool(parameters.get("wait_for_thread")),
+            on_start=started,
+        )
+
+    def told(run: RunStart) -> str:
+        _announce(
+            f"{'resuming' if run.resuming else 'new'} thread {run.thread_id}", context, run.location
+        )
+        return "resuming" if run.resuming else "starting: recall, then the worker drafts round 1"
+
+    try:
+        return drive(start, thread_id, context, parameters, told)
+    except ThreadFinished:
+        if stored is None:
+            raise
+        raise _finished(stored) from None
+    except RunInterrupted as failure:
+        if began and not began[0].resuming and _refused(failure.cause):
+            failure.kept = not _forget_if_empty(parameters.get("db"), thread_id)
+        raise
+
+
+def _refused(error: BaseException) -> bool:  # a server that cannot be reached, not a slow one
+    import openai
+
+    origin = error.__cause__
+    connection = isinstance(origin, openai.APIConnectionError)
+    return connection and not isinstance(origin, openai.APITimeoutError)
+
+
+def show_progress(parameters: Mapping[str, Any]) -> bool:
+    """Say whether progress lines are printed (not with --json or --quiet)."""
+    return not (parameters.get("as_json") or current().quiet)
+
+
+def drive(
+    start: Callable[..., LoopState],
+    thread_id: str,
+    context: Context,
+    parameters: Mapping[str, Any],
+    told: Callable[[RunStart], str],
+) -> int:
+    """Run `start` in the background at the terminal; print the result; return the exit status.
+
+    `start(on_event, reviewer, on_start)` runs the loop; `told(run)` announces it once it
+    holds the thread and returns the first status line.
+    """
+    import httpx
+    import openai
+
+    from critic_loop.cli.display import ask_at_terminal, show_event, show_result
+    from critic_loop.cli.ticker import Ticker, next_step
+    from critic_loop.results import LoopDidNotPass
+    from critic_loop.state.records import SUCCESSFUL_OUTCOMES
+
+    shown = show_progress(parameters)
+    began = threading.Event()  # the thread's lease is held and its run begins
 
     def run_at_terminal() -> LoopState:
-        with Ticker(enabled=show_progress) as ticker:
+        with Ticker(enabled=shown) as ticker:
 
             def on_start(run: RunStart) -> None:
-                started.set()
-                if not show_progress:
-                    return
-                announce(run, context, intro)
-                starting = "starting: recall, then the worker drafts round 1"
-                ticker.show("resuming" if run.resuming else starting)
+                began.set()
+                if shown:
+                    ticker.show(told(run))
 
             def on_event(event: dict[str, Any]) -> None:
                 with ticker.paused():
@@ -238,117 +359,123 @@ def execute(
                 ticker.show(None)
                 return ask_at_terminal(request)
 
-            return run_loop(
-                checked.task,
-                checked.rubric,
-                context=context,
-                thread_id=thread_id,
-                database=parameters.get("db"),
-                on_event=on_event if show_progress else None,
-                reviewer=review if context.review != "never" else None,
-                wait_for_thread=bool(parameters.get("wait_for_thread")),
-                on_start=on_start,
-            )
+            reviewer = review if context.review != "never" else None
+            return start(on_event if shown else None, reviewer, on_start)
 
     try:
         state = in_background(run_at_terminal)
     except LoopDidNotPass as failure:
         state = failure.state
     except (KeyboardInterrupt, Terminated) as stop:
-        if not started.is_set():  # waiting for the lease, or reading the thread
+        if not began.is_set():  # waiting for the lease, or reading the thread
             raise
         signal_name = "SIGINT" if isinstance(stop, KeyboardInterrupt) else "SIGTERM"
         raise RunStopped(thread_id, signal_name) from None
     except Exception as error:
-        if not started.is_set():  # the lease, the database or the thread refused the run
+        if not began.is_set():  # the lease, the database or the thread refused the run
             raise
         if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
             logger.error("the run failed unexpectedly", exc_info=current().debug)
         raise RunInterrupted(thread_id, error) from error
-    if as_json:
-        show_json(state)
-    elif quiet:
+    if parameters.get("as_json"):
+        click.echo(state.model_dump_json(indent=2))
+    elif current().quiet:
         click.echo(state.final)
     else:
         show_result(state, thread_id)
     return 0 if state.outcome in SUCCESSFUL_OUTCOMES else 1
 
 
-@click.command()
-@click.option(
+@click.command(cls=SectionedCommand)
+@option(
     "--input",
     "input_file",
     type=click.Path(path_type=Path, dir_okay=False),
+    section="Task and rubric",
     help='JSON file: {"task": ..., "rubric": [...]}.',
 )
-@click.option("--task", help="The task, as text.")
-@click.option(
-    "--task-file", type=click.Path(path_type=Path, dir_okay=False), help="A file holding the task."
+@option("--task", section="Task and rubric", help="The task, as text.")
+@option(
+    "--task-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    section="Task and rubric",
+    help="A file holding the task.",
 )
-@click.option(
+@option(
     "--rubric",
     "rubric_file",
     type=click.Path(path_type=Path, dir_okay=False),
+    section="Task and rubric",
     help='JSON file: [{"id": ..., "text": ...}, ...].',
 )
-@click.option(
-    "--criterion", multiple=True, metavar="ID=TEXT", help="A sentence the judge grades; repeatable."
+@option(
+    "--criterion",
+    multiple=True,
+    metavar="ID=TEXT",
+    section="Task and rubric",
+    help="A sentence the judge grades; repeatable.",
 )
-@click.option(
+@option(
     "--check",
     multiple=True,
     metavar="ID=KIND[:NAME=VALUE,...]",
+    section="Task and rubric",
     help="A deterministic check, e.g. length=word_count:max=120; repeatable.",
 )
-@click.option(
+@option(
     "--tests",
     multiple=True,
     metavar="[ID=]FILE",
+    section="Task and rubric",
     help="A pytest file run against the drafted code; repeatable.",
 )
+@thread_options
 @run_options
 def run(**parameters: Any) -> int:
-    """Run a task against a rubric, round by round.
+    """Run a task against a rubric, round by round (or resume a thread: --thread-id alone).
 
     The exit status is 0 when the critic passed the result, 1 when the run ended without
     a pass, 2 on bad input or setup, and 3 when a model or the network failed mid-run
     (every finished step is saved: run again with the same --thread-id).
     """
+    from critic_loop.cli.rubric_flags import read_json, read_text, written_rubric
+
     input_file = parameters["input_file"]
-    flags = ("--task", "--task-file", "--rubric", "--criterion", "--check", "--tests")
-    keys = ("task", "task_file", "rubric_file", "criterion", "check", "tests")
-    given = [flag for flag, key in zip(flags, keys, strict=True) if parameters.get(key)]
+    written_flags = ("--criterion", "--check", "--tests")
+    keys = {"--task": "task", "--task-file": "task_file", "--rubric": "rubric_file"}
+    keys.update({flag: flag[2:] for flag in written_flags})
+    given = [flag for flag, key in keys.items() if parameters.get(key)]
     if input_file and given:
         raise UsageProblem(f"--input holds the task and rubric: drop {', '.join(given)}")
     if parameters["task"] and parameters["task_file"]:
         raise UsageProblem("give the task once: --task or --task-file, not both")
     if input_file:
-        data = _read_json(input_file)
-        rubric_items = data.get("rubric") if isinstance(data, dict) else None
-        written = written_rubric(rubric_items or [], str(input_file), {})
-        return execute(data, parameters, written.label)
-    task = _read_task(parameters["task_file"]) if parameters["task_file"] else parameters["task"]
-    from_file = _read_json(parameters["rubric_file"]) if parameters["rubric_file"] else []
+        data = read_json(input_file, "--input", "a JSON file that holds the task and the rubric")
+        items = data.get("rubric") if isinstance(data, dict) else None
+        return execute(data, parameters, written_rubric(items or [], str(input_file), {}).label)
+    task = parameters["task"]
+    if parameters["task_file"]:
+        holding = "a text file that holds the task, or the task itself with --task"
+        task = read_text(parameters["task_file"], "--task-file", holding)
+    from_file: Any = []
+    if parameters["rubric_file"]:
+        holding = "a JSON file that holds a list of criteria"
+        from_file = read_json(parameters["rubric_file"], "--rubric", holding)
     if not isinstance(from_file, list):
         raise UsageProblem(f"{parameters['rubric_file']}: a rubric file holds a JSON list")
     written = written_rubric(
         from_file,
         str(parameters["rubric_file"]),
-        {
-            "--criterion": parameters["criterion"],
-            "--check": parameters["check"],
-            "--tests": parameters["tests"],
-        },
+        {flag: parameters[flag[2:]] for flag in written_flags},
     )
-    if not written.criteria:
-        raise UsageProblem(
-            "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
-            "(or a --rubric file)"
-        )
-    return execute({"task": task or "", "rubric": written.criteria}, parameters, written.label)
+    if not written.criteria and not parameters.get("thread_id"):
+        raise _empty_rubric()  # before the run's machinery is loaded
+    data = {"task": task or "", "rubric": written.criteria} if written.criteria else None
+    return execute(data, parameters, written.label)
 
 
-@click.command()
+@click.command(cls=SectionedCommand)
+@thread_options
 @run_options
 def demo(**parameters: Any) -> int:
     """Run the bundled example: a short product description under three criteria.
@@ -356,10 +483,145 @@ def demo(**parameters: Any) -> int:
     Two are checks decided by code (a word limit, the shop's closing line) and one is
     judged by the critic model; the worker sees none of them, only the critic's hints.
     It is sized so that a small local model passes it within the default rounds. Its
-    lessons are kept in the memory scope `DEMO_SCOPE` unless `--memory-scope` (or
-    CRITIC_LOOP_MEMORY_SCOPE) names another, so they stay out of the user's own runs.
+    lessons are kept in the memory scope 'demo' unless --memory-scope (or
+    CRITIC_LOOP_MEMORY_SCOPE) names another, so they stay out of your own runs.
     """
-    data = _read_json(EXAMPLE)
+    from critic_loop.cli.rubric_flags import read_json
+
+    data = read_json(EXAMPLE, "the demo's task", "the bundled example")
     if parameters.get("memory_scope") is None and not os.environ.get("CRITIC_LOOP_MEMORY_SCOPE"):
         parameters = {**parameters, "memory_scope": DEMO_SCOPE}
-    return execute(data, parameters, intro=demo_intro(data))
+    return execute(data, parameters, intro=_demo_intro)
+
+
+@click.command(cls=SectionedCommand)
+@click.argument("thread_id", metavar="THREAD")
+@option(
+    "--round",
+    "round_number",
+    type=click.IntRange(min=1),
+    required=True,
+    section="Thread and data",
+    help="The round to continue from (its draft and verdict are kept; the next is new).",
+)
+@run_options
+def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
+    """Continue a thread from just after round N, as a new branch of it.
+
+    The thread's own task, rubric and settings are kept; flags given here change them
+    (models too: a fork is where to try a stronger critic). The original run's history
+    stays as it was; `critic-loop show THREAD` then tells the fork's story.
+    """
+    from critic_loop.cli.stored_threads import latest_of_thread
+    from critic_loop.persistence import database_target
+    from critic_loop.run import fork_loop
+
+    stored = latest_of_thread(parameters.get("db"), thread_id)
+    if stored is None:
+        raise UsageProblem(
+            f"no run with thread id {thread_id!r} to fork (critic-loop runs lists them)"
+        )
+    if round_number > stored.rounds:
+        raise UsageProblem(
+            f"thread {thread_id} has {stored.rounds} graded round(s): --round goes from 1 to "
+            f"{stored.rounds}"
+        )
+    context = _context(parameters, stored, switching=True)
+
+    def start(on_event: Any, reviewer: Any, on_start: Callable[[Any], None]) -> LoopState:
+        on_start(None)
+        return fork_loop(
+            thread_id,
+            round_number,
+            context=context,
+            database=parameters.get("db"),
+            on_event=on_event,
+            wait_for_thread=bool(parameters.get("wait_for_thread")),
+        )
+
+    def told(run: Any) -> str:
+        where = database_target(parameters.get("db"))
+        _announce(f"fork of thread {thread_id} from round {round_number}", context, where)
+        return f"resuming after round {round_number}"
+
+    return drive(start, thread_id, context, parameters, told)
+
+
+KEY_VARIABLES = ("OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+
+
+def has_no_model(context: Context) -> bool:
+    """Say whether the run needs the embedded model (no server, and no model of its own).
+
+    A thread that ran on the embedded model names it, and resumes on it.
+    """
+    from critic_loop.local_model.settings import LocalModelSettings
+    from critic_loop.nodes.models.discovery import names_a_model, server_url
+
+    environ = os.environ
+    if server_url(context.base_url, environ) is not None:
+        return False
+    if names_a_model(context.model_fields_set, environ) or context.critic_models:
+        embedded = f"openai:{LocalModelSettings().alias}"
+        return {context.worker_model, context.critic_model, *context.critic_models} == {embedded}
+    return not any(environ.get(name) for name in KEY_VARIABLES)
+
+
+def no_model_message() -> str:
+    """Return the one line said when there is no model, embedded or not."""
+    from critic_loop.state.extras import install_command
+
+    return (
+        "no model to run: set OPENAI_API_KEY (or GOOGLE_API_KEY), or OPENAI_BASE_URL to a "
+        "model server of yours, or add the embedded local model with: "
+        f"{install_command('local')}"
+    )
+
+
+@contextmanager
+def _download_bar() -> Iterator[Any]:
+    bar: Any = None
+
+    def progress(done: int, total: int | None) -> None:
+        nonlocal bar
+        if current().quiet:
+            return
+        if bar is None:
+            click.echo("critic-loop: downloading the embedded model (once)", err=True)
+            bar = click.progressbar(length=max(total or 0, 1), label="model", file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    try:
+        yield progress
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
+def embedded_model() -> dict[str, Any]:
+    """Start the embedded model and return the settings that use it (else one line why not)."""
+    from critic_loop import local_model
+
+    if not local_model.is_installed():
+        raise UsageProblem(no_model_message())
+    settings = local_model.LocalModelSettings()
+    if not current().quiet:
+        where = settings.file or "the cache"
+        click.echo(
+            f"critic-loop: no API key or model server set: starting the embedded model "
+            f"{settings.alias} (from {where})",
+            err=True,
+        )
+    try:
+        with _download_bar() as progress:
+            found = local_model.embedded_model_context(settings, progress)
+    except (FileNotFoundError, local_model.DownloadFailed) as error:
+        raise UsageProblem(
+            f"{error}. Set CRITIC_LOOP_LOCAL_MODEL_FILE to a GGUF file on disk to skip the download"
+        ) from None
+    except local_model.ServerFailed as error:
+        raise UsageProblem(str(error)) from None
+    if not current().quiet:
+        click.echo(f"critic-loop: the embedded model serves at {found['base_url']}", err=True)
+    return found

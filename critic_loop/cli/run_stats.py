@@ -1,25 +1,7 @@
-"""Figures over finished runs, for `critic-loop stats`: outcomes, rounds, criteria, cost, time.
+"""Figures over finished runs, for `critic-loop stats` (docs/commands.md defines each).
 
-Every figure is computed from what the runs' checkpoints hold:
-
-- a run's *final verdict* is the verdict of the draft it returned (the best one, as
-  `finalize` chose it); its *first verdict* is the best verdict of round 1 (of its
-  candidates);
-- *exhausted by* counts the exhausted runs by the limit they reached (`max_iterations`,
-  `call_budget`, `token_budget`, `time_budget_seconds`); *model calls per run* counts
-  every role's calls (worker, judges and their retries, the distiller), as budgets do;
-- *rounds to pass* counts the graded rounds of passed runs; its p90 is the nearest-rank
-  90th percentile (the smallest value at least 90% of the runs needed no more than);
-- a criterion's *pass rate* is the share of final verdicts grading it where it passed;
-  *failed first* counts the runs whose first verdict did not pass it (failed, or not graded
-  that round), and *then passed* those of them whose final verdict passed it;
-- *tokens per round* add the worker's tokens (each draft's `usage`) and the critic's (each
-  critique's `usage`) over every finished run, divided by their rounds (distillation's
-  tokens are not kept in a run's state, so they are not counted);
-- *time per round* is measured between checkpoint timestamps (see
-  `critic_loop.cli.stored_threads`);
-- *best score by round* is, for each round, the best weighted score a run had reached by
-  then (the score of the draft it would return if it stopped there).
+A run's final verdict is the verdict on the draft it returned; its first, round 1's best.
+Tokens are the drafts' and critiques' usage (distillation's are not kept in the state).
 """
 
 from __future__ import annotations
@@ -39,7 +21,6 @@ from critic_loop.state.rules import MemoryReport
 from critic_loop.state.verdict import Verdict
 
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
-"""Every outcome, in the order the report lists them."""
 
 
 @dataclass

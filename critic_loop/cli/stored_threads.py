@@ -1,36 +1,10 @@
-"""Read runs back from persistence: threads, their latest values, and when each step was taken.
+"""Read runs back from the checkpointer (SQLite and PostgreSQL alike): values, settings, timelines.
 
-Everything here reads the checkpointer through LangGraph's public saver API, so it works
-the same on SQLite and PostgreSQL. A thread's values are those of the latest checkpoint
-of its root graph: the same values `graph.get_state` shows, without building the graph.
-A checkpoint stores the history fields (drafts, critiques, ...) only as each step's
-writes (`critic_loop.state.history`), so they are replayed from the saver
-(`get_delta_channel_history`); a thread written before that stores them whole, and
-reads as before.
-
-- `recent_threads` lists the threads most recently active, newest first. It makes one
-  pass over the checkpoints, newest first (`checkpointer.list(None)`), keeps the first
-  checkpoint it meets of each thread (its latest) and stops once it has `limit` threads;
-  then each thread's start is read from its one input checkpoint (a metadata filter the
-  savers run in SQL), never from its whole history.
-- `all_threads` makes one full pass and keeps, besides each thread's latest values, a
-  small `Step` per checkpoint (id, parent, time, latest round drafted and graded) so
-  each thread's timeline can be walked without reading a checkpoint twice. The rounds
-  of a step are read from the writes of the steps before it on its line.
-- `read_thread` reads one thread's history once.
-
-A timeline is the line of checkpoints from the thread's first to its latest, following
-parents (a forked thread's other branches are left out). `round_seconds` times each round
-on it: from the last checkpoint before the round's first draft to the first checkpoint
-holding its critique, so a round's time covers the worker's and the critic's calls. It
-is the wall-clock time between those checkpoints that one invocation wrote: a run that
-paused (for a person's review, or stopped and resumed later) spans two invocations
-(checkpoints carry the invocation's `run_id`, as LangGraph server and critic-loop's own
-helpers write it), and the gap between them, the wait and the step that ended it, is
-left out of the round's time.
-
-Imports inside functions are deliberate: at the top `critic_loop.persistence` would make
-`critic-loop --help` 0.83 s slower, 0.26 s to 1.08 s (measured 2026-12-01).
+A thread's values are its root graph's latest checkpoint's, its history fields replayed from
+their writes (`get_delta_channel_history`). A timeline follows parents from the first
+checkpoint to the latest (a fork's other branches left out); a round is timed from the last
+checkpoint before its first draft to the first holding its critique, within one invocation
+(the checkpoints' `run_id`), so pauses between invocations are left out.
 """
 
 from __future__ import annotations
@@ -43,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from critic_loop.errors import UsageProblem
-from critic_loop.persistence.retention import PRUNED_AT
 from critic_loop.state.history import append_only
+from critic_loop.thread_settings import StoredSettings, stored_settings
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
@@ -107,37 +81,33 @@ class Thread:
     """The checkpoints from the first to the latest, oldest first (when the history was read)."""
     pruned_at: str | None = None
     """When `critic-loop prune --keep-results` compacted it to its result (ISO), if it did."""
+    settings: StoredSettings | None = None
+    """The settings its latest run used, as its checkpoints keep them (if they do)."""
 
     @property
     def outcome(self) -> str | None:
-        """How the run ended; None while it is unfinished."""
         outcome = self.values.get("outcome")
         return str(outcome) if outcome is not None else None
 
     @property
     def finished(self) -> bool:
-        """Whether the run declared an outcome."""
         return self.outcome is not None
 
     @property
     def ended_at(self) -> datetime | None:
-        """When its latest step was taken, for a finished run; None for an unfinished one."""
         return self.updated_at if self.finished else None
 
     @property
     def rounds(self) -> int:
-        """The number of graded rounds."""
         return latest_round(self.values.get("critiques"))
 
     @property
     def task(self) -> str:
-        """The task, as given."""
         task = self.values.get("task")
         return task if isinstance(task, str) else ""
 
     @property
     def scope(self) -> str | None:
-        """The memory scope the run recalled from or distilled into, if it says."""
         report = self.values.get("memory_report")
         if isinstance(report, Mapping) and report.get("scope"):
             return str(report["scope"])
@@ -157,12 +127,6 @@ def latest_round(records: Any) -> int:
     return max((r for r in rounds if isinstance(r, int)), default=0)
 
 
-def stored_history(stored: Any) -> list[Any]:
-    """Return a history field's value as a checkpoint stores it (whole, or a snapshot)."""
-    value: list[Any] = append_only().from_checkpoint(stored).get()
-    return value
-
-
 def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     """Return the loop's state from a checkpoint's channel values.
 
@@ -172,18 +136,13 @@ def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     values = {key: value for key, value in channel_values.items() if key in STATE_FIELDS}
     for key in HISTORY_FIELDS:
         if key in values:
-            values[key] = stored_history(values[key])
+            values[key] = append_only().from_checkpoint(values[key]).get()
     start = channel_values.get("__start__")
     if isinstance(start, Mapping):
         for key in ("task", "rubric"):
             if key not in values and key in start:
                 values[key] = start[key]
     return values
-
-
-def is_loop_run(values: Mapping[str, Any]) -> bool:
-    """Tell whether a thread's values are a critic-loop run (a database may hold others)."""
-    return "task" in values and "rubric" in values
 
 
 def timestamp(checkpoint: Mapping[str, Any]) -> datetime | None:
@@ -238,9 +197,8 @@ def history_values(
 ) -> dict[str, list[Any]]:
     """Return the history fields at checkpoint `item` that it does not store whole.
 
-    LangGraph's saver walks the checkpoint's ancestors and returns the writes each made
-    to the fields (and a stored value to start from, if one is met); replaying them
-    through the fields' own channel gives the values `graph.get_state` shows.
+    The saver returns the writes its ancestors made to them (from a stored value, if met);
+    replayed through the fields' own channel, they are what `graph.get_state` shows.
     """
     checkpoint = item.checkpoint
     stored = checkpoint.get("channel_values") or {}
@@ -259,15 +217,18 @@ def history_values(
 
 def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thread | None:
     values = state_values(item.checkpoint.get("channel_values") or {})
-    if not is_loop_run(values):
+    if "task" not in values or "rubric" not in values:  # a database may hold other graphs'
         return None
     values.update(history_values(checkpointer, item))
+    from critic_loop.persistence.retention import PRUNED_AT  # it loads the graph
+
     pruned_at = (item.metadata or {}).get(PRUNED_AT)
     return Thread(
         _thread_of(item),
         values,
         updated_at=timestamp(item.checkpoint),
         pruned_at=str(pruned_at) if pruned_at else None,
+        settings=stored_settings(item.metadata),
     )
 
 
@@ -430,6 +391,20 @@ def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: s
     if not threads:
         raise UsageProblem(f"no run with thread id {thread_id!r} in {where}")
     return threads[0]
+
+
+def latest_of_thread(database: str | None, thread_id: str) -> Thread | None:
+    """Return a thread's latest values and settings (None: no such run, or no database yet)."""
+    from critic_loop.persistence import database_target
+
+    target = database_target(database)
+    path = _sqlite_file(target)
+    if path is not None and not path.is_file():
+        return None
+    with open_database(database) as persistence:
+        checkpointer = persistence.checkpointer
+        item = checkpointer.get_tuple(root_config(thread_id))  # type: ignore[arg-type]
+        return _head(checkpointer, item) if item is not None else None
 
 
 def _sqlite_file(target: str) -> Path | None:

@@ -1,9 +1,6 @@
-"""A live status line on a terminal while a model works: what it is doing, for how long.
+"""A live status line on a terminal while a model works: the step, and for how long.
 
-A judge call on a small local model can take minutes and distillation most of one; a
-person at a terminal sees a spinner, the step and the seconds so far, redrawn in place on
-stderr. Piped or redirected output gets none of it (only the plain progress lines), so
-logs and scripts stay clean.
+Piped or redirected output gets none of it, only the plain progress lines.
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ from types import TracebackType
 from typing import Any, TextIO
 
 FRAMES = "|/-\\"
-"""The spinner's frames (plain ASCII: every terminal can draw them)."""
 
 
 def next_step(event: dict[str, Any]) -> str | None:
@@ -46,7 +42,6 @@ class Ticker:
         clock: Callable[[], float] = time.monotonic,
         enabled: bool = True,
     ) -> None:
-        """Draw on `stream` (default stderr) only when it is a terminal and `enabled`."""
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = enabled and bool(getattr(self.stream, "isatty", lambda: False)())
         self.interval = interval
@@ -60,7 +55,6 @@ class Ticker:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> Ticker:
-        """Start redrawing (on a terminal)."""
         if self.enabled:
             self._thread = threading.Thread(target=self._run, name="ticker", daemon=True)
             self._thread.start()
@@ -72,7 +66,6 @@ class Ticker:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        """Stop redrawing and erase the status line."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2)

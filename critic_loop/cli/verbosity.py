@@ -1,10 +1,4 @@
-"""How much the command line says: `--quiet`, `--verbose` and `--debug`.
-
-- default: the round-by-round progress lines and the result; warnings from the library;
-- `--quiet`: only the final draft (and errors), for scripts;
-- `--verbose`: also the library's informational log lines (retries, fallbacks);
-- `--debug`: everything, and a traceback with every error.
-"""
+"""How much the command line says: `--quiet` (the final draft), `--verbose`, `--debug`."""
 
 from __future__ import annotations
 
@@ -25,7 +19,6 @@ class Verbosity:
 
     @property
     def library_level(self) -> int:
-        """The log level of critic-loop's own loggers."""
         if self.debug:
             return logging.DEBUG
         if self.verbose:

@@ -1,26 +1,16 @@
-"""`critic-loop worker`: serve critic-loop runs from a Temporal task queue until stopped.
+"""`critic-loop worker`: serve runs from a Temporal task queue until SIGTERM or Ctrl-C.
 
-    critic-loop worker --temporal 127.0.0.1:7233 [--task-queue Q] [--db URL]
-
-The worker runs both the runs' workflows and their nodes' activities. It stops on SIGTERM
-or Ctrl-C, letting running nodes finish for up to `--shutdown-timeout` seconds (a node
-cut off there runs again on another worker). Needs the `temporal`
-extra (the error names the command that adds it).
-
-Imports inside functions are deliberate: `critic_loop.temporal` needs the optional
-`temporal` extra, and `--help` must work without it.
+`critic_loop.temporal` is imported when the command runs: it needs the `temporal` extra.
 """
 
 from __future__ import annotations
 
-import asyncio
 import signal
 from typing import Any
 
 import click
 
 from critic_loop.errors import UsageProblem
-from critic_loop.state.extras import missing_extra_message
 
 TIMING_OPTIONS = {
     "heartbeat_timeout": "Seconds without a heartbeat before a node is retried on another worker.",
@@ -37,6 +27,8 @@ def _say(message: str) -> None:
 
 
 async def _serve(settings: Any, database: str | None, identity: str | None) -> None:
+    import asyncio
+
     from critic_loop.temporal.client import connect
     from critic_loop.temporal.worker import serve
 
@@ -94,6 +86,10 @@ def worker(
     and attempts settings; a run that needs longer is refused. API keys and operator
     settings (CRITIC_LOOP_UNTRUSTED_INPUT, ...) come from this process's environment.
     """
+    import asyncio
+
+    from critic_loop.state.extras import missing_extra_message
+
     try:
         from critic_loop.temporal.settings import TemporalSettings
     except ImportError as missing:

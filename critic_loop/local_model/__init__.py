@@ -1,13 +1,8 @@
 """The embedded local model: a small open model for machines with no API key and no server.
 
-With the `local` extra installed (llama-cpp-python with its server), `critic-loop demo`
-and `critic-loop run` use Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF) when no model, no key
-and no model server is set. The model file is `CRITIC_LOOP_LOCAL_MODEL_FILE` if that is
-set, else it is downloaded once into the user's cache and checked against its sha256
-(`download`). The model runs behind llama-cpp-python's OpenAI-compatible server, started
-on a free 127.0.0.1 port and stopped when the command ends (`server`), and the run uses it
-as it would any such server, with the settings for small local models
-(`critic_loop.nodes.models.discovery.LOCAL_SETTINGS`).
+With the `local` extra, `critic-loop demo` and `run` start Qwen2.5-Coder-0.5B-Instruct
+(the file `CRITIC_LOOP_LOCAL_MODEL_FILE`, else downloaded once and checked) behind
+llama-cpp-python's server on 127.0.0.1, for the command's length.
 """
 
 from __future__ import annotations

@@ -1,29 +1,8 @@
 """Where runs and rules are kept: one SQLite file by default, PostgreSQL at scale.
 
-With no configuration, the checkpointer (every draft and critique, step by step) and the
-memory store (the rules) share one SQLite file in the project data directory,
-`.critic_loop/critic_loop.sqlite` (`CRITIC_LOOP_DATA_DIR` moves the directory). When the
-Python on this machine can load SQLite extensions through `pysqlite3`, the store gets a
-vector index (lexical by default, see `critic_loop.nodes.memory.lexical_embeddings`) for
-similarity search over rules; otherwise recall ranks rules by usefulness.
-
-Setting `CRITIC_LOOP_DATABASE_URL` to a `postgresql://` URL switches both to PostgreSQL
-(it needs the `postgres` extra: from a clone `pip install -e '.[postgres]'`, else
-`pip install 'critic-loop[postgres]'`). The PostgreSQL store is indexed only when
-`CRITIC_LOOP_EMBEDDINGS` is set, since its index needs the pgvector extension.
-
-`open_persistence` is for synchronous code, `aopen_persistence` (async savers and stores)
-for async code such as `graph.ainvoke`.
-
-Both are safe to share: SQLite connections use one SQLite build, write-ahead logging and
-a busy timeout (`persistence.sqlite`); the database's `KeyedLock` (files beside SQLite,
-advisory locks in PostgreSQL: `critic_loop.keyed_locks`) serializes the tables' creation
-and migration (so many processes and coroutines can open a fresh database at once), the
-memory writes of each scope, and the runs of each thread (`persistence.leases`); and
-checkpoints load only an allowlist of types (`persistence.serde`).
-
-psycopg and langgraph-checkpoint-postgres, the optional `postgres` extra, are imported
-only when a postgresql:// URL is opened.
+A `postgresql://` `CRITIC_LOOP_DATABASE_URL` needs the `postgres` extra (imported only
+then). The database's `KeyedLock` serializes setup, each memory scope's writes and each
+thread's runs, so many processes can share it.
 """
 
 from __future__ import annotations
@@ -57,13 +36,8 @@ from critic_loop.persistence.serde import StrictSerializer
 from critic_loop.state.extras import missing_extra_message
 
 DATA_DIR_VARIABLE = "CRITIC_LOOP_DATA_DIR"
-"""Environment variable naming the data directory (default: ./.critic_loop)."""
-
-DATABASE_URL_VARIABLE = "CRITIC_LOOP_DATABASE_URL"
-"""Environment variable holding a `postgresql://` URL (or a SQLite file path)."""
-
-SETUP_KEY = "setup"
-"""The key held while the checkpointer and store create and migrate their tables."""
+DATABASE_URL_VARIABLE = "CRITIC_LOOP_DATABASE_URL"  # a `postgresql://` URL or a SQLite path
+SETUP_KEY = "setup"  # held while the saver and store create and migrate their tables
 
 
 @dataclass(frozen=True)
@@ -75,22 +49,12 @@ class Persistence:
     location: str
     indexed: bool
     leases: ThreadLeases
-    """The threads' leases: one writer per thread at a time (`persistence.leases`)."""
-
-
-def data_dir() -> Path:
-    """Return the project data directory."""
-    return Path(os.environ.get(DATA_DIR_VARIABLE) or ".critic_loop")
-
-
-def default_database() -> Path:
-    """Return the SQLite file used when no database is named."""
-    return data_dir() / "critic_loop.sqlite"
 
 
 def database_target(database: str | Path | None = None) -> str:
     """Return the database to use: the one given, else $CRITIC_LOOP_DATABASE_URL, else SQLite."""
-    return str(database or os.environ.get(DATABASE_URL_VARIABLE) or default_database())
+    default = Path(os.environ.get(DATA_DIR_VARIABLE) or ".critic_loop") / "critic_loop.sqlite"
+    return str(database or os.environ.get(DATABASE_URL_VARIABLE) or default)
 
 
 def is_postgres(target: str) -> bool:
@@ -102,8 +66,7 @@ def _postgres_index() -> IndexConfig | None:
     return rule_index() if os.environ.get(EMBEDDINGS_VARIABLE) else None
 
 
-def postgres_classes() -> tuple[Any, Any, Any, Any]:
-    """Return PostgresSaver, PostgresStore, AsyncPostgresSaver, AsyncPostgresStore."""
+def _postgres_classes() -> tuple[Any, Any, Any, Any]:
     try:
         from langgraph.checkpoint.postgres import PostgresSaver
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
@@ -124,7 +87,6 @@ def _opened(
     lock: KeyedLock,
     index: IndexConfig | None,
 ) -> Persistence:
-    """Describe the open saver and store; memory writes to the store hold the database's lock."""
     saver.serde = StrictSerializer()
     register_scope_lock(store, lock)
     location = _redacted(target) if is_postgres(target) else target
@@ -133,10 +95,10 @@ def _opened(
 
 @contextmanager
 def open_persistence(database: str | Path | None = None) -> Iterator[Persistence]:
-    """Open the checkpointer and store for synchronous code (see the module docstring)."""
+    """Open the checkpointer and store for synchronous code."""
     target = database_target(database)
     if is_postgres(target):
-        saver_class, store_class, _, _ = postgres_classes()
+        saver_class, store_class, _, _ = _postgres_classes()
         index = _postgres_index()
         with (
             saver_class.from_conn_string(target) as saver,
@@ -148,14 +110,12 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
                 store.setup()
             yield _opened(saver, store, target, lock, index)
         return
-
     with _sqlite_persistence(Path(target)) as persistence:
         yield persistence
 
 
 @contextmanager
 def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
-    """Open the SQLite checkpointer and store on one file, with one SQLite library."""
     lock = sqlite.file_locks(path)
     with lock.hold(SETUP_KEY):
         sqlite.prepare(path)
@@ -168,12 +128,8 @@ def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = SqliteStore(store_connection, index=index)
         with lock.hold(SETUP_KEY):  # one opener at a time migrates a fresh file
-            try:
+            with sqlite.applied_before(saver):
                 saver.setup()
-            except Exception as error:
-                if not sqlite.already_migrated(error):
-                    raise
-                saver.is_setup = True
             store.setup()
             if index is not None:
                 sqlite.reembed_stale_vectors(path, index)
@@ -185,10 +141,10 @@ def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
 
 @asynccontextmanager
 async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator[Persistence]:
-    """Open async checkpointer and store for async code (see the module docstring)."""
+    """Open the async checkpointer and store, for async code such as `graph.ainvoke`."""
     target = database_target(database)
     if is_postgres(target):
-        _, _, saver_class, store_class = postgres_classes()
+        _, _, saver_class, store_class = _postgres_classes()
         index = _postgres_index()
         async with (
             saver_class.from_conn_string(target) as saver,
@@ -216,12 +172,8 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
         index = sqlite_rule_index() if sqlite.can_index() else None
         store = AsyncSqliteStore(store_connection, index=index)
         async with lock.ahold(SETUP_KEY):  # one opener at a time migrates a fresh file
-            try:
+            with sqlite.applied_before(saver):
                 await saver.setup()
-            except Exception as error:
-                if not sqlite.already_migrated(error):
-                    raise
-                saver.is_setup = True
             await store.setup()
             if index is not None:
                 await asyncio.to_thread(sqlite.reembed_stale_vectors, path, index)
@@ -232,7 +184,6 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
 
 
 def _redacted(url: str) -> str:
-    """Return `url` without its password, for messages."""
     scheme, separator, rest = url.partition("://")
     credentials, at, host = rest.rpartition("@")
     if not at or ":" not in credentials:

@@ -1,32 +1,12 @@
 """Retention: bound a database over time by pruning finished runs older than a cutoff.
 
-`prune_runs` (and `critic-loop prune`) removes the threads of runs that finished more than
-`older_than` ago, on SQLite or PostgreSQL. With `keep_results` a thread is compacted
-instead: its last checkpoint stays (the task, the rubric, the outcome and its reason,
-the final draft and its round, the open items), every earlier checkpoint and every
-write goes, so the history (drafts, critiques, feedback) reads as empty and
-`critic-loop show` says when it was pruned. Rules learned from the runs stay in the
-store.
-
-It touches only finished runs: threads whose last step declared an outcome and left
-nothing to do (LangGraph's `get_state` shows no next step), whose last checkpoint is
-older than the cutoff. A run in progress or stopped mid-way, one waiting for a person's
-review, and threads of other graphs are left alone. Each thread is judged and removed
-while holding its lease (`critic_loop.persistence.leases`), so no run, resume or fork of
-it can start meanwhile, and a thread whose lease a run holds is left alone; the removal
-is one transaction that first checks the last checkpoint is still the one judged.
-
-Deleted rows free their space for later runs; the SQLite file itself shrinks only with
-`vacuum=True` (`VACUUM`, which waits for other writers), and PostgreSQL's autovacuum
-makes the space reusable.
-
-Imports inside functions are deliberate: psycopg is the optional `postgres` extra.
+Each thread is judged and removed holding its lease, in one transaction that first checks
+its last checkpoint is still the one judged. psycopg (the `postgres` extra) loads late.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,10 +20,7 @@ from critic_loop.errors import ThreadBusy
 from critic_loop.graphs.app import loop_graph
 from critic_loop.persistence import database_target, is_postgres, open_persistence, sqlite
 
-logger = logging.getLogger(__name__)
-
-PRUNED_AT = "pruned_at"
-"""The metadata key a compacted thread's last checkpoint gets: when it was pruned (ISO)."""
+PRUNED_AT = "pruned_at"  # a compacted thread's last checkpoint's metadata: when (ISO)
 
 
 @dataclass(frozen=True)
@@ -80,14 +57,14 @@ def prune_runs(
     vacuum: bool = False,
     now: datetime | None = None,
 ) -> PruneReport:
-    """Prune the runs of `database` (see the module docstring) that ended before `now - older_than`.
+    """Prune the finished runs of `database` that ended before `now - older_than`.
 
     Args:
         older_than: How long ago a run must have ended (its last checkpoint) to be pruned.
         database: A SQLite path or a `postgresql://` URL; default: the embedded database.
         keep_results: Compact each run to its last checkpoint instead of deleting it.
         dry_run: Report what would be pruned, and change nothing.
-        vacuum: Shrink the SQLite file afterwards (ignored on PostgreSQL).
+        vacuum: Shrink the SQLite file afterwards (`VACUUM`; PostgreSQL's autovacuum does it).
         now: The present (default: the current time, UTC).
 
     Returns:
@@ -270,7 +247,6 @@ def _remove_postgres(
 
 
 def _vacuum(path: Path) -> None:
-
     connection = sqlite.connect(path, isolation_level=None)
     try:
         connection.execute("VACUUM")

@@ -1,22 +1,7 @@
 """Checkpoints are data: loading one never constructs a type outside an explicit allowlist.
 
-LangGraph serializes checkpoints with msgpack, whose extension records name a Python
-type (module, name, arguments) to construct on load. A row tampered with in the database
-could name `os.system`. `StrictSerializer` loads only LangGraph's own safe types, the
-LangChain message types and this project's state models, and refuses the whole
-checkpoint with `UnsafeCheckpoint` if it names anything else, or if it is a pickle (which
-can run anything). The loop's channels hold plain JSON and messages, so nothing else is
-ever needed.
-
-Large values are stored compressed (zlib, tagged `msgpack+zlib`): a round's draft is
-stored in its step's writes and, when the worker revises it, again in the route's
-`Send` and in the checkpoint that holds that pending `Send`, and each checkpoint carries
-LangGraph's channel versions. Compression keeps those copies small; values stored
-before it, uncompressed, load as before. A compressed value that would unpack to more
-than `MAX_UNPACKED_BYTES` is refused like any other tampered row.
-
-The LangGraph server has its own serializer: langgraph.json turns on its strict mode
-(`LANGGRAPH_STRICT_MSGPACK`) and turns off its pickle fallback.
+A tampered msgpack row could name `os.system`: any other type, and any pickle, refuses
+the checkpoint. Large values are stored zlib-compressed, bounded when loaded.
 """
 
 from __future__ import annotations
@@ -33,7 +18,7 @@ from pydantic import BaseModel
 
 from critic_loop.errors import UnsafeCheckpoint
 
-STATE_MODULES = (
+STATE_MODULES = (  # whose pydantic models may appear in a checkpoint
     "critic_loop.state.context",
     "critic_loop.state.distill",
     "critic_loop.state.loop",
@@ -42,26 +27,14 @@ STATE_MODULES = (
     "critic_loop.state.rules",
     "critic_loop.state.verdict",
 )
-"""Modules whose pydantic models may appear in a checkpoint (a Python caller's input)."""
-
 LOADABLE_KINDS = frozenset({"msgpack", "null", "bytes", "bytearray"})
-"""Serialized kinds a checkpoint may hold; "pickle" and others are refused."""
-
-COMPRESSED = "+zlib"
-"""Suffix of the kind of a value stored compressed (`msgpack+zlib`)."""
-
-COMPRESS_FROM_BYTES = 1024
-"""Serialized values this large or larger are stored compressed; smaller ones gain little."""
-
-COMPRESSION_LEVEL = 1
-"""zlib's fastest level: on drafts and checkpoints it packs nearly as tight as its default."""
-
-MAX_UNPACKED_BYTES = 256 * 1024 * 1024
-"""The most a stored compressed value may unpack to (a bound against a planted zlib bomb)."""
+COMPRESSED = "+zlib"  # the suffix of a compressed value's kind
+COMPRESS_FROM_BYTES = 1024  # smaller values gain little
+COMPRESSION_LEVEL = 1  # zlib's fastest: nearly as tight as its default on checkpoints
+MAX_UNPACKED_BYTES = 256 * 1024 * 1024  # against a planted zlib bomb
 
 
-def project_types() -> tuple[tuple[str, str], ...]:
-    """Return (module, name) of every pydantic model in the state modules."""
+def _project_types() -> tuple[tuple[str, str], ...]:
     found = []
     for module_name in STATE_MODULES:
         module = importlib.import_module(module_name)
@@ -91,7 +64,7 @@ class StrictSerializer(JsonPlusSerializer):
 
     def __init__(self) -> None:
         """Allow LangGraph's safe types and this project's state models only."""
-        super().__init__(pickle_fallback=False, allowed_msgpack_modules=project_types())
+        super().__init__(pickle_fallback=False, allowed_msgpack_modules=_project_types())
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         """Serialize a value as LangGraph does, compressed when it is large."""
@@ -103,7 +76,7 @@ class StrictSerializer(JsonPlusSerializer):
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         """Load a stored value, or raise `UnsafeCheckpoint` if it names a forbidden type."""
         if data[0].endswith(COMPRESSED):
-            data = (data[0].removesuffix(COMPRESSED), unpacked(data[1]))
+            data = (data[0].removesuffix(COMPRESSED), _unpacked(data[1]))
         kind = data[0]
         if kind not in LOADABLE_KINDS:
             raise UnsafeCheckpoint(f"refusing a stored checkpoint value of kind {kind!r}")
@@ -125,12 +98,7 @@ class StrictSerializer(JsonPlusSerializer):
         return value
 
 
-def unpacked(data: bytes) -> bytes:
-    """Decompress a stored value.
-
-    Raises:
-        UnsafeCheckpoint: it is not zlib data, or it unpacks to more than `MAX_UNPACKED_BYTES`.
-    """
+def _unpacked(data: bytes) -> bytes:
     inflater = zlib.decompressobj()
     try:
         value = inflater.decompress(data, MAX_UNPACKED_BYTES)

@@ -1,22 +1,17 @@
 """The embedded SQLite database: one SQLite build per file, WAL, and its lock files.
 
-The checkpointer and the store share one file, so they must share one SQLite library:
-two builds (the standard library's and pysqlite3's) writing one file in one process
-corrupt it. Where `pysqlite3` can load extensions (needed for the store's vector index)
-both use it; elsewhere both use the standard library. Connections use write-ahead
-logging and wait for each other (a busy timeout) instead of failing, so many runs, in
-one process or many, can share the file.
-
-Imports inside functions are deliberate: pysqlite3 is tried, and may be missing (it is
-installed on Linux x86-64 only).
+Two SQLite builds writing one file in one process corrupt it: every connection uses
+pysqlite3 where it can load extensions (for the vector index), else the standard one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,11 +22,8 @@ from critic_loop.keyed_locks import FileLocks
 
 logger = logging.getLogger(__name__)
 
-BUSY_TIMEOUT_SECONDS = 60.0
-"""How long a connection waits for another writer before giving up."""
-
+BUSY_TIMEOUT_SECONDS = 60.0  # how long a connection waits for another writer
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL")
-"""Set on every connection: readers never block the writer, commits stay durable in WAL."""
 
 
 @functools.cache  # one library for the whole process: two writing one file corrupt it
@@ -70,11 +62,8 @@ def connect(path: Path, **options: Any) -> Any:
 def close_when_idle(connection: Any, lock: threading.Lock | None) -> None:
     """Close `connection` once no thread is inside it (`lock` guards its every use).
 
-    A command stopped by Ctrl-C leaves its run's thread behind, perhaps in the middle of a
-    checkpoint write; closing the connection under that write would crash the process.
-    Waiting for the lock lets the write finish, and a later use raises ProgrammingError
-    instead. A lock still held after the busy timeout leaves the connection to the exiting
-    process rather than closing it under a write.
+    A run's thread left behind by Ctrl-C may be mid-write: closing under it would crash the
+    process. A lock still held after the busy timeout leaves the connection to the exit.
     """
     if lock is None:
         connection.close()
@@ -95,11 +84,7 @@ def prepare(path: Path) -> None:
 
 
 def reembed_stale_vectors(path: Path, index: Any) -> int:
-    """Re-embed stored items whose vectors were made with another dimension; return how many.
-
-    A store indexed before its embedding's dimensions changed holds vectors that its
-    searches can no longer compare. Their items are written again, which embeds them anew.
-    """
+    """Re-embed stored items whose vectors were made with another dimension; return how many."""
     connection = connect(path, isolation_level=None)
     try:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
@@ -138,11 +123,15 @@ def file_locks(database: Path) -> FileLocks:
     return FileLocks(lock_directory(database))
 
 
-def already_migrated(error: Exception) -> bool:
-    """Tell whether a saver's setup failed only because its migration was applied before.
+@contextlib.contextmanager
+def applied_before(saver: Any) -> Iterator[None]:
+    """Count a saver as set up when its setup fails on a migration applied before.
 
-    LangGraph's SQLite savers add a column on setup and ignore "duplicate column name",
-    but only as the standard library's `OperationalError`; pysqlite3 raises its own.
-    The tables exist by then, so the saver is set up.
+    LangGraph ignores "duplicate column name" only as the standard library's error.
     """
-    return "duplicate column name" in str(error)
+    try:
+        yield
+    except Exception as error:
+        if "duplicate column name" not in str(error):
+            raise
+        saver.is_setup = True

@@ -1,12 +1,7 @@
 """Run two processes side by side with a deadline, keeping a bounded part of their output.
 
-A main process and a helper it talks to (the harness and the draft process of a suite)
-run, and a report pipe only the main process writes is read: the run ends when the main
-process does (the helper is stopped then), or at the deadline. Output (stdout and
-stderr together) is read in chunks as it comes; the parent keeps its first and last
-`KEEP_BYTES` and only counts what lies between, so its memory stays flat whatever the
-child prints. Each child runs in a process group of its own, killed as one at the
-deadline, or at once if the awaiting task is cancelled.
+The run ends when the main process does (its helper is stopped then) or at the deadline;
+each child's process group is killed as one, at once if the awaiting task is cancelled.
 """
 
 from __future__ import annotations
@@ -20,27 +15,20 @@ from dataclasses import dataclass
 from critic_loop.sandbox.isolation import Command
 
 KEEP_BYTES = 64 * 1024
-"""How much of the start and of the end of the output the parent keeps."""
-
 CHUNK_BYTES = 64 * 1024
-"""How much output is read at a time."""
-
-DRAIN_SECONDS = 2.0
-"""How long output is still read after a timed-out run was killed."""
+DRAIN_SECONDS = 2.0  # how long output is still read after a timed-out run was killed
 
 
-class HeadTail:
+class _HeadTail:
     """The first and the last `keep` bytes of a stream; what lies between is counted only."""
 
     def __init__(self, keep: int = KEEP_BYTES) -> None:
-        """Start empty, keeping up to `keep` bytes at each end."""
         self.keep = keep
         self.head = bytearray()
         self.tail = bytearray()
         self.dropped = 0
 
     def feed(self, data: bytes) -> None:
-        """Take the next piece of the stream."""
         room = self.keep - len(self.head)
         if room > 0:
             self.head += data[:room]
@@ -52,7 +40,6 @@ class HeadTail:
             self.dropped += cut
 
     def text(self) -> str:
-        """Return the kept text, with a note on how much was left out in the middle."""
         cut = max(0, len(self.tail) - self.keep)
         dropped = self.dropped + cut
         if not dropped:
@@ -62,24 +49,21 @@ class HeadTail:
         return f"{head}\n[... {dropped} bytes of output left out ...]\n{tail}"
 
 
-class Collected:
+class _Collected:
     """A stream kept whole up to `limit` bytes; past that, it is only marked as too long."""
 
     def __init__(self, limit: int) -> None:
-        """Start empty, keeping up to `limit` bytes."""
         self.limit = limit
         self.data = bytearray()
         self.too_long = False
 
     def feed(self, data: bytes) -> None:
-        """Take the next piece of the stream."""
         if len(self.data) + len(data) > self.limit:
             self.too_long = True
         if not self.too_long:
             self.data += data
 
     def value(self) -> bytes | None:
-        """Return the stream, or None if it was longer than the limit."""
         return None if self.too_long else bytes(self.data)
 
 
@@ -95,9 +79,7 @@ class Finished:
 class PairFinished:
     """How a main process and its helper ended, and what the main process reported.
 
-    `main.returncode` is None when the deadline passed; `helper.returncode` is None when
-    the helper was still running when the main process ended (it was stopped then).
-    `report` is None when the report was longer than its limit.
+    None: the deadline passed (`main`), the helper was stopped (`helper`), too long (`report`).
     """
 
     main: Finished
@@ -111,7 +93,6 @@ def _kill_group(pid: int) -> None:
 
 
 async def _start(command: Command) -> asyncio.subprocess.Process:
-    """Start `command`, then close this process's copies of the files it inherits."""
     try:
         return await asyncio.create_subprocess_exec(
             *command.argv,
@@ -127,7 +108,7 @@ async def _start(command: Command) -> asyncio.subprocess.Process:
         command.close()
 
 
-async def _drain(stream: asyncio.StreamReader | None, into: HeadTail | Collected) -> None:
+async def _drain(stream: asyncio.StreamReader | None, into: _HeadTail | _Collected) -> None:
     if stream is None:
         raise RuntimeError("the child's output is not piped")
     while chunk := await stream.read(CHUNK_BYTES):
@@ -151,10 +132,9 @@ async def _report_reader(report_fd: int) -> tuple[asyncio.StreamReader, asyncio.
 async def run_pair(
     main: Command, helper: Command, *, report_fd: int, report_limit: int, timeout: float
 ) -> PairFinished:
-    """Run `main` and `helper` for at most `timeout` seconds (see the module docstring).
+    """Run `main` and `helper` for at most `timeout` seconds, reading `main`'s report pipe.
 
-    `report_fd` is the read end of a pipe whose write end only `main` inherits; it is
-    closed here, as is each command's copy of its files once its process started.
+    `report_fd` is closed here, as is each command's copy of its files once it started.
     """
     reader, transport = await _report_reader(report_fd)
     try:
@@ -169,8 +149,8 @@ async def run_pair(
         await helping.wait()
         transport.close()
         raise
-    outputs = {"main": HeadTail(), "helper": HeadTail()}
-    report = Collected(report_limit)
+    outputs = {"main": _HeadTail(), "helper": _HeadTail()}
+    report = _Collected(report_limit)
     readers = [
         asyncio.ensure_future(_drain(running.stdout, outputs["main"])),
         asyncio.ensure_future(_drain(reader, report)),

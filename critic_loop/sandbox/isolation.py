@@ -1,15 +1,8 @@
 """The sandbox drafted (untrusted, possibly hostile) code runs in: probed once, built per run.
 
-Where the system allows (`isolation()` probes once per process): bubblewrap's namespaces
-(PID, network, IPC, UTS, cgroup, mount), with the system and Python read-only and two
-size-limited tmpfs (/tmp, holding the working directory, and /dev/shm) the only writable
-places; an unprivileged user (started by root, the launcher becomes nobody in a user
-namespace of its own, so that RLIMIT_NPROC holds and counts this run alone; else bwrap's
-unprivileged user namespace); limits the launcher sets (address space, CPU time,
-processes, file size, open files, no core files); a clean environment. Where bwrap is
-missing or refused, a warning says once what is missing and runs fall back to `unshare`
-namespaces and the limits; with CRITIC_LOOP_REQUIRE_ISOLATION=1, `ensure_isolation()`
-raises `IsolationUnavailable` instead. docs/security.md gives the whole picture.
+Where it can: bubblewrap's namespaces, read-only system, small tmpfs, an unprivileged user,
+rlimits, a clean environment; else a warning and `unshare` (or, with
+CRITIC_LOOP_REQUIRE_ISOLATION=1, an error). docs/security.md gives the whole picture.
 """
 
 from __future__ import annotations
@@ -32,27 +25,13 @@ from critic_loop.sandbox import IsolationUnavailable
 
 logger = logging.getLogger(__name__)
 
-REQUIRE_VARIABLE = "CRITIC_LOOP_REQUIRE_ISOLATION"
-"""Set to 1 to make a missing isolation layer an error instead of a warning."""
-
+REQUIRE_VARIABLE = "CRITIC_LOOP_REQUIRE_ISOLATION"  # 1: a missing layer is an error
 INSTALL = "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap)"
-"""What to do about a missing or broken sandbox, in words."""
-
-SANDBOX_UID = 65534
-"""The unprivileged user (and group) a sandbox started by root runs as: nobody."""
-
-
-LIBRARY = Path("/critic-loop-library")
-"""Where the sandbox sees the library directory (`build(library=...)`), read-only."""
-
-SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-"""Bound read-only (or recreated as the same symbolic links) where they exist."""
-
+SANDBOX_UID = 65534  # nobody: the user (and group) a sandbox started by root runs as
+LIBRARY = Path("/critic-loop-library")  # where the sandbox sees `build(library=...)`
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # read-only
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
-"""What of /etc the sandbox sees: the dynamic loader's configuration, and no secrets."""
-
 UNSHARE_NAMESPACES = ("--fork", "--pid", "--mount-proc", "--net", "--kill-child")
-"""The `unshare` fallback: own process tree and /proc, no network, all die together."""
 
 # Runs inside the sandbox before any drafted code: drops to an unprivileged user when
 # started as root, sets the limits, then becomes Python with the given arguments. Started
@@ -113,25 +92,18 @@ class Isolation:
     mode: Literal["bwrap", "unshare", "none"]
     bwrap: str = ""
     unshare: tuple[str, ...] = ()
-    as_user: int = -1
-    """The uid the launcher switches to (-1: it stays the caller's user)."""
-    own_namespace: bool = False
-    """Whether the launcher makes a user namespace of its own (after switching user)."""
-    process_limit: bool = False
-    """Whether RLIMIT_NPROC limits this run's processes (and is set at all)."""
-    missing: tuple[str, ...] = ()
-    """What a complete sandbox has and this one lacks, in words."""
-    reason: str = ""
-    """Why bubblewrap is not used, if it is not."""
+    as_user: int = -1  # the uid the launcher switches to (-1: the caller's)
+    own_namespace: bool = False  # the launcher makes a user namespace (after switching)
+    process_limit: bool = False  # RLIMIT_NPROC is set and limits this run's processes
+    missing: tuple[str, ...] = ()  # what a complete sandbox has and this one lacks, in words
+    reason: str = ""  # why bubblewrap is not used, if it is not
 
     @property
     def complete(self) -> bool:
-        """Whether every layer is in place."""
         return not self.missing
 
 
-def _kernel_counts_processes_per_namespace() -> bool:
-    """Whether RLIMIT_NPROC is counted per user namespace (Linux 5.14 and later)."""
+def _kernel_counts_processes_per_namespace() -> bool:  # Linux 5.14 and later
     try:
         major, minor = (int(part) for part in platform.release().split(".")[:2])
     except ValueError:
@@ -139,8 +111,7 @@ def _kernel_counts_processes_per_namespace() -> bool:
     return (major, minor) >= (5, 14)
 
 
-def _python_roots() -> list[Path]:
-    """List the Python installation and virtualenv to show, where SYSTEM_PATHS miss them."""
+def _python_roots() -> list[Path]:  # the Python installation and virtualenv, if elsewhere
     roots: list[Path] = []
     for prefix in {sys.base_prefix, sys.prefix, sys.base_exec_prefix, sys.exec_prefix}:
         path = Path(prefix)
@@ -201,10 +172,8 @@ class Command:
     argv: list[str]
     environment: dict[str, str]
     cwd: str
-    fds: list[int] = field(default_factory=list)
-    """Open files the child inherits; the parent closes them after the run (`close`)."""
-    signal_offset: bool = False
-    """Whether exit status 128 + N means killed by signal N (bwrap reports deaths so)."""
+    fds: list[int] = field(default_factory=list)  # inherited; the parent `close`s its copies
+    signal_offset: bool = False  # 128 + N means killed by signal N (bwrap reports so)
 
     def returncode(self, status: int) -> int:
         """Return the exit status as subprocess gives it: -N when killed by signal N."""
@@ -254,14 +223,9 @@ def build(
     fds: Sequence[int] = (),
     library: Path | None = None,
 ) -> Command:
-    """Prepare a sandboxed Python run in a copy of `directory`, with `library` importable.
+    """Prepare a sandboxed Python run in a read-only copy of `directory`, `library` importable.
 
-    `arguments(directory)` gives Python's arguments, with the working directory's path as
-    the sandboxed process sees it. The open descriptors `fds` are inherited (under the
-    same numbers); the command owns them from here on and closes them after the run. With
-    bwrap the directory's files are copied into the sandbox's own working directory
-    (read-only), and `library`'s files to `LIBRARY`, so no path of the host is visible
-    inside.
+    `arguments(path)` gives Python's arguments; the command owns the inherited `fds`.
     """
     numbers = [
         limits.memory_bytes,
@@ -299,11 +263,9 @@ PROBE_LIMITS = Limits(
     open_files=256,
     disk_bytes=1024**2,
 )
-"""The limits of the probing run."""
 
 
-def _attempt(command: Command) -> str | None:
-    """Run a probing command: None when it works, else why it does not."""
+def _attempt(command: Command) -> str | None:  # None when it works, else why not
     try:
         completed = subprocess.run(
             command.argv,
@@ -324,8 +286,7 @@ def _attempt(command: Command) -> str | None:
     return lines[-1] if lines else f"exit status {completed.returncode}"
 
 
-def _bwrap_candidates(bwrap: str) -> list[Isolation]:
-    """List the bwrap set-ups worth trying here, most complete first."""
+def _bwrap_candidates(bwrap: str) -> list[Isolation]:  # most complete first
     if os.geteuid() == 0:
         shared = "a user namespace of its own for the run (its processes count against the "
         shared += "limit with every other process of uid 65534, and it may make namespaces)"
@@ -339,8 +300,7 @@ def _bwrap_candidates(bwrap: str) -> list[Isolation]:
     return [Isolation("bwrap", bwrap, missing=(old,))]
 
 
-def _probe_bwrap(bwrap: str) -> tuple[Isolation | None, str]:
-    """Find the first bwrap set-up that runs pytest here, or say why none does."""
+def _probe_bwrap(bwrap: str) -> tuple[Isolation | None, str]:  # the first that runs pytest
     reason = ""
     with tempfile.TemporaryDirectory(prefix="critic-loop-probe-") as scratch:
         directory = Path(scratch) / "critic-loop-tests-probe"
@@ -357,8 +317,7 @@ def _probe_bwrap(bwrap: str) -> tuple[Isolation | None, str]:
     return None, reason
 
 
-def _probe_unshare(unshare: str) -> tuple[str, ...]:
-    """Return the `unshare` command that isolates a run, or () where none works."""
+def _probe_unshare(unshare: str) -> tuple[str, ...]:  # () where none works
     prefix = [unshare, *UNSHARE_NAMESPACES]
     if os.geteuid() != 0:
         prefix = [unshare, "--user", "--map-root-user", *UNSHARE_NAMESPACES]
@@ -408,11 +367,7 @@ _warned: set[Isolation] = set()
 
 
 def ensure_isolation() -> Isolation:
-    """Return the isolation to use; warn once about what is missing, or raise if required.
-
-    Raises:
-        IsolationUnavailable: a layer is missing and CRITIC_LOOP_REQUIRE_ISOLATION=1.
-    """
+    """Return the isolation to use; warn once about what is missing, or raise if required."""
     found = isolation()
     if found.complete:
         return found
@@ -450,11 +405,7 @@ def shortfall(found: Isolation) -> str:
 
 
 def lost(command: Command, error: OSError) -> IsolationUnavailable:
-    """Explain that the sandbox could not start although the probe found it; probe again next.
-
-    A program the probe found (bwrap, unshare) can disappear while the process runs (a
-    package removed, a container layer changed): the next run probes afresh.
-    """
+    """Explain that the sandbox's program is gone since it was probed; the next run probes anew."""
     _probed.cache_clear()
     program = error.filename or command.argv[0]
     return IsolationUnavailable(

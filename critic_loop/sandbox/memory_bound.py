@@ -1,24 +1,8 @@
 """Hold the memory of every process of one test run to one total, not each process alone.
 
-A per-process limit alone lets a run hold that limit as many times as it may have
-processes (64 processes x 1 GiB is more than most hosts have). `plan` chooses how the sum
-stays under `CRITIC_LOOP_SANDBOX_MEMORY_MB`, the first way this system allows:
-
-- **cgroup**: where the host delegates a cgroup v2 with the memory controller to this
-  process (`CRITIC_LOOP_SANDBOX_CGROUP`, or the parent of the process's own cgroup when it
-  is writable and hands its children the memory controller), each run gets a child
-  cgroup of its own: `memory.max` is the total, `memory.swap.max` 0, `pids.max` the
-  process limit. Every process of the run (each sandbox, every child of the drafted
-  code) starts inside it and cannot leave; the kernel counts them together.
-- **rlimit**: elsewhere, the per-process address-space limit times the process limit
-  (RLIMIT_NPROC, which the sandbox's own user makes this run's alone) is kept under the
-  total: the number of processes is lowered first (to no fewer than `MIN_PROCESSES`),
-  then the per-process limit (to no less than `MIN_PROCESS_BYTES`; the operator's total
-  is at least 1 GiB, so both fit).
-- **per-process**: where the kernel cannot limit the run's processes (no sandbox user),
-  only each process is bounded; the sandbox is then incomplete, and served runs refuse it.
-
-`MemoryBound.event` says which, for the caller's progress events.
+`plan` takes the first way this system allows: a delegated cgroup v2 per run; else
+processes, then the per-process limit, lowered until their product fits the total; else
+each process alone (the sandbox is then incomplete).
 """
 
 from __future__ import annotations
@@ -38,15 +22,9 @@ from critic_loop.sandbox.isolation import Isolation, Limits
 logger = logging.getLogger(__name__)
 
 CGROUP_VARIABLE = "CRITIC_LOOP_SANDBOX_CGROUP"
-"""A cgroup v2 directory the operator delegated to this process, for the runs' cgroups."""
-
 MIB = 1024 * 1024
-
-MIN_PROCESS_BYTES = 64 * MIB
-"""The least address space a process gets (Python with pytest starts in it)."""
-
-MIN_PROCESSES = 8
-"""The fewest processes (threads included) a run is lowered to: a small process pool's."""
+MIN_PROCESS_BYTES = 64 * MIB  # Python with pytest starts in it
+MIN_PROCESSES = 8  # threads included: a small process pool's
 
 Method = Literal["cgroup", "rlimit", "per-process"]
 
@@ -56,16 +34,11 @@ class MemoryBound:
     """How one run's memory is held to its total, and the limits that follow."""
 
     method: Method
-    total_bytes: int
-    """The most all the run's processes hold together (per-process: no such bound)."""
-    processes: int
-    """The most processes (threads included) of each sandbox of the run."""
-    process_bytes: int
-    """The address-space limit of each process."""
-    sandboxes: int = 1
-    """How many sandboxes the run starts side by side (they share the total)."""
+    total_bytes: int  # all the run's processes together (per-process: no such bound)
+    processes: int  # of each sandbox, threads included
+    process_bytes: int  # the address-space limit of each process
+    sandboxes: int = 1  # side by side, sharing the total
     cgroup_parent: str | None = None
-    """Where the run's cgroup is made (cgroup method)."""
 
     def applied_to(self, limits: Limits) -> Limits:
         """Return `limits` with this bound's per-process memory and process count."""
@@ -81,8 +54,7 @@ class MemoryBound:
         }
 
 
-def _own_cgroup() -> tuple[Path, str] | None:
-    """Return the cgroup v2 mount point and this process's cgroup path in it, if any."""
+def _own_cgroup() -> tuple[Path, str] | None:  # the cgroup v2 mount, this process's path
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
         mounts = Path("/proc/self/mountinfo").read_text().splitlines()
@@ -97,10 +69,9 @@ def _own_cgroup() -> tuple[Path, str] | None:
 
 
 def usable(directory: Path, enable: bool = False) -> bool:
-    """Whether runs' cgroups with a memory limit can be made under `directory`.
+    """Tell whether runs' memory-limited cgroups can be made under `directory`.
 
-    With `enable`, the memory controller is turned on for its children if it is not yet
-    (the operator's own directory only: never a cgroup this process merely lives under).
+    `enable` (for the operator's own directory only) turns its children's controller on.
     """
     control = directory / "cgroup.subtree_control"
     try:
@@ -113,11 +84,7 @@ def usable(directory: Path, enable: bool = False) -> bool:
 
 @functools.cache  # probed once: probing may turn the memory controller on
 def delegated_cgroup(configured: str | None) -> Path | None:
-    """Return the cgroup v2 directory under which runs get cgroups of their own, if any.
-
-    `configured` is the operator's `CRITIC_LOOP_SANDBOX_CGROUP`; without it, the parent of
-    this process's own cgroup, if it already hands its children the memory controller.
-    """
+    """Return the cgroup v2 directory for the runs' cgroups: the operator's, else our parent."""
     if configured:
         if usable(Path(configured), enable=True):
             return Path(configured)
@@ -142,10 +109,7 @@ def plan(
     sandboxes: int = 1,
     cgroup: str | None = None,
 ) -> MemoryBound:
-    """Choose how a run with `limits` in each of its `sandboxes` stays under `total_bytes`.
-
-    `cgroup` is the operator's delegated cgroup directory, if any (`delegated_cgroup`).
-    """
+    """Choose how a run with `limits` in each of its `sandboxes` stays under `total_bytes`."""
     parent = delegated_cgroup(cgroup)
     if parent is not None:
         return MemoryBound(

@@ -1,17 +1,8 @@
 """Read the harness process's report and judge a test run from it.
 
-The report is the harness process's own (see `boundary.plugin`): one JSON object per
-line, on a pipe the drafted code never holds. A run passes only when everything agrees:
-the report is complete (it ends with `finished`), every test function the file defines
-was collected, every collected test has exactly one result and it is `passed`, and pytest
-exited with status 0. A missing, unreadable or inconsistent report is a failure; an exit
-status alone never means "passed".
-
-Each failing test is told in one short line (`describe_failure`): small models revise
-better from "add(1, 2) returned 4, expected 3" than from pytest's report (and paste the
-report into their code otherwise). The line is built from the failing test's own assert,
-as pytest's short traceback shows it, and pytest's assertion message; a call that could
-not cross the boundary to the drafted code says so in its own words.
+A run passes only when the report is complete, every test the file defines ran once and
+passed, and pytest exited with 0. Each failure is told in one line ("add(1, 2) returned
+4, expected 3"): small models revise better from it than from pytest's report.
 """
 
 from __future__ import annotations
@@ -20,29 +11,19 @@ import ast
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
-"""What a test's result can be; only `passed` passes."""
-
-MAX_NAMED = 20
-"""How many failing tests the evidence names (the rest are counted)."""
-
+MAX_NAMED = 20  # failing tests the evidence names (the rest are counted)
 MAX_HINT = 600
-"""The longest hint built from failing tests' notes."""
-
-SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
-"""Environment variables whose values must never appear in evidence or hints."""
-
 MAX_NOTE_CHARACTERS = 200
-"""A note longer than this is cut."""
-
+# environment variables whose values never appear in evidence or hints
+SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
 ASSERT_EQUAL = re.compile(r"^assert (?P<left>.+?) == (?P<right>.+)$")
-
+# errors of a call across the boundary to the drafted code: their message is the note
 BOUNDARY_ERRORS = ("NotPlainData", "DraftEnded", "DraftRaised", "BrokenReply")
-"""Errors of a call across the boundary to the drafted code; their message is the note."""
 
 
 def _bounded(text: str) -> str:
@@ -50,8 +31,7 @@ def _bounded(text: str) -> str:
     return text if len(text) <= MAX_NOTE_CHARACTERS else text[: MAX_NOTE_CHARACTERS - 3] + "..."
 
 
-def _test_line(traceback: str) -> str:
-    """Return the assert in the test file that failed, as the short traceback quotes it."""
+def _test_line(traceback: str) -> str:  # the failed assert, as the short traceback quotes it
     lines = traceback.splitlines()
     for position, line in enumerate(lines):
         if re.match(r"^\S+:\d+: in test", line) and position + 1 < len(lines):
@@ -59,8 +39,7 @@ def _test_line(traceback: str) -> str:
     return ""
 
 
-def _reported(message: str) -> list[str]:
-    """Pytest's message lines, without the exception's class name."""
+def _reported(message: str) -> list[str]:  # pytest's message, without "AssertionError: "
     lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
     if lines and lines[0].startswith("AssertionError: "):
         lines[0] = lines[0].removeprefix("AssertionError: ")
@@ -68,7 +47,7 @@ def _reported(message: str) -> list[str]:
 
 
 def describe_failure(message: str, traceback: str = "") -> str:
-    """Say in one short line why a test failed (see the module docstring)."""
+    """Say in one short line why a test failed, from its own assert and pytest's message."""
     reported = _reported(message)
     if not reported:
         return ""
@@ -91,15 +70,13 @@ def describe_failure(message: str, traceback: str = "") -> str:
 
 @dataclass(frozen=True)
 class CollectedTest:
-    """A test pytest collected: its node id, and the function (and class) it comes from."""
+    """A test pytest collected: its node id, and the function it comes from."""
 
     nodeid: str
     function: str
-    cls: str | None = None
 
     @property
-    def name(self) -> str:
-        """The test's name as pytest shows it (with its parameters, if any)."""
+    def name(self) -> str:  # as pytest shows it, with its parameters
         return self.nodeid.rpartition("::")[2]
 
 
@@ -115,8 +92,7 @@ class TestOutcome:
     traceback: str = ""
 
     @property
-    def passed(self) -> bool:
-        """Whether the test ran and passed (skipped and expected failures do not)."""
+    def passed(self) -> bool:  # skipped and expected failures do not pass
         return self.outcome == "passed"
 
 
@@ -124,15 +100,12 @@ class TestOutcome:
 class SuiteReport:
     """What the harness process reported, line by line."""
 
-    module_error: str | None = None
-    """Why the drafted module did not import (None: it did)."""
+    module_error: str | None = None  # why the drafted module did not import
     collect_errors: list[str] = field(default_factory=list)
     collected: list[CollectedTest] = field(default_factory=list)
     results: dict[str, TestOutcome] = field(default_factory=dict)
-    repeated: list[str] = field(default_factory=list)
-    """Node ids reported more than once (an inconsistent report)."""
-    exitstatus: int | None = None
-    """pytest's exit status as the report's last line gives it (None: it never came)."""
+    repeated: list[str] = field(default_factory=list)  # node ids reported more than once
+    exitstatus: int | None = None  # from the report's last line (None: it never came)
 
 
 class UnreadableReport(ValueError):
@@ -159,14 +132,8 @@ def _take(report: SuiteReport, event: dict[str, Any]) -> None:
         for item in items:
             if not isinstance(item, dict):
                 raise UnreadableReport("a collected test is not an object")
-            cls = item.get("class")
-            report.collected.append(
-                CollectedTest(
-                    _text(item.get("nodeid")),
-                    _text(item.get("function")),
-                    None if cls is None else _text(cls),
-                )
-            )
+            test = CollectedTest(_text(item.get("nodeid")), _text(item.get("function")))
+            report.collected.append(test)
     elif kind == "result":
         nodeid, outcome = _text(event.get("nodeid")), _text(event.get("outcome"))
         if outcome not in OUTCOMES:
@@ -185,10 +152,7 @@ def _take(report: SuiteReport, event: dict[str, Any]) -> None:
 
 
 def parse_report(data: bytes | None) -> SuiteReport | None:
-    """Read the report; None when it is missing, too long or not the harness's format.
-
-    Nothing may follow the `finished` line.
-    """
+    """Read the report; None when it is missing, too long or not the harness's format."""
     if not data:
         return None
     report = SuiteReport()
@@ -206,12 +170,7 @@ def parse_report(data: bytes | None) -> SuiteReport | None:
 
 
 def defined_tests(source: str) -> list[str]:
-    """Name the test functions a test file defines, as pytest collects them.
-
-    Counted: functions named `test*` at the top level, and methods named `test*` of
-    top-level classes named `Test*` (or derived from a `TestCase`). Tests a file makes
-    at run time (in a loop, say) are not counted here; parametrized ones count once.
-    """
+    """Name the test functions a test file defines, as pytest collects them (not at run time)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -229,16 +188,10 @@ def _test_class(node: ast.ClassDef) -> bool:
     return node.name.startswith("Test") or any(base.endswith("TestCase") for base in bases)
 
 
-def _secret_values() -> Iterator[tuple[str, str]]:
-    for name, value in os.environ.items():
-        if len(value) >= 6 and SECRET_NAMES.search(name):
-            yield name, value
-
-
 def scrub_secrets(text: str) -> str:
     """Replace the values of secret-looking environment variables in `text`."""
-    for name, value in _secret_values():
-        if value in text:
+    for name, value in os.environ.items():
+        if len(value) >= 6 and SECRET_NAMES.search(name) and value in text:
             text = text.replace(value, f"[{name} redacted]")
     return text
 
@@ -262,12 +215,10 @@ class Judged:
     passed: bool
     evidence: str
     hint: str = ""
-    terminal: bool = False
-    """The tests themselves are broken: no draft can pass them."""
+    terminal: bool = False  # the tests themselves are broken: no draft can pass them
 
 
 def _consistency(report: SuiteReport, defined: Sequence[str]) -> str | None:
-    """Say how the report disagrees with the test file or with itself, if it does."""
     collected_functions = {test.function for test in report.collected}
     missing = [name for name in dict.fromkeys(defined) if name not in collected_functions]
     if missing:
@@ -291,20 +242,14 @@ def _consistency(report: SuiteReport, defined: Sequence[str]) -> str | None:
 def judge(report: SuiteReport, defined: Sequence[str], status: int) -> Judged:
     """Judge a complete report, given the test file's test functions and pytest's exit status.
 
-    A drafted module that does not import fails the tests that import it (tests that do
-    not need it may still pass); when it stops the tests from being collected, its own
-    error is the hint.
+    When the drafted module stops the tests from being collected, its error is the hint.
     """
-    if report.collect_errors and report.module_error is not None:
-        return Judged(
-            False,
-            "The tests could not run: the code does not import.",
-            f"Make the code importable; it fails with: {scrub_secrets(report.module_error)}",
-        )
     if report.collect_errors:
-        lines = [line.strip() for line in report.collect_errors[-1].splitlines()]
-        marked = [line[1:].strip() for line in lines if line.startswith("E ")]
-        cause = (marked or [line for line in lines if line] or ["a collection error"])[-1]
+        cause = report.module_error
+        if cause is None:
+            lines = [line.strip() for line in report.collect_errors[-1].splitlines()]
+            marked = [line[1:].strip() for line in lines if line.startswith("E ")]
+            cause = (marked or [line for line in lines if line] or ["a collection error"])[-1]
         return Judged(
             False,
             "The tests could not run: the code does not import.",

@@ -1,17 +1,7 @@
 """Run a pytest suite against drafted code, with the verdict out of the drafted code's reach.
 
-Two processes run side by side, each in a sandbox of its own (`isolation`): the draft
-process imports the drafted code (as `<module>.py`) and answers calls to its functions;
-the harness process runs pytest against a stand-in module whose calls cross to the draft
-process as plain data (`boundary`; docs/test-suites.md says what crosses). Only the
-harness holds the pipe its report goes to, and the verdict comes from that report alone,
-when everything agrees (`report`). Always bounded: runs at once per process (the others
-wait, their timeout starting when they run), wall-clock time, one memory total for both
-sandboxes (`memory_bound`), CPU, processes, files, output (secrets scrubbed). A timeout,
-a crash or a collection error fails; a test file no draft could satisfy fails terminally.
-
-`arun_suite` is the one implementation: async, so a cancelled caller kills the run at once
-and a run waiting for its turn holds no thread; `run_suite` drives it from sync code.
+`arun_suite` is the one implementation (a cancelled caller kills the run at once; a run
+waiting for a slot holds no thread); `run_suite` drives it from sync code.
 """
 
 from __future__ import annotations
@@ -43,33 +33,20 @@ from critic_loop.sandbox.isolation import (
 )
 from critic_loop.sandbox.report import Judged, defined_tests, judge, parse_report, scrub_secrets
 
-OUTPUT_TAIL = 1500
-"""How much of the end of pytest's output the evidence keeps."""
-
-MAX_REPORT_BYTES = 8 * 1024 * 1024
-"""A longer report is not read: the run fails."""
-
-LIBRARY_PACKAGE = "critic_loop_boundary"
-"""The name the code of `boundary` has inside the sandboxes."""
-
-SANDBOXES = 2
-"""How many sandboxes one run starts side by side (harness and draft share the memory total)."""
-
-WAIT_SECONDS = 0.05
-"""How often a run waiting for its turn looks for a free slot."""
-
+OUTPUT_TAIL = 1500  # of the end of pytest's output, in the evidence
+MAX_REPORT_BYTES = 8 * 1024 * 1024  # a longer report is not read: the run fails
+LIBRARY_PACKAGE = "critic_loop_boundary"  # `boundary` inside the sandboxes
+SANDBOXES = 2  # harness and draft, sharing the memory total
+WAIT_SECONDS = 0.05  # how often a run waiting for its turn looks for a free slot
 SANDBOX_PARTS = ("tests", "draft", "library")
-"""The temporary directories of a run, by what they hold."""
 
 
 @dataclass(frozen=True)
 class Suite:
     """A pytest file to run against drafted code, and the limits of each of its sandboxes."""
 
-    tests: str
-    """The test file's source."""
-    module: str
-    """The module name the tests import the drafted code as."""
+    tests: str  # the test file's source
+    module: str  # the name the tests import the drafted code as
     timeout_seconds: float
     limits: Limits
 
@@ -78,19 +55,15 @@ class Suite:
 class HostLimits:
     """What the operator allows every run of this process."""
 
-    memory_bytes: int
-    """The most all the processes of one run hold together."""
-    concurrent_runs: int = 1
-    """The most runs at once; the others wait for a slot."""
-    cgroup: str | None = None
-    """A cgroup v2 directory delegated for the runs' cgroups (see `memory_bound`)."""
+    memory_bytes: int  # all the processes of one run together
+    concurrent_runs: int = 1  # the others wait for a slot
+    cgroup: str | None = None  # delegated for the runs' cgroups (`memory_bound`)
 
 
 class Slots:
     """A count of the runs in progress, shared by this process's threads and event loops."""
 
     def __init__(self) -> None:
-        """Start with no run in progress."""
         self.running = 0
         self._lock = threading.Lock()
 
@@ -118,8 +91,7 @@ def memory_plan(limits: Limits, isolation: Isolation, host: HostLimits) -> memor
     return memory_bound.plan(limits, host.memory_bytes, isolation, SANDBOXES, host.cgroup)
 
 
-def unusable_tests(suite: Suite) -> str | None:
-    """Say why no draft could pass these tests (the tests themselves are broken), if so."""
+def _unusable_tests(suite: Suite) -> str | None:  # why no draft could pass these tests
     try:
         tree = ast.parse(suite.tests)
     except SyntaxError as error:
@@ -157,8 +129,7 @@ class _Run:
     directories: list[Path]
     cgroup: Path | None = None
     commands: list[Command] = field(default_factory=list)
-    report: int = -1
-    """The report pipe's read end, until `run_pair` takes it."""
+    report: int = -1  # the report pipe's read end, until `run_pair` takes it
 
     def remove(self) -> None:
         """Close what is still open, kill what is left in the cgroup, delete the files."""
@@ -184,11 +155,7 @@ def _pytest_arguments(suite: Suite, directory: Path, channel: int, report: int) 
 
 
 def _add_commands(run: _Run, isolation: Isolation, suite: Suite, limits: Limits) -> None:
-    """Build the two sandboxed commands, joined by a socket; the harness gets the report pipe.
-
-    Each command owns the descriptors it inherits (it closes them once its process has
-    them, or when the run is removed); the report's read end goes to `run.report`.
-    """
+    """Build the two sandboxed commands, joined by a socket; the harness gets the report pipe."""
     tests, drafted, library = run.directories
     harness_end, draft_end = socket.socketpair()
     channel, draft_channel = harness_end.detach(), draft_end.detach()
@@ -220,7 +187,6 @@ def _add_commands(run: _Run, isolation: Isolation, suite: Suite, limits: Limits)
 
 
 def _prepare(isolation: Isolation, suite: Suite, code: str, host: HostLimits) -> _Run:
-    """Write the tests, the drafted module and the library, and build the run's commands."""
     run = _Run([Path(tempfile.mkdtemp(prefix=f"critic-loop-{p}-")) for p in SANDBOX_PARTS])
     try:
         tests, drafted, library = run.directories
@@ -241,15 +207,13 @@ def _prepare(isolation: Isolation, suite: Suite, code: str, host: HostLimits) ->
 
 
 def _checked(suite: Suite) -> tuple[Isolation, str | None]:
-    return ensure_isolation(), unusable_tests(suite)
+    return ensure_isolation(), _unusable_tests(suite)
 
 
 async def arun_suite(suite: Suite, code: str, host: HostLimits) -> Judged:
     """Run the tests against the drafted module `code` and judge the run.
 
-    Raises:
-        IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
-            or its program is gone.
+    Raises `IsolationUnavailable` if the sandbox is incomplete and required, or its program gone.
     """
     isolation, problem = await asyncio.to_thread(_checked, suite)
     if problem is not None:
@@ -294,28 +258,24 @@ def _with_output(text: str, output: str) -> str:
     return f"{text}\n{tail}" if tail else text
 
 
+def _failed(text: str, output: str, hint: str) -> Judged:
+    return Judged(False, _with_output(text, output), hint)
+
+
 def _killed(status: int, whose: str, output: str) -> Judged:
     name = signal.Signals(-status).name
-    return Judged(
-        False,
-        _with_output(
-            f"The test run was killed by {name} (memory or CPU limit?) in {whose}.", output
-        ),
-        "Make the code use less memory and time.",
-    )
+    text = f"The test run was killed by {name} (memory or CPU limit?) in {whose}."
+    return _failed(text, output, "Make the code use less memory and time.")
 
 
 def _judged(suite: Suite, harness: Command, draft: Command, finished: PairFinished) -> Judged:
     """Judge a finished run: the timeout, a killed process, then the harness's report."""
     output, draft_output = finished.main.output, finished.helper.output
     if finished.main.returncode is None:
-        return Judged(
-            False,
-            _with_output(
-                f"The tests did not finish within {suite.timeout_seconds:g} seconds "
-                "(an endless loop or a slow algorithm?).",
-                output,
-            ),
+        return _failed(
+            f"The tests did not finish within {suite.timeout_seconds:g} seconds "
+            "(an endless loop or a slow algorithm?).",
+            output,
             "Make sure every loop ends and the code finishes quickly.",
         )
     if finished.helper.returncode is not None:
@@ -327,13 +287,10 @@ def _judged(suite: Suite, harness: Command, draft: Command, finished: PairFinish
         return _killed(status, "the tests' process", output)
     report = parse_report(finished.report)
     if report is None or report.exitstatus is None:
-        return Judged(
-            False,
-            _with_output(
-                f"The tests gave no complete report (pytest exit status {status}), so "
-                "they count as failed.",
-                output,
-            ),
+        return _failed(
+            f"The tests gave no complete report (pytest exit status {status}), so "
+            "they count as failed.",
+            output,
             "Make the module importable: fix the errors shown.",
         )
     judged = judge(report, defined_tests(suite.tests), status)

@@ -1,19 +1,9 @@
 """Ready-made assistants for LangGraph server: one per kind of model the operator has.
 
-A served graph's default assistant uses `Context`'s defaults (OpenAI's models), which
-fail on a server with no OpenAI key. These presets name the models for the usual setups:
-
-- `local`: the model a local OpenAI-compatible server serves (the server's own
-  `OPENAI_BASE_URL`, asked for its model), judged one criterion per call;
-- `openai`: OpenAI's models (`OPENAI_API_KEY`);
-- `gemini`: Gemini Flash drafts, Gemini Pro judges (`GOOGLE_API_KEY` or `GEMINI_API_KEY`).
-
-A preset never names a `base_url`: where model calls go stays the operator's setting (the
-server's environment), never an assistant's. `CRITIC_LOOP_ASSISTANTS` (the server's
-environment) chooses which presets are installed when the server starts: `auto` (the
-default: each preset whose key or server the environment has), a comma-separated list of
-names, or `none`. `critic-loop assistants --url URL` installs them on a running server.
-Installing is idempotent: each preset has a fixed assistant id per graph, updated in place.
+`local` (the model the server's own OPENAI_BASE_URL serves), `openai`, `gemini`. A preset
+never names a `base_url` (where calls go stays the operator's). `CRITIC_LOOP_ASSISTANTS`
+chooses which are installed at start (`auto`: each whose key or server the environment
+has); each has a fixed id per graph, so installing again updates it in place.
 """
 
 from __future__ import annotations

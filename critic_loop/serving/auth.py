@@ -1,27 +1,11 @@
 """Who may use a LangGraph server running critic-loop, and what of it is theirs.
 
-langgraph.json names `auth` (`auth.path`), so LangGraph server asks it about every request:
-
-- **Authentication.** A request carries `Authorization: Bearer <token>`, a JWT checked as
-  `critic_loop.serving.tokens` says (the operator's HS256 secret and/or an identity
-  provider's JWKS URL). No token, a bad signature, an expired token: 401. While the
-  operator has set neither a secret nor a JWKS URL, nothing is checked and every client
-  is one anonymous user (`langgraph dev` for one person, as before), unless
-  `CRITIC_LOOP_AUTH_REQUIRED` is set (the server image sets it): then every request is
-  refused until one is.
-- **Ownership.** Every thread, run, cron and assistant a user creates carries
-  `metadata.owner`, their identity, and every read, search, update, run, copy or delete
-  is filtered by it: another user's thread is not found (404), and is never listed. The
-  assistants the server itself made (one per graph, and the presets) are everyone's to
-  read and run, nobody's to change.
-- **Memory.** A user's runs recall and distil into namespaces under `("users", <identity>)`
-  (see `critic_loop.state.memory_owners`); through the store API a user reads and writes
-  only there, and may read the scopes the operator shares (`CRITIC_LOOP_SHARED_MEMORY_SCOPES`).
-
-To use another identity provider's tokens, point `CRITIC_LOOP_AUTH_JWKS_URL` at its keys
-(with `..._AUDIENCE` and `..._ISSUER`); for any other scheme, write a module of your own with
-an `Auth` whose `authenticate` returns `{"identity": ...}`, reuse the handlers below
-(`own_resources`, `own_assistants`, `own_memory`), and name it in `auth.path`.
+langgraph.json names `auth`, so the server asks it about every request: a bearer JWT
+(`critic_loop.serving.tokens`; none checked while neither a secret nor a JWKS URL is set,
+unless `CRITIC_LOOP_AUTH_REQUIRED`), `metadata.owner` on what a user creates and a filter
+on everything they touch, memory under `("users", <identity>)`, and a run's context held
+to the operator's policy when the run is created. docs/security.md tells it whole; for
+another scheme, reuse these handlers under an `Auth` of your own.
 """
 
 from __future__ import annotations
@@ -31,8 +15,12 @@ import functools
 from typing import Any
 
 from langgraph_sdk import Auth
+from pydantic import ValidationError
 
-from critic_loop.serving.tokens import InvalidToken, TokenSettings, verify
+from critic_loop.nodes.operator_policy import Trust, check_context
+from critic_loop.serving.tokens import InvalidToken, TokenSettings, checked_settings, verify
+from critic_loop.state.context import Context
+from critic_loop.state.errors import TrustViolation
 from critic_loop.state.memory_owners import owner_prefix, shared_scope_of
 from critic_loop.state.operator_settings import operator_settings
 
@@ -65,8 +53,23 @@ def token_settings() -> TokenSettings:
     """Return how tokens are checked, read from the environment once per process.
 
     Call `token_settings.cache_clear()` after changing the environment (tests do).
+
+    Raises:
+        ValueError: a setting is invalid; the message names it, never its value.
     """
-    return TokenSettings()
+    return checked_settings()
+
+
+def check_at_start() -> None:
+    """Stop the server as it starts if its auth settings are invalid (never at a request).
+
+    Raises:
+        RuntimeError: a setting is invalid; the message names it, never its value.
+    """
+    try:
+        token_settings()
+    except ValueError as error:
+        raise RuntimeError(f"critic-loop's authentication is misconfigured: {error}") from None
 
 
 def _refused(status: int, detail: str) -> Auth.exceptions.HTTPException:
@@ -138,9 +141,49 @@ async def own_resources(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
     return {OWNER_KEY: owner}
 
 
+def _context_refusal(context: Any) -> Auth.exceptions.HTTPException | None:
+    """Return the answer refusing a client's `context`, if the operator's policy refuses it.
+
+    Only `Context` fields are read (a client's other keys are LangGraph's to handle); the
+    nodes hold the context to the same policy again at every step.
+    """
+    if not isinstance(context, dict):
+        return None
+    fields = {key: value for key, value in context.items() if key in Context.model_fields}
+    try:
+        check_context(Context(**fields), Trust(served=True))
+    except ValidationError as error:
+        problems = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()]
+        return _refused(422, "the run's context: " + "; ".join(problems))
+    except TrustViolation as error:
+        return _refused(403, str(error))
+    return None
+
+
+@auth.on.threads.create_run
+async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """Keep runs to their creators, and refuse one whose context the operator refuses.
+
+    A context over a ceiling, or naming a server or directory the operator did not allow,
+    is refused when the run is created (403, naming each setting), not after it started.
+    """
+    context = (value.get("kwargs") or {}).get("context") if isinstance(value, dict) else None
+    refusal = await asyncio.to_thread(_context_refusal, context)  # paths are resolved on disk
+    if refusal is not None:
+        raise refusal
+    return await own_resources(ctx, value)
+
+
 @auth.on.assistants
 async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, Any] | None:
-    """Keep assistants to their creators; the server's own are everyone's to read and run."""
+    """Keep assistants to their creators; the server's own are everyone's to read and run.
+
+    An assistant's context is held to the operator's policy as a run's is.
+    """
+    if ctx.action in ("create", "update") and isinstance(value, dict):
+        refusal = await asyncio.to_thread(_context_refusal, value.get("context"))
+        if refusal is not None:
+            raise refusal
     owner = _owner(ctx)
     if owner is None:
         return None
@@ -170,3 +213,6 @@ async def own_memory(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None
     raise _refused(
         403, f"Forbidden: your memory lies under {list(own)}; {list(namespace)} is not yours."
     )
+
+
+check_at_start()

@@ -1,12 +1,7 @@
 """The graphs as the LangGraph server serves them (`langgraph.json`).
 
-The server keeps checkpoints and rules in its own PostgreSQL, shared by every container
-of a deployment. critic-loop's memory writes (usage counts, consolidation) read a scope's
-rules and write them back under a per-scope lock; for the server's store that lock would
-otherwise span one process only, so two containers could store a rule twice. Imported by
-the server, this module makes the default lock an advisory lock in the server's
-database (`DATABASE_URI`, or `POSTGRES_URI` as `langgraph up` sets it). Without a
-PostgreSQL URL (`langgraph dev`, its in-memory runtime) nothing changes.
+With the server's PostgreSQL (`DATABASE_URI`, or `POSTGRES_URI`), memory's per-scope lock
+becomes an advisory lock there, so two containers cannot store a rule twice.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """critic-loop's tools for MCP clients, at the LangGraph server's `/mcp`.
 
-langgraph.json mounts these routes (`http.app`, see `critic_loop.serving.app`) and turns
-the server's built-in MCP endpoint off (`http.disable_mcp`), because that one answers
-with a Python `repr` of the run's output, reports a failed run by its exception's class
-name only, offers no way to pass a run's context, and fails when two assistants share a
-name. This endpoint speaks the same protocol (JSON-RPC over HTTP POST, stateless) and:
-
-- lists one tool per assistant, named after it (assistants sharing a name get their id's
-  start appended), described by the assistant's (or its graph's) description, with the
-  graph's input schema plus an optional `context` object (the run's settings);
-- answers `tools/call` with the run's output as JSON text and as `structuredContent`;
-- reports a failed run with its error message (`isError`).
-
-Runs go through the server itself, in process, with the caller's headers, on a transport
-that passes the server's authentication (langgraph.json's `http.enable_custom_route_auth`
-checks the MCP request too): an MCP client sees and runs what its user may, and its runs'
-memory is its user's.
-
-Imports inside functions are deliberate: `langgraph_api.server` is the running server,
-which imports this module itself.
+It replaces the server's built-in endpoint (`http.disable_mcp`), which answers with a
+Python `repr`, names a failed run's exception class only, takes no context and fails on
+two assistants of one name: here one tool per assistant, the output as JSON (and
+`structuredContent`), a failed run's message (`isError`). Runs go through the server in
+process with the caller's headers, so its authentication applies (`enable_custom_route_auth`).
 """
 
 from __future__ import annotations

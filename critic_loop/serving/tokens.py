@@ -1,17 +1,8 @@
 """Check the signed tokens (JWT) that identify a LangGraph server's users.
 
-The operator chooses how, in the server's environment (`CRITIC_LOOP_AUTH_*`):
-
-- `CRITIC_LOOP_AUTH_SECRET`: a shared secret; tokens are signed with HS256 by whoever
-  holds it (a login service of your own, a gateway);
-- `CRITIC_LOOP_AUTH_JWKS_URL`: an identity provider's public keys (Auth0, Okta, Keycloak,
-  Entra ID, Cognito, Google ...); tokens are signed with its private keys (RS256, ES256,
-  PS256, EdDSA), and the keys are fetched and cached with PyJWT's `PyJWKClient`.
-
-Either or both. `CRITIC_LOOP_AUTH_AUDIENCE` and `CRITIC_LOOP_AUTH_ISSUER`, when set, must
-match the token's `aud` and `iss`. Every token must carry `exp` and the claim naming the
-user (`CRITIC_LOOP_AUTH_IDENTITY_CLAIM`, default `sub`). With neither secret nor JWKS URL
-set, no token is checked (`TokenSettings.verifies` is False): see `critic_loop.serving.auth`.
+Signed with the operator's secret (HS256, `CRITIC_LOOP_AUTH_SECRET`) or an identity
+provider's keys (`CRITIC_LOOP_AUTH_JWKS_URL`, fetched and cached by PyJWT), with `exp`,
+the identity claim, and `aud`/`iss` when the operator sets them.
 """
 
 from __future__ import annotations
@@ -21,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jwt
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ASYMMETRIC_ALGORITHMS = (
@@ -40,11 +31,13 @@ MIN_SECRET_CHARS = 32
 class TokenSettings(BaseSettings):
     """How this server checks its users' tokens (the operator's environment)."""
 
-    model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_AUTH_", extra="ignore")
+    # an error must never repeat a setting's value: the secret is one
+    model_config = SettingsConfigDict(
+        env_prefix="CRITIC_LOOP_AUTH_", extra="ignore", hide_input_in_errors=True
+    )
 
     secret: SecretStr | None = Field(
         default=None,
-        min_length=MIN_SECRET_CHARS,
         description="Shared secret that signs the users' tokens (HS256), at least 32 characters.",
     )
     jwks_url: str | None = Field(
@@ -64,10 +57,37 @@ class TokenSettings(BaseSettings):
         ),
     )
 
+    @field_validator("secret")
+    @classmethod
+    def _long_enough(cls, secret: SecretStr | None) -> SecretStr | None:
+        if secret is not None and len(secret.get_secret_value()) < MIN_SECRET_CHARS:
+            raise ValueError(
+                f"it must be at least {MIN_SECRET_CHARS} characters long (a shorter one can "
+                "be guessed from a single token)"
+            )
+        return secret
+
     @property
     def verifies(self) -> bool:
         """Whether tokens are checked at all (a secret or a JWKS URL is set)."""
         return self.secret is not None or bool(self.jwks_url)
+
+
+def checked_settings() -> TokenSettings:
+    """Return the operator's token settings, or fail in lines that never hold a value.
+
+    Raises:
+        ValueError: a setting is invalid (each named by its variable, with the rule it breaks).
+    """
+    try:
+        return TokenSettings()
+    except ValidationError as error:
+        problems = [
+            f"CRITIC_LOOP_AUTH_{str(item['loc'][0]).upper()}: "
+            + str(item["msg"]).removeprefix("Value error, ")
+            for item in error.errors(include_input=False)
+        ]
+        raise ValueError("; ".join(problems)) from None
 
 
 class InvalidToken(Exception):

@@ -1,15 +1,7 @@
 """The loop's I/O steps as Temporal activities: the same node logic, run on a worker.
 
-The plugin runs `activity_body(name, node)` in an activity for every node of the graph that
-does I/O. It runs the `Node` the in-process graph runs, as `graph.ainvoke` would
-(`Node.arun`: the context held to the operator's policy on this worker, the typed input
-rebuilt from the plain data that crossed the boundary), with the worker's rule store
-(activities get none from the plugin). It heartbeats in the background, so a dead worker is
-noticed after the activity's `heartbeat_timeout`, and turns errors no retry can fix (bad
-input, a model that cannot be created, a refused setting) into non-retryable failures.
-
-`settle_context` is the one activity outside the graph: it completes a run's context
-from the worker's environment, as the LangGraph server does, before the graph starts.
+An activity runs the graph's `Node` with the rule store its worker opened once (the plugin
+gives activities none); an error no retry can fix fails it at once.
 """
 
 from __future__ import annotations
@@ -17,9 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -27,13 +22,13 @@ from temporalio.exceptions import ApplicationError
 from critic_loop.errors import UnsafeCheckpoint, UsageProblem
 from critic_loop.nodes.node import Node
 from critic_loop.nodes.operator_policy import Trust, check_context
-from critic_loop.state.context import as_context
+from critic_loop.persistence import aopen_persistence
+from critic_loop.state.context import Context, as_context
 from critic_loop.state.errors import InvalidInput, ModelSetupError, TrustViolation
 from critic_loop.state.operator_settings import operator_settings
-from critic_loop.temporal import resources
-from critic_loop.temporal.settings import fits_worker
+from critic_loop.temporal.settings import TemporalSettings, fits_worker
 
-FINAL_ERRORS: tuple[type[BaseException], ...] = (
+FINAL_ERRORS: tuple[type[BaseException], ...] = (  # a retry cannot fix them
     InvalidInput,
     ValidationError,
     ModelSetupError,
@@ -44,15 +39,48 @@ FINAL_ERRORS: tuple[type[BaseException], ...] = (
     FileNotFoundError,
     TypeError,
 )
-"""Errors that a retry cannot fix: the run fails at once, with the error's name and text."""
-
 SETTLE_CONTEXT = "critic_loop.settle_context"
-"""The activity type of `settle_context`."""
+
+
+@dataclass(frozen=True)
+class WorkerResources:
+    """The store a worker's activities share, and the settings its activities were given."""
+
+    store: BaseStore | None
+    context: Context
+    settings: TemporalSettings
+    location: str = ""
+
+
+_current: WorkerResources | None = None
+
+
+def current() -> WorkerResources:
+    """Return this worker process's resources."""
+    if _current is None:
+        raise RuntimeError(
+            "critic-loop activities run only inside a worker started by "
+            "critic_loop.temporal.worker (critic-loop worker)"
+        )
+    return _current
 
 
 @contextlib.asynccontextmanager
-async def heartbeating() -> AsyncIterator[None]:
-    """Heartbeat in the background while the block runs (three times per heartbeat_timeout)."""
+async def worker_resources(
+    database: str | Path | None, context: Context, settings: TemporalSettings
+) -> AsyncIterator[WorkerResources]:
+    """Open the database (see `database_target`) for this worker's activities while inside."""
+    global _current
+    async with aopen_persistence(database) as persistence:
+        _current = WorkerResources(persistence.store, context, settings, persistence.location)
+        try:
+            yield _current
+        finally:
+            _current = None
+
+
+@contextlib.asynccontextmanager
+async def _heartbeating() -> AsyncIterator[None]:  # three times per heartbeat_timeout
     timeout = activity.info().heartbeat_timeout
     if not timeout:
         yield
@@ -72,8 +100,7 @@ async def heartbeating() -> AsyncIterator[None]:
 
 
 @contextlib.contextmanager
-def final_errors() -> Any:
-    """Make the errors no retry can fix non-retryable activity failures."""
+def _final_errors() -> Any:
     try:
         yield
     except FINAL_ERRORS as error:
@@ -82,13 +109,13 @@ def final_errors() -> Any:
 
 
 def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaitable[Any]]:
-    """Return what the activity of I/O node `node` runs on a worker (module docstring)."""
+    """Return what the activity of I/O node `node` runs on a worker."""
 
     async def body(state: Any, runtime: Runtime[Any]) -> Any:
-        async with heartbeating():
-            with final_errors():
+        async with _heartbeating():
+            with _final_errors():
                 context = as_context(runtime.context)  # a dict once it crossed the boundary
-                store = resources.current().store
+                store = current().store
                 return await node.arun(state, runtime.override(context=context, store=store))
 
     # the plugin identifies an activity by module and qualified name: one per node
@@ -101,12 +128,10 @@ def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaita
 async def settle_context(fields: Mapping[str, Any]) -> dict[str, Any]:
     """Complete a run's context from this worker's environment; refuse what it cannot run.
 
-    Fields the client left out take the worker's `CRITIC_LOOP_<FIELD>` values, else the
-    defaults, as they would on the LangGraph server; held to the worker's ceilings (an
-    unset budget becomes the ceiling), so the workflow's routing sees the run's budgets.
+    An unset budget becomes the worker's ceiling, so the workflow's routing sees it.
     """
-    worker = resources.current()
-    with final_errors():
+    worker = current()
+    with _final_errors():
         untrusted = operator_settings().untrusted_input
         context = check_context(as_context(dict(fields)), Trust(served=untrusted))
         problem = fits_worker(context, worker.context, worker.settings)

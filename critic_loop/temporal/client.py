@@ -1,12 +1,7 @@
 """Start critic-loop runs on Temporal and wait for their results.
 
-    handle = await start_run(client, task, rubric, context={...}, thread_id="t1")
-    state = result_of(await handle.result())              # or, in one call:
-    state = await run_on_temporal("127.0.0.1:7233", task, rubric, context={...})
-
-A run's workflow id is `critic-loop-<thread_id>`. Starting a thread that is running
-waits for that run rather than starting a second; a thread that finished is refused
-(`ThreadFinished`), and one that failed may be started afresh.
+A run's workflow id is `critic-loop-<thread_id>`: starting a running thread joins it, a
+finished one is refused (`ThreadFinished`), a failed one may start afresh.
 """
 
 from __future__ import annotations
@@ -33,7 +28,6 @@ class TemporalRunFailed(RuntimeError):
     """A run on Temporal failed: a node's error that no retry could fix, or retries ran out."""
 
     def __init__(self, thread_id: str, error_type: str, message: str) -> None:
-        """Describe the failure of the run of `thread_id`."""
         self.thread_id = thread_id
         self.error_type = error_type
         super().__init__(f"the run of thread {thread_id} failed on Temporal: {message}")
@@ -52,13 +46,7 @@ async def connect(settings: TemporalSettings | None = None) -> Client:
     )
 
 
-def workflow_id(thread_id: str) -> str:
-    """Return the workflow id of the run of `thread_id`."""
-    return f"critic-loop-{thread_id}"
-
-
-def chosen_fields(context: Context | Mapping[str, Any] | None) -> dict[str, Any]:
-    """Return the context fields a caller chose, as JSON (a `Context`: the ones it set)."""
+def _chosen_fields(context: Context | Mapping[str, Any] | None) -> dict[str, Any]:
     if context is None:
         return {}
     if isinstance(context, Context):
@@ -78,21 +66,19 @@ async def start_run(
 ) -> WorkflowHandle[Any, dict[str, Any]]:
     """Start a run (or join the running one of `thread_id`) and return its workflow handle.
 
-    Context fields left out take the workers' `CRITIC_LOOP_<FIELD>` values, else defaults.
-
     Raises:
         pydantic.ValidationError: the rubric or a context field is invalid.
         ThreadFinished: the run of `thread_id` already finished.
     """
     thread = thread_id or uuid4().hex
     request = RunRequest(
-        input=loop_input(task, rubric), thread_id=thread, context=chosen_fields(context)
+        input=loop_input(task, rubric), thread_id=thread, context=_chosen_fields(context)
     )
     try:
         return await client.start_workflow(
             WORKFLOW_NAME,
             request,
-            id=workflow_id(thread),
+            id=f"critic-loop-{thread}",
             task_queue=task_queue,
             result_type=dict,
             id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,

@@ -1,28 +1,15 @@
 """The loop as a graph for Temporal: `loop_builder`'s, with what Temporal needs passed in.
 
-Temporal's LangGraph plugin runs a graph's loop in a workflow and its nodes as activities.
-`build_temporal_graph` calls the app's `loop_builder` with these differences:
-
-1. `TemporalGraph` places each node: one that routes with `Command` (route, finalize) and
-   every conditional edge runs in the workflow, as an async function (the plugin cannot
-   carry a `Send` back from an activity; a workflow has no thread pool for a sync one);
-   every other node runs as an activity (`activities.activity_body`), with the worker's
-   activity options.
-2. In the workflow, a decision reads the run's context as a worker settled it before the
-   first step (`settle_context`), not held to the operator's policy again: that reads the
-   worker's environment, which a workflow must not (a replay on another worker could
-   decide otherwise). The activities, which do the I/O, hold it to the policy as every
-   node does in process. Their store is the workers' (`STORE_ON_WORKERS` stands in for it).
-3. Distill's steps are the loop's own (`add_distill_steps`, state `TemporalState`): the
-   plugin runs functions as nodes, not a compiled subgraph.
-4. No review: `interrupt` cannot pause a workflow (`settings.unsupported_setting`).
-
-The plugin changes the graph it is given, so each plugin needs a graph of its own.
+Nodes that route with `Command`, and conditional edges, run in the workflow (an activity
+cannot carry a `Send` back), reading the context a worker settled (a replay must not read
+the environment); the rest are activities. Distill's steps are inlined; there is no review
+(`interrupt` cannot pause a workflow). Each plugin needs a graph of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any, get_origin, get_type_hints
 
 from langgraph.runtime import Runtime
@@ -37,34 +24,30 @@ from critic_loop.state.loop import LoopState, WorkerTurn
 from critic_loop.state.rules import Lesson, RuleOperation
 from critic_loop.temporal.activities import activity_body
 
-GRAPH_NAME = "critic_loop"
-"""The graph's name with the plugin; its activities are named `critic_loop.<node>`."""
+GRAPH_NAME = "critic_loop"  # its activities are named `critic_loop.<node>`
 
 
-def turn_summary(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-    """Summarise a generate activity by its turn (the plugin's `summary_fn`)."""
+def _turn_summary(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:  # `summary_fn`
     turn = WorkerTurn.model_validate(args[0])  # a Send's payload: plain JSON
     return f"round {turn.round}, candidate {turn.candidate}: {turn.mode}"
 
 
-ACTIVITY_METADATA: dict[str, dict[str, Any]] = {"generate": {"summary_fn": turn_summary}}
-"""Plugin metadata of particular activity steps, by step name."""
+ACTIVITY_METADATA: dict[str, dict[str, Any]] = {"generate": {"summary_fn": _turn_summary}}
 
 
 class StoreOnWorkers(BaseStore):
     """Stands in the workflow for the rule store the workers hold: present, never used there."""
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Refuse: the store is used only by activities, on their workers."""
+        """Refuse: only activities, on their workers, use the store."""
         raise RuntimeError("the rule store is on the Temporal workers; a workflow cannot use it")
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Refuse: the store is used only by activities, on their workers."""
+        """Refuse: only activities, on their workers, use the store."""
         return self.batch(ops)
 
 
 STORE_ON_WORKERS = StoreOnWorkers()
-"""What a decision in the workflow sees as the run's store."""
 
 
 def in_workflow(decision: Callable[..., Any]) -> Callable[..., Any]:
@@ -97,18 +80,14 @@ class TemporalState(LoopState):
 
 
 class TemporalGraph(Builder):
-    """A `StateGraph` whose nodes run where the plugin can run them (module docstring, 1)."""
+    """A `StateGraph` whose nodes run where the plugin can run them."""
 
     def __init__(self, *args: Any, options: Mapping[str, Mapping[str, Any]], **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.options = options
 
     def add_node(self, node: Any, action: Any = None, **kwargs: Any) -> Any:
-        """Add `action` (a `Node`) in the workflow if it routes with `Command`, else as an activity.
-
-        Raises:
-            KeyError: an activity node has no options.
-        """
+        """Add `action` (a `Node`) in the workflow if it routes with `Command`, else as activity."""
         if get_origin(get_type_hints(action.func).get("return")) is Command:
             return super().add_node(node, in_workflow(action.func), metadata=IN_WORKFLOW)
         if node not in self.options:
@@ -132,12 +111,8 @@ def build_temporal_graph(
     options: Mapping[str, Mapping[str, Any]], *, post_critique_hook: NodeBody | None = None
 ) -> Builder:
     """Build a fresh graph for the plugin, each activity with its `options` (by node)."""
-
-    def new_graph(*args: Any, **kwargs: Any) -> Builder:
-        return TemporalGraph(*args, options=options, **kwargs)
-
     return loop_builder(
-        new_graph,
+        partial(TemporalGraph, options=options),
         state=TemporalState,
         add_distill=add_distill_steps,
         post_critique_hook=post_critique_hook,

@@ -1,16 +1,7 @@
 """A Temporal worker's settings, and the activity options of each node derived from `Context`.
 
-Every node that does I/O (model calls, checks, the test sandbox, the store) runs as a
-Temporal activity. Its `start_to_close_timeout` is the longest the node may take by the
-worker's `Context` (`request_timeout`, `max_retries`, `worker_attempts`,
-`critic_attempts`) plus, for the critique, a budget for deterministic checks and test
-suites. A short `heartbeat_timeout` (the nodes heartbeat in the background) lets another
-worker take over a node within seconds when its worker dies. Retries are bounded
-(`activity_attempts`), never Temporal's unlimited default.
-
-The plugin fixes activity options per node when the worker starts, so a run cannot raise
-them: a run whose context needs longer than the worker allows is refused before its
-first step (see `fits_worker`).
+The plugin fixes a node's timeout when the worker starts, so a run whose context needs
+longer is refused before its first step (`fits_worker`).
 """
 
 from __future__ import annotations
@@ -26,19 +17,14 @@ from critic_loop.nodes.memory.propose_rules import DISTILL_ATTEMPTS
 from critic_loop.state.context import Context
 
 DEFAULT_TASK_QUEUE = "critic-loop"
-"""The task queue workers poll and clients start runs on, unless told otherwise."""
-
-RETRY_WAIT_SECONDS = 60.0
-"""The longest the model client waits between two tries of a request (Retry-After)."""
-
-MARGIN_SECONDS = 30.0
-"""Added to every node's computed budget: prompt rendering, store round trips, startup."""
+RETRY_WAIT_SECONDS = 60.0  # the longest the model client waits between tries (Retry-After)
+MARGIN_SECONDS = 30.0  # added to every node's budget: prompts, store round trips, startup
 
 
 class TemporalSettings(BaseSettings):
     """Where a worker or client finds Temporal, and how the worker runs activities.
 
-    Every field can be set from the environment as `CRITIC_LOOP_TEMPORAL_<FIELD>`.
+    Every field can be set as `CRITIC_LOOP_TEMPORAL_<FIELD>`.
     """
 
     model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_TEMPORAL_", extra="forbid")
@@ -135,19 +121,14 @@ def node_budgets(context: Context, settings: TemporalSettings) -> dict[str, floa
     return {node: seconds + MARGIN_SECONDS for node, seconds in budgets.items()}
 
 
-def retry_policy(settings: TemporalSettings) -> RetryPolicy:
-    """Return the bounded retry policy of every activity."""
-    return RetryPolicy(
+def activity_options(context: Context, settings: TemporalSettings) -> dict[str, dict[str, Any]]:
+    """Return the Temporal activity options of each activity node (its `metadata`)."""
+    retry = RetryPolicy(  # bounded: never Temporal's unlimited default
         initial_interval=timedelta(seconds=settings.retry_initial_interval),
         backoff_coefficient=2.0,
         maximum_interval=timedelta(seconds=settings.retry_max_interval),
         maximum_attempts=settings.activity_attempts,
     )
-
-
-def activity_options(context: Context, settings: TemporalSettings) -> dict[str, dict[str, Any]]:
-    """Return the Temporal activity options of each activity node (its `metadata`)."""
-    retry = retry_policy(settings)
     heartbeat = timedelta(seconds=settings.heartbeat_timeout)
     return {
         node: {
@@ -160,11 +141,7 @@ def activity_options(context: Context, settings: TemporalSettings) -> dict[str, 
 
 
 def fits_worker(run: Context, worker: Context, settings: TemporalSettings) -> str | None:
-    """Say why a worker cannot run a run's context, or None if it can.
-
-    A run cannot use what the graph cannot do on Temporal (`unsupported_setting`: review),
-    nor need longer activities than the worker's timeouts allow.
-    """
+    """Say why a worker cannot run a run's context (review, or longer activities), or None."""
     unsupported = unsupported_setting(run)
     if unsupported is not None:
         return unsupported

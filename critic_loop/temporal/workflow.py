@@ -1,11 +1,4 @@
-"""The Temporal workflow that runs one critic-loop run to its end.
-
-The workflow settles the run's context on a worker (`settle_context`), then runs the
-graph the plugin registered under `GRAPH_NAME` with LangGraph's own loop: channels,
-reducers, `Send` and `Command` are evaluated here, in the workflow, and every I/O node
-is an activity. The run's progress is Temporal's event history; no checkpointer is
-needed, and a run survives the death of any worker.
-"""
+"""The Temporal workflow that runs one critic-loop run to its end (no checkpointer needed)."""
 
 from __future__ import annotations
 
@@ -24,25 +17,19 @@ with workflow.unsafe.imports_passed_through():
     from critic_loop.temporal.graph import GRAPH_NAME
 
 WORKFLOW_NAME = "critic_loop"
-"""The workflow type clients start."""
-
-SETTLE_OPTIONS: dict[str, Any] = {
+SETTLE_OPTIONS: dict[str, Any] = {  # no I/O beyond the environment
     "start_to_close_timeout": timedelta(seconds=60),
     "retry_policy": RetryPolicy(maximum_attempts=5, maximum_interval=timedelta(seconds=10)),
 }
-"""How long settling a context may take (no I/O beyond the environment), and its retries."""
 
 
 @dataclass
 class RunRequest:
     """A run, as a client starts it."""
 
-    input: dict[str, Any]
-    """The graph input: the task and the rubric as plain JSON."""
-    thread_id: str
-    """The run's thread: rule provenance and usage records name it."""
-    context: dict[str, Any] = field(default_factory=dict)
-    """The `Context` fields the client chose; the worker's environment settles the rest."""
+    input: dict[str, Any]  # the task and the rubric as plain JSON
+    thread_id: str  # rule provenance and usage records name it
+    context: dict[str, Any] = field(default_factory=dict)  # the fields the client chose
 
 
 @workflow.defn(name=WORKFLOW_NAME)

@@ -1,14 +1,7 @@
 """Distillation, step 2: store the run's lessons as rules of the scope, without duplicates.
 
-The distiller's operations come first: each must restate one of the run's lessons
-(`rule_text.restates`) in the words of its lessons and the task (`invented_words`), and
-copy neither the task, a draft nor a criterion. An added rule that says what a rule says
-already is merged into it; an update whose new text duplicates another rule merges the two.
-Every lesson no accepted operation restated is then stored as it is, so a run's lessons
-are kept when the distiller fails. A rule written records the task's topic, which recall
-matches later tasks against; while the scope holds more than `Context.max_rules`, the
-weakest is retired. All of it happens holding the scope's lock (`scope_locks`), against
-the rules as they are then, so runs distilling at once neither duplicate nor undo.
+The distiller's operations come first; every lesson none restated is stored as it is, so
+a failed distiller loses nothing. All of it holds the scope's lock.
 """
 
 from __future__ import annotations
@@ -25,7 +18,6 @@ from pydantic import ValidationError
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.relevance import topic_of, with_topic
-from critic_loop.nodes.memory.rule_store import delete_rule, put_rule
 from critic_loop.nodes.memory.rule_text import (
     find_duplicate,
     invented_words,
@@ -44,6 +36,7 @@ from critic_loop.state.rules import (
     Rule,
     RuleOperation,
     RuleProvenance,
+    rules_namespace,
     utc_now,
 )
 
@@ -51,7 +44,7 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class Consolidation:
+class _Consolidation:
     """The scope's rules being changed, and the report of what changed."""
 
     store: BaseStore
@@ -90,32 +83,24 @@ class Consolidation:
 
     def _write(self, rule_id: str, rule: Rule) -> None:
         self.rules[rule_id] = rule
-        put_rule(self.store, rule_id, rule)
+        self.store.put(rules_namespace(rule.scope), rule_id, rule.model_dump(mode="json"))
 
     def _remove(self, rule_id: str) -> None:
         del self.rules[rule_id]
-        delete_rule(self.store, self.report.scope, rule_id)
+        self.store.delete(rules_namespace(self.report.scope), rule_id)
+
+    def _changed(self, rule: Rule, **update: Any) -> Rule:
+        changes = {"topics": self._topics(rule), "last_changed_by": self.provenance}
+        return rule.model_copy(update={**changes, "updated_at": utc_now(), **update})
 
     def _reinforce(self, rule_id: str, criteria: list[str]) -> None:
         rule = self.rules[rule_id]
-        self._write(
-            rule_id,
-            rule.model_copy(
-                update={
-                    "criteria": self._criteria([*rule.criteria, *criteria]),
-                    "topics": self._topics(rule),
-                    "updated_at": utc_now(),
-                    "last_changed_by": self.provenance,
-                }
-            ),
-        )
+        criteria = self._criteria([*rule.criteria, *criteria])
+        self._write(rule_id, self._changed(rule, criteria=criteria))
         self.report.reinforced.append(rule_id)
 
     def restated(self, operation: RuleOperation) -> list[Lesson]:
-        """Return the lessons `operation` restates; refuse it if it restates none, or adds words.
-
-        Words of neither its lessons nor the task (`invented_words`) are refused too.
-        """
+        """Return the lessons `operation` restates; refuse it if it restates none, or adds words."""
         lessons = [lesson for lesson in self.state.lessons if restates(operation.text, lesson.text)]
         problem = "it restates none of the run's lessons" if not lessons else None
         invented = invented_words(
@@ -162,24 +147,16 @@ class Consolidation:
             self.report.deleted.append(operation.rule_id)
             return True
         rule = self.rules[operation.rule_id]
-        updated = rule.model_copy(
-            update={
-                "text": operation.text.strip(),
-                "criteria": self._criteria(criteria) or rule.criteria,
-                "topics": self._topics(rule),
-                "updated_at": utc_now(),
-                "last_changed_by": self.provenance,
-            }
+        criteria = self._criteria(criteria) or rule.criteria
+        self._write(
+            operation.rule_id,
+            self._changed(rule, text=operation.text.strip(), criteria=criteria),
         )
-        self._write(operation.rule_id, updated)
         self.report.updated.append(operation.rule_id)
         return True
 
     def apply(self, operation: RuleOperation) -> list[Lesson]:
-        """Apply one of the distiller's operations; return the lessons it restated, if kept.
-
-        A copy (of the task, a draft, a criterion) is refused as such before anything else.
-        """
+        """Apply one of the distiller's operations; return the lessons it restated, if kept."""
         if self._refused(operation.action, operation.text):
             return []
         lessons = self.restated(operation)
@@ -193,7 +170,6 @@ class Consolidation:
         return lessons if kept else []
 
     def retire_weakest(self, max_rules: int) -> None:
-        """Remove the weakest rules until at most `max_rules` remain."""
         ranked = sorted(
             self.rules.items(), key=lambda pair: (pair[1].usage.usefulness, pair[1].updated_at)
         )
@@ -212,7 +188,7 @@ def _stored_rules(items: list[Any]) -> dict[str, Rule]:
     return rules
 
 
-def _consolidate(work: Consolidation, max_rules: int) -> None:
+def _consolidate(work: _Consolidation, max_rules: int) -> None:
     """Read the scope's rules afresh, store the lessons, retire the weakest."""
     work.rules = _stored_rules(read_scope(work.store, work.report.scope))
     restated: list[Lesson] = []
@@ -235,7 +211,7 @@ def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[st
     thread_id = state.source_thread_id or (
         runtime.execution_info.thread_id if runtime.execution_info else None
     )
-    work = Consolidation(
+    work = _Consolidation(
         store=store,
         state=state,
         provenance=RuleProvenance(

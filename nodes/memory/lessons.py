@@ -1,15 +1,6 @@
 """What a finished run shows, found without a model: checks that failed, then passed after a hint.
 
-A criterion that failed in one round and passed in the draft the run kept, graded in a
-later round, was fixed by a revision, and the revision followed the hint of the last
-round that failed it. That hint is a lesson: a rule candidate ("Include 'Order now'.",
-"Cut it to at most 50 words."). It is taken as the worker saw it (`worker_feedback`'s
-redaction), so a lesson never carries more of the rubric than the worker was shown; a
-hint whose redaction cut something out is dropped, since what is left would not read as
-a rule. Criteria that passed at once, or never passed, teach nothing this way, and nor
-does the judge's stock hint for a criterion it could not show met (`NOT_SURE_HINT`, the
-extracting judge's only hint): it says nothing of the criterion, so as a rule it would
-reach every later task and help none.
+The lesson is the hint, as the worker saw it, of the last round that failed the criterion.
 """
 
 from __future__ import annotations
@@ -23,8 +14,7 @@ from critic_loop.state.records import Critique
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import Lesson
 
-MAX_LESSON_CHARACTERS = 300
-"""Longer hints (test output, long notes) are reports, not lessons."""
+MAX_LESSON_CHARACTERS = 300  # longer hints (test output, long notes) are reports, not lessons
 
 
 def _last_hint(critiques: Sequence[Critique], criterion_id: str, before: int) -> str:

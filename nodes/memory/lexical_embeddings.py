@@ -1,12 +1,7 @@
 """A lexical index for the rule store: vectors from words, offline, with nothing to download.
 
-`embed_texts` hashes each text's words, word pairs and character trigrams into a fixed
-number of dimensions (the "hashing trick") and normalizes the result. Texts that share
-words and word forms land close together; texts that say the same thing in other words
-do not. That is lexical similarity, not semantic: enough to recall the rules written for
-tasks of the same kind, and it runs anywhere in microseconds. For semantic recall,
-configure a provider's embeddings instead (for example `openai:text-embedding-3-small`
-with 1536 dimensions): see `rule_index` and langgraph.json.
+Hashed words, word pairs and trigrams ("the hashing trick"): lexical, not semantic,
+similarity. `CRITIC_LOOP_EMBEDDINGS=provider:model` chooses a provider's instead.
 """
 
 from __future__ import annotations
@@ -22,30 +17,12 @@ from langgraph.store.sqlite.base import SqliteIndexConfig
 
 from critic_loop.nodes.memory.content_words import content_words
 
-DIMENSIONS = 128
-"""Length of the vectors `embed_texts` returns.
+DIMENSIONS = 128  # few collisions for short rules; a search compares every rule of a scope
+INDEXED_FIELDS = ("about",)  # `Rule.about`: its text and its tasks' topics, one vector
 
-Short rules hash into 128 dimensions with few collisions, and a store's similarity search
-compares every rule of a scope: fewer dimensions keep recall from thousands of rules within
-a small share of one model call.
-"""
-
-INDEXED_FIELDS = ("about",)
-"""What the index embeds of a rule: `Rule.about`, its text and the topics of the tasks it was
-learned on, in one string (one vector per rule).
-
-A store's similarity search then ranks first the rules learned on tasks like the query
-(the task), so recall's pool holds those.
-"""
-
-EMBEDDINGS_VARIABLE = "CRITIC_LOOP_EMBEDDINGS"
-"""Environment variable choosing the index's embeddings: "lexical" or "provider:model"."""
-
+EMBEDDINGS_VARIABLE = "CRITIC_LOOP_EMBEDDINGS"  # "lexical" (the default) or "provider:model"
 LEXICAL = "lexical"
-"""The `CRITIC_LOOP_EMBEDDINGS` value that selects `embed_texts` (the default)."""
-
-EMBEDDING_DIMS_VARIABLE = "CRITIC_LOOP_EMBEDDING_DIMS"
-"""Environment variable giving a provider model's vector length."""
+EMBEDDING_DIMS_VARIABLE = "CRITIC_LOOP_EMBEDDING_DIMS"  # a provider model's vector length
 
 
 def _features(text: str) -> Iterator[tuple[str, float]]:
@@ -75,12 +52,7 @@ def embed_texts(texts: Sequence[str]) -> list[list[float]]:
 
 
 def rule_index() -> IndexConfig:
-    """Return the store index configuration for rules, from the environment.
-
-    `CRITIC_LOOP_EMBEDDINGS` unset or "lexical" gives the offline `embed_texts`; a
-    "provider:model" string (with `CRITIC_LOOP_EMBEDDING_DIMS`) gives that provider's
-    embeddings through LangChain's `init_embeddings`.
-    """
+    """Return the store index configuration for rules, from the environment."""
     choice = os.environ.get(EMBEDDINGS_VARIABLE, "").strip() or LEXICAL
     if choice in (LEXICAL, "hashing"):  # "hashing" was this index's earlier name
         return {"dims": DIMENSIONS, "embed": embed_texts, "fields": list(INDEXED_FIELDS)}
@@ -94,10 +66,6 @@ def rule_index() -> IndexConfig:
 
 
 def sqlite_rule_index() -> SqliteIndexConfig:
-    """Return `rule_index()` for `SqliteStore`, which reads `text_fields` instead of `fields`.
-
-    Without `text_fields` it would embed each rule's whole JSON value (usage counts,
-    provenance and all) rather than its text and topics (`about`).
-    """
+    """Return `rule_index()` for `SqliteStore`, which embeds `text_fields`, not `fields`."""
     index: dict[str, Any] = {**rule_index(), "text_fields": list(INDEXED_FIELDS)}
     return cast(SqliteIndexConfig, index)

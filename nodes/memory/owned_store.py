@@ -1,13 +1,4 @@
-"""The store as one user's run sees it: their own namespaces, and the scopes shared with all.
-
-On LangGraph server with authentication, the run's user (`runtime.server_info.user`) owns
-the memory it recalls and distils: `memory_store` wraps the server's store so that every
-namespace the memory nodes name, `("critic_loop", "rules", scope)` and its kin, is read
-and written under the user's prefix (`state.memory_owners.owner_prefix`), unless its scope
-is one the operator shares (`CRITIC_LOOP_SHARED_MEMORY_SCOPES`). The memory nodes need not
-know: they name the same namespaces as in any other run, and a user's run cannot name
-another user's. Without an authenticated user the store is returned as it is.
-"""
+"""The store as one user's run sees it: their own namespaces, and the scopes shared with all."""
 
 from __future__ import annotations
 
@@ -37,28 +28,25 @@ class OwnedStore(BaseStore):
     """A store whose namespaces lie under one owner's prefix, but for the shared scopes."""
 
     def __init__(self, store: BaseStore, prefix: tuple[str, ...], shared: frozenset[str]) -> None:
-        """Show `store` through `prefix`; namespaces of the `shared` scopes stay as they are."""
         self.store = store
         self.prefix = prefix
         self.shared = shared
         self.supports_ttl = store.supports_ttl
         self.ttl_config = store.ttl_config
 
-    def inner(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
-        """Return where `namespace` lives in the wrapped store."""
+    def _inner(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
         if shared_scope_of(namespace, self.shared) is not None:
             return namespace
         return (*self.prefix, *namespace)
 
-    def outer(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
-        """Return the namespace the owner knows for the wrapped store's `namespace`."""
+    def _outer(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
         if namespace[: len(self.prefix)] == self.prefix:
             return namespace[len(self.prefix) :]
         return namespace
 
     def _listing(self, op: ListNamespacesOp) -> ListNamespacesOp:
         conditions = [
-            MatchCondition("prefix", self.inner(tuple(c.path))) if c.match_type == "prefix" else c
+            MatchCondition("prefix", self._inner(tuple(c.path))) if c.match_type == "prefix" else c
             for c in op.match_conditions or ()
         ]
         if not any(c.match_type == "prefix" for c in conditions):
@@ -68,16 +56,16 @@ class OwnedStore(BaseStore):
 
     def _op(self, op: Op) -> Op:
         if isinstance(op, GetOp | PutOp):
-            return op._replace(namespace=self.inner(op.namespace))
+            return op._replace(namespace=self._inner(op.namespace))
         if isinstance(op, SearchOp):
-            return op._replace(namespace_prefix=self.inner(op.namespace_prefix))
+            return op._replace(namespace_prefix=self._inner(op.namespace_prefix))
         if isinstance(op, ListNamespacesOp):
             return self._listing(op)
         raise TypeError(f"unknown store operation {type(op).__name__}")
 
     def _item(self, item: Item) -> Item:
         fields: dict[str, Any] = {
-            "namespace": self.outer(item.namespace),
+            "namespace": self._outer(item.namespace),
             "key": item.key,
             "value": item.value,
             "created_at": item.created_at,
@@ -93,7 +81,7 @@ class OwnedStore(BaseStore):
         if isinstance(op, SearchOp) and isinstance(result, list):
             return [self._item(item) for item in result if isinstance(item, Item)]
         if isinstance(op, ListNamespacesOp) and isinstance(result, list):
-            return [self.outer(tuple(path)) for path in result if isinstance(path, tuple)]
+            return [self._outer(tuple(path)) for path in result if isinstance(path, tuple)]
         return result
 
     def _results(self, ops: list[Op], results: Iterable[Result]) -> list[Result]:
@@ -105,13 +93,12 @@ class OwnedStore(BaseStore):
         return self._results(ops, self.store.batch([self._op(op) for op in ops]))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run the operations on the wrapped store, under the owner's prefix (async)."""
+        """Run the operations on the wrapped store, under the owner's prefix."""
         ops = list(ops)
         return self._results(ops, await self.store.abatch([self._op(op) for op in ops]))
 
 
-def memory_owner(runtime: Runtime[Any]) -> str | None:
-    """Return the identity of the authenticated user whose run this is, if any."""
+def _owner(runtime: Runtime[Any]) -> str | None:
     user = runtime.server_info.user if runtime.server_info is not None else None
     if user is None or not getattr(user, "is_authenticated", False):
         return None
@@ -122,7 +109,7 @@ def memory_owner(runtime: Runtime[Any]) -> str | None:
 def memory_store(runtime: Runtime[Any]) -> BaseStore | None:
     """Return the store the run's memory lives in: the user's own part of it, if any."""
     store = runtime.store
-    owner = memory_owner(runtime)
+    owner = _owner(runtime)
     if store is None or owner is None:
         return store
     shared = frozenset(operator_settings().shared_memory_scopes)

@@ -1,13 +1,7 @@
 """Distillation, step 1: find what a finished run shows, and ask a model to generalise it.
 
-The lessons are found by code (`lessons`): checks that failed, then passed after a hint.
-A run with none teaches nothing, and the distiller is not called. Otherwise the distiller
-sees the task, the lessons and the scope's rules that fit the task, and answers in a
-strict JSON schema with one operation per lesson: add it as a general rule, or update the
-existing rule it refines. It never sees the drafts or the rubric, so it cannot paste
-them. A distiller that fails (model or store errors, unusable answers) is recorded in
-`memory_errors`, and the lessons are still consolidated as they are; the run's own result
-is untouched.
+The distiller never sees the drafts or the rubric; when it fails, the lessons are still
+consolidated as they are.
 """
 
 from __future__ import annotations
@@ -39,14 +33,9 @@ from critic_loop.state.schema import portable_schema
 
 logger = logging.getLogger(__name__)
 
-DISTILL_ATTEMPTS = 2
-"""Distiller calls allowed when its answer cannot be parsed."""
-
-RULES_SHOWN = 10
-"""The most existing rules the distiller sees (those recall would give this task)."""
-
+DISTILL_ATTEMPTS = 2  # distiller calls, when an answer cannot be parsed
+RULES_SHOWN = 10  # the most existing rules the distiller sees (those recall would give)
 NOTHING_TO_LEARN = "nothing to learn: no check failed in one round and passed in a later one"
-"""Why a completed run with no lessons is not distilled."""
 
 
 @functools.cache  # built once per process: a schema is not cheap to build
@@ -72,14 +61,13 @@ def skip_reason(
     return None
 
 
-def distill_prompt(
+def _prompt(
     state: DistillState,
     lessons: Sequence[Lesson],
     existing: Mapping[str, str],
     context: Context,
     problem: str | None,
 ) -> list[BaseMessage]:
-    """Build the distiller's prompt from the run's lessons and the rules that fit its task."""
     run = {"task": state.task, "lessons": lessons, "existing": existing}
     again = None if problem is None else ("distill_retry.jinja", {"problems": problem})
     return conversation(
@@ -101,7 +89,7 @@ def _failure(error: Exception) -> str:
 
 
 @dataclass
-class Distilling:
+class _Distilling:
     """A run whose lessons the distiller is about to generalise, and what it spends."""
 
     request: Request[DistillerReport]
@@ -110,11 +98,9 @@ class Distilling:
     update: dict[str, Any]
 
     def failed(self, error: Exception) -> dict[str, Any]:
-        """Record that asking the distiller failed with `error`."""
         return _failed(self.update, self.report, self.ledger, _failure(error))
 
     def finished(self, answer: Answer[DistillerReport]) -> dict[str, Any]:
-        """Record the distiller's operations, or why it gave none."""
         if answer.value is None:
             problem = answer.stopped or answer.rejected[-1]
             logger.warning("distillation gave no usable answer: %s", problem)
@@ -126,11 +112,10 @@ class Distilling:
         return {**self.update, "proposed": proposed, "memory_report": report}
 
 
-def distilling(state: DistillState, runtime: Runtime[Context]) -> Distilling | dict[str, Any]:
+def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling | dict[str, Any]:
     """Find the run's lessons and the rules that fit its task: what to ask the distiller.
 
-    Returns the update itself when there is nothing to ask: the run is not distilled (with
-    a budget of the run used up it is not: its calls count toward them), or it failed.
+    Returns the update itself when there is nothing to ask (not distilled, or failed).
     """
     context = runtime.context
     store = memory_store(runtime)
@@ -172,21 +157,19 @@ def distilling(state: DistillState, runtime: Runtime[Context]) -> Distilling | d
         spec=spec,
         role="distiller",
         server=model_server(spec, context),
-        prompt=distill_prompt(state, lessons, existing, context, None),
+        prompt=_prompt(state, lessons, existing, context, None),
         read=lambda answer: parse_answer(answer, DistillerReport),
-        retry=lambda prompt, answer, problem: distill_prompt(
-            state, lessons, existing, context, problem
-        ),
+        retry=lambda prompt, answer, problem: _prompt(state, lessons, existing, context, problem),
         attempts=DISTILL_ATTEMPTS,
         schema=distiller_output_schema(),
         method=context.distill_output_method,
     )
-    return Distilling(request, ledger, report, update)
+    return _Distilling(request, ledger, report, update)
 
 
 def propose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the distiller to generalise the run's lessons; else say why not."""
-    plan = distilling(state, runtime)
+    plan = _distilling(state, runtime)
     if isinstance(plan, dict):
         return plan
     try:
@@ -198,7 +181,7 @@ def propose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, A
 
 async def apropose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
     """`propose_rules`, awaiting the distiller (the store is read in a thread)."""
-    plan = await asyncio.to_thread(distilling, state, runtime)
+    plan = await asyncio.to_thread(_distilling, state, runtime)
     if isinstance(plan, dict):
         return plan
     try:

@@ -1,21 +1,13 @@
 """The strongest rules of a scope, kept ranked so recall reads a handful, not the scope.
 
-Without a vector index, recall gives the worker the most useful rules (smoothed pass rate
-of the runs that consulted them, then the most recently changed). Ranking a scope of
-thousands of rules on every recall would read them all, so the ranking is kept in one
-store item per scope, `("critic_loop", "ranking", scope) / "by_strength"`: every rule's
-id with its usefulness and last change, strongest first. Beside it, written in the same
-batch, its head (key `"head"`: the first `HEAD` entries) is all a recall reads, so recall
-costs the same in a scope of ten rules or ten thousand.
-Consolidation rewrites both from the rules it holds; usage recording updates the rules it
-counted, in the same batch; both under the scope's lock. A scope without a ranking (rules
-written by other means) is ranked once from a full read, and the ranking is stored for
-the next recall.
+The ranking and its head are written in one batch under the scope's lock; a scope
+without one (rules written by other means) is ranked once from a full read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
@@ -24,19 +16,13 @@ from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.rules import RULES_NAMESPACE_PREFIX, rules_namespace
 
 RANKING_KEY = "by_strength"
-"""The key of a scope's ranking item."""
-
 HEAD_KEY = "head"
-"""The key of the item holding the ranking's first entries, beside it."""
+HEAD = 64  # more than the most a recall asks for (recall_k + SLACK)
+SLACK = 5  # extra ids read, in case rules were removed since the ranking was written
+PAGE = 1000  # rules read per request when a whole scope must be read
 
-HEAD = 64
-"""Entries kept in a ranking's head: more than the most a recall asks for (recall_k + SLACK)."""
-
-PAGE = 1000
-"""Rules read per request when a whole scope must be read."""
-
-Entry = tuple[str, float, str]
-"""One ranked rule: its id, its usefulness, when it last changed (ISO 8601)."""
+Entry = tuple[str, float, str]  # a rule's id, usefulness, last change (ISO 8601)
+_strongest_first = itemgetter(1, 2)
 
 
 def ranking_namespace(scope: str) -> tuple[str, ...]:
@@ -54,14 +40,11 @@ def strength(value: Mapping[str, Any]) -> tuple[float, str]:
 def ranked(rules: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Entry]:
     """Rank rules given as (id, raw value), strongest first."""
     entries = [(rule_id, *strength(value)) for rule_id, value in rules]
-    return sorted(entries, key=lambda entry: (entry[1], entry[2]), reverse=True)
+    return sorted(entries, key=_strongest_first, reverse=True)
 
 
 def ranking_put(scope: str, entries: Sequence[Entry]) -> PutOp:
-    """Return the write that stores `entries` as the whole ranking of `scope` (not embedded).
-
-    Write it with its head (`ranking_writes`); a ranking alone is read whole by recall.
-    """
+    """Return the write that stores `entries` as the ranking of `scope` (see `ranking_writes`)."""
     value = {"rules": [list(entry) for entry in entries]}
     return PutOp(ranking_namespace(scope), RANKING_KEY, value, index=False)
 
@@ -86,9 +69,7 @@ def ranking_deletes(scope: str) -> list[PutOp]:
 def with_updated(entries: Sequence[Entry], changed: Mapping[str, Mapping[str, Any]]) -> list[Entry]:
     """Return `entries` with the rules in `changed` (id -> new raw value) ranked anew."""
     kept = [entry for entry in entries if entry[0] not in changed]
-    return sorted(
-        [*kept, *ranked(changed.items())], key=lambda entry: (entry[1], entry[2]), reverse=True
-    )
+    return sorted([*kept, *ranked(changed.items())], key=_strongest_first, reverse=True)
 
 
 def entries_of(item: Item | None) -> list[Entry] | None:
@@ -114,10 +95,6 @@ def read_scope(store: BaseStore, scope: str) -> list[Item]:
         items.extend(page)
         if len(page) < PAGE:
             return items
-
-
-SLACK = 5
-"""Extra ranked ids read, in case some rules were removed since the ranking was written."""
 
 
 def strongest_rules(store: BaseStore, scope: str, count: int) -> list[Item]:

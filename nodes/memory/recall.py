@@ -1,17 +1,7 @@
 """Recall: before the first draft, give the worker the rules of its scope that fit its task.
 
-Recall compares a pool of the scope's rules with the task: the `POOL` most similar to it
-when the store has a vector index (its search results then carry similarity scores),
-otherwise the whole scope if it is that small, else its `POOL` most useful rules, read
-from the scope's ranking (`ranking`) rather than by reading every rule (once a store's
-searches have shown it has no index, recall reads the ranking's head straight away). Of
-those, only the rules at least `Context.recall_min_relevance` relevant to the task
-(`relevance`: the words the task shares with what a rule was learned on) are kept, so a
-lesson from one kind of task does not reach another, and the worker gets at most
-`Context.recall_k` of them, the most useful first. They go to the worker only; the
-critic's view has no field for them, so its judgement stays independent of the worker's
-lessons. A store that cannot be read does not stop the run: the failure is recorded in
-`memory_errors` and the worker starts without rules.
+The pool is the most similar rules (with a vector index), else the most useful; only
+those at least `recall_min_relevance` relevant reach the worker, never the critic.
 """
 
 from __future__ import annotations
@@ -28,10 +18,9 @@ from critic_loop.nodes.events import recall_event
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import HEAD, SLACK, strength, strongest_rules
 from critic_loop.nodes.memory.relevance import relevance, topic_words
-from critic_loop.nodes.memory.rule_store import search_rules
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Task
-from critic_loop.state.rules import RecalledRule, Rule
+from critic_loop.state.rules import RecalledRule, Rule, rules_namespace
 
 logger = logging.getLogger(__name__)
 
@@ -42,24 +31,17 @@ class RecallView(BaseModel):
     task: Task
 
 
-POOL = HEAD - SLACK
-"""Rules of a scope compared with the task at recall: more than a scope keeps by default
-(`Context.max_rules`), and no more than the head of its ranking holds."""
+POOL = HEAD - SLACK  # more than a scope keeps by default, no more than a ranking's head
 
-
+# whether each store's searches came back scored (it has a vector index): one without is
+# not searched again, its ranking's head is read at once
 _scored_searches: weakref.WeakKeyDictionary[BaseStore, bool] = weakref.WeakKeyDictionary()
-"""Whether each store's similarity searches have come back scored (it has a vector index)."""
 
 
-def candidate_rules(store: BaseStore, scope: str, task: str) -> list[Item]:
-    """Return the rules of `scope` recall compares with `task` (see the module docstring).
-
-    A store whose searches came back unscored before has no index: its ranking's head is
-    read at once, without a search that would only say so again.
-    """
+def _candidates(store: BaseStore, scope: str, task: str) -> list[Item]:
     if _scored_searches.get(store) is False:
         return strongest_rules(store, scope, POOL)
-    items: list[Item] = list(search_rules(store, scope, query=task, limit=POOL))
+    items: list[Item] = list(store.search(rules_namespace(scope), query=task, limit=POOL))
     indexed = any(isinstance(item, SearchItem) and item.score is not None for item in items)
     if items:
         _scored_searches[store] = indexed
@@ -76,7 +58,7 @@ def relevant_rules(
     The most useful come first, then the most relevant, then the most recently changed.
     """
     words = topic_words(task)
-    scored = [(item, relevance(words, item.value)) for item in candidate_rules(store, scope, task)]
+    scored = [(item, relevance(words, item.value)) for item in _candidates(store, scope, task)]
     kept = [(item, score) for item, score in scored if score >= floor]
     kept.sort(
         key=lambda pair: (strength(pair[0].value)[0], pair[1], strength(pair[0].value)[1]),

@@ -1,13 +1,6 @@
-"""After a run completes, record in each rule it consulted how the run fared.
+"""After a completed run, record in each rule it consulted how the run fared.
 
-Usage statistics are what let a rule earn its place: `consulted`, how many of those runs
-`passed`, and in how many rounds. Only completed runs count (passed, stalled, exhausted);
-a verifier error says nothing about the worker. A store failure is recorded in
-`memory_errors` and does not touch the run's outcome.
-
-Counting is exact under concurrency and retries: the scope's lock is held for the
-read-modify-write (see `scope_locks`), and a marker item per run, written in the same
-batch as the counts, makes a retried step count nothing twice.
+A marker per run, in the same batch as the counts, makes a retried step count nothing twice.
 """
 
 from __future__ import annotations
@@ -22,11 +15,10 @@ from pydantic import BaseModel, Field
 
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import entries_of, ranking_writes, read_ranking, with_updated
-from critic_loop.nodes.memory.rule_store import get_rule, usage_marker_namespace
 from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.context import Context
 from critic_loop.state.records import COMPLETED_OUTCOMES, Critique, Outcome, rounds_done
-from critic_loop.state.rules import RecalledRule, Rule, rules_namespace
+from critic_loop.state.rules import RULES_NAMESPACE_PREFIX, RecalledRule, Rule, rules_namespace
 
 logger = logging.getLogger(__name__)
 
@@ -48,13 +40,13 @@ def _count_run(
     rounds: int,
 ) -> None:
     """Add one run to the usage of `rules` (all of `scope`), once per run, in one write."""
-    marker = usage_marker_namespace(scope)
+    marker = (RULES_NAMESPACE_PREFIX[0], "usage_recorded", scope)
     if run is not None and store.get(marker, run) is not None:
         return  # this run was counted before a crash or retry
     writes = []
     changed: dict[str, dict[str, Any]] = {}
     for recalled in rules:
-        item = get_rule(store, scope, recalled.id)
+        item = store.get(rules_namespace(scope), recalled.id)
         if item is None:  # retired since it was recalled
             continue
         rule = Rule.model_validate(item.value)

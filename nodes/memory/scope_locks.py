@@ -1,17 +1,4 @@
-"""One writer at a time per memory scope: usage counts and consolidation read, then write.
-
-Recording how a run fared (`consulted += 1`) and consolidating rules (dedupe against the
-scope, retire the weakest) both read the scope's rules and write them back. Two runs
-doing that at once would lose one's update or store a duplicate, so each holds the
-scope's key in a `critic_loop.keyed_locks.KeyedLock` for the read-modify-write.
-
-The lock depends on where the store lives. `critic_loop.persistence` registers its
-database's lock (files beside SQLite, advisory locks in PostgreSQL) for the stores it
-opens. Any other store (an in-memory store, the LangGraph server's) gets the default
-lock: this process's, unless `set_default_scope_lock` chose another
-(`critic_loop.serving.graphs` does, so the server's containers lock one another out
-through the server's PostgreSQL).
-"""
+"""One writer at a time per memory scope: usage counts and consolidation read, then write."""
 
 from __future__ import annotations
 

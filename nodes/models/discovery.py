@@ -108,6 +108,13 @@ def discover_model(
             model = _listed_model(base_url, timeout)
         except (OSError, ValueError) as error:
             reason = getattr(error, "reason", None) or error
+            if isinstance(
+                reason, ConnectionRefusedError
+            ):  # nothing there: naming a model won't help
+                raise DiscoveryFailed(
+                    f"nothing answers at {base_url.rstrip('/')} (connection refused): start the "
+                    "model server there, or point --base-url (or OPENAI_BASE_URL) at one that runs"
+                ) from error
             problem = f"{type(error).__name__}: {reason}"
             logger.debug(
                 "asking %s for its models failed (attempt %d): %s", base_url, attempt, problem

@@ -1,19 +1,10 @@
 """Agreement among candidates that pass the visible tests: which behaviour do most share?
 
-Several drafts can pass a handful of examples and still differ on inputs nobody wrote
-down. As AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most samples
-share, this module runs a round's candidates on further inputs and groups them:
-
-1. `probe_inputs` takes each call of a function the tests import whose arguments are
-   literals (`add(1, 2)`), and varies one argument at a time, keeping its type (numbers
-   moved, zeroed, negated; strings and lists emptied, cut, reversed, repeated; ...).
-2. `pair_check` runs two candidates on them as the `tests` criterion runs a draft (the
-   same sandbox, ceilings and test slot): a module holding both, each in a namespace of
-   its own, fingerprints each result, and a generated test asserts the prints agree.
-   Only two integers cross into the candidates' code, and a short string comes back.
-3. `behaviour_groups` compares each candidate with the first of every group so far.
-
-Agreement only ranks drafts that already passed every check; it never changes a verdict.
+As AlphaCode clusters samples and CodeT / MBR-exec prefer the behaviour most share:
+`probe_inputs` varies the literal arguments of the tests' calls one at a time, keeping
+their type; `pair_check` runs two candidates on them in the `tests` sandbox, a generated
+test comparing fingerprints of their results; `behaviour_groups` compares each candidate
+with the first of every group so far. It ranks passing drafts; it never changes a verdict.
 """
 
 from __future__ import annotations
@@ -23,7 +14,7 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, runnable_suite
@@ -32,13 +23,8 @@ from critic_loop.nodes.verifiers.checks.structured import extract_code
 from critic_loop.state.rubric import TestSuite
 
 MAX_PROBES = 32
-"""The most further inputs the candidates are run on."""
-
-MAX_LITERAL_CHARS = 2000
-"""A visible call whose arguments are longer than this (as source) is not varied."""
-
-_SMALL = 10**6
-"""Integers beyond this are not doubled (the inputs stay cheap to run)."""
+MAX_LITERAL_CHARS = 2000  # a longer call (as source) is not varied
+_SMALL = 10**6  # larger integers are not doubled (the inputs stay cheap to run)
 
 
 @dataclass(frozen=True)
@@ -87,16 +73,14 @@ def _literal(node: ast.expr) -> tuple[bool, Any]:
     return _round_trips(value), value
 
 
-def _round_trips(value: Any) -> bool:
-    """Tell whether `repr(value)` reads back as an equal literal (no NaN, no infinity)."""
+def _round_trips(value: Any) -> bool:  # no NaN, no infinity
     try:
         return bool(ast.literal_eval(repr(value)) == value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
 
 
-def visible_calls(tests: str, module: str) -> list[Probe]:
-    """Return the calls the tests make to `module`'s functions with literal arguments."""
+def _visible_calls(tests: str, module: str) -> list[Probe]:
     try:
         tree = ast.parse(tests)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -189,46 +173,27 @@ def variants_of(value: Any) -> list[Any]:
     return []
 
 
-def _varied(call: Probe) -> Iterator[Probe]:
-    """Yield `call` with one argument at a time replaced by a nearby value.
+def _swapped(items: tuple[Any, ...], position: int, value: Any) -> tuple[Any, ...]:
+    return (*items[:position], value, *items[position + 1 :])
 
-    The arguments take turns (the first variant of each, then the second of each, ...),
-    so a bounded number of probes varies every argument.
-    """
-    per_argument: list[list[Probe]] = []
-    for position, argument in enumerate(call.args):
-        per_argument.append(
-            [
-                Probe(
-                    call.function,
-                    (*call.args[:position], v, *call.args[position + 1 :]),
-                    call.kwargs,
-                )
-                for v in variants_of(argument)
-            ]
-        )
-    for position, (key, argument) in enumerate(call.kwargs):
-        per_argument.append(
-            [
-                Probe(
-                    call.function,
-                    call.args,
-                    (*call.kwargs[:position], (key, v), *call.kwargs[position + 1 :]),
-                )
-                for v in variants_of(argument)
-            ]
-        )
+
+def _varied(call: Probe) -> Iterator[Probe]:
+    """Yield `call` with one argument at a time replaced by a nearby value, arguments in turn."""
+    per_argument = [
+        [replace(call, args=_swapped(call.args, at, v)) for v in variants_of(argument)]
+        for at, argument in enumerate(call.args)
+    ]
+    per_argument += [
+        [replace(call, kwargs=_swapped(call.kwargs, at, (key, v))) for v in variants_of(argument)]
+        for at, (key, argument) in enumerate(call.kwargs)
+    ]
     for turn in itertools.zip_longest(*per_argument):
         yield from (probe for probe in turn if probe is not None)
 
 
 def probe_inputs(criterion: TestSuite, limit: int = MAX_PROBES) -> list[Probe]:
-    """Return up to `limit` further calls, varied from the suite's own (which are left out).
-
-    The suite must be inline (`tests`); a suite with no literal call of an imported
-    function gives none.
-    """
-    calls = visible_calls(criterion.tests or "", criterion.module)
+    """Return up to `limit` further calls, varied from the inline suite's own (left out)."""
+    calls = _visible_calls(criterion.tests or "", criterion.module)
     seen = {call.source() for call in calls}
     chosen: list[Probe] = []
     # one variant of each visible call in turn, so every example contributes
@@ -308,46 +273,26 @@ def test_same_behaviour_on_every_probe():
 """
 
 
-def pair_suite(criterion: TestSuite, probes: int) -> TestSuite:
-    """Return the suite that passes when the two drafts of `behaviour_module` agree.
-
-    It keeps `criterion`'s sandbox limits and module name; the module it runs is
-    `behaviour_module`'s, not a draft.
-    """
-    return criterion.model_copy(
-        update={
-            "tests": PAIR_TEST.format(module=criterion.module, count=probes),
-            "tests_file": None,
-        }
-    )
-
-
-def behaviour_module(probes: Sequence[Probe], left: str, right: str) -> str:
-    """Return the module holding two drafts' code and the probes to run them on."""
-    sources = [extract_code(left), extract_code(right)]
-    listed = "[\n" + "".join(f"    {probe.source()},\n" for probe in probes) + "]"
-    return BEHAVIOUR_MODULE.format(sources=repr(sources), probes=listed)
-
-
 def pair_check(
     criterion: TestSuite, probes: Sequence[Probe], left: str, right: str
 ) -> tuple[TestSuite, str]:
-    """Return what to run so that drafts `left` and `right` pass only if they agree on `probes`.
+    """Return the suite and module that pass only if drafts `left` and `right` agree on `probes`.
 
-    It runs as the `tests` criterion runs a draft (`run_check`): the same sandbox, refused
-    for a served run where it is incomplete, and the limits held to the ceilings.
+    They run as the `tests` criterion runs a draft (`run_check`), with `criterion`'s limits.
     """
-    return pair_suite(criterion, len(probes)), behaviour_module(probes, left, right)
+    tests = PAIR_TEST.format(module=criterion.module, count=len(probes))
+    suite = criterion.model_copy(update={"tests": tests, "tests_file": None})
+    sources = [extract_code(left), extract_code(right)]
+    listed = "[\n" + "".join(f"    {probe.source()},\n" for probe in probes) + "]"
+    return suite, BEHAVIOUR_MODULE.format(sources=repr(sources), probes=listed)
 
 
 @dataclass(frozen=True)
 class Grouping:
     """The candidates grouped by behaviour on the probes."""
 
-    probes: int
-    """How many further inputs the candidates were run on."""
-    group: list[int]
-    """Each candidate's group: the index of the group's first candidate."""
+    probes: int  # how many further inputs they were run on
+    group: list[int]  # each candidate's group: the index of the group's first candidate
 
     def support(self, index: int) -> int:
         """How many candidates (this one included) behave like candidate `index`."""
@@ -357,10 +302,7 @@ class Grouping:
 def behaviour_groups(
     criterion: TestSuite, drafts: Sequence[str], trust: Trust = OPERATOR
 ) -> Grouping | None:
-    """Group `drafts` by their behaviour on `criterion`'s further inputs (module docstring, 3).
-
-    The suite is read and held to the ceilings first (`runnable_suite`). Returns None when
-    it gives no further inputs.
+    """Group `drafts` by their behaviour on `criterion`'s further inputs (None: it gives none).
 
     Raises:
         IsolationUnavailable: the sandbox is incomplete and the run is served (and the

@@ -223,10 +223,14 @@ def test_malformed_labels_are_a_one_line_error_naming_the_line(tmp_path, cli, li
 
 
 def test_missing_files_are_a_one_line_error(tmp_path, cli) -> None:
-    one_line_error(cli("calibrate", "nope.jsonl", *CRITIC), "cannot read nope.jsonl")
+    one_line_error(
+        cli("calibrate", "nope.jsonl", *CRITIC),
+        "LABELS.jsonl 'nope.jsonl': no such file; give the path of",
+    )
     labels_file(tmp_path / "labels.jsonl", shared=False)
     one_line_error(
-        cli("calibrate", "labels.jsonl", "--rubric", "nope.json", *CRITIC), "cannot read nope.json"
+        cli("calibrate", "labels.jsonl", "--rubric", "nope.json", *CRITIC),
+        "--rubric 'nope.json': no such file; give the path of",
     )
     labels_file(tmp_path / "shared.jsonl")
     (tmp_path / "rubric.json").write_text(json.dumps(RUBRIC))

@@ -45,7 +45,9 @@ def test_a_rubric_with_nothing_to_change_exits_0_and_bad_input_2(tmp_path, cli) 
     (tmp_path / "fine.json").write_text(json.dumps([RUBRIC[3], RUBRIC[4]]))
     done = cli("lint-rubric", "fine.json")
     assert done.returncode == 0 and done.stdout.splitlines()[-1] == "  nothing to change"
-    one_line_error(cli("lint-rubric", "nope.json"), "cannot read nope.json")
+    one_line_error(
+        cli("lint-rubric", "nope.json"), "RUBRIC 'nope.json': no such file; give the path of"
+    )
 
 
 def test_a_run_notes_at_its_start_the_judged_criteria_code_could_decide(tmp_path, models, cli):

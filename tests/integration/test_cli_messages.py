@@ -31,7 +31,19 @@ MISTAKES = [
         "a kind typo in a rubric file",
         ["run", "--task", "x", "--rubric", "rubric.json"],
         "rubric.json: item 2 ('tests_pass'): kind 'test' is not a kind of criterion; "
-        "use one of: llm, word_count",
+        "did you mean 'tests'? use one of: llm, word_count",
+    ),
+    (
+        "a kind typo on --check",
+        ["run", "--task", "x", "--check", "x=wordcount"],
+        "--check #1 ('x'): kind 'wordcount' is not a kind of criterion; did you mean "
+        "'word_count'? use one of: llm, word_count",
+    ),
+    (
+        "an --input file that does not exist",
+        ["run", "--input", "missing.json"],
+        "--input 'missing.json': no such file; give the path of a JSON file that holds the "
+        "task and the rubric",
     ),
     (
         "a setting typo on --check",
@@ -116,7 +128,15 @@ MISTAKES = [
     ),
 ]
 
-ONE_LINE = ("no model to run", "--worker-model", "--model", "--task-file", "-q", "--debug")
+ONE_LINE = (
+    "no model to run",
+    "--worker-model",
+    "--model",
+    "--task-file",
+    "-q",
+    "--debug",
+    "--input",
+)
 """Messages that are exactly one line on stderr (others may list a problem per line)."""
 
 
@@ -200,7 +220,7 @@ def test_a_check_only_rubric_runs_without_a_critic_and_quiet_prints_only_the_dra
 
 
 def test_debug_adds_the_traceback_and_a_bug_exits_4(run_cli, monkeypatch) -> None:
-    def broken(parameters):
+    def broken(*arguments):
         raise RuntimeError("something inside broke")
 
     monkeypatch.setattr(run_commands, "_context", broken)

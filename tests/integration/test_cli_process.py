@@ -27,8 +27,18 @@ def clean_environment() -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("arguments", [["--help"], ["run", "--help"], ["--version"]])
-def test_help_imports_no_graph_and_no_model_library(arguments) -> None:
+@pytest.mark.parametrize(
+    ("arguments", "status"),
+    [
+        (["--help"], 0),
+        (["run", "--help"], 0),
+        (["--version"], 0),
+        (["run", "--task", "x"], 2),  # a mistake in the arguments: the rubric is empty
+        (["run", "--input", "missing.json"], 2),
+        (["run", "--task", "x", "--criterion", "a=b", "--max-iterations", "0"], 2),
+    ],
+)
+def test_help_and_argument_mistakes_import_no_graph_and_no_model_library(arguments, status) -> None:
     probe = (
         "import sys\n"
         "from critic_loop.cli import main\n"
@@ -38,7 +48,7 @@ def test_help_imports_no_graph_and_no_model_library(arguments) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "LOADED [] STATUS 0"
+    assert done.stdout.splitlines()[-1] == f"LOADED [] STATUS {status}"
 
 
 def test_a_whole_run_as_a_process(tmp_path) -> None:

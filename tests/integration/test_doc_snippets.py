@@ -7,13 +7,16 @@ and the distiller proposes one rule. A block that truly cannot run offline carri
 `<!-- snippet: not-run (reason) -->` directly above its fence.
 """
 
+import json
 import logging
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.support.markdown_snippets import Snippet, python_snippets
-from tests.support.openai_server import DiligentModel, ScriptedOpenAIServer
+from tests.support.openai_server import DiligentModel, RoleScript, ScriptedOpenAIServer
+from tests.support.verdicts import graded
 
 pytestmark = pytest.mark.integration
 
@@ -80,3 +83,73 @@ def test_a_not_run_marker_must_say_why(tmp_path: Path) -> None:
     assert bare.name == "later-1"
     with pytest.raises(ValueError, match="must read '<!-- snippet: not-run"):
         _ = bare.not_run_reason
+
+
+def shape(line: str) -> str:
+    """A printed line with what varies from run to run (ids, models, numbers) made alike."""
+    line = re.sub(r"\b[0-9a-f]{32}\b", "THREAD", line)
+    line = re.sub(r"openai:[\w.\-]+", "MODEL", line)
+    return re.sub(r"\d+(\.\d+)?", "N", line).rstrip()
+
+
+def transcript(page: Path) -> list[str]:
+    """The demo's transcript a page shows (its first ```text block after the heading)."""
+    text = page.read_text().split("## What a run looks like", 1)[1]
+    block = text.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    return block[: next(i for i, line in enumerate(block) if line.startswith("--- final draft"))]
+
+
+@pytest.mark.parametrize(
+    "page", [README, ROOT / "docs" / "getting-started.md"], ids=["README", "getting-started"]
+)
+def test_the_demo_transcript_shows_what_the_demo_prints(page: Path, run_cli) -> None:
+    with ScriptedOpenAIServer(DiligentModel()) as server:
+        done = run_cli("demo", env={"OPENAI_BASE_URL": server.base_url})
+    assert done.returncode == 0, done.stderr
+    printed = [shape(line) for line in done.stdout.splitlines()]
+    shown = [line for line in transcript(page) if line.strip() and not line.startswith("$")]
+    position = 0
+    for line in shown:  # in order; "[...]" stands for what the page leaves out
+        wanted = shape(line.split("[...]")[0])
+        found = [
+            i for i, real in enumerate(printed[position:], position) if real.startswith(wanted)
+        ]
+        assert found, f"{page.name} shows a line the demo does not print: {line!r}"
+        position = found[0] + 1
+    ending = printed[printed.index(next(p for p in printed if p.startswith("outcome:"))) :]
+    ending = [line for line in ending[: ending.index("--- final draft (round N) ---")] if line]
+    assert [shape(line) for line in shown[-len(ending) :]] == ending  # the result, whole
+
+
+def test_the_distilling_on_demand_example_learns_a_rule(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """The worker misses the hidden sign-off, the check's hint gets it added: a lesson."""
+    [snippet] = [
+        s
+        for s in python_snippets(ROOT / "docs" / "memory.md")
+        if s.name == "distilling-on-demand-1"
+    ]
+    monkeypatch.chdir(tmp_path)
+    add = {
+        "action": "add",
+        "rule_id": "",
+        "text": "End with 'Happy coding!'.",
+        "criteria": [],
+        "reason": "r",
+    }
+    script = RoleScript(
+        worker=[
+            "A hash map finds a value by its key: ages['ada'] gives 36.",
+            "A hash map finds a value by its key: ages['ada'] gives 36. Happy coding!",
+        ],
+        critic=[graded([{"id": "example"}]), {"operations": [add]}],
+    )
+    with ScriptedOpenAIServer(script) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("CRITIC_LOOP_WORKER_MODEL", "openai:stub-worker")
+        monkeypatch.setenv("CRITIC_LOOP_CRITIC_MODEL", "openai:stub-critic")
+        exec(compile(snippet.code, "memory.md", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out == "1 rule(s) added to scope 'explainers'\n"
+    lesson = json.dumps(server.requests[-1]["messages"])
+    assert "Happy coding!" in lesson  # the distiller was given the hint that fixed it

@@ -151,8 +151,8 @@ def test_ctrl_c_at_any_step_then_the_same_command_resumes(tmp_path, step) -> Non
         assert message.startswith(
             "critic-loop: stopped by SIGINT in thread t1; every finished step is saved."
         )
-        assert message.endswith(
-            "--thread-id t1 --db " + str(tmp_path / "runs.sqlite") + " --memory-scope interrupts"
+        assert message.endswith(  # the thread keeps its task, rubric and settings
+            "Resume with: critic-loop run --thread-id t1 --db " + str(tmp_path / "runs.sqlite")
         )
 
         again = start(tmp_path, server)

@@ -16,11 +16,14 @@ import pytest
 from critic_loop.sandbox import isolation as sandbox
 from tests.support.notebook_models import start_stand_in
 from tests.support.notebooks import (
+    EMBEDDED,
     MODEL_VARIABLES,
     execute,
     notebooks,
     outcomes,
+    printed_models,
     read,
+    stated_models,
     stream_text,
     structure,
 )
@@ -28,7 +31,6 @@ from tests.support.notebooks import (
 pytestmark = pytest.mark.integration
 
 CONFIGURED = "Using the model your environment configures."
-EMBEDDED = "No model configured: the embedded local model answers on 127.0.0.1."
 
 EXPECTED = {
     "quickstart": [
@@ -41,12 +43,12 @@ EXPECTED = {
         "('generate',) critiques so far: 1",
     ],
     "code_task": [
-        "round 1: score 0.00  -tests ?docstring",
+        "round 1: score 0.00  -tests",
         "outcome: passed after 2 round(s)",
-        "round 1: tests failed: 1 of 4 tests failed: test_even_length.",
-        "round 2: tests passed: All 4 tests passed.",
-        "told the worker after round 1: ['Fix these: test_even_length: median([4, 1, 3, 2]) "
-        "returned 3, expected 2.5']",
+        "round 1: tests failed: 1 of 5 tests failed: test_an_empty_list_is_an_error.",
+        "round 2: tests passed: All 5 tests passed.",
+        "told the worker after round 1: ['Fix these: test_an_empty_list_is_an_error: "
+        "median([]) raised IndexError; it should raise ValueError']",
     ],
     "memory": [
         "recalled 0 rule(s)",
@@ -87,6 +89,17 @@ def test_every_notebook_is_committed_with_the_outputs_of_a_real_run(path: Path) 
     printed = stream_text(saved)
     assert EMBEDDED in printed or CONFIGURED in printed, printed
     assert outcomes(saved) == (2 if path.stem == "memory" else 1), printed
+
+
+@pytest.mark.parametrize("path", notebooks(), ids=lambda path: path.stem)
+def test_each_notebook_says_truly_which_models_made_its_saved_outputs(path: Path) -> None:
+    saved = read(path)
+    stated = stated_models(saved)
+    assert stated is not None, "no '**Saved outputs:** worker `...`, critic `...`, ...' line"
+    worker, critic, where = stated
+    assert printed_models(saved) == (worker, critic)
+    assert "scripted" not in worker + critic  # the tests' stand-in never makes saved outputs
+    assert (where == "the embedded local model") == (EMBEDDED in stream_text(saved)), where
 
 
 @pytest.mark.parametrize("path", notebooks(), ids=lambda path: path.stem)

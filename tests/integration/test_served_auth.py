@@ -30,6 +30,7 @@ from tests.support.verdicts import graded
 pytestmark = pytest.mark.integration
 
 SECRET = "an-operators-secret-of-at-least-32-characters"
+API_KEY = "sk-the-operators-own-api-key-0123"
 INPUT = {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}
 SCOPE = "shared-name"
 """Both users name the same memory scope: each still gets their own."""
@@ -73,7 +74,7 @@ def model_server():
 def server(model_server, tmp_path_factory):
     env = {
         "OPENAI_BASE_URL": model_server.base_url,
-        "OPENAI_API_KEY": "unused-by-stub",
+        "OPENAI_API_KEY": API_KEY,
         "CRITIC_LOOP_AUTH_SECRET": SECRET,
         "PATH": path_without({"bwrap"}, tmp_path_factory.mktemp("bin")),
     }
@@ -261,3 +262,50 @@ async def test_without_bubblewrap_a_served_run_with_tests_is_refused_before_any_
     message = str(task["error"])
     assert "bubblewrap (bwrap) is not installed" in message, message
     assert "apt-get install bubblewrap" in message and "\\n" not in message
+
+
+async def test_no_answer_and_no_log_line_holds_a_secret(server, model_server) -> None:
+    """Every kind of refusal and error this server gives, then its whole log, grepped."""
+    alice = client_of(server, "alice")
+    bodies = []
+    for headers in (
+        {},
+        {"Authorization": "Bearer not-a-token"},
+        {"Authorization": f"Bearer {token('alice', secret=SECRET[:-1] + '!')}"},
+        {"Authorization": f"Bearer {SECRET}"},  # the secret itself, sent as a token
+    ):
+        bodies.append(httpx.post(f"{server.url}/threads/search", json={}, headers=headers).text)
+    thread = await alice.threads.create()
+    for chosen in ({"call_budget": 10**9}, {"base_url": "http://127.0.0.1:9/v1"}, {"memory": 3}):
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            await alice.runs.create(
+                thread["thread_id"], "critic_loop", input=INPUT, context={**context(), **chosen}
+            )
+        assert 400 <= status_of(refused.value) < 500
+        bodies.append(refused.value.response.text)
+    model_server.responder.worker[:] = []  # the worker's call fails: a run's own error
+    failed = await alice.runs.wait(
+        thread["thread_id"], "critic_loop", input=INPUT, context=context(), raise_error=False
+    )
+    bodies.append(str(failed))
+    log = server.log_path.read_text(errors="replace")
+    for secret in (SECRET, API_KEY):
+        for body in bodies:
+            assert secret not in body, body
+        assert secret not in log
+
+
+def test_a_short_secret_stops_the_server_without_saying_it() -> None:
+    short = "sixteen-chars-ab"
+    server = DevServer(env={"CRITIC_LOOP_AUTH_SECRET": short}, startup_timeout=60)
+    try:
+        with pytest.raises(RuntimeError, match="langgraph dev exited early") as stopped:
+            server.start()
+        log = server.log_path.read_text(errors="replace")
+    finally:
+        server.stop()
+    assert (
+        "critic-loop's authentication is misconfigured: CRITIC_LOOP_AUTH_SECRET: it must be at "
+        "least 32 characters long"
+    ) in log
+    assert short not in log and short not in str(stopped.value)

@@ -16,6 +16,7 @@ from langgraph_sdk import get_client
 from critic_loop.state.budget import spent_on
 from critic_loop.state.ceilings import CONTEXT_CEILINGS, Ceilings, variable
 from critic_loop.state.records import Critique, Draft
+from critic_loop.thread_settings import stored_settings
 from tests.integration.test_sandbox_memory import HOLDS_THREE, THREE_AT_ONCE
 from tests.support.contexts import context_maxima
 from tests.support.dev_server import DevServer
@@ -80,20 +81,32 @@ async def run_in_a_thread(client, run_input: dict, **settings: object) -> dict:
     return (await client.threads.get_state(thread["thread_id"]))["values"]
 
 
+async def error_of(run) -> str:
+    """The refusal of a run: a 4xx when it is created (its context), or the run's own error."""
+    try:
+        result = await run
+    except httpx.HTTPStatusError as refused:
+        assert 400 <= refused.response.status_code < 500, refused.response.text
+        return str(refused.response.json()["detail"])
+    assert "__error__" in result, result
+    return str(result["__error__"]["message"])
+
+
 async def refusal(dev_server, model_server, *, input=None, context=None) -> str:
     """Run and return the error message; the model server must not have been called."""
     before = len(model_server.requests)
     client = get_client(url=dev_server.url)
-    result = await client.runs.wait(
-        None,
-        "critic_loop",
-        input=input or {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
-        context={**CONTEXT, **(context or {})},
-        raise_error=False,
+    message = await error_of(
+        client.runs.wait(
+            None,
+            "critic_loop",
+            input=input or {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
+            context={**CONTEXT, **(context or {})},
+            raise_error=False,
+        )
     )
-    assert "__error__" in result, result
     assert len(model_server.requests) == before, "a model was called before the refusal"
-    return str(result["__error__"]["message"])
+    return message
 
 
 async def test_python_checks_cannot_name_arbitrary_functions(dev_server, model_server, tmp_path):
@@ -149,15 +162,15 @@ async def test_a_resumed_run_and_an_edited_rubric_are_held_to_the_policy(
         interrupt_before=["critique"],
     )
     assert paused["drafts"][0]["text"] == "draft"
-    # a resume with new settings is checked again
-    resumed = await client.runs.wait(
+    # a resume with new settings is checked again (refused when it is created)
+    resumed = client.runs.wait(
         thread["thread_id"],
         "critic_loop",
         input=None,
         context={**CONTEXT, "base_url": attacker_server.base_url},
         raise_error=False,
     )
-    assert "is not allowed" in str(resumed["__error__"]["message"])
+    assert "is not allowed" in await error_of(resumed)
     assert attacker_server.requests == []
     # a rubric written into the thread's state is checked where it is used
     await client.threads.update_state(
@@ -169,6 +182,24 @@ async def test_a_resumed_run_and_an_edited_rubric_are_held_to_the_policy(
         thread["thread_id"], "critic_loop", input=None, context=CONTEXT, raise_error=False
     )
     assert "python check 'os:system' is not allowed" in str(edited["__error__"]["message"])
+
+
+async def test_a_served_runs_checkpoints_keep_its_settings_as_a_clients(dev_server, model_server):
+    """What `critic-loop run --thread-id` reads back from a thread the server ran."""
+    model_server.responder.worker[:] = ["draft"]
+    model_server.responder.critic[:] = [graded(RUBRIC)]
+    client = get_client(url=dev_server.url)
+    thread = await client.threads.create()
+    await client.runs.wait(
+        thread["thread_id"],
+        "critic_loop",
+        input={"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]},
+        context={**CONTEXT, "max_iterations": 2},
+    )
+    [latest, *_] = await client.threads.get_history(thread["thread_id"], limit=1)
+    kept = stored_settings(latest["metadata"])
+    assert kept is not None and kept.by_client is True
+    assert kept.values["worker_model"] == "openai:stub" and kept.values["max_iterations"] == 2
 
 
 async def test_an_allowed_run_still_works(dev_server, model_server):
@@ -315,6 +346,16 @@ async def test_a_request_at_every_context_maximum_is_refused_naming_each_ceiling
 ):
     maxima = context_maxima()
     assert set(maxima) == set(CONTEXT_CEILINGS)
+    client = get_client(url=dev_server.url)
+    thread = await client.threads.create()
+    with pytest.raises(httpx.HTTPStatusError) as refused:  # when the run is created
+        await client.runs.create(thread["thread_id"], "critic_loop", input={}, context=maxima)
+    assert refused.value.response.status_code == 403
+    assert await client.runs.list(thread["thread_id"]) == []
+    with pytest.raises(httpx.HTTPStatusError) as refused:  # an assistant is held to them too
+        await client.assistants.create("critic_loop", context=maxima)
+    assert refused.value.response.status_code == 403
+    assert "call_budget=1000000" in refused.value.response.json()["detail"]
     message = await refusal(dev_server, model_server, context=maxima)
     assert message.startswith("the run's context asks for more than this server allows: ")
     for name in CONTEXT_CEILINGS:

@@ -163,15 +163,20 @@ QUICKSTART = StandIn(
 
 MEDIAN_FIRST = '''```python
 def median(values):
-    """Return the middle value of a list of numbers."""
+    """Return the median of a list of numbers."""
     ordered = sorted(values)
-    return ordered[len(ordered) // 2]
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
 ```'''
-"""Right for odd lengths only."""
+"""Right for every list but the empty one (an IndexError, not the ValueError the tests want)."""
 
 MEDIAN_REVISED = '''```python
 def median(values):
-    """Return the median of a non-empty list of numbers."""
+    """Return the median of a list of numbers; an empty list is an error."""
+    if not values:
+        raise ValueError("the median of an empty list is undefined")
     ordered = sorted(values)
     middle = len(ordered) // 2
     if len(ordered) % 2:
@@ -180,10 +185,7 @@ def median(values):
 ```'''
 
 CODE_TASK = StandIn(
-    drafts=[Drafts("median", first=MEDIAN_FIRST, revised=MEDIAN_REVISED)],
-    requirements={
-        "docstring": Requirement('"""Return', "Give the function a docstring.", about="docstring"),
-    },
+    drafts=[Drafts("median", first=MEDIAN_FIRST, revised=MEDIAN_REVISED)], requirements={}
 )
 
 SAFETY_RULE = "Always close a welcome message with what to bring and to check."

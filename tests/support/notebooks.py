@@ -94,17 +94,62 @@ def stream_text(notebook: nbformat.NotebookNode, name: str = "stdout") -> str:
     )
 
 
+PRINTED_MODELS = re.compile(r"^worker (\S+), critic (\S+)$", re.MULTILINE)
+"""The line a notebook's first cell prints: the models its outputs come from."""
+
+STATEMENT = re.compile(r"^\*\*Saved outputs:\*\* worker `([^`]+)`, critic `([^`]+)`, (.+)\.$", re.M)
+"""The line of a notebook's "Models" section that says which models made its saved outputs."""
+
+EMBEDDED = "No model configured: the embedded local model answers on 127.0.0.1."
+"""What the first cell prints when no model is configured."""
+
+
+def printed_models(notebook: nbformat.NotebookNode) -> tuple[str, str] | None:
+    """Return the (worker, critic) the notebook's outputs show it ran with."""
+    found = PRINTED_MODELS.search(stream_text(notebook))
+    return (found.group(1), found.group(2)) if found else None
+
+
+def stated_models(notebook: nbformat.NotebookNode) -> tuple[str, str, str] | None:
+    """Return the (worker, critic, where) the notebook's text says its outputs come from."""
+    for cell in notebook.cells:
+        found = STATEMENT.search(cell.source) if cell.cell_type == "markdown" else None
+        if found:
+            return found.group(1), found.group(2), found.group(3)
+    return None
+
+
+def state_the_models(notebook: nbformat.NotebookNode) -> None:
+    """Write which models produced the notebook's outputs into its statement line."""
+    models = printed_models(notebook)
+    if models is None:
+        raise ValueError("the notebook printed no 'worker ..., critic ...' line")
+    where = (
+        "the embedded local model"
+        if EMBEDDED in stream_text(notebook)
+        else ("an OpenAI-compatible server the environment named")
+    )
+    line = f"**Saved outputs:** worker `{models[0]}`, critic `{models[1]}`, {where}."
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and STATEMENT.search(cell.source):
+            cell.source = STATEMENT.sub(line, cell.source)
+            return
+    raise ValueError("the notebook has no '**Saved outputs:**' line to fill in")
+
+
 def save_executed(paths: list[Path], timeout: int = 3600) -> None:
     """Run each notebook and save it with its outputs (how the committed outputs are made).
 
-    Run with no model configured and the `local` extra installed, so the outputs are the
-    embedded model's: `make notebooks` (CRITIC_LOOP_LOCAL_MODEL_FILE names a model file
-    already on disk, if there is one).
+    The models are the environment's, as for a reader: with none configured (`make
+    notebooks`), the embedded model (the `local` extra; CRITIC_LOOP_LOCAL_MODEL_FILE names
+    a model file already on disk); with `make notebooks BASE_URL=...`, that server's.
+    Each notebook's "**Saved outputs:**" line is rewritten to name the models it ran with.
     """
     for path in paths:
         notebook = execute(path, timeout)
         for cell in notebook.cells:
             cell.get("metadata", {}).pop("execution", None)
+        state_the_models(notebook)
         nbformat.write(notebook, path)
 
 

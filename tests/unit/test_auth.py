@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,6 +97,22 @@ def test_audience_and_issuer_are_checked_when_set() -> None:
 def test_a_short_secret_is_refused_at_start() -> None:
     with pytest.raises(ValueError, match="at least 32"):
         TokenSettings(secret="short")
+
+
+def test_a_bad_setting_stops_the_server_in_a_line_that_never_holds_its_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CRITIC_LOOP_AUTH_SECRET", "sixteen-chars-ab")
+    monkeypatch.setenv("CRITIC_LOOP_AUTH_REQUIRED", "not-a-yes-or-no")
+    auth.token_settings.cache_clear()
+    with pytest.raises(RuntimeError) as stopped:
+        auth.check_at_start()
+    auth.token_settings.cache_clear()
+    message = str(stopped.value)
+    assert "CRITIC_LOOP_AUTH_SECRET: it must be at least 32 characters long" in message
+    assert "CRITIC_LOOP_AUTH_REQUIRED: " in message
+    printed = "".join(traceback.format_exception(stopped.value))  # what the server logs
+    assert "sixteen-chars-ab" not in printed and "not-a-yes-or-no" not in printed
 
 
 async def test_without_a_secret_everyone_is_one_anonymous_user(open_server: None) -> None:

@@ -51,7 +51,8 @@ def assert_no_model_called(models) -> None:
         ),
         (
             {"task": TASK, "rubric": [{"id": "t", "kind": "test"}]},
-            "rubric item 1 ('t'): kind 'test' is not a kind of criterion; use one of: llm,",
+            "rubric item 1 ('t'): kind 'test' is not a kind of criterion; did you mean 'tests'? "
+            "use one of: llm,",
         ),
         (
             {"task": TASK, "rubric": [{"id": "w", "kind": "word_count", "mx": 5}]},

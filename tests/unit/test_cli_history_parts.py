@@ -232,13 +232,26 @@ def test_every_command_has_help(command, capsys) -> None:
 
 
 def test_help_groups_the_options(capsys) -> None:
+    main(["run", "--help"])
+    run = capsys.readouterr().out
+    headings = ["Task and rubric:", "Thread and data:", "Models:", "Rounds and stopping:"]
+    headings += ["The judge:", "Limits and budgets:", "Memory:", "Output:"]
+    assert [run.index(heading) for heading in headings] == sorted(
+        run.index(heading) for heading in headings
+    )
+    assert run.index("Memory:") < run.index("  --memory-scope") < run.index("Output:")
+    main(["demo", "--help"])
+    demo = capsys.readouterr().out
+    assert "DEMO_SCOPE" not in demo and "memory scope 'demo'" in demo
     main(["stats", "--help"])
     text = capsys.readouterr().out
     assert text.index("Where:") < text.index("--db") < text.index("Output:") < text.index("--plot")
     main(["calibrate", "--help"])
     calibrate = capsys.readouterr().out
-    assert calibrate.index("--rubric") < calibrate.index("Critic settings (every Context field):")
-    assert calibrate.index("Critic settings") < calibrate.index("  --critic-model TEXT")
+    # the critic's settings (every Context field) under the run's sections
+    assert calibrate.index("--rubric") < calibrate.index("Models:")
+    assert calibrate.index("Models:") < calibrate.index("  --critic-model TEXT")
+    assert calibrate.index("The judge:") < calibrate.index("  --judge-mode")
     assert '{"id": "a1", "artifact": "...", "labels": {"clear": true, "short": false}}' in calibrate
 
 
@@ -284,6 +297,7 @@ def _top_level_imports(path: Path, package: str) -> set[str]:
 def test_help_imports_no_heavy_library() -> None:
     """Importing the command line (all `--help` needs) reaches none of the heavy libraries."""
     seen: set[str] = set()
+    modules: set[str] = set()
     pending = ["critic_loop.cli"]
     reached: set[str] = set()
     while pending:
@@ -297,6 +311,7 @@ def test_help_imports_no_heavy_library() -> None:
             continue
         if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
             continue
+        modules.add(name)
         package = name if spec.submodule_search_locations else name.rpartition(".")[0]
         for imported in _top_level_imports(Path(spec.origin), package):
             top = imported.split(".")[0]
@@ -306,3 +321,36 @@ def test_help_imports_no_heavy_library() -> None:
                 pending += [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
     assert "critic_loop" in reached and "click" in reached
     assert reached & HEAVY == set()
+    # nor the graph, its nodes, or the rubric's models: a mistake in the arguments answers at once
+    graph_side = (
+        "critic_loop.nodes",
+        "critic_loop.graphs",
+        "critic_loop.run",
+        "critic_loop.state.rubric",
+    )
+    assert {name for name in modules if name.startswith(graph_side)} == set()
+
+
+def test_show_gives_a_repeated_drafts_verdict_once() -> None:
+    from critic_loop.cli.history import story
+    from critic_loop.state.records import Critique, Draft, DraftRef
+    from critic_loop.state.verdict import CriterionResult, Verdict
+
+    failing = Verdict(
+        results=[CriterionResult(criterion_id="c", passed=False, evidence="no", hint="Say it.")]
+    )
+    drafts = [Draft(round=n, text="the same text", origin="revision") for n in (1, 2, 3)]
+    drafts[0] = drafts[0].model_copy(update={"origin": "first"})
+    critiques = [Critique(round=1, verdict=failing)] + [
+        Critique(round=n, verdict=failing, duplicate_of=DraftRef(round=1)) for n in (2, 3)
+    ]
+    values = {
+        "task": "t",
+        "rubric": [{"id": "c", "text": "x"}],
+        "drafts": [d.model_dump() for d in drafts],
+        "critiques": [c.model_dump() for c in critiques],
+    }
+    told = "\n".join(story(Thread("t1", values, updated_at=at(0)), diff=True))
+    assert told.count("[FAIL] c (must, judge): no") == 1
+    assert told.count("verdict: as round 1's (the same draft: not graded again)") == 2
+    assert told.count("(no changes)") == 2

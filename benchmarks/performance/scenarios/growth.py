@@ -181,12 +181,8 @@ def _plain_saver(backend: str, database: str) -> Iterator[Any]:
         connection = sqlite.connect(Path(database))
         try:
             saver = SqliteSaver(connection)
-            try:
+            with sqlite.applied_before(saver):  # set up before, with pysqlite3
                 saver.setup()
-            except Exception as error:  # set up before, with pysqlite3 (see persistence)
-                if not sqlite.already_migrated(error):
-                    raise
-                saver.is_setup = True
             yield saver
         finally:
             connection.close()

@@ -3,22 +3,9 @@
     python -m pytest -p critic_loop_boundary.plugin --boundary-channel FD \
         --boundary-report FD --boundary-module NAME ...
 
-At start it reads what the draft process says about the drafted module (its names, or
-why it does not import) and installs an import hook, so that `import NAME` in the tests
-gives a stand-in module built here: its functions send their arguments to the draft
-process and return what comes back, decoded into this process's own plain objects
-(`wire`). An exception raised there is raised here as an exception of the same name
-(a built-in one as itself, the module's own ones as classes made here with the same
-name and built-in base), so `pytest.raises(ValueError)` works as usual.
-
-What cannot cross is an error of the call, with a message that says so:
-`NotPlainData` (the call returned, or was given, something that is not plain data),
-`DraftEnded` (the draft process is gone), `DraftRaised` (it raised SystemExit or the
-like), `BrokenReply` (it sent something that is not a reply).
-
-The report goes to a pipe only this process holds, one JSON object per line: the module
-(`{"event": "module", "error": ...}`), each collection error, the collected tests, one
-result per test, and `{"event": "finished", "exitstatus": n}` last.
+The stand-in's functions call the draft process and return this process's own plain
+objects (an exception of the same name, so `pytest.raises` works). The report goes to a
+pipe only this process holds, one JSON object per line.
 """
 
 from __future__ import annotations
@@ -41,16 +28,9 @@ import pytest
 from . import wire
 
 MAX_MESSAGE = 2000
-"""How much of a failure's message the report keeps."""
-
-MAX_TRACEBACK = 4000
-"""How much of a failure's short traceback the report keeps (its start: the test's line)."""
-
-MAX_PRINTED = 64 * 1024
-"""How much of what one call printed in the draft process is shown with the test."""
-
-MAX_LINEAGE = 64
-"""The most ancestors an exception class may name."""
+MAX_TRACEBACK = 4000  # its start: the test's line
+MAX_PRINTED = 64 * 1024  # of what one call printed in the draft process
+MAX_LINEAGE = 64  # ancestors an exception class may name
 
 
 class BoundaryError(Exception):
@@ -58,29 +38,24 @@ class BoundaryError(Exception):
 
     __module__ = "builtins"  # reports show the bare name, as for built-in exceptions
 
+    def __init_subclass__(cls) -> None:
+        cls.__module__ = "builtins"
+
 
 class NotPlainData(BoundaryError):
     """A call returned, or was given, something that is not plain data."""
-
-    __module__ = "builtins"
 
 
 class DraftEnded(BoundaryError):
     """The draft process ended (it exited or crashed) before it answered."""
 
-    __module__ = "builtins"
-
 
 class DraftRaised(BoundaryError):
     """The drafted code raised SystemExit, KeyboardInterrupt or the like."""
 
-    __module__ = "builtins"
-
 
 class BrokenReply(BoundaryError):
     """The draft process sent something that is not a reply."""
-
-    __module__ = "builtins"
 
 
 _repr = reprlib.Repr()
@@ -88,45 +63,38 @@ _repr.maxstring = _repr.maxother = 60
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
 
 
-def call_label(name: str, arguments: Sequence[Any], keywords: dict[str, Any]) -> str:
-    """Write a call as a test would: `add(1, 2)`, long arguments shortened."""
+def _call_label(name: str, arguments: Sequence[Any], keywords: dict[str, Any]) -> str:
     shown = [_repr.repr(value) for value in arguments]
     shown += [f"{key}={_repr.repr(value)}" for key, value in keywords.items()]
     return f"{name}({', '.join(shown)})"
 
 
-def _short(text: object, limit: int) -> str:
-    text = str(text)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _not_plain(what: str, reached: str = "the tests") -> NotPlainData:
+    return NotPlainData(f"{what}, not plain data (only {wire.PLAIN_TYPES} reach {reached})")
 
 
-class RemoteIterator:
+class _RemoteIterator:
     """An iterator that lives in the draft process; each `next` asks it for an item."""
 
-    def __init__(self, draft: Draft, handle: int) -> None:
-        """Stand in for the draft process's iterator `handle`."""
+    def __init__(self, draft: _Draft, handle: int) -> None:
         self.draft = draft
         self.handle = handle
 
-    def __iter__(self) -> RemoteIterator:
-        """Return itself, as iterators do."""
+    def __iter__(self) -> _RemoteIterator:
         return self
 
     def __next__(self) -> Any:
-        """Ask the draft process for the next item (StopIteration at the end)."""
         __tracebackhide__ = True
         return self.draft.request({"next": self.handle}, "next(<iterator from the draft>)")
 
     def __repr__(self) -> str:
-        """Say where the iterator lives."""
         return f"<iterator {self.handle} of the drafted code>"
 
 
-class Draft:
+class _Draft:
     """The channel to the draft process, and what this side made of the drafted module."""
 
     def __init__(self, channel: socket.socket, module_name: str) -> None:
-        """Talk to the draft process over `channel` about the module `module_name`."""
         self.channel = channel
         self.module_name = module_name
         self.lock = threading.Lock()
@@ -137,7 +105,6 @@ class Draft:
         self.import_error: str | None = None
 
     def greet(self) -> None:
-        """Wait for the draft process to import the module and say what it holds."""
         try:
             message = wire.receive(self.channel)
         except EOFError:
@@ -152,7 +119,7 @@ class Draft:
             return
         self._show_printed(message)
         if isinstance(message.get("import_error"), str):
-            self.import_error = _short(message["import_error"], MAX_MESSAGE)
+            self.import_error = wire.short(message["import_error"], MAX_MESSAGE)
         elif isinstance(message.get("hello"), dict):
             self.hello = message["hello"]
         else:
@@ -163,27 +130,23 @@ class Draft:
         if isinstance(printed, str) and printed:
             sys.stdout.write(printed[:MAX_PRINTED])
 
-    def handle_of(self, kind: str, value: Any) -> int:
-        """Return the handle of a stand-in made here (a function or iterator of the draft)."""
+    def handle_of(self, kind: str, value: Any) -> int:  # of a stand-in made here
         handle = getattr(value, "__boundary_handle__", None)
-        if isinstance(value, RemoteIterator) and kind == "iterator":
+        if isinstance(value, _RemoteIterator) and kind == "iterator":
             return value.handle
         if kind == "function" and isinstance(handle, int):
             return handle
         raise wire.NotPlainData(f"a {kind} made by the tests")
 
-    def rebuild(self, kind: str, handle: int) -> Any:
-        """Make the stand-in for a function or iterator that stays in the draft process."""
+    def rebuild(self, kind: str, handle: int) -> Any:  # a stand-in for the draft's own
         if kind == "iterator":
-            return RemoteIterator(self, handle)
+            return _RemoteIterator(self, handle)
         return self.function(handle, f"<function {handle} of the drafted code>", None)
 
     def function(self, handle: int, name: str, doc: str | None) -> Callable[..., Any]:
-        """Make the stand-in for the draft process's function `handle`."""
-
         def call(*arguments: Any, **keywords: Any) -> Any:
             __tracebackhide__ = True
-            label = call_label(name, arguments, keywords)
+            label = _call_label(name, arguments, keywords)
             try:
                 message = {
                     "call": handle,
@@ -191,10 +154,7 @@ class Draft:
                     "kwargs": wire.encode(keywords, self.handle_of),
                 }
             except wire.NotPlainData as error:
-                raise NotPlainData(
-                    f"{label} was given {error}, not plain data (only {wire.PLAIN_TYPES} "
-                    "reach the drafted code)"
-                ) from None
+                raise _not_plain(f"{label} was given {error}", "the drafted code") from None
             return self.request(message, label)
 
         call.__name__ = call.__qualname__ = name
@@ -204,7 +164,6 @@ class Draft:
         return call
 
     def request(self, message: dict[str, Any], label: str) -> Any:
-        """Send one request and wait for its reply; return the value or raise the error."""
         __tracebackhide__ = True
         with self.lock:
             if self.ended is not None:
@@ -238,33 +197,22 @@ class Draft:
             except wire.BrokenMessage as error:
                 raise BrokenReply(f"{label} got a broken reply: {error}") from None
         if isinstance(reply.get("refused"), str):
-            raise NotPlainData(
-                f"{label} returned {_short(reply['refused'], 200)}, not plain data (only "
-                f"{wire.PLAIN_TYPES} reach the tests)"
-            )
+            raise _not_plain(f"{label} returned {wire.short(reply['refused'], 200)}")
         if isinstance(reply.get("raised"), dict):
             raise self.exception(reply["raised"], label)
         raise BrokenReply(f"{label} got a reply that is neither a value nor an error")
 
     def exception_class(self, lineage: Any) -> type[BaseException]:
-        """Return this side's class for an exception class named by its lineage.
-
-        Built-in exceptions are themselves; any other class is made here once, with the
-        same module and name, derived from the class made for its parent in the lineage.
-        """
-        if not (isinstance(lineage, list) and 0 < len(lineage) <= MAX_LINEAGE):
+        # built-in exceptions are themselves; any other is made here once, same module and
+        # name, derived from the class made for its parent in the lineage
+        usable = isinstance(lineage, list) and 0 < len(lineage) <= MAX_LINEAGE
+        if not usable or not all(
+            isinstance(entry, list) and len(entry) == 2 and all(isinstance(p, str) for p in entry)
+            for entry in lineage
+        ):
             raise BrokenReply("an exception without a usable class")
-        names = []
-        for entry in lineage:
-            if not (
-                isinstance(entry, list)
-                and len(entry) == 2
-                and all(isinstance(p, str) for p in entry)
-            ):
-                raise BrokenReply("an exception without a usable class")
-            names.append((entry[0], entry[1]))
         made: type[BaseException] = Exception
-        for module, name in reversed(names):
+        for module, name in reversed(lineage):
             found = getattr(builtins, name, None) if module == "builtins" else None
             if isinstance(found, type) and issubclass(found, BaseException):
                 made = found
@@ -280,9 +228,8 @@ class Draft:
         return made
 
     def exception(self, raised: dict[str, Any], label: str) -> Exception:
-        """Build the exception a call raised in the draft process, as this side's object."""
         kind = self.exception_class(raised.get("lineage"))
-        message = _short(raised.get("message", ""), MAX_MESSAGE)
+        message = wire.short(raised.get("message", ""), MAX_MESSAGE)
         if not issubclass(kind, Exception):  # SystemExit, KeyboardInterrupt, ...
             return DraftRaised(f"{label} raised {kind.__name__}: {message}".rstrip(": "))
         arguments: Any = None
@@ -299,11 +246,7 @@ class Draft:
         return DraftRaised(f"{label} raised {kind.__name__}: {message}")
 
     def fill(self, module: types.ModuleType) -> None:
-        """Give the stand-in module the drafted module's names.
-
-        Raises:
-            ImportError: the drafted module does not import.
-        """
+        """Give the stand-in module the drafted module's names (ImportError: it did not import)."""
         if self.hello is None:
             raise ImportError(
                 f"the drafted module {self.module_name} does not import: {self.import_error}"
@@ -319,10 +262,7 @@ class Draft:
 
         def missing(name: str) -> Any:
             if name in opaque:
-                raise NotPlainData(
-                    f"{self.module_name}.{name} is {opaque[name]}, not plain data (only "
-                    f"{wire.PLAIN_TYPES} reach the tests)"
-                )
+                raise _not_plain(f"{self.module_name}.{name} is {opaque[name]}")
             raise AttributeError(f"module {self.module_name!r} has no attribute {name!r}")
 
         module.__getattr__ = missing  # type: ignore[method-assign]
@@ -345,64 +285,54 @@ class Draft:
             except wire.BrokenMessage:
                 opaque[name] = "a value that arrived broken"
         else:
-            opaque[name] = f"an object of type {_short(described.get('type', '?'), 100)}"
+            opaque[name] = f"an object of type {wire.short(described.get('type', '?'), 100)}"
 
 
-class DraftImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _DraftImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Makes `import <module>` give the stand-in module (first on `sys.meta_path`)."""
 
-    def __init__(self, draft: Draft) -> None:
-        """Import `draft`'s module as its stand-in."""
+    def __init__(self, draft: _Draft) -> None:
         self.draft = draft
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        """Claim the drafted module's name, and no other."""
         if fullname != self.draft.module_name:
             return None
         return importlib.machinery.ModuleSpec(fullname, self, origin="the drafted code's process")
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
-        """Let the import system make a plain module."""
         return None
 
     def exec_module(self, module: types.ModuleType) -> None:
-        """Fill the module with the stand-ins of the drafted module's names."""
         self.draft.fill(module)
 
 
-class Report:
+class _Report:
     """The report pipe: one JSON object per line."""
 
     def __init__(self, descriptor: int) -> None:
-        """Write to the open file `descriptor`."""
         self.descriptor = descriptor
 
     def write(self, **event: Any) -> None:
-        """Write one event."""
         data = (json.dumps(event) + "\n").encode("utf-8", errors="replace")
         while data:
             data = data[os.write(self.descriptor, data) :]
 
 
 def _failure(report: pytest.TestReport | pytest.CollectReport) -> tuple[str, str]:
-    """Return a failure's message and short traceback, bounded."""
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
-        return _short(longrepr[2], MAX_MESSAGE), ""
+        return wire.short(longrepr[2], MAX_MESSAGE), ""
     crash = getattr(longrepr, "reprcrash", None)
     message = getattr(crash, "message", None) or report.longreprtext.strip().splitlines()[-1:]
     if isinstance(message, list):
         message = message[0] if message else ""
-    return _short(message, MAX_MESSAGE), _short(report.longreprtext, MAX_TRACEBACK)
+    return wire.short(message, MAX_MESSAGE), wire.short(report.longreprtext, MAX_TRACEBACK)
 
 
-def outcome(reports: Sequence[pytest.TestReport]) -> tuple[str, pytest.TestReport | None]:
-    """Decide a test's outcome from its phases' reports, and the report that decided it.
-
-    Only a test whose every phase passed, and that was not expected to fail, passed.
-    """
+def _outcome(reports: Sequence[pytest.TestReport]) -> tuple[str, pytest.TestReport | None]:
+    """Decide a test's outcome from its phases' reports, and the report that decided it."""
     for report in reports:
         if report.when == "setup" and not report.passed:
             return ("error" if report.failed else "skipped"), report
@@ -416,42 +346,37 @@ def outcome(reports: Sequence[pytest.TestReport]) -> tuple[str, pytest.TestRepor
     return "passed", None
 
 
-class Harness:
+class _Harness:
     """The plugin's hooks: bookkeeping of the tests, written to the report."""
 
-    def __init__(self, report: Report) -> None:
-        """Write to `report`."""
+    def __init__(self, report: _Report) -> None:
         self.report = report
         self.phases: dict[str, list[pytest.TestReport]] = {}
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """Report a file or class that could not be collected."""
         if report.failed:
             self.report.write(
                 event="collect_error",
                 nodeid=report.nodeid,
-                message=_short(report.longreprtext, MAX_TRACEBACK),
+                message=wire.short(report.longreprtext, MAX_TRACEBACK),
             )
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Report every test collected, with the function it comes from."""
         items = [
             {
                 "nodeid": item.nodeid,
                 "function": getattr(item, "originalname", None) or item.name,
-                "class": getattr(getattr(item, "cls", None), "__name__", None),
             }
             for item in session.items
         ]
         self.report.write(event="collected", items=items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep each phase's report; after teardown, report the test's outcome."""
         phases = self.phases.setdefault(report.nodeid, [])
         phases.append(report)
         if report.when != "teardown":
             return
-        decided, deciding = outcome(phases)
+        decided, deciding = _outcome(phases)
         message, traceback = _failure(deciding) if deciding is not None else ("", "")
         self.report.write(
             event="result",
@@ -462,7 +387,6 @@ class Harness:
         )
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Report that the run finished, last."""
         self.report.write(event="finished", exitstatus=int(exitstatus))
 
 
@@ -480,9 +404,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if channel is None:
         return
     sys.set_int_max_str_digits(0)  # big integers cross (the run's time limit bounds them)
-    report = Report(config.getoption("boundary_report"))
-    draft = Draft(socket.socket(fileno=channel), config.getoption("boundary_module"))
+    report = _Report(config.getoption("boundary_report"))
+    draft = _Draft(socket.socket(fileno=channel), config.getoption("boundary_module"))
     draft.greet()
     report.write(event="module", error=draft.import_error)
-    sys.meta_path.insert(0, DraftImporter(draft))
-    config.pluginmanager.register(Harness(report), "critic-loop-harness")
+    sys.meta_path.insert(0, _DraftImporter(draft))
+    config.pluginmanager.register(_Harness(report), "critic-loop-harness")

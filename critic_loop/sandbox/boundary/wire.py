@@ -1,21 +1,11 @@
 """Plain data over a socket: the only thing that crosses between drafted code and its tests.
 
-A message is a frame: four bytes giving the length (big-endian), then that many bytes of
-UTF-8 JSON, at most `MAX_FRAME_BYTES`. Values inside messages are tagged JSON:
-
-- None, bool, int, str and finite floats are themselves; a list is a JSON array;
-- every other value is a JSON object with one key naming its type: `{"tuple": [...]}`,
-  `{"dict": [[key, value], ...]}`, `{"set": [...]}`, `{"frozenset": [...]}`,
-  `{"bytes": "<base64>"}`, `{"float": "nan" | "inf" | "-inf"}`, `{"complex": [re, im]}`,
-  `{"range": [start, stop, step]}`;
-- a function, and an iterator (a generator, `map(...)`), stays in the draft process: it
-  crosses as a handle, `{"function": n}` or `{"iterator": n}`, and the receiving side
-  calls back to use it.
-
-`encode` accepts exactly these types (a subclass of `int` or `dict` is not plain data),
-nested at most `MAX_DEPTH` deep. `decode` builds fresh objects of the receiver's own
-types from whatever arrives and refuses anything else: whatever the sender does, the
-receiver gets plain data or an error.
+A frame is a 4-byte big-endian length, then UTF-8 JSON. None, bool, int, str, finite
+floats and lists are themselves; any other value is an object with one key naming its
+type (`{"tuple": [...]}`, `{"dict": [[k, v], ...]}`, `{"bytes": "<base64>"}`, ...); a
+function or iterator stays in the draft process and crosses as a handle. `encode`
+accepts exactly these types (no subclasses); `decode` builds the receiver's own objects
+and refuses anything else, whatever the sender does.
 """
 
 from __future__ import annotations
@@ -29,17 +19,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 MAX_FRAME_BYTES = 16 * 1024 * 1024
-"""The largest message, in bytes."""
-
 MAX_DEPTH = 100
-"""How deeply values may nest."""
-
 HEADER = struct.Struct(">I")
-
-PLAIN_TYPES = (
+PLAIN_TYPES = (  # in words, for error messages
     "None, bool, int, float, complex, str, bytes, range, and lists, tuples, sets, dicts of them"
 )
-"""What crosses, in words (for error messages)."""
 
 
 class NotPlainData(TypeError):
@@ -50,8 +34,13 @@ class BrokenMessage(ValueError):
     """What arrived is not a well-formed message (too large, not JSON, unknown tags)."""
 
 
-Handle = Callable[[str, Any], int]
-"""Keeps a function or iterator on the sending side: (kind, object) -> its handle."""
+Handle = Callable[[str, Any], int]  # keeps a function or iterator: (kind, object) -> handle
+
+
+def short(text: object, limit: int) -> str:
+    """Return `text` as a string of at most `limit` characters."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _described(value: object) -> str:
@@ -66,11 +55,7 @@ def _described(value: object) -> str:
 
 
 def encode(value: Any, handle: Handle | None = None, depth: int = 0) -> Any:
-    """Return `value` as tagged JSON; functions and iterators become handles via `handle`.
-
-    Raises:
-        NotPlainData: the value (or something inside it) is not plain data.
-    """
+    """Return `value` as tagged JSON (else `NotPlainData`); functions become `handle`s."""
     if depth > MAX_DEPTH:
         raise NotPlainData(f"a value nested more than {MAX_DEPTH} levels (or inside itself)")
     kind = type(value)
@@ -112,8 +97,7 @@ def _integer(value: Any) -> int:
     return value
 
 
-Rebuild = Callable[[str, int], Any]
-"""Makes the receiving side's stand-in for a handle: (kind, handle) -> object."""
+Rebuild = Callable[[str, int], Any]  # the receiver's stand-in: (kind, handle) -> object
 
 
 def _tagged(tag: str, body: Any, rebuild: Rebuild | None, depth: int) -> Any:
@@ -141,11 +125,7 @@ def _tagged(tag: str, body: Any, rebuild: Rebuild | None, depth: int) -> Any:
 
 
 def decode(value: Any, rebuild: Rebuild | None = None, depth: int = 0) -> Any:
-    """Build the receiver's own plain objects from tagged JSON (see the module docstring).
-
-    Raises:
-        BrokenMessage: it is not tagged JSON of plain data.
-    """
+    """Build the receiver's own plain objects from tagged JSON (else `BrokenMessage`)."""
     if depth > MAX_DEPTH + 1:
         raise BrokenMessage(f"a value nested more than {MAX_DEPTH} levels")
     kind = type(value)
@@ -165,12 +145,7 @@ def decode(value: Any, rebuild: Rebuild | None = None, depth: int = 0) -> Any:
 
 
 def send(channel: socket.socket, message: dict[str, Any]) -> None:
-    """Send one message (a JSON object) as a frame.
-
-    Raises:
-        NotPlainData: the message cannot be written as JSON.
-        OSError: the other side has gone.
-    """
+    """Send one message (a JSON object) as a frame (`NotPlainData`: it is not JSON)."""
     try:
         data = json.dumps(message, allow_nan=False).encode("ascii")
     except (ValueError, TypeError, RecursionError) as error:
@@ -192,12 +167,7 @@ def _exactly(channel: socket.socket, size: int) -> bytes:
 
 
 def receive(channel: socket.socket) -> dict[str, Any]:
-    """Wait for the next message and return it (a JSON object, its values still tagged).
-
-    Raises:
-        EOFError: the other side closed the channel (its process ended).
-        BrokenMessage: what arrived is not a message.
-    """
+    """Wait for the next message (its values still tagged); EOFError when the other side ends."""
     (size,) = HEADER.unpack(_exactly(channel, HEADER.size))
     if size > MAX_FRAME_BYTES:
         raise BrokenMessage(f"a message of {size} bytes; the most is {MAX_FRAME_BYTES}")

@@ -1,9 +1,7 @@
 """Deterministic checks: every criterion kind except "llm" is decided here, by code.
 
-`run_check` runs one (blocking on a test suite or a Python function), `arun_check` without
-blocking the event loop (a test suite as async subprocesses, a Python function in a
-thread). `trust` says whose rubric it is: a client's may name only the functions and files
-the operator allowed (see `critic_loop.nodes.operator_policy`).
+`trust` says whose rubric it is: a client's may name only the functions and files the
+operator allowed (`critic_loop.nodes.operator_policy`).
 """
 
 from __future__ import annotations

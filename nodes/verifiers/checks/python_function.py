@@ -12,12 +12,7 @@ from critic_loop.state.verdict import CheckResult
 logger = logging.getLogger(__name__)
 
 
-def as_check_result(value: Any, reference: str) -> CheckResult:
-    """Read what a check function returned: a `CheckResult`, (passed, evidence, hint), or a bool.
-
-    Raises:
-        TypeError: it returned something else.
-    """
+def _as_check_result(value: Any, reference: str) -> CheckResult:
     if isinstance(value, CheckResult):
         return value
     if isinstance(value, bool):
@@ -41,7 +36,7 @@ def run_python_check(criterion: PythonCheck, draft: str, trust: Trust = OPERATOR
     reference = str(criterion.function)
     function = resolve_check(reference, trust)
     try:
-        return as_check_result(function(draft), reference)
+        return _as_check_result(function(draft), reference)
     except Exception as error:
         logger.warning("check %s raised on a draft: %s", reference, error, exc_info=True)
         return CheckResult(

@@ -1,12 +1,8 @@
 """The `tests` criterion: the rubric's test suite, run by `critic_loop.sandbox`, as a check.
 
-A client's drafted code (a served run: LangGraph server, or `CRITIC_LOOP_UNTRUSTED_INPUT`)
-runs only in the complete sandbox: where bubblewrap is missing or cannot work, such a run
-is refused, at `check_input` before any model call and again before each test run, with
-one line saying what to install. The operator may accept less, explicitly:
-`CRITIC_LOOP_ALLOW_INCOMPLETE_SANDBOX=true`. The operator's own runs (command line,
-Python) use what there is, with a warning, unless `CRITIC_LOOP_REQUIRE_ISOLATION=1` makes
-them refuse too.
+A client's drafted code runs only in the complete sandbox unless the operator allows less
+(`CRITIC_LOOP_ALLOW_INCOMPLETE_SANDBOX=true`); the operator's own runs use what there is,
+with a warning, unless `CRITIC_LOOP_REQUIRE_ISOLATION=1`.
 """
 
 from __future__ import annotations
@@ -26,7 +22,6 @@ from critic_loop.state.rubric import TestSuite
 from critic_loop.state.verdict import CheckResult
 
 ALLOW_VARIABLE = "CRITIC_LOOP_ALLOW_INCOMPLETE_SANDBOX"
-"""The operator's explicit consent to run clients' code in an incomplete sandbox."""
 
 
 def sandbox_for(trust: Trust) -> sandbox.Isolation:
@@ -46,8 +41,7 @@ def sandbox_for(trust: Trust) -> sandbox.Isolation:
     return sandbox.ensure_isolation()  # what is missing: a warning, or an error if required
 
 
-def limits_of(criterion: TestSuite) -> sandbox.Limits:
-    """Return the resource limits the criterion sets for each of its two sandboxes."""
+def _limits(criterion: TestSuite) -> sandbox.Limits:
     return sandbox.Limits(
         memory_bytes=criterion.memory_mb * MIB,
         cpu_seconds=int(criterion.timeout_seconds) + 1,
@@ -58,12 +52,11 @@ def limits_of(criterion: TestSuite) -> sandbox.Limits:
     )
 
 
-def suite_of(criterion: TestSuite) -> runner.Suite:
-    """Return the suite the criterion runs, its test file read if it names one."""
+def _suite(criterion: TestSuite) -> runner.Suite:
     tests = criterion.tests
     if tests is None:
         tests = Path(str(criterion.tests_file)).read_text()
-    return runner.Suite(tests, criterion.module, criterion.timeout_seconds, limits_of(criterion))
+    return runner.Suite(tests, criterion.module, criterion.timeout_seconds, _limits(criterion))
 
 
 def host_limits() -> runner.HostLimits:
@@ -76,11 +69,10 @@ def host_limits() -> runner.HostLimits:
 
 def memory_plan(criterion: TestSuite, isolation: sandbox.Isolation) -> MemoryBound:
     """Return how the criterion's runs are held to the operator's memory total."""
-    return runner.memory_plan(limits_of(criterion), isolation, host_limits())
+    return runner.memory_plan(_limits(criterion), isolation, host_limits())
 
 
-def check_result(judged: Judged) -> CheckResult:
-    """Return the runner's verdict on a draft as the criterion's result."""
+def _check_result(judged: Judged) -> CheckResult:
     return CheckResult(
         passed=judged.passed, evidence=judged.evidence, hint=judged.hint, terminal=judged.terminal
     )
@@ -93,10 +85,10 @@ def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
         IsolationUnavailable: the sandbox is incomplete and CRITIC_LOOP_REQUIRE_ISOLATION=1,
             or its program is gone.
     """
-    return check_result(runner.run_suite(suite_of(criterion), extract_code(draft), host_limits()))
+    return _check_result(runner.run_suite(_suite(criterion), extract_code(draft), host_limits()))
 
 
 async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
-    """Run the criterion's tests against the draft's code and grade it (see `run_test_suite`)."""
-    suite = await asyncio.to_thread(suite_of, criterion)
-    return check_result(await runner.arun_suite(suite, extract_code(draft), host_limits()))
+    """`run_test_suite` without blocking the event loop."""
+    suite = await asyncio.to_thread(_suite, criterion)
+    return _check_result(await runner.arun_suite(suite, extract_code(draft), host_limits()))

@@ -10,15 +10,11 @@ from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import CharCount, Contains, Headings, Regex, WordCount
 from critic_loop.state.verdict import CheckResult
 
-WORD = re.compile(r"\w+(?:['’-]\w+)*")
-"""A word: letters or digits, with inner apostrophes or hyphens ("don't", "well-known")."""
+WORD = re.compile(r"\w+(?:['’-]\w+)*")  # with inner apostrophes or hyphens: "don't"
 
 
-def heading_titles(text: str) -> list[str]:
-    """Return the titles of the Markdown ATX headings in `text` ("## Usage ##" -> "Usage").
-
-    Line by line and without backtracking, so its time is linear in the text.
-    """
+def _heading_titles(text: str) -> list[str]:
+    """Return the titles of the Markdown ATX headings in `text`, in linear time."""
     titles = []
     for line in text.splitlines():
         stripped = line.lstrip(" ")
@@ -43,16 +39,12 @@ def count_words(text: str) -> int:
 
 
 def _within(value: int, low: int | None, high: int | None, unit: str) -> CheckResult:
-    evidence = f"The draft has {value} {unit}."
+    hint = ""
     if high is not None and value > high:
-        return CheckResult(
-            passed=False, evidence=evidence, hint=f"Cut it to at most {high} {unit}."
-        )
-    if low is not None and value < low:
-        return CheckResult(
-            passed=False, evidence=evidence, hint=f"Expand it to at least {low} {unit}."
-        )
-    return CheckResult(passed=True, evidence=evidence)
+        hint = f"Cut it to at most {high} {unit}."
+    elif low is not None and value < low:
+        hint = f"Expand it to at least {low} {unit}."
+    return CheckResult(passed=not hint, evidence=f"The draft has {value} {unit}.", hint=hint)
 
 
 def check_word_count(criterion: WordCount, draft: str) -> CheckResult:
@@ -128,7 +120,7 @@ def _normal(title: str) -> str:
 
 def check_headings(criterion: Headings, draft: str) -> CheckResult:
     """Check that every heading appears as a Markdown heading."""
-    present = {_normal(title) for title in heading_titles(draft)}
+    present = {_normal(title) for title in _heading_titles(draft)}
     missing = [heading for heading in criterion.headings if _normal(heading) not in present]
     if missing:
         listed = ", ".join(repr(heading) for heading in missing)

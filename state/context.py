@@ -154,17 +154,32 @@ class Context(BaseSettings):
     )
     judge_granularity: Literal["rubric", "criterion"] = Field(
         default="rubric",
-        description="rubric: one judge call for every LLM criterion; criterion: one call each.",
+        description=(
+            "rubric: one judge call for every LLM criterion; criterion: one call each; "
+            "unset, it follows the critic model."
+        ),
     )
-    judge_mode: Literal["verdict", "extract"] = Field(
+    judge_mode: Literal["verdict", "extract", "extract_ask"] = Field(
         default="verdict",
-        description="verdict: the judge decides; extract: it quotes the artifact and code decides.",
+        description=(
+            "verdict: the judge decides; extract: it quotes the artifact and code decides; "
+            "extract_ask: as extract, and where its words are not in the artifact a yes/no "
+            "probability decides at the judge profile's threshold. Unset, it follows the "
+            "critic model (critic-loop models)."
+        ),
     )
     lint_checks: bool = Field(
-        default=False, description="Grade what the rubric linter can decide with its exact check."
+        default=False,
+        description=(
+            "Grade what the rubric linter can decide with its exact check. Unset, it follows "
+            "the critic model (critic-loop models)."
+        ),
     )
     worker_max_tokens: int | None = Field(
-        default=None, ge=16, le=200_000, description="Cap on a draft's length in tokens."
+        default=None,
+        ge=16,
+        le=200_000,
+        description="Cap on a draft's length in tokens; unset, it follows the worker model.",
     )
     critic_max_tokens: int = Field(
         default=2048, ge=64, le=200_000, description="Cap on a judge's or the distiller's answer."

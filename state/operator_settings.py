@@ -82,6 +82,13 @@ class OperatorSettings(BaseSettings):
     max_concurrent_tests: int = Field(
         default=1, ge=1, description="Test suites this process runs at once; the others wait."
     )
+    judge_profile: str | None = Field(
+        default=None,
+        description=(
+            "A judge profile fitted to people's labels (critic-loop calibrate --fit): a JSON "
+            "file the critic uses when its model is the one the profile was fitted for."
+        ),
+    )
     regex_timeout_seconds: float = Field(
         default=1.0, gt=0, le=60, description="Seconds one regular-expression match may run."
     )

@@ -11,7 +11,15 @@ import functools
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+)
 
 from critic_loop.state.bounds import bounded_evidence, bounded_feedback, bounded_hint
 from critic_loop.state.rubric import CriterionBase, Severity
@@ -129,6 +137,17 @@ class CriterionResult(BaseModel):
         default="judge",
         description="Who decided it: a deterministic check, or the LLM judge (or panel).",
     )
+    p_met: float | None = Field(
+        default=None,
+        description="The judge's probability that it is met, when asked yes or no decided it.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_unset_p_met(self, dump: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = dump(self)
+        if data.get("p_met", 0) is None:  # most results: kept as they were before it
+            del data["p_met"]
+        return data
 
 
 class Verdict(BaseModel):

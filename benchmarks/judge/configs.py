@@ -2,10 +2,10 @@
 
 Every configuration grades with the same critic model, the judge grading every criterion
 (`skip_judge_on_failed_check: false`, as `critic-loop calibrate` does), on top of the
-settings the command line picks for a model on a local server (`LOCAL_SETTINGS`), so
-`default` is what a user of a local model gets. A configuration's own settings come last
-and win. Names are checked against the installed critic_loop's `Context` before anything
-runs.
+settings a run picks for the model found on a local server (its profile: `extract_ask`
+for the local 0.5B model, with its shipped judge profile), so `default` is what a user of
+a local model gets. A configuration's own settings come last and win. Names are checked
+against the installed critic_loop's `Context` before anything runs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.harness.configs import shared
-from critic_loop.nodes.models.discovery import LOCAL_SETTINGS
+from critic_loop.nodes.models.profiles import model_profile
 
 VERDICT = {"judge_mode": "verdict", "lint_checks": False}
 """The judge decides each criterion itself (the local defaults before the benchmark chose)."""
@@ -84,7 +84,7 @@ def shared_settings(model: str, base_url: str | None, extra: dict[str, Any]) -> 
         base_url=base_url,
         skip_judge_on_failed_check=False,
         memory=False,
-        **LOCAL_SETTINGS,
+        **model_profile(model, found=True).settings,
     )
 
 

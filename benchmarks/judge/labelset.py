@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     """Check that labels.jsonl is up to date (exit 1 if not), or rebuild it with --write."""
     parse = argparse.ArgumentParser(prog="python -m benchmarks.judge.labelset")
     parse.add_argument("--write", action="store_true", help="rebuild labels.jsonl")
+    parse.add_argument("--held-out", action="store_true", help="print the held-out set's file")
     args = parse.parse_args(argv)
+    if args.held_out:
+        sys.stdout.write(render(HELD_OUT))
+        return 0
     text = render()
     if args.write:
         LABELS.write_text(text, encoding="utf-8")

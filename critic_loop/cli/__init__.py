@@ -25,6 +25,7 @@ from critic_loop.cli.assistants_command import assistants
 from critic_loop.cli.calibrate import calibrate, lint_rubric_command
 from critic_loop.cli.history import runs, show, stats
 from critic_loop.cli.memory_commands import forget, rules
+from critic_loop.cli.models_command import models
 from critic_loop.cli.prune_command import prune
 from critic_loop.cli.run_commands import demo, fork, run
 from critic_loop.cli.verbosity import Verbosity, choose, current
@@ -72,6 +73,7 @@ cli.add_command(rules)
 cli.add_command(forget)
 cli.add_command(calibrate)
 cli.add_command(lint_rubric_command)
+cli.add_command(models)
 cli.add_command(assistants)
 cli.add_command(worker)
 

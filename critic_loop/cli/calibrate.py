@@ -51,6 +51,11 @@ LABELS.jsonl holds one JSON object per line:
   {"artifact": "...", "labels": {...}, "rubric": [...]}    a rubric of its own
 Labels are true when the humans passed the criterion; criteria without a label are
 graded but not compared.
+
+With --fit, the judge (judge_mode extract_ask) learns its threshold on P(met) from the
+labels: the profile is written where CRITIC_LOOP_JUDGE_PROFILE names and later runs with
+this critic model use it. The figures on the pairs the judge decided are printed as
+graded and as fitted, each label decided by a threshold fitted without its artifact.
 """
 
 
@@ -81,6 +86,7 @@ class Graded:
     decisions: dict[str, Any] = field(default_factory=dict)
     """Criterion id -> the critic's `CriterionResult`."""
     error: str | None = None
+    calls: int = 0
 
 
 def _rubric(value: Any, where: str) -> list[CriterionBase]:
@@ -241,6 +247,7 @@ def grade_all(
                 item = Graded(example, error=critique.error or "the critic gave no verdict")
             else:
                 item = Graded(example, {r.criterion_id: r for r in critique.verdict.results})
+            item.calls = critique.attempts
             graded.append(item)
             progress.graded(example.name, critique.attempts, _outcome(item))
     return graded
@@ -286,6 +293,8 @@ def report(graded: Sequence[Graded], context: Context, total: int | None = None)
         "of": len(graded) if total is None else total,
         "critic": context.critic_models or [context.critic_model],
         "critic_samples": context.critic_samples,
+        "judge_mode": context.judge_mode,
+        "calls_per_artifact": sum(item.calls for item in graded) / len(graded) if graded else None,
         "criteria": {
             criterion: Agreement.of(found).as_json() for criterion, found in sorted(pairs.items())
         },
@@ -332,6 +341,8 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
             f"{share(row['false_fail'], row['human_pass']):<13}  "
             f"{humans:<15}  {critic_says}"
         )
+    if figures["calls_per_artifact"] is not None:
+        lines.append(f"critic calls per artifact: {figures['calls_per_artifact']:.1f}")
     if figures["not_graded"]:
         lines.append(f"not graded by the critic (skipped): {len(figures['not_graded'])}")
     for error in figures["errors"]:
@@ -363,20 +374,32 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
     section="Input",
     help="One provider:model for the critic (as --critic-model).",
 )
+@option(
+    "--fit",
+    is_flag=True,
+    section="Output",
+    help="Fit the judge's threshold to the labels and store it as CRITIC_LOOP_JUDGE_PROFILE.",
+)
 @option("--json", "as_json", is_flag=True, section="Output", help="Print the report as JSON.")
 @context_options
 def calibrate(**parameters: Any) -> None:
     """Measure the critic against human labels (see CALIBRATE_HELP)."""
     labels: Path = parameters["labels"]
     rubric_file: Path | None = parameters["rubric_file"]
+    target = fit_target(parameters) if parameters["fit"] else None
     shared = read_rubric_file(rubric_file, "--rubric") if rubric_file is not None else None
     examples = read_labels(labels, shared)
+    if target is not None:
+        parameters = {**parameters, "judge_mode": "extract_ask"}
     context = calibration_context(parameters)
-    figures = report(grade_all(examples, context), context, len(examples))
+    graded = grade_all(examples, context)
+    figures = report(graded, context, len(examples))
+    if target is not None:
+        figures["fit"] = fit(graded, context.critic_model, target)
     if parameters["as_json"]:
         echo_json(figures)
     else:
-        for line in report_lines(figures):
+        for line in [*report_lines(figures), *fit_lines(figures.get("fit"))]:
             click.echo(line)
     if figures["partial"]:
         click.echo(
@@ -385,6 +408,70 @@ def calibrate(**parameters: Any) -> None:
             err=True,
         )
         raise click.exceptions.Exit(130)
+
+
+def fit_target(parameters: Mapping[str, Any]) -> Path:
+    """Return where `--fit` stores the profile (the operator's setting), or say what is wrong."""
+    from critic_loop.state.operator_settings import operator_settings
+
+    if parameters.get("judge_mode") not in (None, "extract_ask"):
+        raise UsageProblem("--fit fits the extract_ask judge: leave --judge-mode out")
+    path = operator_settings().judge_profile
+    if not path:
+        raise UsageProblem("--fit stores the profile where CRITIC_LOOP_JUDGE_PROFILE names: set it")
+    return Path(path)
+
+
+def fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
+    """Fit the threshold on the pairs the judge decided; store the profile; return figures."""
+    from critic_loop.judge_fit import Scored, agreement, fit_profile
+    from critic_loop.nodes.verifiers.judge_profile import save_profile
+
+    results = [
+        (item.example.name, label, item.decisions[criterion_id])
+        for item in graded
+        if item.error is None
+        for criterion_id, label in item.example.labels.items()
+        if item.decisions[criterion_id].source == "judge"
+        and not item.decisions[criterion_id].skipped
+    ]
+    scored = [
+        Scored(r.p_met if r.p_met is not None else (1.0 if r.passed else None), label, name)
+        for name, label, r in results
+    ]
+    if not scored:
+        raise UsageProblem(
+            "--fit: the judge decided no labelled criterion, so there is nothing to fit"
+        )
+    profile, table = fit_profile(scored, model)
+    save_profile(profile, path)
+    graded_table = agreement(scored, [r.passed for _, _, r in results])
+    return {
+        "path": str(path),
+        "threshold": profile.threshold,
+        "labels": profile.labels,
+        "as_graded": graded_table.as_json(),
+        "cross_validated": table.as_json(),
+    }
+
+
+def fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
+    """Lay the fit out: the judge's pairs as graded, and as fitted (cross-validated)."""
+    if fitted is None:
+        return []
+    lines = ["", f"fit on the {fitted['labels']} labelled pairs the judge decided:"]
+    for name, row in (
+        ("as graded", fitted["as_graded"]),
+        ("fitted (cross-validated)", fitted["cross_validated"]),
+    ):
+        kappa = "-" if row["kappa"] is None else f"{row['kappa']:.2f}"
+        lines.append(
+            f"  {name:25s} agree {_percent(row['agreement'])}  kappa {kappa}  "
+            f"false pass {share(row['false_pass'], row['human_fail'])}  "
+            f"false fail {share(row['false_fail'], row['human_pass'])}"
+        )
+    lines.append(f"stored {fitted['path']}: threshold {fitted['threshold']:.3f}")
+    return lines
 
 
 class GradingProgress:

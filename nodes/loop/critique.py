@@ -9,7 +9,8 @@ or the worker's conversation. It grades every draft of the newest round (`RoundG
    `Context.lint_checks`, so is a judged criterion the rubric linter can decide);
 3. the judge grades the `llm` criteria only for the candidates the checks leave in
    contention, and not at all when the failed checks already rule out a pass (by default);
-   its criteria are then marked as not graded this round;
+   its criteria are then marked as not graded this round; where an `extract_ask` judge's
+   words proved nothing, its yes/no questions follow (`judge.second_looks`);
 4. when several candidates passed a rubric with a test suite, they are grouped by
    behaviour on further inputs (`verifiers.agreement`), which ranks them; no verdict
    changes.
@@ -34,7 +35,13 @@ from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, trust_of
 from critic_loop.nodes.verifiers.agreement import Grouping, abehaviour_groups, behaviour_groups
 from critic_loop.nodes.verifiers.checks import arun_check, run_check
-from critic_loop.nodes.verifiers.judge import Graded, judge_requests, judgement_of
+from critic_loop.nodes.verifiers.judge import (
+    Graded,
+    judge_requests,
+    judgement_of,
+    second_looks,
+    with_second_looks,
+)
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
@@ -257,11 +264,37 @@ class RoundGrading:
             for request in judge_requests(self.judged_criteria, draft.text, self.context)
         ]
 
+    def _by_draft(
+        self, answers: Sequence[Answer[Graded]]
+    ) -> list[tuple[Draft, Sequence[Answer[Graded]]]]:
+        size = len(answers) // len(self.to_judge) if self.to_judge else 0
+        return [
+            (draft, answers[index * size : (index + 1) * size])
+            for index, draft in enumerate(self.to_judge)
+        ]
+
+    def second_looks(self, answers: Sequence[Answer[Graded]]) -> list[Request[float | None]]:
+        """Return the yes/no questions where the extracting judge's words proved nothing."""
+        return [
+            look
+            for draft, mine in self._by_draft(answers)
+            for look in second_looks(self.judged_criteria, draft.text, mine, self.context)
+        ]
+
+    def looked(
+        self, answers: Sequence[Answer[Graded]], looks: Sequence[Answer[float | None]]
+    ) -> list[Answer[Graded]]:
+        """Return `answers` with those the second looks decided replaced."""
+        taken = iter(looks)
+        return [
+            answer
+            for _, mine in self._by_draft(answers)
+            for answer in with_second_looks(mine, taken, self.context)
+        ]
+
     def record_judgements(self, answers: Sequence[Answer[Graded]]) -> None:
         """Merge each judged draft's judgement with its checks into its critique."""
-        size = len(answers) // len(self.to_judge) if self.to_judge else 0
-        for index, draft in enumerate(self.to_judge):
-            mine = answers[index * size : (index + 1) * size]
+        for draft, mine in self._by_draft(answers):
             judgement = judgement_of(self.judged_criteria, mine, self.context)
             critique = Critique(
                 round=draft.round,
@@ -348,7 +381,9 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
     for draft in grading.to_check:
         outcomes = [run_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
-    grading.record_judgements(ask_all(grading.judge_requests(), grading.ledger))
+    answers = ask_all(grading.judge_requests(), grading.ledger)
+    looks = ask_all(grading.second_looks(answers), grading.ledger)
+    grading.record_judgements(grading.looked(answers, looks))
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -361,7 +396,9 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
     for draft in grading.to_check:
         outcomes = [await arun_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
-    grading.record_judgements(await aask_all(grading.judge_requests(), grading.ledger))
+    answers = await aask_all(grading.judge_requests(), grading.ledger)
+    looks = await aask_all(grading.second_looks(answers), grading.ledger)
+    grading.record_judgements(grading.looked(answers, looks))
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

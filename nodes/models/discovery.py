@@ -9,14 +9,14 @@ When the run names neither `worker_model` nor `critic_model` (not in its context
 `CRITIC_LOOP_WORKER_MODEL` / `CRITIC_LOOP_CRITIC_MODEL`):
 
 - with an OpenAI-compatible server (the context's `base_url`, else `CRITIC_LOOP_BASE_URL`,
-  else `OPENAI_BASE_URL`): the first model the server lists at `/models`, for every role,
-  judged one criterion per call by a judge that only copies evidence (code decides), with
-  criteria code can decide checked by code and drafts capped at 1024 tokens
-  (`LOCAL_SETTINGS`, what small local models need; settings the run chose stand);
+  else `OPENAI_BASE_URL`): the first model the server lists at `/models`, for every role;
 - else with an OpenAI key: the `Context` defaults (OpenAI's models);
 - else with a Gemini key (`GOOGLE_API_KEY` / `GEMINI_API_KEY`): Gemini Flash drafts,
   Gemini Pro judges;
 - else the defaults, and the run stops before any model call, saying what is missing.
+
+Named or found, each model then brings the settings of its profile (`profiles`): a small
+model is judged the way small models need, whoever named it.
 
 A named server that cannot say what it serves is an error (`DiscoveryFailed`), not a
 silent fall back to OpenAI's model names. A server's answer is kept for
@@ -36,6 +36,12 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
+from critic_loop.nodes.models.profiles import (
+    LOCAL_SETTINGS,
+    model_profile,
+    profile_known,
+    profile_settings,
+)
 from critic_loop.state.context import Context
 from critic_loop.state.errors import DiscoveryFailed
 
@@ -59,19 +65,6 @@ GEMINI_MODELS = {
     "worker_model": "google_genai:gemini-2.5-flash",
     "critic_model": "google_genai:gemini-2.5-pro",
 }
-
-LOCAL_SETTINGS: dict[str, Any] = {
-    "judge_granularity": "criterion",
-    "judge_mode": "extract",
-    "lint_checks": True,
-    "worker_max_tokens": 1024,
-}
-"""Settings that suit small models on local servers (unless the run chose otherwise).
-
-The judge's were chosen on the judge benchmark (`benchmarks/judge/results`): with the
-local 0.5B model, a judge that only copies evidence, with the criteria code can decide
-checked by code, was right more often than one asked to decide.
-"""
 
 MODEL_FIELDS = ("worker_model", "critic_model")
 """Naming either of these (in the context or the environment) turns discovery off."""
@@ -188,24 +181,41 @@ def names_a_model(chosen: Mapping[str, Any] | set[str], environ: Mapping[str, st
     return any(f"CRITIC_LOOP_{field.upper()}" in environ for field in MODEL_FIELDS)
 
 
-def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
-    """Return settings for the models a run left unset (`chosen` are its own settings).
-
-    Raises:
-        DiscoveryFailed: the run's server could not say which model it serves.
-    """
+def _found_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
     if names_a_model(chosen, environ):
         return {}
     base_url = server_url(chosen.get("base_url"), environ)
     if base_url:
         model = f"openai:{model_at(base_url)}"
-        local = {key: value for key, value in LOCAL_SETTINGS.items() if key not in chosen}
-        return {"worker_model": model, "critic_model": model, **local}
+        return {"worker_model": model, "critic_model": model}
     if environ.get("OPENAI_API_KEY"):
         return {}
     if environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY"):
         return dict(GEMINI_MODELS)
     return {}
+
+
+def _named(field: str, chosen: Mapping[str, Any], environ: Mapping[str, str]) -> str:
+    named = chosen.get(field) or environ.get(f"CRITIC_LOOP_{field.upper()}")
+    return str(named or Context.model_fields[field].default)
+
+
+def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """Return the models a run left unset and their profiles' settings it left unset.
+
+    `chosen` are the run's own settings; they stand.
+
+    Raises:
+        DiscoveryFailed: the run's server could not say which model it serves.
+        ModelSetupError: the operator's judge profile cannot be read.
+    """
+    found = _found_models(chosen, environ)
+    models, served = {**chosen, **found}, found != GEMINI_MODELS
+    worker, critic = (
+        model_profile(_named(field, models, environ), served and field in found)
+        for field in MODEL_FIELDS
+    )
+    return {**found, **profile_settings(worker, critic, chosen)}
 
 
 def with_available_models(context: Context, environ: Mapping[str, str] | None = None) -> Context:
@@ -215,16 +225,16 @@ def with_available_models(context: Context, environ: Mapping[str, str] | None = 
         DiscoveryFailed: the run's server could not say which model it serves.
     """
     environ = os.environ if environ is None else environ
-    if names_a_model(context.model_fields_set, environ):
-        return context
     chosen = {name: getattr(context, name) for name in context.model_fields_set}
     found = available_models(chosen, environ)
     return context.model_copy(update=found) if found else context
 
 
 def needs_discovery(context: Context, environ: Mapping[str, str] | None = None) -> bool:
-    """Say whether applying the rule to `context` would ask a server (network I/O)."""
+    """Say whether applying the rule to `context` would ask a server or read a profile."""
     environ = os.environ if environ is None else environ
+    if not all(profile_known(spec) for spec in (context.worker_model, context.critic_model)):
+        return True
     if names_a_model(context.model_fields_set, environ):
         return False
     base_url = server_url(context.base_url, environ)

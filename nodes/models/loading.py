@@ -63,13 +63,15 @@ def load_chat_model(
     max_tokens: int | None = None,
     timeout: float | None = None,
     max_retries: int | None = None,
+    top_logprobs: int | None = None,
 ) -> BaseChatModel:
     """Return the chat model for `spec` ("provider:model") for the given role.
 
     `timeout` (seconds per request) and `max_retries` (repeats of requests that failed on
     rate limits, server errors or the network) go to the provider's client. Built-in
     providers' models are created once per settings and reused; a registered provider's
-    factory is called every time (cache inside it if it is costly).
+    factory is called every time (cache inside it if it is costly). `top_logprobs` asks an
+    `openai:` model for its tokens' likeliest alternatives (others ignore it).
 
     Raises:
         ModelSetupError: the provider is unknown or its package is missing, or the API key
@@ -85,6 +87,8 @@ def load_chat_model(
     if max_retries is not None:
         kwargs["max_retries"] = max_retries
     server = openai_base_url(base_url) if provider == "openai" else None
+    if top_logprobs is not None and provider == "openai":
+        kwargs |= {"logprobs": True, "top_logprobs": top_logprobs}
     if max_tokens is not None:
         if server:  # local servers know max_tokens, not OpenAI's newer max_completion_tokens
             kwargs["extra_body"] = {"max_tokens": max_tokens}

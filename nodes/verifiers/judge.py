@@ -6,17 +6,18 @@ still do not match but that grades as many criteria as were asked is read by pos
 one per call (`"criterion"`: the answer names no criterion, `CriterionAnswer`). Either way
 a pass must quote the few words of the artifact that show it (`grounding`). With
 `judge_mode="extract"` the judge decides nothing: it copies the words that show one
-criterion and code decides (`extracted`). A panel (`critic_models`, `critic_samples`)
-passes a criterion when a strict majority of the judges that answered pass it, and at
-least `critic_min_agreement` of them; a judge with no valid answer abstains, and if all
-abstain the critique records a verifier error (`judgement_of`).
+criterion and code decides (`extracted`); with `"extract_ask"`, where its words prove
+nothing it is asked yes or no instead of again (`second_looks`). A panel (`critic_models`,
+`critic_samples`) passes a criterion when a strict majority of the judges that answered
+pass it, and at least `critic_min_agreement` of them; a judge with no valid answer
+abstains, and if all abstain the critique records a verifier error (`judgement_of`).
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -26,6 +27,8 @@ from critic_loop.nodes.models.gateway import Answer, Request, parse_answer
 from critic_loop.nodes.models.loading import grading_model, model_server
 from critic_loop.nodes.prompts import conversation, render_prompt
 from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
+from critic_loop.nodes.verifiers.judge_profile import DEFAULT_THRESHOLD, judge_profile
+from critic_loop.nodes.verifiers.yes_no import NULL_ARTIFACT, calibrated, yes_no_request
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.rubric import CriterionBase
@@ -352,7 +355,7 @@ def criterion_groups(
     criteria: Sequence[CriterionBase], context: Context
 ) -> list[list[CriterionBase]]:
     """Return the criteria asked together: all in one call, or one per call."""
-    apart = context.judge_granularity == "criterion" or context.judge_mode == "extract"
+    apart = context.judge_granularity == "criterion" or context.judge_mode != "verdict"
     return [[criterion] for criterion in criteria] if apart else [list(criteria)]
 
 
@@ -409,7 +412,7 @@ def _extracting(
         read=read,
         read_last=lambda reply: accept_extracted(reply.text, criterion, artifact),
         retry=retry,
-        attempts=context.critic_attempts,
+        attempts=1 if context.judge_mode == "extract_ask" else context.critic_attempts,
     )
 
 
@@ -417,7 +420,7 @@ def judge_request(
     spec: str, criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> Request[Graded]:
     """Return the request that asks the judge `spec` about `criteria` (module docstring)."""
-    if context.judge_mode == "extract" and len(criteria) == 1:
+    if context.judge_mode != "verdict" and len(criteria) == 1:
         return _extracting(spec, criteria[0], artifact, context)
     if context.judge_granularity == "rubric" or len(criteria) > 1:
         schema = critic_output_schema()
@@ -448,6 +451,81 @@ def judge_requests(
         for group in criterion_groups(criteria, context)
         for judge in panel(context)
     ]
+
+
+def doubted(answer: Answer[Graded], context: Context) -> bool:
+    """Tell whether an extracting judge's only answer was words that prove nothing."""
+    return (
+        context.judge_mode == "extract_ask" and answer.value is not None and bool(answer.rejected)
+    )
+
+
+def second_looks(
+    criteria: Sequence[CriterionBase],
+    artifact: str,
+    answers: Sequence[Answer[Graded]],
+    context: Context,
+) -> list[Request[float | None]]:
+    """Return the yes/no questions for the answers to `judge_requests` that were `doubted`.
+
+    Two each: about the artifact, and about a content-free one (`yes_no.calibrated`).
+    """
+    judges = panel(context)
+    looks = []
+    for index, answer in enumerate(answers):
+        if doubted(answer, context):
+            text, spec = criteria[index // len(judges)].text, judges[index % len(judges)].spec
+            looks += [
+                yes_no_request(spec, text, artifact, context),
+                yes_no_request(spec, text, NULL_ARTIFACT, context),
+            ]
+    return looks
+
+
+def with_second_looks(
+    answers: Sequence[Answer[Graded]], looks: Iterator[Answer[float | None]], context: Context
+) -> list[Answer[Graded]]:
+    """Decide each `doubted` answer by its two looks, taken in turn from `looks`.
+
+    It passes when P(met) reaches the threshold of the critic's judge profile.
+    """
+    judges, decided = panel(context), []
+    for index, answer in enumerate(answers):
+        if not doubted(answer, context):
+            decided.append(answer)
+            continue
+        asked, null = next(looks), next(looks)
+        profile = judge_profile(judges[index % len(judges)].spec)
+        threshold = profile.threshold if profile is not None else DEFAULT_THRESHOLD
+        met = calibrated(asked.value, null.value)
+        passed = met is not None and met >= threshold
+        said = (
+            "gave no probability of yes"
+            if met is None
+            else f"said {'yes' if passed else 'no'} (P(met) {met:.2f}, threshold {threshold:.2f})"
+        )
+        assert answer.value is not None  # a doubted answer has one
+        result = answer.value[0][0].model_copy(
+            update={
+                "passed": passed,
+                "evidence": f"{'Met' if passed else 'Not met'}: its words were no evidence; "
+                f"asked yes or no, the judge {said}.",
+                "hint": "" if passed else NOT_SURE_HINT,
+                "p_met": met,
+            }
+        )
+        together: list[Answer[Any]] = [answer, asked, null]
+        spent = _spent(together)
+        decided.append(
+            Answer(
+                value=([result], ""),
+                calls=spent.calls,
+                rejected=answer.rejected,
+                usage=spent.usage,
+                stopped=spent.stopped,
+            )
+        )
+    return decided
 
 
 def carried(votes: dict[str, bool], min_agreement: float) -> bool:

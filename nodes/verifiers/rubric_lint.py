@@ -175,6 +175,19 @@ SIMPLE: list[tuple[re.Pattern[str], str, dict[str, Any] | None]] = [
 ]
 """Criteria code decides from a pattern alone: (pattern, message, proposal or None)."""
 
+CLOSED_CLASSES: dict[str, str] = {
+    "season": r"\b(spring|summer|autumn|winter)\b|\b(the|this|last|next) fall\b",
+    "day of the week": r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    "month": r"\b(january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\b",
+}
+"""Classes whose members code can list: a criterion that the artifact names one is a
+pattern (words like "rain" that only go with a class never match it)."""
+
+NAMES_ONE = re.compile(
+    r"\b(?:names|mentions|gives) (?:a|an|one|the) (" + "|".join(CLOSED_CLASSES) + r")\b"
+)
+
 LINES = re.compile(rf"\b(?:has|is|in) exactly {NUMBER} lines\b")
 
 VAGUE: dict[str, str] = {
@@ -219,6 +232,10 @@ def lint_criterion(criterion: CriterionBase) -> list[LintFinding]:
             return [LintFinding(cid, "checkable", found[0], found[1])]
     if found := _phrase(cid, text, original):
         return [LintFinding(cid, "checkable", found[0], found[1])]
+    if named := NAMES_ONE.search(text):
+        listed = {"id": cid, "kind": "regex", "pattern": CLOSED_CLASSES[named[1]]}
+        message = f"naming a {named[1]}: code knows them all"
+        return [LintFinding(cid, "checkable", message, {**listed, "ignore_case": True})]
     if counted := LINES.search(text):
         lines = _number(counted[1])
         regex = r"\A(?:[^\n]*\n){" + str(lines - 1) + r"}[^\n]*\n?\Z"

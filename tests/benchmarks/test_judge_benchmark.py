@@ -43,10 +43,11 @@ def test_the_quick_slice_reports_every_figure(tmp_path, server, capsys) -> None:
     assert figures["rubric"]["calls_per_grade"] == 1.0  # one call for the rubric
     assert verdict["tokens_per_grade"] > 0 and verdict["wall_seconds"] > 0
     # the default: the judge copies the artifact's first words, which code takes as
-    # evidence, but the two criteria the linter decides are checked by code
+    # evidence, but the three criteria the linter decides (a question, three lines, naming
+    # a season) are checked by code
     default = figures["default"]
-    assert default["both_pass"] == 5 and default["false_pass"] == 6
-    assert default["calls_per_grade"] == 2.5  # 10 calls: two criteria never reach the judge
+    assert default["both_pass"] == 5 and default["false_pass"] == 5
+    assert default["calls_per_grade"] == 2.25  # 9 calls: three never reach the judge
     printed = capsys.readouterr().out
     assert "verdict" in printed and "7/7 100%" in printed and "agreement by trap" in printed
     contexts = data["settings"]["contexts"]

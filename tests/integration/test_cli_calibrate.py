@@ -8,10 +8,11 @@ below can be worked out by hand.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
-from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
+from tests.support.openai_server import RoleScript, ScriptedOpenAIServer, Text
 from tests.support.run_history import cli_runner, one_line_error
 from tests.support.verdicts import graded
 
@@ -317,3 +318,43 @@ def test_calibrate_on_a_terminal_shows_a_progress_bar(tmp_path) -> None:
     assert "6 call(s); a6: agrees on 2/2" in text  # calls made so far
     assert "graded 1/6" not in text  # no plain lines on a terminal
     assert json.loads(out)["overall"]["n"] == 12
+
+
+def a_judge_that_quotes_nothing_useful(request: dict) -> Text:
+    """Words that are not in the artifact; then yes for "clear" artifacts, no otherwise."""
+    if not request.get("logprobs"):
+        return Text("the answer is easy to follow")
+    shown = request["messages"][-1]["content"]
+    leaning = 0.5 if "\nN/A\n" in shown else (0.8 if "lear" in shown else 0.3)
+    top = (("yes", math.log(leaning)), ("no", math.log(1 - leaning)))
+    return Text(top[0][0], top_logprobs=top)
+
+
+def test_calibrate_fit_stores_the_operators_judge_profile_and_later_runs_use_it(
+    tmp_path, cli, monkeypatch
+) -> None:
+    from critic_loop.nodes.verifiers.judge_profile import load_profile
+    from critic_loop.state.operator_settings import operator_settings
+
+    labels = labels_file(tmp_path / "labels.jsonl")
+    stored = tmp_path / "judge.json"
+    with ScriptedOpenAIServer(a_judge_that_quotes_nothing_useful) as server:
+        flags = ("--base-url", server.base_url, "--model", "openai:stub")
+        one_line_error(cli("calibrate", labels, *flags, "--fit"), "CRITIC_LOOP_JUDGE_PROFILE")
+        monkeypatch.setenv("CRITIC_LOOP_JUDGE_PROFILE", str(stored))
+        operator_settings.cache_clear()
+        try:
+            done = cli("calibrate", labels, *flags, "--fit", "--json")
+            text = cli("calibrate", labels, *flags, "--fit").stdout
+            shown = cli("models", "--json", *flags)
+        finally:
+            operator_settings.cache_clear()
+    assert done.returncode == 0, done.stderr
+    fitted = done.json["fit"]
+    assert fitted["labels"] == 6 and fitted["path"] == str(stored)  # "clear" of six artifacts
+    assert done.json["judge_mode"] == "extract_ask"
+    assert fitted["as_graded"]["n"] == fitted["cross_validated"]["n"] == 6
+    assert load_profile(stored).threshold == fitted["threshold"]
+    assert "as graded" in text and "fitted (cross-validated)" in text
+    assert f"stored {stored}: threshold" in text
+    assert json.loads(shown.stdout)["judge_profile"]["path"] == str(stored)

@@ -5,6 +5,7 @@ each call named. Python's `build_graph(...).invoke`, `run_loop`, `arun_loop` and
 command line are checked here; the served graph's default assistant in test_dev_server.
 """
 
+import json
 import os
 
 import pytest
@@ -115,3 +116,66 @@ def test_a_named_model_is_sent_as_named_and_the_server_is_not_asked(only_a_serve
     assert out["outcome"] == "passed"
     assert models_sent(only_a_server) == {"mine"}
     assert only_a_server.model_listings == 0
+
+
+def test_critic_loop_models_shows_the_same_settings_named_or_discovered(run_cli) -> None:
+    with ScriptedOpenAIServer([], model_id="qwen2.5-coder-0.5b-instruct") as server:
+        env = {"OPENAI_BASE_URL": server.base_url}
+        found = run_cli("models", "--json", env=env)
+        model = "openai:qwen2.5-coder-0.5b-instruct"
+        named = run_cli("models", "--json", "--model", model, env=env)
+        shown = run_cli("models", "--model", model, env=env).stdout
+    assert found.returncode == named.returncode == 0
+    found_report, named_report = json.loads(found.stdout), json.loads(named.stdout)
+    assert found_report["settings"] == named_report["settings"]
+    assert found_report["models"]["critic"] == {
+        "model": model,
+        "found": True,
+        "profile": "small model",
+    }
+    assert named_report["models"]["critic"]["found"] is False
+    assert named_report["settings"]["judge_mode"] == {
+        "value": "extract_ask",
+        "from": "the critic's profile (small model)",
+    }
+    assert found_report["judge_profile"] == named_report["judge_profile"]
+    assert named_report["judge_profile"]["path"].endswith("qwen2.5-coder-0.5b-instruct.json")
+    assert "judge_mode" in shown
+    assert "from the critic's profile (small model)" in shown
+    assert "judge profile: " in shown and "threshold 0.61 on P(met)" in shown
+
+
+def test_critic_loop_models_shows_the_operators_judge_profile_for_its_model(
+    run_cli, tmp_path
+) -> None:
+    from critic_loop.nodes.verifiers import judge_profile as profiles
+    from critic_loop.nodes.verifiers.judge_profile import JudgeProfile, load_profile, save_profile
+    from critic_loop.state.operator_settings import operator_settings
+
+    path = tmp_path / "judge.json"
+    save_profile(JudgeProfile(model="openai:mine-1b", threshold=0.41, labels=147), path)
+    operator_settings.cache_clear()
+    try:
+        with ScriptedOpenAIServer([], model_id="mine-1b") as server:
+            env = {"OPENAI_BASE_URL": server.base_url, "CRITIC_LOOP_JUDGE_PROFILE": str(path)}
+            used = run_cli("models", "--json", env=env)
+            other = run_cli("models", "--model", "openai:other-0.5b", env=env).stdout
+            path.write_text("{}")
+            load_profile.cache_clear()
+            profiles._operators.cache_clear()  # the file is read once per process
+            broken = run_cli("models", env=env)
+    finally:
+        operator_settings.cache_clear()
+    report = json.loads(used.stdout)
+    assert report["judge_profile"]["path"] == str(path)
+    assert report["judge_profile"]["threshold"] == 0.41
+    assert report["settings"]["judge_mode"]["value"] == "extract_ask"  # it follows the profile
+    assert "judge profile: none for the critic model" in other
+    assert broken.returncode == 2
+    assert "is not a judge profile" in broken.stderr
+
+
+def test_run_help_says_the_judges_settings_follow_the_model(run_cli) -> None:
+    shown = " ".join(run_cli("run", "--help").stdout.split())
+    assert shown.count("it follows the critic model (critic-loop models)") >= 3
+    assert "it follows the worker model (critic-loop models)" in shown

@@ -22,10 +22,15 @@ from tests.support.verdicts import QUOTE, quote_the_artifact
 
 @dataclass(frozen=True)
 class Text:
-    """Answer with plain assistant text ("length": cut off at the token limit)."""
+    """Answer with plain assistant text ("length": cut off at the token limit).
+
+    `top_logprobs`: the first token's alternatives as (token, log-probability), sent as
+    OpenAI's `logprobs` when the request asks for them.
+    """
 
     content: str
     finish_reason: str = "stop"
+    top_logprobs: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -345,6 +350,13 @@ def _finish(message: dict[str, Any], answer: Text | Structured | Raw) -> str:
     return "tool_calls" if message.get("tool_calls") else "stop"
 
 
+def _logprobs(answer: Text) -> dict[str, Any]:
+    alternatives = answer.top_logprobs or ((answer.content, 0.0),)
+    top = [{"token": token, "logprob": logprob, "bytes": None} for token, logprob in alternatives]
+    first = {"token": top[0]["token"], "logprob": top[0]["logprob"], "bytes": None}
+    return {"content": [{**first, "top_logprobs": top}]}
+
+
 def _completion(
     request: dict[str, Any], message: dict[str, Any], finish_reason: str
 ) -> dict[str, Any]:
@@ -513,7 +525,10 @@ class ScriptedOpenAIServer:
                 finish = _finish(message, answer)
                 server.tokens[id(request)] = _usage(request, message)["total_tokens"]
                 if not request.get("stream"):
-                    self._send_json(200, _completion(request, message, finish))
+                    completion = _completion(request, message, finish)
+                    if isinstance(answer, Text) and request.get("logprobs"):
+                        completion["choices"][0]["logprobs"] = _logprobs(answer)
+                    self._send_json(200, completion)
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")

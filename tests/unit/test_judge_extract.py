@@ -11,6 +11,7 @@ judge is not asked about them at all.
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from critic_loop.grading import critique_artifact, grade
 from critic_loop.nodes.models.gateway import ModelUnreachable, ask_all
@@ -164,3 +165,63 @@ def test_an_unreachable_extracting_judge_is_named_by_role_and_url() -> None:
     assert str(failed.value).startswith(
         f"the critic model 'openai:c' at {closed}/chat/completions cannot be reached ("
     )
+
+
+def test_the_readmes_season_is_not_passed_on_rain_whoever_named_the_small_model() -> None:
+    haiku = "Raindrops fall,\nSilent clouds dance,\nWhispers of rain."
+    season = Criterion(id="season", text="It names a season.")
+    with ScriptedOpenAIServer(lambda request: Text("rain")) as server:  # the judge quotes "rain"
+        named = {"critic_model": "openai:qwen2.5-coder-0.5b-instruct", "base_url": server.base_url}
+        verdict = grade(haiku, [season], named)  # the small model's profile: lint checks
+        assert grade("Autumn rain falling,\nred leaves float.", [season], named).passed
+    [result] = verdict.results
+    assert not result.passed and result.source == "check"
+    assert server.requests == []  # code decided it: the judge was never asked
+
+
+YES = (("yes", -0.1), ("no", -2.4))
+NO = (("no", -0.05), ("yes", -3.0))
+LEANS_NO = (("no", -0.4), ("yes", -1.1))
+
+
+def second_look(on_artifact: tuple[tuple[str, float], ...]):
+    """A judge that quotes words not in the artifact, then answers yes/no by logprobs.
+
+    Asked about the content-free artifact ("N/A"), it leans to no.
+    """
+
+    def answer(request: dict) -> Text:
+        if not request.get("logprobs"):
+            return Text("a price in dollars")  # words of the criterion, not of the artifact
+        assert request["max_tokens"] == 1 and request["top_logprobs"] >= 2
+        on_nothing = "\nN/A\n" in request["messages"][-1]["content"]
+        chosen = LEANS_NO if on_nothing else on_artifact
+        return Text(chosen[0][0], top_logprobs=chosen)
+
+    return answer
+
+
+@pytest.mark.parametrize(("on_artifact", "passed"), [(YES, True), (NO, False)])
+def test_extract_ask_asks_yes_or_no_where_the_words_prove_nothing(on_artifact, passed) -> None:
+    with ScriptedOpenAIServer(second_look(on_artifact)) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        critique = critique_artifact(JACKET, [PRICE], context | {"judge_mode": "extract_ask"})
+    assert len(server.requests) == critique.attempts == 3  # the words, then two questions
+    assert critique.verdict is not None
+    [result] = critique.verdict.results
+    assert result.passed is passed and result.p_met is not None
+    assert (result.p_met >= 0.5) is passed  # the threshold nobody fitted (no profile)
+    assert "asked yes or no" in result.evidence
+    assert "not in the artifact" in critique.rejected[0]
+
+
+def test_extract_ask_keeps_what_a_quote_or_none_decides() -> None:
+    with ScriptedOpenAIServer(copies_the_last_word_of_the_artifact) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        verdict = grade(JACKET, [PRICE], context | {"judge_mode": "extract_ask"})
+    assert len(server.requests) == 1 and verdict.passed and verdict.results[0].p_met is None
+
+
+def test_a_judge_profile_is_the_operators_never_a_clients() -> None:
+    with pytest.raises(ValidationError, match="judge_profile"):
+        Context(judge_profile="/tmp/client.json")  # type: ignore[call-arg]

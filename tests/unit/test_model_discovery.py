@@ -3,7 +3,7 @@
 import pytest
 
 from critic_loop.nodes.models import discovery as model_choice
-from critic_loop.nodes.models.discovery import GEMINI_MODELS
+from critic_loop.nodes.models.discovery import GEMINI_MODELS, LOCAL_SETTINGS
 from critic_loop.nodes.models.discovery import available_models as choose_models
 
 
@@ -48,6 +48,36 @@ def test_keys_pick_the_provider(served, environ, expected) -> None:
 
 def test_named_models_are_never_replaced(served) -> None:
     assert choose_models({"worker_model": "openai:a"}, {"OPENAI_BASE_URL": "http://h/v1"}) == {}
+
+
+def test_naming_the_local_model_gives_the_settings_discovering_it_gives(monkeypatch) -> None:
+    monkeypatch.setattr(model_choice, "discover_model", lambda url: "qwen2.5-coder-0.5b-instruct")
+    environ = {"OPENAI_BASE_URL": "http://h/v1", "OPENAI_API_KEY": "local"}
+    discovered = choose_models({}, environ)
+    model = discovered["critic_model"]
+    named = choose_models({"worker_model": model, "critic_model": model}, environ)
+    assert named == {k: v for k, v in discovered.items() if not k.endswith("_model")}
+    assert named == LOCAL_SETTINGS | {"judge_mode": "extract_ask"}  # its shipped judge profile
+
+
+@pytest.mark.parametrize(
+    ("name", "small"),
+    [
+        ("qwen2.5-coder-0.5b-instruct", True),
+        ("gemma-2-2b-it", True),
+        ("llama-3.1-8b-instruct", False),
+        ("mixtral-8x7b", False),
+        ("stub-critic", False),
+    ],
+)
+def test_a_named_model_gets_the_small_model_settings_by_its_size(name, small) -> None:
+    chosen = choose_models({"critic_model": f"openai:{name}"}, {"OPENAI_BASE_URL": "http://h/v1"})
+    assert (chosen.get("judge_mode") in ("extract", "extract_ask")) is small
+
+
+def test_a_hosted_model_of_no_stated_size_gets_no_local_settings(served) -> None:
+    chosen = {"worker_model": "openai:gpt-4.1", "critic_model": "openai:gpt-4.1"}
+    assert choose_models(chosen, {"OPENAI_BASE_URL": "http://h/v1"}) == {}
 
 
 def test_an_unreachable_server_is_an_error_not_a_silent_fallback(monkeypatch) -> None:

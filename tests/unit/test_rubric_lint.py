@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.judge.cases import CASES
+from benchmarks.judge.held_out import HELD_OUT
 from critic_loop.grading import grade
 from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_criterion, lint_rubric
 from critic_loop.state.rubric import Criterion
@@ -56,9 +57,24 @@ def test_vague_criteria_get_a_checkable_rewrite_and_plain_ones_nothing() -> None
     assert lint_rubric(checked_rubric(checks_are_left_alone)) == []
 
 
+@pytest.mark.parametrize(
+    ("draft", "names_one"),
+    [
+        ("Raindrops fall,\nSilent clouds dance,\nWhispers of rain.", False),  # the README's
+        ("Autumn rain falling,\nred leaves float down the gutter.", True),
+        ("We planted tulips last fall.", True),
+        ("Rain taps the window, grey streets shine.", False),
+    ],
+)
+def test_naming_a_season_is_decided_by_code_and_rain_is_no_season(draft, names_one) -> None:
+    [finding] = lint_criterion(Criterion(id="season", text="It names a season."))
+    assert finding.proposal is not None
+    assert grade(draft, [finding.proposal]).passed is names_one
+
+
 def test_every_proposal_decides_the_benchmark_set_as_its_labels_do() -> None:
     proposed = 0
-    for case in CASES:
+    for case in (*CASES, *HELD_OUT):
         for pair in case.pairs:
             [*findings] = lint_criterion(Criterion(id=pair.id, text=pair.text))
             if findings and findings[0].proposal is not None:

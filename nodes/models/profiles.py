@@ -1,0 +1,95 @@
+"""The run settings that follow from a model, however it was named.
+
+- The model's size, from its name ("qwen2.5-coder-0.5b-instruct": 0.5B parameters): a
+  small model (`SMALL_MODEL_PARAMS` or fewer) gets the settings small models need
+  (`LOCAL_SETTINGS`, chosen on the judge benchmark), named or found on a server;
+- a model of unknown size that nobody named, found on the run's OpenAI-compatible
+  server, is taken for a small local one too;
+- a critic model with a judge profile (`judge_profile`: the operator's, or one the project
+  ships) is asked yes or no where its quotes prove nothing (`judge_mode: extract_ask`).
+
+The critic's profile gives the judge's settings, the worker's its token cap. Settings the
+run chose stand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from critic_loop.nodes.verifiers.judge_profile import judge_profile
+
+LOCAL_SETTINGS: dict[str, Any] = {
+    "judge_granularity": "criterion",
+    "judge_mode": "extract",
+    "lint_checks": True,
+    "worker_max_tokens": 1024,
+}
+"""Settings that suit small models on local servers (see `benchmarks/judge/results`)."""
+
+SMALL_MODEL_PARAMS = 4.0
+"""Billions of parameters at most of a model that gets `LOCAL_SETTINGS`."""
+
+WORKER_FIELDS = frozenset({"worker_max_tokens"})
+"""Settings the worker's profile gives; the others follow the critic's."""
+
+PROFILE_FIELDS = tuple(LOCAL_SETTINGS)
+"""The run settings a profile may give."""
+
+Source = Literal["small model", "found on the server", "none"]
+
+_SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)b(?![a-z])")
+
+
+class ModelProfile(BaseModel):
+    """What applies to one model, and where it came from."""
+
+    model: str
+    source: Source
+    settings: dict[str, Any]
+
+
+def billions_of_parameters(name: str) -> float | None:
+    """Return the size a model's name gives ("llama-3.1-8b-instruct": 8.0), if it gives one."""
+    found = _SIZE.search(name.lower())
+    return float(found[1]) if found else None
+
+
+_looked_up: set[str] = set()
+
+
+def profile_known(spec: str) -> bool:
+    """Say whether `model_profile(spec)` would read nothing (a file, a package's data)."""
+    return spec in _looked_up
+
+
+def model_profile(spec: str, found: bool = False) -> ModelProfile:
+    """Return the profile of `spec`; `found`: the run found it on its server, unnamed.
+
+    Raises:
+        ProfileProblem: the operator's judge profile cannot be read.
+    """
+    _, _, name = spec.partition(":")
+    size = billions_of_parameters(name)
+    source: Source
+    if (size is not None and size <= SMALL_MODEL_PARAMS) or (size is None and found):
+        source = "small model" if size is not None else "found on the server"
+        settings = dict(LOCAL_SETTINGS)
+    else:
+        source, settings = "none", {}
+    if judge_profile(spec) is not None:
+        settings["judge_mode"] = "extract_ask"
+    _looked_up.add(spec)
+    return ModelProfile(model=spec, source=source, settings=settings)
+
+
+def profile_settings(
+    worker: ModelProfile, critic: ModelProfile, chosen: Mapping[str, Any] | set[str]
+) -> dict[str, Any]:
+    """Return the settings the two profiles give a run, except those the run chose."""
+    given = {k: v for k, v in critic.settings.items() if k not in WORKER_FIELDS}
+    given |= {k: v for k, v in worker.settings.items() if k in WORKER_FIELDS}
+    return {key: value for key, value in given.items() if key not in chosen}

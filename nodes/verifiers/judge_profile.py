@@ -1,0 +1,96 @@
+"""A judge profile: the threshold on P(met) that `critic-loop calibrate --fit` learned.
+
+Where the extracting judge's words prove nothing, `judge_mode: extract_ask` asks it yes
+or no and passes the criterion when P(met) (`yes_no`) reaches the profile's threshold.
+The profile that applies to a critic model is the operator's (`CRITIC_LOOP_JUDGE_PROFILE`,
+when it was fitted for that model), else one the project ships for it (`judge_profiles/`,
+fitted on the judge benchmark's fit set only). It is never the context's: a served
+client can neither choose nor supply one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from critic_loop.state.errors import ModelSetupError
+from critic_loop.state.operator_settings import operator_settings
+
+DEFAULT_THRESHOLD = 0.5
+"""The threshold of a judge nobody fitted: "yes" likelier than "no"."""
+
+SHIPPED = Path(__file__).with_name("judge_profiles")
+"""The profiles the project ships, one JSON file per model name."""
+
+
+class JudgeProfile(BaseModel):
+    """A fitted judge for one critic model."""
+
+    model: str = Field(description="The critic model the labels were graded by.")
+    threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0)
+    labels: int = Field(default=0, ge=0, description="How many labelled pairs it was fitted on.")
+    cross_validated: dict[str, float | int | None] = Field(
+        default_factory=dict, description="Its figures on labels held out from each fit."
+    )
+    source: str = Field(default="", exclude=True, description="The file it was read from.")
+
+
+class ProfileProblem(ModelSetupError):
+    """A judge profile file that cannot be read."""
+
+
+@functools.cache
+def load_profile(path: Path) -> JudgeProfile:
+    """Read a judge profile (JSON), once per path.
+
+    Raises:
+        ProfileProblem: the file is missing or is not a judge profile (the message says why).
+    """
+    try:
+        found = JudgeProfile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except OSError as error:
+        raise ProfileProblem(f"cannot read the judge profile {path}: {error.strerror}") from None
+    except (ValueError, ValidationError) as error:
+        raise ProfileProblem(f"{path} is not a judge profile: {error}") from None
+    return found.model_copy(update={"source": str(path)})
+
+
+def judge_profile(critic_model: str) -> JudgeProfile | None:
+    """Return the judge profile that applies to `critic_model` (module docstring), if any.
+
+    The operator's file is read once per process (`save_profile` reads it again).
+
+    Raises:
+        ProfileProblem: the operator named a file that is no judge profile.
+    """
+    path = operator_settings().judge_profile
+    own = _operators(path) if path else None
+    if own is not None and own.model == critic_model:
+        return own
+    provider, _, name = critic_model.partition(":")
+    shipped = _shipped().get(name) if provider == "openai" else None
+    return load_profile(shipped) if shipped is not None else None
+
+
+@functools.cache
+def _operators(path: str) -> JudgeProfile | None:
+    """Read the operator's profile; None until `calibrate --fit` has written it."""
+    return load_profile(Path(path)) if Path(path).exists() else None
+
+
+@functools.cache
+def _shipped() -> dict[str, Path]:
+    return {path.stem: path for path in SHIPPED.glob("*.json")}
+
+
+def save_profile(profile: JudgeProfile, path: Path) -> None:
+    """Write `profile` to `path` as JSON (replacing the file whole)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(profile.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    partial.replace(path)
+    load_profile.cache_clear()
+    _operators.cache_clear()

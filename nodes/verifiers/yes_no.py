@@ -1,0 +1,142 @@
+"""The judge's second look: asked yes or no, read from the probabilities of its first token.
+
+A small model's "yes" or "no" is a coin tossed with its own bias. The probabilities it
+gives the two words are a score instead: P(met) = P(yes) / (P(yes) + P(no)) on the first
+token (OpenAI-compatible servers return them as `logprobs`; langchain-openai puts them
+in `response_metadata`), with the pull the question has of itself removed (the same
+question about a content-free artifact: contextual calibration, Zhao et al. 2021). A
+threshold (`judge_profile`) turns the score into a decision.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import secrets
+from collections.abc import Iterable, Mapping
+
+from langchain_core.messages import BaseMessage
+
+from critic_loop.nodes.models.gateway import Request
+from critic_loop.nodes.models.loading import load_chat_model, model_server
+from critic_loop.nodes.prompts import conversation
+from critic_loop.state.context import Context
+
+TOP_LOGPROBS = 10
+"""How many of the first token's likeliest alternatives to ask for."""
+
+NULL_ARTIFACT = "N/A"
+"""The content-free artifact whose answer measures the question's own pull."""
+
+
+def first_token_logprobs(message: BaseMessage) -> list[tuple[str, float]]:
+    """Return the first token's alternatives as (token, log-probability), or [] if none."""
+    logprobs = message.response_metadata.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, Mapping) else None
+    if not isinstance(content, list) or not content or not isinstance(content[0], Mapping):
+        return []
+    top = content[0].get("top_logprobs") or []
+    return [
+        (str(item["token"]), float(item["logprob"]))
+        for item in top
+        if isinstance(item, Mapping) and "token" in item and "logprob" in item
+    ]
+
+
+def share_of_yes(alternatives: Iterable[tuple[str, float]]) -> float | None:
+    """Return P(yes) / (P(yes) + P(no)) over a token's alternatives (any case or spacing).
+
+    None when neither word is among them: the model did not answer the question.
+    """
+    mass = {"yes": 0.0, "no": 0.0}
+    for token, logprob in alternatives:
+        word = token.strip().lower()
+        if word in mass:
+            mass[word] += math.exp(logprob)
+    total = mass["yes"] + mass["no"]
+    return mass["yes"] / total if total > 0 else None
+
+
+def p_met(message: BaseMessage) -> float | None:
+    """Return the judge's probability that the criterion is met, or None without logprobs."""
+    return share_of_yes(first_token_logprobs(message))
+
+
+def calibrated(asked: float | None, null: float | None) -> float | None:
+    """Return P(met) with the question's own pull removed (both as log-odds)."""
+    if asked is None or null is None:
+        return None
+    asked, null = (min(max(p, 1e-6), 1 - 1e-6) for p in (asked, null))
+    shift = math.log(asked / (1 - asked)) - math.log(null / (1 - null))
+    return 1 / (1 + math.exp(-shift))
+
+
+_SUBJECT = re.compile(r"^(it|the \w+|this \w+)\s+(\S+)\s*(.*)$", re.IGNORECASE | re.S)
+_BE = {"is", "are", "was", "were", "can", "will", "should", "must", "does"}
+
+
+def _base_form(verb: str) -> str | None:
+    if verb == "has":
+        return "have"
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if re.search(r"(ss|sh|ch|x|z|o)es$", verb):
+        return verb[:-2]
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return verb[:-1]
+    return None
+
+
+def as_question(statement: str) -> str:
+    """Ask `statement` as a question ("It names a season." asks "Does it name a season?").
+
+    A subject ("It", "The function") and a verb in the present tense are turned around;
+    any other sentence is asked as "Is it true that ...?".
+    """
+    text = " ".join(statement.split()).rstrip(".!").strip()
+    found = _SUBJECT.match(text)
+    if found:
+        subject, verb, rest = found[1], found[2].lower(), found[3]
+        subject, tail = subject[0].lower() + subject[1:], f" {rest}" if rest else ""
+        if verb in _BE:
+            return f"{verb.capitalize()} {subject}{tail}?"
+        base = _base_form(verb)
+        if base is not None:
+            return f"Does {subject} {base}{tail}?"
+    return f"Is it true that {text[:1].lower() + text[1:]}?"
+
+
+def yes_no_prompt(
+    statement: str, artifact: str, prompts_dir: str | None = None
+) -> list[BaseMessage]:
+    """Build the yes/no question about one criterion of the artifact, fenced."""
+    asked = {
+        "artifact": artifact,
+        "question": as_question(statement),
+        "fence": secrets.token_hex(8),
+    }
+    return conversation(prompts_dir, "critic_yes_no_system.jinja", ("critic_yes_no.jinja", asked))
+
+
+def yes_no_request(
+    spec: str, statement: str, artifact: str, context: Context
+) -> Request[float | None]:
+    """Return the one-token question whose answer is P(met) (None: no log-probabilities)."""
+    model = load_chat_model(
+        spec,
+        role="critic",
+        temperature=0.0,
+        base_url=context.base_url,
+        max_tokens=1,
+        timeout=context.request_timeout,
+        max_retries=context.max_retries,
+        top_logprobs=TOP_LOGPROBS,
+    )
+    return Request(
+        model=model,
+        spec=spec,
+        role="critic",
+        server=model_server(spec, context),
+        prompt=yes_no_prompt(statement, artifact, context.prompts_dir),
+        read=p_met,
+    )

@@ -1,0 +1,118 @@
+"""Fitting the judge's threshold on P(met) to labels, cross-validated; its profile, stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from critic_loop.judge_fit import (
+    Scored,
+    agreement,
+    cross_validated,
+    decisions,
+    fit_profile,
+    fit_threshold,
+    folds,
+)
+from critic_loop.nodes.verifiers.judge_profile import (
+    DEFAULT_THRESHOLD,
+    JudgeProfile,
+    ProfileProblem,
+    judge_profile,
+    load_profile,
+    save_profile,
+)
+from critic_loop.state.operator_settings import operator_settings
+
+
+def scored(p: float | None, label: bool, group: str = "a") -> Scored:
+    return Scored(p, label, group)
+
+
+def test_the_threshold_keeps_false_passes_within_the_limit_and_fails_fewest_met() -> None:
+    labelled = [scored(0.30 + i / 100, True) for i in range(10)]  # 0.30 .. 0.39
+    labelled += [scored(0.100 + i / 40, False) for i in range(10)]  # 0.100 .. 0.325
+    threshold = fit_threshold(labelled, max_false_pass=0.10)
+    assert threshold == pytest.approx(0.31)  # passes 0.325 (1 of 10 unmet), fails only 0.30
+    table = agreement(labelled, decisions(labelled, threshold))
+    assert (table.false_pass, table.false_fail) == (1, 1)
+
+
+def test_no_threshold_fits_when_every_one_passes_too_many_so_the_default_stands() -> None:
+    labelled = [scored(0.9, False), scored(0.9, False), scored(0.1, True)]
+    assert fit_threshold(labelled) == DEFAULT_THRESHOLD
+
+
+def test_a_judge_without_a_probability_fails_the_criterion() -> None:
+    assert decisions([scored(None, True)], 0.0) == [False]
+
+
+def test_folds_keep_an_artifacts_criteria_together() -> None:
+    labelled = [scored(0.5, True, group=g) for g in "aabbbcdde"]
+    assigned = folds(labelled, 2)
+    by_group: dict[str, set[int]] = {}
+    for item, fold in zip(labelled, assigned, strict=True):
+        by_group.setdefault(item.group, set()).add(fold)
+    assert all(len(found) == 1 for found in by_group.values())
+    assert set(assigned) == {0, 1}
+
+
+def test_cross_validation_decides_each_label_with_a_fit_that_never_saw_it() -> None:
+    seen: list[set[str]] = []
+
+    def fit(training: list[Scored]) -> float:
+        seen.append({item.group for item in training})
+        return 0.5
+
+    labelled = [scored(0.9, True, group=g) for g in "abcdefghij"]
+    assert cross_validated(labelled, fit, count=5) == [True] * 10
+    assert len(seen) == 5
+    assert all(len(groups) == 8 for groups in seen)
+
+
+def test_a_fit_keeps_its_cross_validated_figures_not_its_own() -> None:
+    # a judge whose P(met) is low for everything but ranks met above not met
+    labelled = [
+        scored(0.30 + (0.1 if i % 2 else 0.0), i % 2 == 1, group=f"a{i}") for i in range(40)
+    ]
+    profile, table = fit_profile(labelled, "openai:small")
+    assert agreement(labelled, decisions(labelled, DEFAULT_THRESHOLD)).false_fail_rate == 1.0
+    assert table.accuracy == 1.0  # each fold's threshold separates the rest
+    assert profile.cross_validated["kappa"] == table.kappa
+    assert (profile.threshold, profile.labels) == (pytest.approx(0.4), 40)
+
+
+def test_a_profile_saved_is_the_profile_loaded(tmp_path: Path) -> None:
+    profile = JudgeProfile(model="openai:small", threshold=0.42, labels=147)
+    path = tmp_path / "profiles" / "judge.json"
+    save_profile(profile, path)
+    assert load_profile(path).model_dump() == profile.model_dump()
+
+
+def test_a_file_that_is_no_profile_says_so_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "judge.json"
+    path.write_text('{"model": "m", "threshold": 2}')
+    with pytest.raises(ProfileProblem, match="is not a judge profile"):
+        load_profile(path)
+    with pytest.raises(ProfileProblem, match="cannot read"):
+        load_profile(tmp_path / "missing.json")
+
+
+def test_the_operators_profile_applies_to_its_model_and_the_shipped_one_to_the_local_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local = "openai:qwen2.5-coder-0.5b-instruct"
+    shipped = judge_profile(local)
+    assert shipped is not None and shipped.labels > 0 and 0 < shipped.threshold < 1
+    assert judge_profile("openai:other") is None
+    path = tmp_path / "judge.json"
+    save_profile(JudgeProfile(model="openai:small", threshold=0.7), path)
+    monkeypatch.setenv("CRITIC_LOOP_JUDGE_PROFILE", str(path))
+    operator_settings.cache_clear()
+    try:
+        own = judge_profile("openai:small")
+        assert own is not None and (own.threshold, own.source) == (0.7, str(path))
+        assert judge_profile(local) == shipped  # the operator's is for another model
+    finally:
+        operator_settings.cache_clear()

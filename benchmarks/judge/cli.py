@@ -1,8 +1,7 @@
 """`python -m benchmarks.judge`: how often is the critic's judge right?
 
-It checks what it can before the first model call (the configurations against the
-installed critic_loop, the report file), grades the cells into the report, and prints the
-table. Progress goes to stderr, one line per (artifact, configuration) graded.
+Checks what it can before the first model call, grades the cells into the report, and
+prints the table; progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -25,10 +24,8 @@ def parser() -> argparse.ArgumentParser:
     """Build the argument parser."""
     parse = cli.parser(
         "python -m benchmarks.judge",
-        "How often is the critic's judge right? Grades the benchmark's labelled "
-        "artifact-criterion pairs with several judge configurations against an "
-        "OpenAI-compatible server and reports agreement, Cohen's kappa, false-pass and "
-        "false-fail rates, verdict coverage, and calls, tokens and time per grade.",
+        "How often is the critic's judge right? Grades labelled artifact-criterion pairs with "
+        "judge configurations; reports agreement, kappa, false pass/fail, verdicts and cost.",
         "judge-report.json",
         CONFIGS,
         DEFAULT_CONFIGS,
@@ -38,18 +35,10 @@ def parser() -> argparse.ArgumentParser:
     chosen.add_argument(
         "--quick", action="store_true", help=f"{', '.join(QUICK_IDS)} only (a smoke run for CI)"
     )
-    chosen.add_argument(
-        "--held-out",
-        action="store_true",
-        help="the held-out set instead (48 pairs that took no part in choosing the defaults)",
-    )
+    chosen.add_argument("--held-out", action="store_true", help="the held-out set instead")
+    # a busy shared server answers requests one after another: more only queues more
     parse.add_argument(
-        "--concurrency",
-        type=int,
-        default=1,
-        metavar="N",
-        help="grade up to N artifacts at once (default 1; a busy shared server answers "
-        "requests one after another, so more only queues more of them)",
+        "--concurrency", type=int, default=1, metavar="N", help="grade up to N artifacts at once"
     )
     return parse
 

@@ -1,15 +1,12 @@
 """The judge configurations compared, as plain `Context` settings.
 
-Every configuration grades with the same critic model, the judge grading every criterion
-(`skip_judge_on_failed_check: false`, as `critic-loop calibrate` does), on top of the
-settings a run picks for the model found on a local server (its profile: `extract_ask`
-for the local 0.5B model, with its shipped judge profile), so `default` is what a user of
-a local model gets. A configuration's own settings come last and win. Names are checked
-against the installed critic_loop's `Context` before anything runs.
+Each grades every criterion with the same critic model on top of the settings a run picks
+for that model on a local server (so `default` is what a local user gets); its own win.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from benchmarks.harness.configs import shared
@@ -17,6 +14,7 @@ from critic_loop.nodes.models.profiles import model_profile
 
 VERDICT = {"judge_mode": "verdict", "lint_checks": False}
 """The judge decides each criterion itself (the local defaults before the benchmark chose)."""
+SAMPLES3 = {**VERDICT, "critic_samples": 3, "critic_temperature": 0.7}
 
 CONFIGS: dict[str, dict[str, Any]] = {
     # what `critic-loop calibrate` and `run` use for a model on a local server
@@ -34,39 +32,15 @@ CONFIGS: dict[str, dict[str, Any]] = {
     # one judge call for the whole rubric instead of one per criterion
     "rubric": {**VERDICT, "judge_granularity": "rubric"},
     # three samples of the judge at temperature 0.7; a strict majority passes a criterion
-    "samples3": {**VERDICT, "critic_samples": 3, "critic_temperature": 0.7},
+    "samples3": SAMPLES3,
     # the same three samples, but a criterion passes only if all three pass it
-    "samples3_unanimous": {
-        **VERDICT,
-        "critic_samples": 3,
-        "critic_temperature": 0.7,
-        "critic_min_agreement": 1.0,
-    },
+    "samples3_unanimous": {**SAMPLES3, "critic_min_agreement": 1.0},
     # a panel of three critic models (here the one local model, three times) at 0.7
-    "panel3": {
-        **VERDICT,
-        "critic_models": ["{model}", "{model}", "{model}"],
-        "critic_temperature": 0.7,
-    },
+    "panel3": {**VERDICT, "critic_models": ["{model}"] * 3, "critic_temperature": 0.7},
 }
-"""Each configuration's own `Context` settings ("{model}" stands for the critic model).
+"""Each configuration's own `Context` settings ("{model}" stands for the critic model)."""
 
-The verdict-mode configurations (`verdict` and after) pin `judge_mode: verdict` and no
-lint checks, so they measure what they measured before the local defaults changed.
-"""
-
-DEFAULT_CONFIGS = (
-    "default",
-    "extract",
-    "extract_once",
-    "verdict",
-    "verdict_lint",
-    "rubric",
-    "samples3",
-    "samples3_unanimous",
-    "panel3",
-)
-"""The configurations a run compares unless told otherwise (`extract_lint` is `default`)."""
+DEFAULT_CONFIGS = tuple(name for name in CONFIGS if name != "extract_lint")  # it is default
 
 
 def shared_settings(model: str, base_url: str | None, extra: dict[str, Any]) -> dict[str, Any]:
@@ -90,15 +64,4 @@ def shared_settings(model: str, base_url: str | None, extra: dict[str, Any]) -> 
 
 def table_for(model: str) -> dict[str, dict[str, Any]]:
     """Return `CONFIGS` with "{model}" replaced by the critic model."""
-
-    def filled(value: Any) -> Any:
-        if isinstance(value, str):
-            return value.replace("{model}", model)
-        if isinstance(value, list):
-            return [filled(item) for item in value]
-        return value
-
-    return {
-        name: {key: filled(value) for key, value in settings.items()}
-        for name, settings in CONFIGS.items()
-    }
+    return json.loads(json.dumps(CONFIGS).replace("{model}", json.dumps(model)[1:-1]))

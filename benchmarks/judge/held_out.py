@@ -1,38 +1,13 @@
 """A held-out set: 16 artifacts and 48 pairs that took no part in choosing the judge.
 
-The judge's defaults were chosen by measuring techniques on the main set (`cases.CASES`),
-so figures on it flatter whatever was tuned there. These pairs were written apart from it
-(other topics, the same kinds: counts, absence, language, "names X", quoting, negation,
-numbers, questions, code; about half met), and no model graded them until the defaults
-were chosen: they are only reported on (`python -m benchmarks.judge --held-out`). Labels
-follow the same rule as the main set (any reader agrees; an oracle where code can decide).
+Written apart from `cases.CASES` (other topics, the same kinds, about half met) and graded
+by no model until the defaults were chosen: only reported on (`--held-out`).
 """
 
 from __future__ import annotations
 
-from benchmarks.judge.cases import (
-    DOCSTRING,
-    DOLLARS,
-    IMPORTS,
-    NO_DIGITS,
-    PRICE,
-    QUESTION,
-    QUOTATION,
-    SEASON,
-    SEASONS,
-    TYPE_HINTS,
-    VALID_JSON,
-    WEEKDAY,
-    WEEKDAYS,
-    YEAR,
-    Case,
-    Pair,
-    counted,
-    has,
-    lacks,
-    valid_json,
-    words_below,
-)
+from benchmarks.judge import cases as c
+from benchmarks.judge.cases import Case, Pair, counted, has, lacks, valid_json, words_below
 
 HELD_OUT: tuple[Case, ...] = (
     Case(
@@ -40,7 +15,7 @@ HELD_OUT: tuple[Case, ...] = (
         "writing",
         "In autumn the maples turn red and the garden smells of wet leaves.",
         (
-            Pair("season", SEASON, True, "names", has(SEASONS)),
+            Pair("season", c.SEASON, True, "names", has(c.SEASONS)),
             Pair("tree", "It names a kind of tree.", True, "names"),
             Pair("snow", "It mentions snow.", False, "absence", has(r"\bsnow")),
         ),
@@ -52,7 +27,7 @@ HELD_OUT: tuple[Case, ...] = (
         (
             Pair("italian", "It is written in Italian.", True, "language"),
             Pair("english", "It is written in English.", False, "language"),
-            Pair("price", PRICE, False, "numbers", has(DOLLARS)),
+            Pair("price", c.PRICE, False, "numbers", has(c.DOLLARS)),
         ),
     ),
     Case(
@@ -60,7 +35,7 @@ HELD_OUT: tuple[Case, ...] = (
         "writing",
         "The Glow desk lamp has three brightness levels and costs $39.",
         (
-            Pair("price", PRICE, True, "numbers", has(DOLLARS)),
+            Pair("price", c.PRICE, True, "numbers", has(c.DOLLARS)),
             Pair("levels", "It says how many brightness levels the lamp has.", True, "numbers"),
             Pair("battery", "It mentions a battery.", False, "absence", has(r"batter")),
         ),
@@ -72,7 +47,7 @@ HELD_OUT: tuple[Case, ...] = (
         (
             Pair("insulated", "It says the boots are insulated.", False, "negation"),
             Pair("weather", "It mentions the weather.", True, "presence", has(r"weather")),
-            Pair("question", QUESTION, False, "question", has(r"\?")),
+            Pair("question", c.QUESTION, False, "question", has(r"\?")),
         ),
     ),
     Case(
@@ -80,9 +55,9 @@ HELD_OUT: tuple[Case, ...] = (
         "writing",
         "The library is open from Monday to Friday, 9 am to 6 pm. Can we help you find a book?",
         (
-            Pair("weekday", WEEKDAY, True, "names", has(WEEKDAYS)),
-            Pair("question", QUESTION, True, "question", has(r"\?")),
-            Pair("no_digits", NO_DIGITS, False, "absence", lacks(r"\d")),
+            Pair("weekday", c.WEEKDAY, True, "names", has(c.WEEKDAYS)),
+            Pair("question", c.QUESTION, True, "question", has(r"\?")),
+            Pair("no_digits", c.NO_DIGITS, False, "absence", lacks(r"\d")),
         ),
     ),
     Case(
@@ -100,9 +75,9 @@ HELD_OUT: tuple[Case, ...] = (
         "writing",
         'The coach said, "We trained every morning for a year." The team won the final.',
         (
-            Pair("quotation", QUOTATION, True, "quoting", has(r'"[^"]+"')),
+            Pair("quotation", c.QUOTATION, True, "quoting", has(r'"[^"]+"')),
             Pair("won", "It says the team won.", True, "presence"),
-            Pair("year", YEAR, False, "numbers", has(r"\b\d{4}\b")),
+            Pair("year", c.YEAR, False, "numbers", has(r"\b\d{4}\b")),
         ),
     ),
     Case(
@@ -142,7 +117,7 @@ HELD_OUT: tuple[Case, ...] = (
         "writing",
         "The museum opened in 1998 and holds more than forty thousand paintings.",
         (
-            Pair("year", YEAR, True, "numbers", has(r"\b1998\b")),
+            Pair("year", c.YEAR, True, "numbers", has(r"\b1998\b")),
             Pair("city", "It names a city.", False, "names"),
             Pair("sculptures", "It mentions sculptures.", False, "absence", has(r"sculpt")),
         ),
@@ -152,8 +127,8 @@ HELD_OUT: tuple[Case, ...] = (
         "code",
         'def multiply(x: int, y: int) -> int:\n    """Return x times y."""\n    return x * y\n',
         (
-            Pair("docstring", DOCSTRING, True, "code", has(r'"""')),
-            Pair("hints", TYPE_HINTS, True, "code", has(r"->")),
+            Pair("docstring", c.DOCSTRING, True, "code", has(r'"""')),
+            Pair("hints", c.TYPE_HINTS, True, "code", has(r"->")),
             Pair("loop", "It uses a for or while loop.", False, "absence", has(r"\b(for|while)\b")),
         ),
     ),
@@ -165,7 +140,7 @@ HELD_OUT: tuple[Case, ...] = (
         (
             Pair("loop", "It uses a for or while loop.", True, "code", has(r"\bfor\b")),
             Pair("prints", "The function prints its result.", True, "code", has(r"\bprint\(")),
-            Pair("docstring", DOCSTRING, False, "absence", has(r'"""|\'\'\'')),
+            Pair("docstring", c.DOCSTRING, False, "absence", has(r'"""|\'\'\'')),
         ),
     ),
     Case(
@@ -174,7 +149,7 @@ HELD_OUT: tuple[Case, ...] = (
         "import json\nimport urllib.request\n\n\ndef fetch(url):\n"
         "    with urllib.request.urlopen(url) as reply:\n        return json.load(reply)\n",
         (
-            Pair("imports", IMPORTS, True, "presence", has(r"^import ")),
+            Pair("imports", c.IMPORTS, True, "presence", has(r"^import ")),
             Pair("python", "It is written in Python.", True, "language"),
             Pair("retries", "It retries a failed request.", False, "code"),
         ),
@@ -194,7 +169,7 @@ HELD_OUT: tuple[Case, ...] = (
         "code",
         '{"port": 8080, "debug": false, "hosts": ["a.example", "b.example"]}',
         (
-            Pair("valid_json", VALID_JSON, True, "code", valid_json),
+            Pair("valid_json", c.VALID_JSON, True, "code", valid_json),
             Pair("port", "It sets a port.", True, "presence", has(r'"port"')),
             Pair("timeout", "It has a timeout field.", False, "absence", has(r'"timeout"')),
         ),
@@ -204,7 +179,7 @@ HELD_OUT: tuple[Case, ...] = (
         "code",
         "{'port': 8080, 'debug': False}",
         (
-            Pair("valid_json", VALID_JSON, False, "code", valid_json),
+            Pair("valid_json", c.VALID_JSON, False, "code", valid_json),
             Pair("port", "It sets a port.", True, "presence", has(r"'port'")),
             Pair("hosts", "It lists hosts.", False, "absence", has(r"hosts")),
         ),

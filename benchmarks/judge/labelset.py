@@ -1,13 +1,7 @@
 """The labelled set as `critic-loop calibrate` reads it: `labels.jsonl`, built from `cases`.
 
-Each line is one artifact with a rubric of its own (its `llm` criteria) and the labels:
-
-    {"id": "haiku_rain", "artifact": "...", "rubric": [{"id": "season", "text": "..."}],
-     "labels": {"season": false, ...}}
-
-so the set can be graded by the command itself (`critic-loop calibrate
-benchmarks/judge/labels.jsonl`). `python -m benchmarks.judge.labelset --write` rebuilds the
-file after `cases.py` changes; the tests fail while the two differ.
+Each line is one artifact, its rubric (its `llm` criteria) and the labels.
+`python -m benchmarks.judge.labelset --write` rebuilds it after `cases.py` changes.
 """
 
 from __future__ import annotations
@@ -45,8 +39,6 @@ def select(
     ids: Sequence[str] | None = None, *, quick: bool = False, held_out: bool = False
 ) -> list[Case]:
     """Return the cases to grade: the set, the `--quick` slice, the held-out set, or the named.
-
-    Named cases may come from the set or the held-out set.
 
     Raises:
         ValueError: an id is in neither.

@@ -1,17 +1,9 @@
 """Ask the model every question the judge probes need, once, and keep the answers.
 
-A probe variant turns one labelled pair into a chat request: a yes/no question read by
-the first token's log-probabilities (`critic_loop.nodes.verifiers.yes_no`), or the
-extracting judge's request for the words that show the criterion (read as text).
-`probe_figures` turns the answers into decisions and
-figures; this module only asks, through langchain-openai as a run would.
+Answers are cached in `--out` per request (messages with the fence token replaced, and
+settings), so a run resumes, and `probe_figures` recomputes the figures without the model.
 
-Answers are cached in `--out` per request (the messages, the fence's random token
-replaced, and the settings), so a run resumes where it stopped, a variant asked twice is
-asked once, and the figures can be recomputed without the model.
-
-    python -m benchmarks.judge.probe --base-url URL --model NAME --out probe.json \
-        [--variants question,extract,...] [--sets held_out,fit]
+    python -m benchmarks.judge.probe --base-url URL --model NAME --out probe.json
 """
 
 # ruff: noqa: T201 - a command line: its job is to print
@@ -36,23 +28,14 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from benchmarks.judge.cases import CASES, Case, Pair
 from benchmarks.judge.held_out import HELD_OUT
+from critic_loop.nodes.verifiers import yes_no
 from critic_loop.nodes.verifiers.grounding import quote_problem
 from critic_loop.nodes.verifiers.judge import NO_WORDS, extract_prompt, extracted_quote
-from critic_loop.nodes.verifiers.yes_no import (
-    NULL_ARTIFACT,
-    TOP_LOGPROBS,
-    first_token_logprobs,
-    share_of_yes,
-    yes_no_prompt,
-)
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Criterion
 
 SETS: dict[str, tuple[Case, ...]] = {"held_out": HELD_OUT, "fit": CASES}
-"""The held-out set is only reported on; the fit set is where choices are made."""
-
-FENCE = re.compile(r"\b[0-9a-f]{16}\b")
-"""A fence's fresh random token (replaced in the cache key, so a request is asked once)."""
+FENCE = re.compile(r"\b[0-9a-f]{16}\b")  # a fence's fresh random token
 
 
 @dataclass(frozen=True)
@@ -70,16 +53,11 @@ class Item:
 
 
 YES_NO: dict[str, Callable[[Item], list[BaseMessage]]] = {
-    "question": lambda item: yes_no_prompt(item.pair.text, item.case.artifact),
+    "question": lambda item: yes_no.yes_no_prompt(item.pair.text, item.case.artifact),
     # the same question of a content-free artifact: the criterion's own pull towards yes
-    "null": lambda item: yes_no_prompt(item.pair.text, NULL_ARTIFACT),
+    "null": lambda item: yes_no.yes_no_prompt(item.pair.text, yes_no.NULL_ARTIFACT),
 }
-"""Yes/no variants: one request each, one token, read by its log-probabilities."""
-
-VARIANTS = (*YES_NO, "extract")
-"""`extract`: the extracting judge's request (as a run sends it, first attempt). The
-variants phase 1 also asked (other wordings, worked examples, the quote asked about
-again, hints) lost (`results/probe-local-0.5b-figures.txt`); their answers stay cached."""
+VARIANTS = (*YES_NO, "extract")  # extract: the extracting judge's first request
 
 
 def cache_key(messages: list[BaseMessage], settings: dict[str, Any]) -> str:
@@ -93,17 +71,14 @@ class Probe:
     """The model client and the answers asked so far (kept in `path`)."""
 
     def __init__(self, base_url: str, model: str, path: Path, timeout: float) -> None:
-        """Load the answers kept in `path`, and make the clients (one token, a few words)."""
         from langchain_openai import ChatOpenAI
 
         self.path = path
-        self.model = model
         data = json.loads(path.read_text()) if path.exists() else {}
         self.answers: dict[str, dict[str, Any]] = data.get("answers", {})
         self.rows: dict[str, dict[str, Any]] = data.get("rows", {})
-        self.lock = threading.Lock()
-        """Held while the answers change or are written out (threads share them)."""
-        self.settings = {"model": model, "base_url": base_url, "top_logprobs": TOP_LOGPROBS}
+        self.lock = threading.Lock()  # held while the answers change or are written out
+        self.settings = {"model": model, "base_url": base_url, "top_logprobs": yes_no.TOP_LOGPROBS}
 
         def chat(max_tokens: int) -> Any:
             return ChatOpenAI(
@@ -113,7 +88,7 @@ class Probe:
                 temperature=0,
                 max_tokens=max_tokens,  # type: ignore[call-arg]
                 logprobs=True,
-                top_logprobs=TOP_LOGPROBS,
+                top_logprobs=yes_no.TOP_LOGPROBS,
                 timeout=timeout,
                 max_retries=2,
             )
@@ -132,7 +107,7 @@ class Probe:
         usage = reply.usage_metadata or {}
         answer = {
             "text": reply.text,
-            "top": first_token_logprobs(reply),
+            "top": yes_no.first_token_logprobs(reply),
             "prompt_tokens": usage.get("input_tokens"),
             "completion_tokens": usage.get("output_tokens"),
             "seconds": round(time.monotonic() - started, 2),
@@ -153,18 +128,13 @@ class Probe:
         partial.replace(self.path)
 
 
-def extract_messages(item: Item) -> list[BaseMessage]:
-    """Build the extracting judge's first request for one pair (as a run sends it)."""
-    criterion = Criterion(id=item.pair.id, text=item.pair.text)
-    return extract_prompt(criterion, item.case.artifact, Context())
-
-
 def run_variant(probe: Probe, variant: str, item: Item) -> dict[str, Any]:
     """Ask one variant about one pair; return its row (`asked`: the requests' keys)."""
     if variant in YES_NO:
         key, answer = probe.ask(YES_NO[variant](item), 1)
-        return {"p_met": share_of_yes(answer["top"]), "asked": [key]}
-    key, extract = probe.ask(extract_messages(item), 64)
+        return {"p_met": yes_no.share_of_yes(answer["top"]), "asked": [key]}
+    criterion = Criterion(id=item.pair.id, text=item.pair.text)
+    key, extract = probe.ask(extract_prompt(criterion, item.case.artifact, Context()), 64)
     quote = extracted_quote(extract["text"])
     nothing = not quote or quote.lower().strip(" .!") in NO_WORDS
     problem = "nothing quoted" if nothing else quote_problem(quote, item.case.artifact)
@@ -173,10 +143,7 @@ def run_variant(probe: Probe, variant: str, item: Item) -> dict[str, Any]:
 
 def items(sets: list[str]) -> Iterator[Item]:
     """Every labelled pair of the chosen sets, in order."""
-    for name in sets:
-        for case in SETS[name]:
-            for pair in case.pairs:
-                yield Item(name, case, pair)
+    return (Item(name, case, pair) for name in sets for case in SETS[name] for pair in case.pairs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,15 +170,10 @@ def main(argv: list[str] | None = None) -> int:
             probe.save()
         print(f"{variant}:{item.key}: {row.get('p_met', row.get('quote'))}", file=sys.stderr)
 
-    todo = [
-        (variant, item)
-        for variant in variants
-        for item in items(args.sets.split(","))
-        if f"{variant}:{item.key}" not in probe.rows
-    ]
+    sets = args.sets.split(",")
+    todo = [(v, i) for v in variants for i in items(sets) if f"{v}:{i.key}" not in probe.rows]
     with ThreadPoolExecutor(args.concurrency) as pool:
-        for done in [pool.submit(ask, variant, item) for variant, item in todo]:
-            done.result()
+        list(pool.map(lambda job: ask(*job), todo))
     return 0
 
 

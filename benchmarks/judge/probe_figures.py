@@ -1,14 +1,7 @@
-"""Figures of the judge configurations the probe's answers allow, without the model.
+"""Figures of the judge configurations the probe's cached answers allow, without the model.
 
-A configuration decides each labelled pair from the cached answers (`probe`): the
-extracting judge's quote, or a yes/no P(met) against a threshold (0.5, or fitted on the
-fit set with `critic_loop.judge_fit`), optionally with the rubric linter's checks deciding
-what code can (`+lint`). `extract|calibrated` is what `judge_mode: extract_ask` does: a
-grounded quote passes, NONE fails, and words that prove nothing get the yes/no second
-look. Figures are on the held-out set (thresholds chosen on the fit set only) and,
-for the fitted configurations, cross-validated on the fit set (5 folds by artifact).
-`--profile FILE` writes the judge profile of `extract|calibrated+lint` fitted on the fit
-set (what the project ships for the model).
+Held-out figures use thresholds fitted on the fit set only; the fit set's are 5-fold
+cross-validated by artifact. `--profile FILE` writes `extract|calibrated+lint`'s profile.
 
     python -m benchmarks.judge.probe_figures benchmarks/judge/results/probe-local-0.5b.json
 """
@@ -22,11 +15,11 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 from benchmarks.judge.probe import SETS, Item, items
-from critic_loop.cli.agreement import Agreement
 from critic_loop.judge_fit import Scored, agreement, cross_validated, fit_profile, fit_threshold
 from critic_loop.nodes.verifiers.checks import run_check
 from critic_loop.nodes.verifiers.judge_profile import DEFAULT_THRESHOLD, save_profile
@@ -34,8 +27,8 @@ from critic_loop.nodes.verifiers.rubric_lint import code_check_for
 from critic_loop.nodes.verifiers.yes_no import calibrated
 from critic_loop.state.rubric import Criterion
 
-Score = Callable[[Item], float | None]
-"""A configuration's P(met) for a pair (None: no answer, not met)."""
+Score = Callable[[Item], float | None]  # a pair's P(met) (None: no answer, not met)
+ALL = ("extract", "question", "null")
 
 
 @dataclass
@@ -78,12 +71,10 @@ class Config:
 
     name: str
     score: Score
-    variants: tuple[str, ...]
-    """The probe variants it reads (all must be answered)."""
+    variants: tuple[str, ...]  # the probe variants it reads (all must be answered)
     fitted: bool = False
     lint: bool = False
-    uses: Callable[[Item], tuple[str, ...]] | None = None
-    """The variants asked about a pair, when not all of `variants` always are."""
+    uses: Callable[[Item], tuple[str, ...]] | None = None  # variants asked, if not all
 
 
 def calibrated_score(answers: Answers, item: Item) -> float | None:
@@ -99,40 +90,33 @@ def extract_score(answers: Answers, item: Item) -> float | None:
 
 def extract_or_calibrated(answers: Answers, item: Item) -> float | None:
     """Return 1 for a grounded quote, 0 for NONE, else the calibrated yes/no P(met)."""
-    row = answers.row("extract", item)
-    if row is None or row.get("problem") is None:
-        return None if row is None else 1.0
-    return 0.0 if row["problem"] == "nothing quoted" else calibrated_score(answers, item)
+    looked = second_look(answers, item) == ALL
+    return calibrated_score(answers, item) if looked else extract_score(answers, item)
 
 
 def second_look(answers: Answers, item: Item) -> tuple[str, ...]:
     """Return the variants `extract|calibrated` asks: yes/no only where the quote failed."""
     row = answers.row("extract", item) or {}
     looked = row.get("problem") not in (None, "nothing quoted")
-    return ("extract", "question", "null") if looked else ("extract",)
+    return ALL if looked else ("extract",)
 
 
 def configs(answers: Answers) -> list[Config]:
     """Return every configuration: each score at 0.5 and fitted, each with and without lint."""
+    extract = partial(extract_score, answers)
     found = [
-        Config("extract", partial(extract_score, answers), ("extract",)),
-        Config("extract+lint", partial(extract_score, answers), ("extract",), lint=True),
+        Config("extract", extract, ("extract",)),
+        Config("extract+lint", extract, ("extract",), lint=True),
     ]
+    either = partial(extract_or_calibrated, answers)
     scores = [
         ("question", lambda item: answers.p_met("question", item), ("question",), None),
         ("calibrated", partial(calibrated_score, answers), ("question", "null"), None),
-        (
-            "extract|calibrated",
-            partial(extract_or_calibrated, answers),
-            ("extract", "question", "null"),
-            partial(second_look, answers),
-        ),
+        ("extract|calibrated", either, ALL, partial(second_look, answers)),
     ]
-    for name, score, variants, uses in scores:
-        for fitted in (False, True):
-            for lint in (False, True):
-                label = name + ("@fit" if fitted else "@0.5") + ("+lint" if lint else "")
-                found.append(Config(label, score, variants, fitted, lint, uses))
+    for (name, score, variants, uses), fitted, lint in product(scores, *[(False, True)] * 2):
+        label = name + ("@fit" if fitted else "@0.5") + ("+lint" if lint else "")
+        found.append(Config(label, score, variants, fitted, lint, uses))
     return found
 
 
@@ -153,10 +137,13 @@ def judged(config: Config, chosen: Sequence[Item]) -> list[Item]:
 
 def threshold_of(config: Config, answers: Answers) -> float:
     """Return the configuration's threshold: 0.5, or fitted on the fit set's judged pairs."""
-    if not config.fitted:
-        return DEFAULT_THRESHOLD
+    return fit_threshold(fit_pairs(config, answers)) if config.fitted else DEFAULT_THRESHOLD
+
+
+def fit_pairs(config: Config, answers: Answers) -> list[Scored]:
+    """Return the fit set's answered pairs the judge decides."""
     fit_set = [i for i in items(["fit"]) if answered(config, answers, i)]
-    return fit_threshold(scored_items(config, judged(config, fit_set)))
+    return scored_items(config, judged(config, fit_set))
 
 
 def decide(config: Config, chosen: Sequence[Item], judge: Sequence[bool]) -> list[bool]:
@@ -164,15 +151,6 @@ def decide(config: Config, chosen: Sequence[Item], judge: Sequence[bool]) -> lis
     decisions = iter(judge)
     linted = [lint_decision(item) if config.lint else None for item in chosen]
     return [code if code is not None else next(decisions) for code in linted]
-
-
-def line(name: str, table: Agreement, coverage: str, cost: str) -> str:
-    """Lay out one configuration's figures."""
-    kappa = "-" if table.kappa is None else f"{table.kappa:.2f}"
-    fp = f"{table.false_pass}/{table.human_fail} {100 * (table.false_pass_rate or 0):.0f}%"
-    ff = f"{table.false_fail}/{table.human_pass} {100 * (table.false_fail_rate or 0):.0f}%"
-    agree = f"{100 * (table.accuracy or 0):.0f}%"
-    return f"{name:26s} {agree:>5} {kappa:>6} {fp:>11} {ff:>11} {coverage:>9} {cost}"
 
 
 def figures(answers: Answers, set_name: str, cv: bool) -> list[str]:
@@ -187,33 +165,32 @@ def figures(answers: Answers, set_name: str, cv: bool) -> list[str]:
         chosen = [item for item in every if answered(config, answers, item)]
         if not chosen or (cv and not config.fitted):
             continue
-        open_pairs = scored_items(config, judged(config, chosen))
+        open_items = judged(config, chosen)
+        open_pairs = scored_items(config, open_items)
         if cv:
             judge = cross_validated(open_pairs, fit_threshold)
         else:
             threshold = threshold_of(config, answers)
             judge = [s.p_met is not None and s.p_met >= threshold for s in open_pairs]
-        decided = decide(config, chosen, judge)
-        table = agreement(scored_items(config, chosen), decided)
-        asked = [
-            ()
-            if config.lint and lint_decision(item) is not None
-            else (config.uses(item) if config.uses else config.variants)
-            for item in chosen
-        ]
-        calls, tokens = answers.cost(list(zip(chosen, asked, strict=True)))
+        table = agreement(scored_items(config, chosen), decide(config, chosen, judge))
+        asked = [config.uses(i) if config.uses else config.variants for i in open_items]
+        calls, tokens = answers.cost(list(zip(open_items, asked, strict=True)))
         artifacts = len({item.case.id for item in chosen})
-        coverage = f"{len(chosen)}/{len(every)}"
-        cost = f"{calls / artifacts:11.1f} {tokens / artifacts:12.0f}"
-        lines.append(line(config.name, table, coverage, cost))
+        kappa = "-" if table.kappa is None else f"{table.kappa:.2f}"
+        fp = f"{table.false_pass}/{table.human_fail} {100 * (table.false_pass_rate or 0):.0f}%"
+        ff = f"{table.false_fail}/{table.human_pass} {100 * (table.false_fail_rate or 0):.0f}%"
+        lines.append(
+            f"{config.name:26s} {100 * (table.accuracy or 0):4.0f}% {kappa:>6} {fp:>11} "
+            f"{ff:>11} {f'{len(chosen)}/{len(every)}':>9} "
+            f"{calls / artifacts:11.1f} {tokens / artifacts:12.0f}"
+        )
     return lines
 
 
 def shipped_profile(answers: Answers, model: str, path: Path) -> str:
     """Fit `extract|calibrated+lint` on the fit set's judged pairs; save it; describe it."""
     config = next(c for c in configs(answers) if c.name == "extract|calibrated@fit+lint")
-    fit_set = [i for i in items(["fit"]) if answered(config, answers, i)]
-    profile, table = fit_profile(scored_items(config, judged(config, fit_set)), model)
+    profile, table = fit_profile(fit_pairs(config, answers), model)
     save_profile(profile, path)
     return (
         f"{path}: threshold {profile.threshold:.3f} on {profile.labels} judged fit pairs; "
@@ -231,12 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse.parse_args(argv)
     data = json.loads(args.answers.read_text())
     answers = Answers(data["rows"], data["answers"])
-    print("\n".join(figures(answers, "held_out", cv=False)))
-    print()
-    print("\n".join(figures(answers, "fit", cv=True)))
+    held_out, fit = figures(answers, "held_out", cv=False), figures(answers, "fit", cv=True)
+    print("\n".join([*held_out, "", *fit]))
     if args.profile is not None:
-        print()
-        print(shipped_profile(answers, args.model, args.profile))
+        print("\n" + shipped_profile(answers, args.model, args.profile))
     return 0
 
 

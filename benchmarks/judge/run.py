@@ -1,9 +1,6 @@
-"""One cell: a judge configuration grades one labelled artifact.
+"""One cell: a judge configuration grades one labelled artifact, as calibrate does.
 
-It goes through the path `critic-loop calibrate` takes (`critic_loop.grading`'s
-`critique_artifact`: checks first, then the judge, every criterion graded). The row keeps
-the critic's decision on each criterion, or that it gave no verdict (a result, kept on
---resume), with the calls, tokens and seconds it took.
+The row keeps each criterion's decision (or that there was no verdict) and the cost.
 """
 
 from __future__ import annotations
@@ -22,15 +19,11 @@ class Grade(Row):
     """What one judge configuration decided on one artifact (`task`: the case's id)."""
 
     kind: str
-    decisions: dict[str, bool | None] = field(default_factory=dict)
-    """Criterion id -> the critic's decision (None: no verdict on the artifact)."""
+    decisions: dict[str, bool | None] = field(default_factory=dict)  # None: no verdict
     evidence: dict[str, str] = field(default_factory=dict)
-    verdict: bool = False
-    """Whether the critic gave a verdict at all."""
-    no_verdict: str | None = None
-    """Why the critic gave no verdict (its last rejected answer)."""
-    calls: int = 0
-    """Critic model calls the grade took (retries and samples included)."""
+    verdict: bool = False  # whether the critic gave a verdict at all
+    no_verdict: str | None = None  # why not (its last rejected answer)
+    calls: int = 0  # critic model calls (retries and samples included)
 
     @property
     def model_calls(self) -> int:

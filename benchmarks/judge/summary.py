@@ -1,15 +1,7 @@
-"""The judge report's figures and tables.
+"""The judge report's figures and tables, over the artifacts every configuration graded.
 
-For each configuration, on the artifacts every compared configuration has a row for:
-
-- **agree, kappa**: agreement with the labels over the pairs the critic decided, and
-  Cohen's kappa (`critic_loop.cli.agreement`);
-- **false pass**: of the pairs labelled not met, the share the critic passed; **false
-  fail**: of the pairs labelled met, the share it failed;
-- **verdicts**: artifacts the critic gave a verdict on (a judge that answers invalidly
-  until its attempts run out gives none, and its pairs are left out of the rates);
-- **calls/grade, tokens/grade, s/grade**: the critic's model calls, tokens and seconds per
-  artifact graded; **wall s**: all of them.
+Per configuration: agreement and Cohen's kappa over the decided pairs, false pass/fail
+rates, verdicts (artifacts given one), and calls, tokens and seconds per artifact graded.
 """
 
 from __future__ import annotations
@@ -60,20 +52,16 @@ class Figures:
 def compared(rows: Sequence[Grade], configs: Sequence[str]) -> list[Grade]:
     """Keep the rows of the artifacts every configuration has a finished row for."""
     finished = {(row.task, row.config) for row in rows if row.error is None}
-    cases = [
-        case.id for case in EVERY_CASE if all((case.id, config) in finished for config in configs)
-    ]
-    keep = set(cases)
+    keep = {case.id for case in EVERY_CASE if all((case.id, c) in finished for c in configs)}
     return [row for row in rows if row.task in keep and row.config in configs and not row.error]
 
 
-def pairs_of(row: Grade) -> list[tuple[bool, bool]]:
-    """Return the (label, decision) pairs of a row the critic decided."""
-    labels = LABELS.get(row.task, {})
+def pairs_of(row: Grade, trap: str | None = None) -> list[tuple[bool, bool]]:
+    """Return the (label, decision) pairs of a row the critic decided (of one trap, if given)."""
     return [
         (label, bool(row.decisions[criterion]))
-        for criterion, label in labels.items()
-        if row.decisions.get(criterion) is not None
+        for criterion, label in LABELS.get(row.task, {}).items()
+        if row.decisions.get(criterion) is not None and trap in (None, TRAPS[(row.task, criterion)])
     ]
 
 
@@ -92,23 +80,19 @@ def figures(rows: Sequence[Grade], config: str) -> Figures:
     )
 
 
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.0f}%"
-
-
 def table(all_figures: Sequence[Figures]) -> list[str]:
     """Lay the figures out as a plain-text table."""
-    header = (
+    lines = [
         f"{'config':<20} {'verdicts':>9} {'agree':>6} {'kappa':>6} {'false pass':>13} "
         f"{'false fail':>13} {'calls/grade':>11} {'tokens/grade':>12} {'s/grade':>8} {'wall s':>7}"
-    )
-    lines = [header]
+    ]
     for f in all_figures:
         a = f.agreement
         kappa = "-" if a.kappa is None else f"{a.kappa:.2f}"
+        agree = "-" if a.accuracy is None else f"{100 * a.accuracy:.0f}%"
         per = max(f.artifacts, 1)
         lines.append(
-            f"{f.config:<20} {f.verdicts:>4}/{f.artifacts:<4} {_percent(a.accuracy):>6} "
+            f"{f.config:<20} {f.verdicts:>4}/{f.artifacts:<4} {agree:>6} "
             f"{kappa:>6} {share(a.false_pass, a.human_fail):>13} "
             f"{share(a.false_fail, a.human_pass):>13} {f.calls / per:>11.1f} "
             f"{f.tokens / per:>12.0f} {f.seconds / per:>8.1f} {f.seconds:>7.0f}"
@@ -118,29 +102,28 @@ def table(all_figures: Sequence[Figures]) -> list[str]:
 
 def by_trap(rows: Sequence[Grade], configs: Sequence[str]) -> list[str]:
     """Agreement per kind of criterion (count, absence, language, ...), per configuration."""
-    traps = sorted({trap for trap in TRAPS.values()})
     lines = [f"{'agreement by trap':<18}" + "".join(f"{c[:18]:>20}" for c in configs)]
-    for trap in traps:
+    for trap in sorted(set(TRAPS.values())):
         cells = []
         for config in configs:
-            found = [
-                (label, bool(row.decisions[criterion]))
-                for row in rows
-                if row.config == config
-                for criterion, label in LABELS.get(row.task, {}).items()
-                if TRAPS[(row.task, criterion)] == trap and row.decisions.get(criterion) is not None
-            ]
+            found = [p for row in rows if row.config == config for p in pairs_of(row, trap)]
             agreed = sum(label == decision for label, decision in found)
             cells.append(f"{agreed}/{len(found)}" if found else "-")
         lines.append(f"{trap:<18}" + "".join(f"{cell:>20}" for cell in cells))
     return lines
 
 
+def loaded(data: dict[str, Any]) -> tuple[list[Grade], list[str], list[Grade]]:
+    """Return a report's rows, its configurations, and the rows compared."""
+    rows = [Grade.from_json(row) for row in data["rows"]]
+    configs = list(data["settings"]["configs"])
+    return rows, configs, compared(rows, configs)
+
+
 def format_report(data: dict[str, Any]) -> str:
     """Return the report's header, table and per-trap agreement as text."""
-    settings, rows = data["settings"], [Grade.from_json(row) for row in data["rows"]]
-    configs = list(settings["configs"])
-    kept = compared(rows, configs)
+    settings = data["settings"]
+    rows, configs, kept = loaded(data)
     artifacts = len({row.task for row in kept})
     pairs = sum(len(LABELS.get(case, {})) for case in {row.task for row in kept})
     lines = [
@@ -159,7 +142,5 @@ def format_report(data: dict[str, Any]) -> str:
 
 def summary_json(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Return every configuration's figures as JSON data."""
-    settings, rows = data["settings"], [Grade.from_json(row) for row in data["rows"]]
-    configs = list(settings["configs"])
-    kept = compared(rows, configs)
+    _, configs, kept = loaded(data)
     return [figures(kept, config).as_json() for config in configs]

@@ -155,16 +155,16 @@ class Context(BaseSettings):
     judge_granularity: Literal["rubric", "criterion"] = Field(
         default="rubric",
         description=(
-            "rubric: one judge call for every LLM criterion; criterion: one call each; "
-            "unset, it follows the critic model."
+            "rubric: one judge call for every LLM criterion; criterion: one call each. "
+            "Unset, it follows the critic model (critic-loop models)."
         ),
     )
     judge_mode: Literal["verdict", "extract", "extract_ask"] = Field(
         default="verdict",
         description=(
             "verdict: the judge decides; extract: it quotes the artifact and code decides; "
-            "extract_ask: as extract, and where its words are not in the artifact a yes/no "
-            "probability decides at the judge profile's threshold. Unset, it follows the "
+            "extract_ask: as extract, and a yes/no probability at the judge profile's "
+            "threshold where its words are not in the artifact. Unset, it follows the "
             "critic model (critic-loop models)."
         ),
     )
@@ -179,7 +179,10 @@ class Context(BaseSettings):
         default=None,
         ge=16,
         le=200_000,
-        description="Cap on a draft's length in tokens; unset, it follows the worker model.",
+        description=(
+            "Cap on a draft's length in tokens. Unset, it follows the worker model "
+            "(critic-loop models)."
+        ),
     )
     critic_max_tokens: int = Field(
         default=2048, ge=64, le=200_000, description="Cap on a judge's or the distiller's answer."

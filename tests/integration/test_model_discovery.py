@@ -176,6 +176,6 @@ def test_critic_loop_models_shows_the_operators_judge_profile_for_its_model(
 
 
 def test_run_help_says_the_judges_settings_follow_the_model(run_cli) -> None:
-    shown = " ".join(run_cli("run", "--help").stdout.split())
+    shown = " ".join(run_cli("run", "--help").stdout.split()).replace("critic- loop", "critic-loop")
     assert shown.count("it follows the critic model (critic-loop models)") >= 3
     assert "it follows the worker model (critic-loop models)" in shown

@@ -129,7 +129,7 @@ class Context(BaseSettings):
         description="First drafts round 1 writes side by side (auto: 3 when code can choose).",
     )
     sample_budget: int = Field(
-        default=9,
+        default=6,
         ge=1,
         le=MAX_ITERATIONS_LIMIT * MAX_CANDIDATES,
         description="With on_stall auto: the most fresh drafts a run draws, round 1's included.",

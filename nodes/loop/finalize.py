@@ -74,7 +74,7 @@ def finalize(
     with the report the distill subgraph would have written.
     """
     context = runtime.context
-    decision = decide(state.critiques, state.drafts, context, state.reviews)
+    decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)
     if isinstance(decision, GoOn):
         return Command(goto=send_next_turn(state, context, decision))
     chosen = best_critique(with_overrides(state.critiques, state.reviews))

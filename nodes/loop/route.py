@@ -29,6 +29,7 @@ from critic_loop.nodes.loop.worker_turns import (
     feedback_on,
     first_turns,
     fresh_batch,
+    more_candidates,
     next_turns,
     to_worker,
 )
@@ -36,6 +37,7 @@ from critic_loop.state.budget import exhausted, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, Draft, Outcome, Review, WorkerFeedback, rounds_done
+from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.verdict import first_line
 
 
@@ -48,9 +50,9 @@ class Decision(NamedTuple):
 
 
 class GoOn(NamedTuple):
-    """The loop goes on: revise the best draft so far, or draw a fresh one (and why)."""
+    """The loop goes on: round 1's other candidates, a revision, or fresh drafts (and why)."""
 
-    action: Literal["revision", "resample"]
+    action: Literal["candidates", "revision", "resample"]
     reason: str = ""
 
 
@@ -59,8 +61,12 @@ def decide(
     drafts: Sequence[Draft],
     context: Context,
     reviews: Sequence[Review] = (),
+    rubric: Sequence[CriterionBase] = (),
 ) -> Decision | GoOn:
-    """Return how the run ends after this history (and people's reviews), or how it goes on."""
+    """Return how the run ends after this history (and people's reviews), or how it goes on.
+
+    `rubric` tells how many candidates round 1 may draw (`more_candidates`).
+    """
     critiques = with_overrides(critiques, reviews)
     latest = latest_round(critiques)
     if not latest:
@@ -89,7 +95,10 @@ def decide(
                 f"{cid} cannot be met: {first_line(evidence)}" for cid, evidence in lost.items()
             ),
         )
-    if rounds >= context.max_iterations + extra_rounds(reviews, context.max_iterations):
+    more = more_candidates(critiques, context, rubric)  # round 1 is not over yet
+    if not more and rounds >= context.max_iterations + extra_rounds(
+        reviews, context.max_iterations
+    ):
         return Decision(
             "exhausted",
             f"{rounds} round(s) reached max_iterations without a pass",
@@ -98,6 +107,8 @@ def decide(
     ran_out = exhausted(spent_on(drafts, critiques), context)
     if ran_out is not None:
         return Decision("exhausted", f"{ran_out.reason}, without a pass", ran_out.budget)
+    if more:
+        return GoOn("candidates", "the first draft failed")
     stalled = stall_reason(critiques, drafts, context.stall_rounds)
     if stalled is None:
         return GoOn("revision")
@@ -154,12 +165,13 @@ def first_round(state: LoopState, runtime: Runtime[Context]) -> list[Send]:
 def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
     """Choose the next step after critique (worker or finalize), asking a person first if set."""
     context = runtime.context
-    decision = decide(state.critiques, state.drafts, context, state.reviews)
+    decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)
     stalled = (isinstance(decision, GoOn) and decision.action == "resample") or (
         isinstance(decision, Decision) and decision.outcome == "stalled"
     )
     exhausted = isinstance(decision, Decision) and decision.outcome == "exhausted"
-    reason = review_reason(state, context, stalled, exhausted)
+    more = isinstance(decision, GoOn) and decision.action == "candidates"
+    reason = None if more else review_reason(state, context, stalled, exhausted)
     review = ask_person(state, reason) if reason is not None else None
     writes: dict[str, list[Any]] | None = None
     if review is not None:
@@ -171,7 +183,7 @@ def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["gener
             "reviews": [review.model_dump(mode="json")],
             "feedback": [note.model_dump(mode="json") for note in told],
         }
-        decision = decide(state.critiques, state.drafts, context, state.reviews)
+        decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)
     if isinstance(decision, Decision):
         return Command(goto="finalize", update=writes)
     return Command(goto=send_next_turn(state, context, decision), update=writes)

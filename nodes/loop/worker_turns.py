@@ -24,7 +24,7 @@ from critic_loop.nodes.loop.history_queries import (
 from critic_loop.state.budget import Allowance, Spent, allowance, spent_on
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
-from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
+from critic_loop.state.records import Critique, Draft, DraftRef, WorkerFeedback, rounds_done
 from critic_loop.state.rubric import CriterionBase, Task, TestSuite
 from critic_loop.state.rules import RecalledRule
 
@@ -32,9 +32,10 @@ MAX_SUMMARY_CHARACTERS = 300  # the one-line summary of earlier failures a fresh
 
 
 def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
-    """Return how many first drafts round 1 writes (`Context.candidates`, "auto" resolved).
+    """Return how many first drafts round 1 may write (`Context.candidates`, "auto" resolved).
 
-    "auto" draws several only when code can choose among them: a test suite, or checks only.
+    "auto" draws several only when code can choose among them: a test suite, or checks only,
+    and only when the first one fails (`more_candidates`).
     """
     if context.candidates != "auto":
         return context.candidates
@@ -44,10 +45,26 @@ def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
     return AUTO_CANDIDATES if rubric and code_chooses else 1
 
 
+def more_candidates(
+    critiques: Sequence[Critique], context: Context, rubric: Sequence[CriterionBase]
+) -> int:
+    """Return how many of round 1's candidates are still to draw (0 once a later round began)."""
+    if any(critique.round > 1 for critique in critiques):
+        return 0
+    return max(0, candidate_count(context, rubric) - len(critiques))
+
+
 def side_by_side(
-    count: int, left: Allowance, temperatures: tuple[float, float], **turn: Any
+    count: int,
+    left: Allowance,
+    temperatures: tuple[float, float],
+    first: int = 1,
+    **turn: Any,
 ) -> list[WorkerTurn]:
-    """Return `count` turns of one round (the first at `temperatures[0]`) sharing `left`."""
+    """Return `count` turns of one round, from candidate `first`, sharing `left`.
+
+    Candidate 1 is drawn at `temperatures[0]`, the others at `temperatures[1]`.
+    """
     count = max(1, count if left.calls is None else min(count, left.calls))
     return [
         WorkerTurn(
@@ -56,7 +73,7 @@ def side_by_side(
             temperature=temperatures[0] if number == 1 else temperatures[1],
             allowance=left.share(count),
         )
-        for number in range(1, count + 1)
+        for number in range(first, first + count)
     ]
 
 
@@ -66,9 +83,13 @@ def first_turns(
     context: Context,
     rubric: Sequence[CriterionBase] = (),
 ) -> list[WorkerTurn]:
-    """Return round 1's turns: one per candidate (see `candidate_count`)."""
+    """Return round 1's turns: one per candidate, or under "auto" the first alone.
+
+    The others are drawn only if it fails (`more_candidates`): most first drafts that pass
+    would have passed alone, and three calls for them cost twice what one does.
+    """
     return side_by_side(
-        candidate_count(context, rubric),
+        1 if context.candidates == "auto" else candidate_count(context, rubric),
         allowance(Spent(), context),
         (context.temperature, context.sample_temperature),
         task=task,
@@ -145,14 +166,26 @@ def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
 
 
 def next_turns(
-    state: LoopState, context: Context, action: Literal["revision", "resample"]
+    state: LoopState, context: Context, action: Literal["candidates", "revision", "resample"]
 ) -> list[WorkerTurn]:
-    """Return the worker's turns for the next round: revise the best draft, or start fresh.
+    """Return the worker's next turns: round 1's other candidates, or the next round's.
 
-    Fresh drafts come in a batch (`fresh_batch`); with no graded draft to revise, one.
+    The next round revises the best draft, or draws fresh drafts: a batch (`fresh_batch`),
+    or one when no draft was graded.
     """
     best = best_critique(state.critiques)
     left = allowance(spent_on(state.drafts, state.critiques), context)
+    if action == "candidates":
+        return side_by_side(
+            more_candidates(state.critiques, context, state.rubric),
+            left,
+            (context.temperature, context.sample_temperature),
+            first=len(state.drafts) + 1,
+            task=state.task,
+            round=1,
+            mode="first",
+            rules=[rule.text for rule in state.recalled_rules],
+        )
     common = {"task": state.task, "round": rounds_done(state.critiques) + 1}
     if action == "revision" and best is not None:
         return [

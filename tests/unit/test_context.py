@@ -8,7 +8,7 @@ def test_defaults() -> None:
     context = Context()
     assert context.max_iterations == 10
     assert context.stall_rounds == 2
-    assert (context.on_stall, context.sample_budget) == ("auto", 9)
+    assert (context.on_stall, context.sample_budget) == ("auto", 6)
     assert context.on_exhausted == "best"
     assert context.structured_output_method == "json_schema"
 

@@ -1,5 +1,6 @@
-"""`candidates` and `on_stall` default to "auto": candidates where code can choose, a
-revision when they fail, fresh samples in growing batches when revising stops helping."""
+"""`candidates` and `on_stall` default to "auto": candidates where code can choose (drawn
+only when the first draft fails), a revision when they fail, fresh samples in growing batches
+when revising stops helping."""
 
 import pytest
 from click.testing import CliRunner
@@ -9,6 +10,7 @@ from critic_loop.nodes.loop.worker_turns import (
     candidate_count,
     first_turns,
     fresh_batch,
+    more_candidates,
     next_turns,
 )
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
@@ -37,7 +39,33 @@ JUDGED = Criterion(id="clear", text="It is clear.")
 def test_auto_drafts_several_candidates_only_where_code_can_choose(rubric, expected) -> None:
     assert Context().candidates == "auto"
     assert candidate_count(Context(), rubric) == expected
-    assert len(first_turns("task", [], Context(), rubric)) == expected
+    assert len(first_turns("task", [], Context(), rubric)) == 1  # the others if it fails
+
+
+def test_auto_draws_the_other_candidates_of_round_one_only_when_the_first_fails() -> None:
+    rubric = [WORDS]
+    first = [draft(1)]
+    assert more_candidates([failing(1, 1, "tone")], Context(), rubric) == AUTO_CANDIDATES - 1
+    assert decide([failing(1, 1, "tone")], first, Context(), rubric=rubric) == GoOn(
+        "candidates", "the first draft failed"
+    )
+    assert decide([failing(1, 1)], first, Context(), rubric=rubric).outcome == "passed"
+    # a one-round cap still lets round 1 draw its candidates
+    assert decide([failing(1, 1, "tone")], first, Context(max_iterations=1), rubric=rubric) == (
+        GoOn("candidates", "the first draft failed")
+    )
+    state = LoopState(task="task", rubric=rubric, drafts=first, critiques=[failing(1, 1, "tone")])
+    turns = next_turns(state, Context(), "candidates")
+    assert [(t.round, t.candidate, t.mode) for t in turns] == [(1, 2, "first"), (1, 3, "first")]
+    assert {t.temperature for t in turns} == {Context().sample_temperature}
+    assert more_candidates(THREE_FAIL_TONE, Context(), rubric) == 0
+    assert decide(THREE_FAIL_TONE, THREE, Context(), rubric=rubric) == GoOn("revision")
+    assert more_candidates([failing(1, 1), failing(2, 1)], Context(), rubric) == 0
+
+
+def test_a_number_of_candidates_are_drawn_side_by_side() -> None:
+    assert len(first_turns("task", [], Context(candidates=3), [WORDS])) == 3
+    assert more_candidates(THREE_FAIL_TONE, Context(candidates=3), [WORDS]) == 0
 
 
 def test_a_number_of_candidates_is_taken_as_given() -> None:
@@ -101,11 +129,12 @@ def test_one_draft_a_round_resamples_on_a_stall_under_auto() -> None:
 
 def test_auto_batches_double_the_latest_fresh_round_up_to_the_sample_budget() -> None:
     after_round_one = [*THREE, draft(2, origin="revision")]
-    assert fresh_batch(after_round_one, Context()) == 6
+    assert fresh_batch(after_round_one, Context()) == 3  # sample_budget 6, round 1's 3 included
+    assert fresh_batch(after_round_one, Context(sample_budget=9)) == 6
     six = [draft(3, n, "resample") for n in range(1, 7)]
     assert fresh_batch([*after_round_one, *six], Context(sample_budget=30)) == MAX_CANDIDATES
     assert fresh_batch([*after_round_one, *six], Context(sample_budget=12)) == 3
-    assert fresh_batch([*after_round_one, *six], Context()) == 0  # 9 drawn: the budget
+    assert fresh_batch([*after_round_one, *six], Context(sample_budget=9)) == 0  # the budget
 
 
 def test_one_first_draft_means_one_fresh_sample_at_a_time() -> None:
@@ -136,7 +165,7 @@ def test_a_fresh_batch_is_one_turn_per_sample_sharing_the_calls_left() -> None:
     state = LoopState(
         task="task", rubric=RUBRIC, drafts=drafts, critiques=critiques, feedback=feedback
     )
-    context = Context(call_budget=20, sample_temperature=0.9)  # 8 spent: 4 drafts, 4 critiques
+    context = Context(call_budget=20, sample_temperature=0.9, sample_budget=9)  # 8 calls spent
     turns = next_turns(state, context, "resample")
     assert [turn.candidate for turn in turns] == [1, 2, 3, 4, 5, 6]
     assert {(turn.round, turn.mode, turn.temperature) for turn in turns} == {(3, "resample", 0.9)}

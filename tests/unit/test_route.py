@@ -141,7 +141,7 @@ def test_a_fresh_batch_goes_to_the_worker_as_one_send_per_sample() -> None:
         critique(2, "tone"),
     ]
     state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques, drafts=drafts)
-    goto = route(state, Runtime(context=Context())).goto
+    goto = route(state, Runtime(context=Context(sample_budget=9))).goto
     assert isinstance(goto, list) and [send.arg["candidate"] for send in goto] == [1, 2, 3, 4, 5, 6]
     assert {(send.node, send.arg["round"], send.arg["mode"]) for send in goto} == {
         ("generate", 3, "resample")

@@ -5,9 +5,10 @@ A thin command over `critic_loop.persistence.retention.prune_runs`, which says w
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import click
@@ -103,26 +104,7 @@ def prune(
         limit, database=db, keep_results=keep_results, dry_run=dry_run, vacuum=vacuum
     )
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "cutoff": report.cutoff.isoformat(),
-                    "dry_run": report.dry_run,
-                    "pruned": [
-                        {
-                            "thread_id": run.thread_id,
-                            "outcome": run.outcome,
-                            "rounds": run.rounds,
-                            "ended_at": run.ended_at.isoformat(),
-                            "kept_result": run.kept_result,
-                        }
-                        for run in report.pruned
-                    ],
-                    "left": report.left,
-                },
-                indent=2,
-            )
-        )
+        click.echo(json.dumps(dataclasses.asdict(report), indent=2, default=datetime.isoformat))
         return
     for line in report_lines(report):
         click.echo(line)

@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-SHOWN = (
-    "kappa false_pass_rate false_fail_rate both_pass both_fail false_pass false_fail "
-    "human_pass human_fail critic_pass critic_fail"
-).split()
-"""What `as_json` gives after `n` and `agreement` (the accuracy), in its order."""
+RATES = ("kappa", "false_pass_rate", "false_fail_rate")
+COUNTS = ("both_pass", "both_fail", "false_pass", "false_fail")
+MARGINS = ("human_pass", "human_fail", "critic_pass", "critic_fail")
 
 
 def _rate(part: int, whole: int) -> float | None:
@@ -83,5 +81,5 @@ class Agreement:
 
     def as_json(self) -> dict[str, Any]:
         """Return the table and its figures as JSON-ready data."""
-        figures = {name: getattr(self, name) for name in SHOWN}
+        figures = {name: getattr(self, name) for name in (*RATES, *COUNTS, *MARGINS)}
         return {"n": self.n, "agreement": self.accuracy, **figures}

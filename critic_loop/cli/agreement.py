@@ -46,12 +46,12 @@ class Agreement:
         return self.both_pass + self.false_fail
 
     @property
-    def human_fail(self) -> int:
-        return self.n - self.human_pass
-
-    @property
     def critic_pass(self) -> int:
         return self.both_pass + self.false_pass
+
+    @property
+    def human_fail(self) -> int:
+        return self.n - self.human_pass
 
     @property
     def critic_fail(self) -> int:

@@ -200,11 +200,11 @@ def calibration_context(parameters: Mapping[str, Any]) -> Context:
     """
     from critic_loop.nodes.models.discovery import with_available_models
 
-    given = dict(parameters)
-    if given.get("skip_judge_on_failed_check") is None:
-        given["skip_judge_on_failed_check"] = False
+    skip = bool(parameters.get("skip_judge_on_failed_check"))
     # the user's own settings are checked (building the Context) before asking any server
-    return with_available_models(context_from_flags(given))
+    return with_available_models(
+        context_from_flags({**parameters, "skip_judge_on_failed_check": skip})
+    )
 
 
 def _outcome(graded: Graded) -> str:

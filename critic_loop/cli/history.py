@@ -504,12 +504,11 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
             t for t in all_threads(persistence.checkpointer) if not scope or t.scope == scope
         ]
     runs = [figures_of(thread) for thread in threads if thread.finished]
+    in_scope = f" in scope {scope!r}" if scope else ""
     figures = statistics_of(runs, unfinished=len(threads) - len(runs), scope=scope)
     if plot is not None:
         if not runs:
-            where = f" in scope {scope!r}" if scope else ""
-
-            raise UsageProblem(f"nothing to plot: no finished runs{where}")
+            raise UsageProblem(f"nothing to plot: no finished runs{in_scope}")
         from critic_loop.cli.plotting import plot_runs
 
         title = f"critic-loop: {len(runs)} finished run(s)" + (

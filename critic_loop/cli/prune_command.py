@@ -6,6 +6,7 @@ A thin command over `critic_loop.persistence.retention.prune_runs`, which says w
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 from datetime import datetime, timedelta
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([mhdw])\s*$")
+
+what_option = functools.partial(option, section="What")
 
 
 def age(text: str) -> timedelta:
@@ -52,30 +55,25 @@ def report_lines(report: PruneReport) -> list[str]:
 
 
 @click.command(cls=SectionedCommand)
-@option(
+@what_option(
     "--older-than",
     "older_than",
     required=True,
     metavar="AGE",
-    section="What",
     help="Prune finished runs whose last step is older than this (30d, 12h, 90m, 2w).",
 )
-@option(
+@what_option(
     "--keep-results",
     is_flag=True,
-    section="What",
     help=(
         "Keep each run's outcome, final draft, open items, task and rubric (its last "
         "checkpoint); drop its drafts, critiques and every earlier checkpoint."
     ),
 )
-@option(
-    "--dry-run", is_flag=True, section="What", help="List what would be pruned; change nothing."
-)
-@option(
+@what_option("--dry-run", is_flag=True, help="List what would be pruned; change nothing.")
+@what_option(
     "--vacuum",
     is_flag=True,
-    section="What",
     help="Shrink the SQLite file afterwards (waits for other writers; no effect on PostgreSQL).",
 )
 @db_option

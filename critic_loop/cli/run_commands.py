@@ -538,17 +538,6 @@ def has_no_model(context: Context) -> bool:
     return not any(environ.get(name) for name in KEY_VARIABLES)
 
 
-def no_model_message() -> str:
-    """Return the one line said when there is no model, embedded or not."""
-    from critic_loop.state.extras import install_command
-
-    return (
-        "no model to run: set OPENAI_API_KEY (or GOOGLE_API_KEY), or OPENAI_BASE_URL to a "
-        "model server of yours, or add the embedded local model with: "
-        f"{install_command('local')}"
-    )
-
-
 @contextmanager
 def _download_bar() -> Iterator[Any]:
     bar: Any = None
@@ -573,9 +562,14 @@ def _download_bar() -> Iterator[Any]:
 def embedded_model() -> dict[str, Any]:
     """Start the embedded model and return the settings that use it (else one line why not)."""
     from critic_loop import local_model
+    from critic_loop.state.extras import install_command
 
     if not local_model.is_installed():
-        raise UsageProblem(no_model_message())
+        raise UsageProblem(
+            "no model to run: set OPENAI_API_KEY (or GOOGLE_API_KEY), or OPENAI_BASE_URL to a "
+            "model server of yours, or add the embedded local model with: "
+            + install_command("local")
+        )
     settings = local_model.LocalModelSettings()
     if not current().quiet:
         where = settings.file or "the cache"

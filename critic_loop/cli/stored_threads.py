@@ -154,13 +154,8 @@ def _step(item: CheckpointTuple) -> Step:
         at=timestamp(item.checkpoint),
         drafted=latest_round(values.get("drafts")),
         graded=latest_round(values.get("critiques")),
-        run=_run_of(item.metadata),
+        run=str(run) if (run := (item.metadata or {}).get("run_id")) else None,
     )
-
-
-def _run_of(metadata: Mapping[str, Any] | None) -> str | None:
-    run = (metadata or {}).get("run_id")
-    return str(run) if run else None
 
 
 def written_rounds(item: CheckpointTuple) -> dict[str, int]:

@@ -62,20 +62,9 @@ def cli(quiet: bool, verbose: bool, debug: bool) -> None:
     choose(Verbosity(quiet=quiet, verbose=verbose, debug=debug))
 
 
-cli.add_command(run)
-cli.add_command(demo)
-cli.add_command(fork)
-cli.add_command(runs)
-cli.add_command(show)
-cli.add_command(stats)
-cli.add_command(prune)
-cli.add_command(rules)
-cli.add_command(forget)
-cli.add_command(calibrate)
-cli.add_command(lint_rubric_command)
-cli.add_command(models)
-cli.add_command(assistants)
-cli.add_command(worker)
+COMMANDS: tuple[click.Command, ...] = (run, demo, fork, runs, show, stats, prune, rules, forget)
+for command in (*COMMANDS, calibrate, lint_rubric_command, models, assistants, worker):
+    cli.add_command(command)
 
 
 def _say(message: str) -> None:
@@ -184,7 +173,16 @@ def _run(arguments: list[str]) -> int:
         name = "SIGINT" if isinstance(stopped, KeyboardInterrupt) else "SIGTERM"
         _say(f"stopped by {name} before the run started")
         return SIGNAL_STATUS[name]
-    except (ModelSetupError, LookupError, FileNotFoundError) as error:
+    except (
+        ModelSetupError,
+        LookupError,
+        FileNotFoundError,
+        UsageProblem,
+        TrustViolation,
+        UnsafeCheckpoint,
+        ThreadBusy,
+        IsolationUnavailable,
+    ) as error:
         _say(str(error))
     except InvalidInput as error:
         _say("the input cannot be used:\n  " + "\n  ".join(error.problems))
@@ -194,25 +192,16 @@ def _run(arguments: list[str]) -> int:
         thread = (_value_of(arguments, "--thread-id") or ["", "THREAD"])[1]
         reading = shlex.join(["critic-loop", "show", thread])
         _say(f"{error}\nto read it: {reading}")
-    except (
-        UsageProblem,
-        TrustViolation,
-        UnsafeCheckpoint,
-        ThreadBusy,
-        IsolationUnavailable,
-    ) as error:
-        _say(str(error))
     except RunInterrupted as error:
-        if not error.kept:
-            _say(
-                f"{error}\nNothing was kept (no draft was made). Start the model server, or "
-                "point --base-url (or OPENAI_BASE_URL) at one that runs, then run the command again"
+        if error.kept:
+            advice = "Every finished step is saved; fix the cause and resume with: "
+            advice += resume_command(arguments, error.thread_id)
+        else:
+            advice = (
+                "Nothing was kept (no draft was made). Start the model server, or point "
+                "--base-url (or OPENAI_BASE_URL) at one that runs, then run the command again"
             )
-            return 3
-        _say(
-            f"{error}\nEvery finished step is saved; fix the cause and resume with: "
-            f"{resume_command(arguments, error.thread_id)}"
-        )
+        _say(f"{error}\n{advice}")
         return 3
     except Exception as error:  # a bug in critic-loop or a library it uses
         _say(

@@ -7,9 +7,19 @@ stops on it) and the false-fail rate (of what humans passed, the share the criti
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
+
+RATES = ("kappa", "false_pass_rate", "false_fail_rate")
+COUNTS = ("both_pass", "both_fail", "false_pass", "false_fail")
+MARGINS = ("human_pass", "human_fail", "critic_pass", "critic_fail")
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
 
 
 @dataclass(frozen=True)
@@ -24,15 +34,8 @@ class Agreement:
     @classmethod
     def of(cls, pairs: Iterable[tuple[bool, bool]]) -> Agreement:
         """Count (human, critic) decision pairs into a table."""
-        counts = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
-        for human, critic in pairs:
-            counts[(bool(human), bool(critic))] += 1
-        return cls(
-            both_pass=counts[(True, True)],
-            false_fail=counts[(True, False)],
-            false_pass=counts[(False, True)],
-            both_fail=counts[(False, False)],
-        )
+        counts = Counter((bool(human), bool(critic)) for human, critic in pairs)
+        return cls(*(counts[human, critic] for human, critic in product((True, False), repeat=2)))
 
     @property
     def n(self) -> int:
@@ -43,20 +46,20 @@ class Agreement:
         return self.both_pass + self.false_fail
 
     @property
-    def human_fail(self) -> int:
-        return self.false_pass + self.both_fail
-
-    @property
     def critic_pass(self) -> int:
         return self.both_pass + self.false_pass
 
     @property
+    def human_fail(self) -> int:
+        return self.n - self.human_pass
+
+    @property
     def critic_fail(self) -> int:
-        return self.false_fail + self.both_fail
+        return self.n - self.critic_pass
 
     @property
     def accuracy(self) -> float | None:
-        return (self.both_pass + self.both_fail) / self.n if self.n else None
+        return _rate(self.both_pass + self.both_fail, self.n)
 
     @property
     def kappa(self) -> float | None:
@@ -66,32 +69,17 @@ class Agreement:
         chance = (
             self.human_pass * self.critic_pass + self.human_fail * self.critic_fail
         ) / self.n**2
-        if chance >= 1.0:
-            return None
-        return (observed - chance) / (1.0 - chance)
+        return None if chance >= 1.0 else (observed - chance) / (1.0 - chance)
 
     @property
     def false_pass_rate(self) -> float | None:
-        return self.false_pass / self.human_fail if self.human_fail else None
+        return _rate(self.false_pass, self.human_fail)
 
     @property
     def false_fail_rate(self) -> float | None:
-        return self.false_fail / self.human_pass if self.human_pass else None
+        return _rate(self.false_fail, self.human_pass)
 
     def as_json(self) -> dict[str, Any]:
         """Return the table and its figures as JSON-ready data."""
-        return {
-            "n": self.n,
-            "agreement": self.accuracy,
-            "kappa": self.kappa,
-            "false_pass_rate": self.false_pass_rate,
-            "false_fail_rate": self.false_fail_rate,
-            "both_pass": self.both_pass,
-            "both_fail": self.both_fail,
-            "false_pass": self.false_pass,
-            "false_fail": self.false_fail,
-            "human_pass": self.human_pass,
-            "human_fail": self.human_fail,
-            "critic_pass": self.critic_pass,
-            "critic_fail": self.critic_fail,
-        }
+        figures = {name: getattr(self, name) for name in (*RATES, *COUNTS, *MARGINS)}
+        return {"n": self.n, "agreement": self.accuracy, **figures}

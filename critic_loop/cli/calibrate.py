@@ -13,7 +13,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -23,6 +22,7 @@ from critic_loop.cli.context_options import (
     SectionedCommand,
     context_from_flags,
     context_options,
+    json_option,
     option,
 )
 from critic_loop.cli.history import echo_json, share
@@ -76,6 +76,10 @@ class Example:
     artifact: str
     rubric: list[CriterionBase]
     labels: dict[str, bool]
+
+    def place(self) -> dict[str, Any]:
+        """Name it in a report: its index, its name (as "artifact") and its line."""
+        return {"index": self.index, "artifact": self.name, "line": self.line}
 
 
 @dataclass
@@ -196,11 +200,11 @@ def calibration_context(parameters: Mapping[str, Any]) -> Context:
     """
     from critic_loop.nodes.models.discovery import with_available_models
 
-    given = dict(parameters)
-    if given.get("skip_judge_on_failed_check") is None:
-        given["skip_judge_on_failed_check"] = False
+    skip = bool(parameters.get("skip_judge_on_failed_check"))
     # the user's own settings are checked (building the Context) before asking any server
-    return with_available_models(context_from_flags(given))
+    return with_available_models(
+        context_from_flags({**parameters, "skip_judge_on_failed_check": skip})
+    )
 
 
 def _outcome(graded: Graded) -> str:
@@ -211,9 +215,7 @@ def _outcome(graded: Graded) -> str:
     return f"agrees on {agreed}/{len(labels)}"
 
 
-def grade_all(
-    examples: Sequence[Example], context: Context, progress: GradingProgress | None = None
-) -> list[Graded]:
+def grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
     """Have the critic grade every example (stopping at a model failure).
 
     Ctrl-C stops the grading: the examples graded so far are returned, and `report`
@@ -232,8 +234,7 @@ def grade_all(
             grading_preflight(context, example.rubric)
             checked.add(key)
     graded: list[Graded] = []
-    progress = progress or GradingProgress(len(examples))
-    with progress:
+    with GradingProgress(len(examples)) as progress:
         for example in examples:
             try:
                 critique = critique_artifact(example.artifact, example.rubric, context)
@@ -276,9 +277,7 @@ def report(graded: Sequence[Graded], context: Context, total: int | None = None)
             if human != result.passed:
                 disagreements.append(
                     {
-                        "index": item.example.index,
-                        "artifact": item.example.name,
-                        "line": item.example.line,
+                        **item.example.place(),
                         "criterion": criterion_id,
                         "human": "pass" if human else "fail",
                         "critic": "pass" if result.passed else "fail",
@@ -302,12 +301,7 @@ def report(graded: Sequence[Graded], context: Context, total: int | None = None)
         "disagreements": disagreements,
         "not_graded": not_graded,
         "errors": [
-            {
-                "index": item.example.index,
-                "artifact": item.example.name,
-                "line": item.example.line,
-                "error": item.error,
-            }
+            {**item.example.place(), "error": item.error}
             for item in graded
             if item.error is not None
         ],
@@ -316,6 +310,15 @@ def report(graded: Sequence[Graded], context: Context, total: int | None = None)
 
 def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _kappa(row: Mapping[str, Any]) -> str:
+    return "-" if row["kappa"] is None else f"{row['kappa']:.2f}"
+
+
+def _false(row: Mapping[str, Any]) -> tuple[str, str]:
+    """Write a row's false passes and false fails as shares of what humans failed and passed."""
+    return share(row["false_pass"], row["human_fail"]), share(row["false_fail"], row["human_pass"])
 
 
 def report_lines(figures: Mapping[str, Any]) -> list[str]:
@@ -332,14 +335,12 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
         f"{'false pass':<13}  {'false fail':<13}  human pass/fail  critic pass/fail"
     )
     for name, row in rows:
-        kappa = "-" if row["kappa"] is None else f"{row['kappa']:.2f}"
+        false_pass, false_fail = _false(row)
         humans = f"{row['human_pass']}/{row['human_fail']}"
-        critic_says = f"{row['critic_pass']}/{row['critic_fail']}"
         lines.append(
-            f"{name.ljust(width)}  {row['n']:>4}  {_percent(row['agreement']):>5}  {kappa:>6}  "
-            f"{share(row['false_pass'], row['human_fail']):<13}  "
-            f"{share(row['false_fail'], row['human_pass']):<13}  "
-            f"{humans:<15}  {critic_says}"
+            f"{name.ljust(width)}  {row['n']:>4}  {_percent(row['agreement']):>5}  "
+            f"{_kappa(row):>6}  {false_pass:<13}  {false_fail:<13}  {humans:<15}  "
+            f"{row['critic_pass']}/{row['critic_fail']}"
         )
     if figures["calls_per_artifact"] is not None:
         lines.append(f"critic calls per artifact: {figures['calls_per_artifact']:.1f}")
@@ -369,18 +370,14 @@ def report_lines(figures: Mapping[str, Any]) -> list[str]:
     section="Input",
     help='The rubric every artifact shares: a JSON list of criteria, or {"rubric": [...]}.',
 )
-@option(
-    "--model",
-    section="Input",
-    help="One provider:model for the critic (as --critic-model).",
-)
+@option("--model", section="Input", help="One provider:model for the critic (as --critic-model).")
 @option(
     "--fit",
     is_flag=True,
     section="Output",
     help="Fit the judge's threshold to the labels and store it as CRITIC_LOOP_JUDGE_PROFILE.",
 )
-@option("--json", "as_json", is_flag=True, section="Output", help="Print the report as JSON.")
+@json_option("the report")
 @context_options
 def calibrate(**parameters: Any) -> None:
     """Measure the critic against human labels (see CALIBRATE_HELP)."""
@@ -464,11 +461,10 @@ def fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
         ("as graded", fitted["as_graded"]),
         ("fitted (cross-validated)", fitted["cross_validated"]),
     ):
-        kappa = "-" if row["kappa"] is None else f"{row['kappa']:.2f}"
+        false_pass, false_fail = _false(row)
         lines.append(
-            f"  {name:25s} agree {_percent(row['agreement'])}  kappa {kappa}  "
-            f"false pass {share(row['false_pass'], row['human_fail'])}  "
-            f"false fail {share(row['false_fail'], row['human_pass'])}"
+            f"  {name:25s} agree {_percent(row['agreement'])}  kappa {_kappa(row)}  "
+            f"false pass {false_pass}  false fail {false_fail}"
         )
     lines.append(f"stored {fitted['path']}: threshold {fitted['threshold']:.3f}")
     return lines
@@ -477,16 +473,15 @@ def fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
 class GradingProgress:
     """Report progress over `total` artifacts; use as a context manager."""
 
-    def __init__(self, total: int, *, terminal: bool | None = None) -> None:
+    def __init__(self, total: int) -> None:
         self.total = total
         self.done = 0
         self.calls = 0
         self.started = time.monotonic()
-        self.terminal = sys.stderr.isatty() if terminal is None else terminal
         self._bar: Any = None
 
     def __enter__(self) -> GradingProgress:
-        if self.terminal:
+        if sys.stderr.isatty():
             self._bar = click.progressbar(
                 length=self.total,
                 label="grading",
@@ -498,14 +493,9 @@ class GradingProgress:
             self._bar.__enter__()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
-            self._bar.__exit__(kind, error, trace)
+            self._bar.__exit__(*exc)
 
     def graded(self, name: str, calls: int, outcome: str) -> None:
         """Record one artifact graded with `calls` critic calls; `outcome` says how it went."""

@@ -129,28 +129,22 @@ def spent_line(state: LoopState) -> str:
     )
 
 
-def _say(text: str = "") -> None:
-    click.echo(text, err=True)
-
-
 def show_request(request: dict[str, Any]) -> None:
     """Print what the person reviews: why, the draft, and each criterion's result."""
     candidate = f" (candidate {request['candidate']})" if request.get("candidate", 1) > 1 else ""
     score = request.get("score")
     shown = f", weighted score {score:.2f}" if isinstance(score, float) else ""
     where = f"round {request['round']}{candidate}{shown}"
-    _say()
-    _say(f"review: {request['review']}; the best draft is {where}")
-    _say("--- draft ---")
-    _say(request["draft"])
-    _say("--- the critic ---")
+    lines = ["", f"review: {request['review']}; the best draft is {where}", "--- draft ---"]
+    lines += [request["draft"], "--- the critic ---"]
     for criterion in request["criteria"]:
         mark = "pass" if criterion["passed"] else "FAIL"
-        _say(f"  {mark} {criterion['id']}: {criterion['evidence']}")
+        lines.append(f"  {mark} {criterion['id']}: {criterion['evidence']}")
         if criterion["hint"]:
-            _say(f"       hint: {criterion['hint']}")
+            lines.append(f"       hint: {criterion['hint']}")
     if request.get("problem"):
-        _say(f"(your last answer could not be used: {request['problem']})")
+        lines.append(f"(your last answer could not be used: {request['problem']})")
+    click.echo("\n".join(lines), err=True)
 
 
 def ask_at_terminal(request: dict[str, Any]) -> dict[str, Any]:

@@ -30,9 +30,10 @@ def when(moment: datetime | None, seconds: bool = True) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
-def iso(moment: datetime | None) -> str | None:
-    """Format a time for JSON (ISO 8601, UTC), or None when unknown."""
-    return moment.isoformat() if moment is not None else None
+def _times(thread: Thread) -> dict[str, str | None]:
+    """Say when a run started, ended and last stepped (ISO 8601, UTC; None: unknown)."""
+    moments = {name: getattr(thread, name) for name in ("started_at", "ended_at", "updated_at")}
+    return {name: None if at is None else at.isoformat() for name, at in moments.items()}
 
 
 def cut(text: str, width: int) -> str:
@@ -56,9 +57,7 @@ def run_summary(thread: Thread) -> dict[str, Any]:
         "outcome": thread.outcome,
         "finished": thread.finished,
         "rounds": thread.rounds,
-        "started_at": iso(thread.started_at),
-        "ended_at": iso(thread.ended_at),
-        "updated_at": iso(thread.updated_at),
+        **_times(thread),
         "scope": thread.scope,
         "task": thread.task,
     }
@@ -374,9 +373,7 @@ def show(thread_id: str, db: str | None, diff: bool, as_json: bool) -> None:
                 "thread_id": thread.thread_id,
                 "finished": thread.finished,
                 "pruned_at": thread.pruned_at,
-                "started_at": iso(thread.started_at),
-                "ended_at": iso(thread.ended_at),
-                "updated_at": iso(thread.updated_at),
+                **_times(thread),
                 "round_seconds": {str(n): s for n, s in thread.round_seconds().items()},
                 "values": thread.values,
             }
@@ -507,12 +504,11 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
             t for t in all_threads(persistence.checkpointer) if not scope or t.scope == scope
         ]
     runs = [figures_of(thread) for thread in threads if thread.finished]
+    in_scope = f" in scope {scope!r}" if scope else ""
     figures = statistics_of(runs, unfinished=len(threads) - len(runs), scope=scope)
     if plot is not None:
         if not runs:
-            where = f" in scope {scope!r}" if scope else ""
-
-            raise UsageProblem(f"nothing to plot: no finished runs{where}")
+            raise UsageProblem(f"nothing to plot: no finished runs{in_scope}")
         from critic_loop.cli.plotting import plot_runs
 
         title = f"critic-loop: {len(runs)} finished run(s)" + (

@@ -179,11 +179,6 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
                 click.echo(line)
 
 
-def _matching(items: Sequence[Item], rule_id: str) -> list[Item]:
-    exact = [item for item in items if item.key == rule_id]
-    return exact or [item for item in items if item.key.startswith(rule_id)]
-
-
 def _elsewhere(store: BaseStore, rule_id: str, scope: str) -> str:
     from critic_loop.state.rules import rules_namespace
 
@@ -199,7 +194,8 @@ def _targets(store: BaseStore, scope: str, rule_id: str | None) -> list[Item]:
         if not items:
             raise UsageProblem(f"scope {scope!r} holds no rules")
         return items
-    found = _matching(items, rule_id)
+    exact = [item for item in items if item.key == rule_id]
+    found = exact or [item for item in items if item.key.startswith(rule_id)]
     if not found:
         raise UsageProblem(
             f"no rule {rule_id!r} in scope {scope!r}{_elsewhere(store, rule_id, scope)}"

@@ -29,14 +29,6 @@ def require_matplotlib() -> None:
         ) from None
 
 
-def _percentile(values: Sequence[float], share: float) -> float:
-    ordered = sorted(values)
-    position = share * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
 def plot_runs(runs: Sequence[RunFigures], path: Path, title: str) -> None:
     """Write a PNG of two panels: best score by round (per run and mean), rounds to pass.
 
@@ -48,6 +40,7 @@ def plot_runs(runs: Sequence[RunFigures], path: Path, title: str) -> None:
         UsageProblem: matplotlib is missing, or the file cannot be written.
     """
     require_matplotlib()
+    import numpy
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
@@ -57,43 +50,26 @@ def plot_runs(runs: Sequence[RunFigures], path: Path, title: str) -> None:
     scores, rounds = figure.subplots(1, 2)
     figure.suptitle(title)
 
-    longest = max((len(run.best_by_round) for run in runs), default=0)
     if len(runs) <= MAX_LINES:
         for run in runs:
-            scores.plot(
-                range(1, len(run.best_by_round) + 1),
-                run.best_by_round,
-                color="tab:blue",
-                alpha=0.25,
-                linewidth=1,
-            )
-    numbers: list[int] = []
-    means: list[float] = []
-    lows: list[float] = []
-    highs: list[float] = []
-    counts: list[int] = []
-    for number in range(1, longest + 1):
-        reached = [
-            run.best_by_round[number - 1] for run in runs if len(run.best_by_round) >= number
-        ]
-        numbers.append(number)
-        counts.append(len(reached))
-        means.append(sum(reached) / len(reached))
-        lows.append(_percentile(reached, 0.1))
-        highs.append(_percentile(reached, 0.9))
-    if numbers:
+            numbers = range(1, len(run.best_by_round) + 1)
+            scores.plot(numbers, run.best_by_round, color="tab:blue", alpha=0.25, linewidth=1)
+    longest = max((len(run.best_by_round) for run in runs), default=0)
+    reached = [
+        [run.best_by_round[index] for run in runs if len(run.best_by_round) > index]
+        for index in range(longest)
+    ]
+    if reached:
+        numbers = range(1, longest + 1)
+        means = [sum(values) / len(values) for values in reached]
+        lows, highs = zip(*(numpy.percentile(values, [10, 90]) for values in reached), strict=True)
         scores.fill_between(numbers, lows, highs, color="tab:blue", alpha=0.15, label="10-90%")
-        scores.plot(
-            numbers,
-            means,
-            color="tab:blue",
-            linewidth=2.5,
-            marker="o",
-            label="mean over the runs that reached the round",
-        )
-        for number, mean, count in zip(numbers, means, counts, strict=True):
+        label = "mean over the runs that reached the round"
+        scores.plot(numbers, means, color="tab:blue", linewidth=2.5, marker="o", label=label)
+        for number, mean, values in zip(numbers, means, reached, strict=True):
+            count = f"{len(values)} run{'s' if len(values) != 1 else ''}"
             scores.annotate(
-                f"{count} run{'s' if count != 1 else ''}",
+                count,
                 (number, mean),
                 textcoords="offset points",
                 xytext=(0, 8),
@@ -101,10 +77,12 @@ def plot_runs(runs: Sequence[RunFigures], path: Path, title: str) -> None:
                 fontsize=8,
             )
         scores.legend(loc="lower right", fontsize=8)
-    scores.set_title("Best score by round (runs that reached it, and how many)")
-    scores.set_xlabel("round")
-    scores.set_ylabel("best weighted score so far")
-    scores.set_ylim(-0.02, 1.05)
+    scores.set(
+        title="Best score by round (runs that reached it, and how many)",
+        xlabel="round",
+        ylabel="best weighted score so far",
+        ylim=(-0.02, 1.05),
+    )
     scores.xaxis.set_major_locator(MaxNLocator(integer=True))
     scores.grid(alpha=0.3)
 
@@ -114,9 +92,11 @@ def plot_runs(runs: Sequence[RunFigures], path: Path, title: str) -> None:
         rounds.hist(passed, bins=edges, color="tab:green", edgecolor="white")
     else:
         rounds.text(0.5, 0.5, "no passed runs", ha="center", va="center")
-    rounds.set_title(f"Rounds to pass ({len(passed)} of {len(runs)} runs passed)")
-    rounds.set_xlabel("rounds")
-    rounds.set_ylabel("runs")
+    rounds.set(
+        title=f"Rounds to pass ({len(passed)} of {len(runs)} runs passed)",
+        xlabel="rounds",
+        ylabel="runs",
+    )
     rounds.xaxis.set_major_locator(MaxNLocator(integer=True))
     rounds.yaxis.set_major_locator(MaxNLocator(integer=True))
     rounds.grid(axis="y", alpha=0.3)

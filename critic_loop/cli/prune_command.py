@@ -5,9 +5,11 @@ A thin command over `critic_loop.persistence.retention.prune_runs`, which says w
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import click
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
 UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([mhdw])\s*$")
+
+what_option = functools.partial(option, section="What")
 
 
 def age(text: str) -> timedelta:
@@ -51,30 +55,25 @@ def report_lines(report: PruneReport) -> list[str]:
 
 
 @click.command(cls=SectionedCommand)
-@option(
+@what_option(
     "--older-than",
     "older_than",
     required=True,
     metavar="AGE",
-    section="What",
     help="Prune finished runs whose last step is older than this (30d, 12h, 90m, 2w).",
 )
-@option(
+@what_option(
     "--keep-results",
     is_flag=True,
-    section="What",
     help=(
         "Keep each run's outcome, final draft, open items, task and rubric (its last "
         "checkpoint); drop its drafts, critiques and every earlier checkpoint."
     ),
 )
-@option(
-    "--dry-run", is_flag=True, section="What", help="List what would be pruned; change nothing."
-)
-@option(
+@what_option("--dry-run", is_flag=True, help="List what would be pruned; change nothing.")
+@what_option(
     "--vacuum",
     is_flag=True,
-    section="What",
     help="Shrink the SQLite file afterwards (waits for other writers; no effect on PostgreSQL).",
 )
 @db_option
@@ -103,26 +102,7 @@ def prune(
         limit, database=db, keep_results=keep_results, dry_run=dry_run, vacuum=vacuum
     )
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "cutoff": report.cutoff.isoformat(),
-                    "dry_run": report.dry_run,
-                    "pruned": [
-                        {
-                            "thread_id": run.thread_id,
-                            "outcome": run.outcome,
-                            "rounds": run.rounds,
-                            "ended_at": run.ended_at.isoformat(),
-                            "kept_result": run.kept_result,
-                        }
-                        for run in report.pruned
-                    ],
-                    "left": report.left,
-                },
-                indent=2,
-            )
-        )
+        click.echo(json.dumps(dataclasses.asdict(report), indent=2, default=datetime.isoformat))
         return
     for line in report_lines(report):
         click.echo(line)

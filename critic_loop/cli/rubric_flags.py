@@ -50,11 +50,6 @@ class WrittenRubric:
     criteria: list[dict[str, Any]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
 
-    def add(self, criterion: dict[str, Any], source: str) -> None:
-        """Append a criterion, remembering how the user wrote it."""
-        self.criteria.append(criterion)
-        self.sources.append(source)
-
     def label(self, index: int) -> str:
         """Name rubric item `index` as the user wrote it."""
         return self.sources[index] if index < len(self.sources) else f"rubric item {index + 1}"
@@ -111,12 +106,12 @@ def written_rubric(
     from_file: Sequence[Any], file_name: str | None, flags: dict[str, Sequence[str]]
 ) -> WrittenRubric:
     """Collect a `--rubric` file's criteria, then each flag's, naming where each came from."""
-    written = WrittenRubric()
-    for position, item in enumerate(from_file, start=1):
-        written.add(item, f"{file_name}: item {position}")
+    written = WrittenRubric(
+        list(from_file), [f"{file_name}: item {n + 1}" for n in range(len(from_file))]
+    )
     readers = {"--criterion": criterion_flag, "--check": check_flag, "--tests": tests_flag}
     for flag, reader in readers.items():
         for position, text in enumerate(flags.get(flag, ()), start=1):
-            criterion = reader(text)
-            written.add(criterion, f"{flag} #{position}")
+            written.criteria.append(reader(text))
+            written.sources.append(f"{flag} #{position}")
     return written

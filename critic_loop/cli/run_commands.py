@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -63,16 +64,19 @@ DEMO_WATCH = (
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
+FILE = click.Path(path_type=Path, dir_okay=False)
+task_option = functools.partial(option, section="Task and rubric")
+thread_option = functools.partial(option, section="Thread and data")
+
 
 def run_options(command: F) -> F:
     """Add the options every running command shares, and one per `Context` field."""
     command = json_option("the final state")(command)  # listed last
     command = context_options(command)
     command = db_option(command, "Thread and data")
-    command = option(
+    command = thread_option(
         "--wait-for-thread",
         is_flag=True,
-        section="Thread and data",
         help="If another process is running the thread, wait for it instead of exiting 2.",
     )(command)
     return option(
@@ -84,15 +88,13 @@ def run_options(command: F) -> F:
 
 def thread_options(command: F) -> F:
     """Add `--thread-id` and `--switch-models`: the options of a command that can resume."""
-    command = option(
+    command = thread_option(
         "--switch-models",
         is_flag=True,
-        section="Thread and data",
         help="Resuming: use the models given here instead of the ones the thread ran with.",
     )(command)
-    return option(
+    return thread_option(
         "--thread-id",
-        section="Thread and data",
         help=(
             "The thread to run in. An unfinished one resumes with its own task, rubric, models "
             "and settings (flags given here change the settings)."
@@ -192,13 +194,6 @@ def _demo_intro(rubric: list[Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _announce(what: str, context: Context, location: str | None) -> None:
-    click.echo(
-        f"critic-loop: {what}; worker {context.worker_model}, critic {context.critic_model}, "
-        f"up to {context.max_iterations} rounds; data in {location}"
-    )
-
-
 def _empty_rubric(why: str = "") -> UsageProblem:
     return UsageProblem(
         "the rubric is empty: give at least one --criterion ID=TEXT, --check or --tests "
@@ -271,10 +266,12 @@ def execute(
     began: list[RunStart] = []
     from critic_loop.run import run_loop
 
-    def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
+    def start(on_event: Any, reviewer: Any, on_start: Callable[..., None]) -> LoopState:
         def started(run: RunStart) -> None:
             began.append(run)
-            on_start(run)
+            what = f"{'resuming' if run.resuming else 'new'} thread {run.thread_id}"
+            first = "starting: recall, then the worker drafts round 1"
+            on_start(what, run.location, "resuming" if run.resuming else first)
 
         return run_loop(
             checked.task,
@@ -288,14 +285,8 @@ def execute(
             on_start=started,
         )
 
-    def told(run: RunStart) -> str:
-        _announce(
-            f"{'resuming' if run.resuming else 'new'} thread {run.thread_id}", context, run.location
-        )
-        return "resuming" if run.resuming else "starting: recall, then the worker drafts round 1"
-
     try:
-        return drive(start, thread_id, context, parameters, told)
+        return drive(start, thread_id, context, parameters)
     except ThreadFinished:
         if stored is None:
             raise
@@ -324,12 +315,11 @@ def drive(
     thread_id: str,
     context: Context,
     parameters: Mapping[str, Any],
-    told: Callable[[RunStart], str],
 ) -> int:
     """Run `start` in the background at the terminal; print the result; return the exit status.
 
-    `start(on_event, reviewer, on_start)` runs the loop; `told(run)` announces it once it
-    holds the thread and returns the first status line.
+    `start(on_event, reviewer, on_start)` runs the loop, calling `on_start(what, location,
+    status)` once it holds the thread: the run is announced, then `status` shown.
     """
     import httpx
     import openai
@@ -345,10 +335,15 @@ def drive(
     def run_at_terminal() -> LoopState:
         with Ticker(enabled=shown) as ticker:
 
-            def on_start(run: RunStart) -> None:
+            def on_start(what: str, location: str | None, status: str) -> None:
                 began.set()
                 if shown:
-                    ticker.show(told(run))
+                    click.echo(
+                        f"critic-loop: {what}; worker {context.worker_model}, critic "
+                        f"{context.critic_model}, up to {context.max_iterations} rounds; "
+                        f"data in {location}"
+                    )
+                    ticker.show(status)
 
             def on_event(event: dict[str, Any]) -> None:
                 with ticker.paused():
@@ -387,46 +382,25 @@ def drive(
 
 
 @click.command(cls=SectionedCommand)
-@option(
-    "--input",
-    "input_file",
-    type=click.Path(path_type=Path, dir_okay=False),
-    section="Task and rubric",
-    help='JSON file: {"task": ..., "rubric": [...]}.',
+@task_option("--input", "input_file", type=FILE, help='JSON file: {"task": ..., "rubric": [...]}.')
+@task_option("--task", help="The task, as text.")
+@task_option("--task-file", type=FILE, help="A file holding the task.")
+@task_option(
+    "--rubric", "rubric_file", type=FILE, help='JSON file: [{"id": ..., "text": ...}, ...].'
 )
-@option("--task", section="Task and rubric", help="The task, as text.")
-@option(
-    "--task-file",
-    type=click.Path(path_type=Path, dir_okay=False),
-    section="Task and rubric",
-    help="A file holding the task.",
+@task_option(
+    "--criterion", multiple=True, metavar="ID=TEXT", help="A sentence the judge grades; repeatable."
 )
-@option(
-    "--rubric",
-    "rubric_file",
-    type=click.Path(path_type=Path, dir_okay=False),
-    section="Task and rubric",
-    help='JSON file: [{"id": ..., "text": ...}, ...].',
-)
-@option(
-    "--criterion",
-    multiple=True,
-    metavar="ID=TEXT",
-    section="Task and rubric",
-    help="A sentence the judge grades; repeatable.",
-)
-@option(
+@task_option(
     "--check",
     multiple=True,
     metavar="ID=KIND[:NAME=VALUE,...]",
-    section="Task and rubric",
     help="A deterministic check, e.g. length=word_count:max=120; repeatable.",
 )
-@option(
+@task_option(
     "--tests",
     multiple=True,
     metavar="[ID=]FILE",
-    section="Task and rubric",
     help="A pytest file run against the drafted code; repeatable.",
 )
 @thread_options
@@ -496,12 +470,11 @@ def demo(**parameters: Any) -> int:
 
 @click.command(cls=SectionedCommand)
 @click.argument("thread_id", metavar="THREAD")
-@option(
+@thread_option(
     "--round",
     "round_number",
     type=click.IntRange(min=1),
     required=True,
-    section="Thread and data",
     help="The round to continue from (its draft and verdict are kept; the next is new).",
 )
 @run_options
@@ -528,8 +501,11 @@ def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
         )
     context = _context(parameters, stored, switching=True)
 
-    def start(on_event: Any, reviewer: Any, on_start: Callable[[Any], None]) -> LoopState:
-        on_start(None)
+    def start(on_event: Any, reviewer: Any, on_start: Callable[..., None]) -> LoopState:
+        what = f"fork of thread {thread_id} from round {round_number}"
+        on_start(
+            what, database_target(parameters.get("db")), f"resuming after round {round_number}"
+        )
         return fork_loop(
             thread_id,
             round_number,
@@ -539,12 +515,7 @@ def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
             wait_for_thread=bool(parameters.get("wait_for_thread")),
         )
 
-    def told(run: Any) -> str:
-        where = database_target(parameters.get("db"))
-        _announce(f"fork of thread {thread_id} from round {round_number}", context, where)
-        return f"resuming after round {round_number}"
-
-    return drive(start, thread_id, context, parameters, told)
+    return drive(start, thread_id, context, parameters)
 
 
 KEY_VARIABLES = ("OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
@@ -565,17 +536,6 @@ def has_no_model(context: Context) -> bool:
         embedded = f"openai:{LocalModelSettings().alias}"
         return {context.worker_model, context.critic_model, *context.critic_models} == {embedded}
     return not any(environ.get(name) for name in KEY_VARIABLES)
-
-
-def no_model_message() -> str:
-    """Return the one line said when there is no model, embedded or not."""
-    from critic_loop.state.extras import install_command
-
-    return (
-        "no model to run: set OPENAI_API_KEY (or GOOGLE_API_KEY), or OPENAI_BASE_URL to a "
-        "model server of yours, or add the embedded local model with: "
-        f"{install_command('local')}"
-    )
 
 
 @contextmanager
@@ -602,9 +562,14 @@ def _download_bar() -> Iterator[Any]:
 def embedded_model() -> dict[str, Any]:
     """Start the embedded model and return the settings that use it (else one line why not)."""
     from critic_loop import local_model
+    from critic_loop.state.extras import install_command
 
     if not local_model.is_installed():
-        raise UsageProblem(no_model_message())
+        raise UsageProblem(
+            "no model to run: set OPENAI_API_KEY (or GOOGLE_API_KEY), or OPENAI_BASE_URL to a "
+            "model server of yours, or add the embedded local model with: "
+            + install_command("local")
+        )
     settings = local_model.LocalModelSettings()
     if not current().quiet:
         where = settings.file or "the cache"

@@ -132,27 +132,20 @@ def _tokens(runs: Sequence[RunFigures]) -> dict[str, Any]:
     worker = sum((run.worker for run in runs), TokenUsage())
     critic = sum((run.critic for run in runs), TokenUsage())
 
-    def per_round(count: int) -> float | None:
-        return count / rounds if rounds else None
-
-    return {
-        "rounds": rounds,
+    counts = {
         "worker_input": worker.input_tokens,
         "worker_output": worker.output_tokens,
         "critic_input": critic.input_tokens,
         "critic_output": critic.output_tokens,
-        "per_round": {
-            "worker_input": per_round(worker.input_tokens),
-            "worker_output": per_round(worker.output_tokens),
-            "critic_input": per_round(critic.input_tokens),
-            "critic_output": per_round(critic.output_tokens),
-            "total": per_round(
-                worker.input_tokens
-                + worker.output_tokens
-                + critic.input_tokens
-                + critic.output_tokens
-            ),
-        },
+    }
+    per_round = {
+        name: count / rounds if rounds else None
+        for name, count in {**counts, "total": sum(counts.values())}.items()
+    }
+    return {
+        "rounds": rounds,
+        **counts,
+        "per_round": per_round,
         "estimated": worker.estimated or critic.estimated,
     }
 

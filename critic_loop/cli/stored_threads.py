@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from critic_loop.errors import UsageProblem
 from critic_loop.state.history import append_only
+from critic_loop.state.loop import LoopState
 from critic_loop.thread_settings import StoredSettings, stored_settings
 
 if TYPE_CHECKING:
@@ -25,27 +26,8 @@ if TYPE_CHECKING:
 
     from critic_loop.persistence import Persistence
 
-STATE_FIELDS = frozenset(
-    {
-        "task",
-        "rubric",
-        "drafts",
-        "critiques",
-        "feedback",
-        "recalled_rules",
-        "outcome",
-        "outcome_reason",
-        "exhausted_by",
-        "final",
-        "final_round",
-        "open_items",
-        "memory_report",
-        "memory_errors",
-        "reviews",
-        "thread_id",
-    }
-)
-"""The channels of `LoopState` (a unit test keeps this list equal to its fields)."""
+STATE_FIELDS = frozenset(LoopState.model_fields)
+"""The channels of `LoopState`."""
 
 HISTORY_FIELDS = ("drafts", "critiques", "feedback", "reviews", "memory_errors")
 """The channels of `LoopState` stored as each step's writes (`append_only`)."""
@@ -172,13 +154,8 @@ def _step(item: CheckpointTuple) -> Step:
         at=timestamp(item.checkpoint),
         drafted=latest_round(values.get("drafts")),
         graded=latest_round(values.get("critiques")),
-        run=_run_of(item.metadata),
+        run=str(run) if (run := (item.metadata or {}).get("run_id")) else None,
     )
-
-
-def _run_of(metadata: Mapping[str, Any] | None) -> str | None:
-    run = (metadata or {}).get("run_id")
-    return str(run) if run else None
 
 
 def written_rounds(item: CheckpointTuple) -> dict[str, int]:
@@ -391,11 +368,7 @@ def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: s
 
 def latest_of_thread(database: str | None, thread_id: str) -> Thread | None:
     """Return a thread's latest values and settings (None: no such run, or no database yet)."""
-    from critic_loop.persistence import database_target
-
-    target = database_target(database)
-    path = _sqlite_file(target)
-    if path is not None and not path.is_file():
+    if _missing_file(database) is not None:
         return None
     with open_database(database) as persistence:
         checkpointer = persistence.checkpointer
@@ -403,10 +376,13 @@ def latest_of_thread(database: str | None, thread_id: str) -> Thread | None:
         return _head(checkpointer, item) if item is not None else None
 
 
-def _sqlite_file(target: str) -> Path | None:
-    from critic_loop.persistence import is_postgres
+def _missing_file(database: str | None) -> Path | None:
+    """Return the SQLite file `database` names if there is none (a run would create it)."""
+    from critic_loop.persistence import database_target, is_postgres
 
-    return None if is_postgres(target) else Path(target)
+    target = database_target(database)
+    path = None if is_postgres(target) else Path(target)
+    return path if path is not None and not path.is_file() else None
 
 
 @contextlib.contextmanager
@@ -416,20 +392,20 @@ def open_database(database: str | None) -> Iterator[Persistence]:
     Unlike a run, it never creates a database: one that is missing or cannot be opened is
     a usage problem.
     """
-    from critic_loop.persistence import database_target, open_persistence
+    from critic_loop.persistence import database_target, is_postgres, open_persistence
 
-    target = database_target(database)
-    path = _sqlite_file(target)
-    if path is not None and not path.is_file():
+    missing = _missing_file(database)
+    if missing is not None:
         raise UsageProblem(
-            f"no database at {path}: nothing has run there yet "
+            f"no database at {missing}: nothing has run there yet "
             "(--db or CRITIC_LOOP_DATABASE_URL names another)"
         )
+    target = database_target(database)
     with contextlib.ExitStack() as stack:
         try:
             persistence = stack.enter_context(open_persistence(target))
         except Exception as error:  # a server down, a file that is not a database, ...
-            where = str(path) if path is not None else "the PostgreSQL database"
+            where = "the PostgreSQL database" if is_postgres(target) else target
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise UsageProblem(
                 f"cannot open {where}: {type(error).__name__}{': ' + first if first else ''}"

@@ -10,26 +10,26 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from types import TracebackType
 from typing import Any, TextIO
 
 FRAMES = "|/-\\"
 
 
+NEXT_STEPS = {
+    "sandbox": "recalling rules for the first draft",
+    "recall": "the worker is drafting round 1",
+    "draft": "the critic is grading round {round}",
+    "verdict": "deciding what follows round {round} (revise, resample or stop)",
+}
+"""What the run does after each kind of event (a finished run may still distill rules)."""
+
+
 def next_step(event: dict[str, Any]) -> str | None:
     """Say what the run is doing after `event`; None when nothing is left to wait for."""
-    kind = event.get("event")
-    if kind == "sandbox":
-        return "recalling rules for the first draft"
-    if kind == "recall":
-        return "the worker is drafting round 1"
-    if kind == "draft":
-        return f"the critic is grading round {event['round']}"
-    if kind == "verdict":
-        return f"deciding what follows round {event['round']} (revise, resample or stop)"
-    if kind == "finished":
-        return "distilling rules from this run" if event.get("learning") else None
-    return None
+    if event.get("event") == "finished" and event.get("learning"):
+        return "distilling rules from this run"
+    step = NEXT_STEPS.get(str(event.get("event")))
+    return step.format(round=event.get("round")) if step else None
 
 
 class Ticker:
@@ -60,12 +60,7 @@ class Ticker:
             self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2)

@@ -98,12 +98,7 @@ def worker(
                 f"the worker needs Temporal's packages ({missing.name} is missing)", "temporal"
             )
         ) from missing
-    chosen = {
-        "address": address,
-        "namespace": namespace,
-        "task_queue": task_queue,
-        **timing,
-    }
+    chosen = dict(address=address, namespace=namespace, task_queue=task_queue, **timing)
     settings = TemporalSettings.model_validate({k: v for k, v in chosen.items() if v is not None})
     asyncio.run(_serve(settings, db, identity))
     return 0

@@ -1,4 +1,4 @@
-"""The refinement loop's state, its input, and the narrow views each node reads.
+"""The refinement loop's state and the narrow views each node reads (its input: `run_input`).
 
 `WorkerTurn` has no rubric, `CriticView` no task: the separation is structural. Channel
 fields keep their description inside `Annotated[...]`, where LangGraph server reads it.
@@ -6,11 +6,10 @@ fields keep their description inside `Annotated[...]`, where LangGraph server re
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from critic_loop.state.bounds import check_depth
 from critic_loop.state.budget import Allowance
 from critic_loop.state.history import append_only
 from critic_loop.state.records import (
@@ -25,36 +24,13 @@ from critic_loop.state.records import (
     WorkerFeedback,
     rounds_done,
 )
-from critic_loop.state.rubric import KeptRubric, Rubric, Task
+from critic_loop.state.rubric import KeptRubric, Task
 from critic_loop.state.rules import MemoryReport, RecalledRule
 
-EXAMPLE_INPUT: dict[str, JsonValue] = {
-    "task": "Write a two-sentence product description for a 750 ml insulated bottle that "
-    "keeps drinks cold for 24 hours.",
-    "rubric": [
-        {"id": "length", "kind": "word_count", "max": 60},
-        {"id": "cold", "text": "It says the bottle keeps drinks cold for 24 hours."},
-        {"id": "cta", "text": "Its last sentence invites the reader to buy it."},
-    ],
-}
 EXHAUSTED_BY = (
     "For an exhausted run, the limit it reached: max_iterations, call_budget, token_budget "
     "or time_budget_seconds."
 )
-
-
-class LoopInput(BaseModel):
-    """What a caller gives the loop: the task for the worker, the rubric for the critic."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE_INPUT]})
-
-    task: Task
-    rubric: Rubric
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shallow(cls, data: Any) -> Any:
-        return check_depth(data)
 
 
 class LoopOutput(BaseModel):

@@ -27,29 +27,39 @@ from critic_loop.state.records import (
 from critic_loop.state.rubric import KeptRubric, Task
 from critic_loop.state.rules import MemoryReport, RecalledRule
 
-EXHAUSTED_BY = (
-    "For an exhausted run, the limit it reached: max_iterations, call_budget, token_budget "
-    "or time_budget_seconds."
-)
-
 
 class LoopOutput(BaseModel):
     """What a served run returns: how it ended, and its answer (the history stays in the thread)."""
 
-    outcome: Outcome | None = Field(default=None, description="How the run ended.")
-    outcome_reason: str | None = Field(default=None, description="Why, in words.")
-    exhausted_by: str | None = Field(default=None, description=EXHAUSTED_BY)
-    final: str | None = Field(
-        default=None, description="The passing (or accepted) draft, else the best one."
-    )
-    final_round: int | None = Field(default=None, description="The round of `final`.")
-    open_items: list[OpenItem] = Field(
-        default_factory=list, description="What `final` still fails, with hints."
-    )
-    thread_id: str | None = Field(default=None, description="The thread holding the history.")
+    outcome: Annotated[
+        Outcome | None, Field(description="How the run ended; null while it is running.")
+    ] = None
+    outcome_reason: Annotated[
+        str | None, Field(description="Why the run ended as it did, in words.")
+    ] = None
+    exhausted_by: Annotated[
+        str | None,
+        Field(
+            description="For an exhausted run, the limit it reached: max_iterations, "
+            "call_budget, token_budget or time_budget_seconds."
+        ),
+    ] = None
+    final: Annotated[
+        str | None, Field(description="The artifact returned: the passing draft, else the best.")
+    ] = None
+    final_round: Annotated[
+        int | None, Field(description="The round of the draft returned as `final`.")
+    ] = None
+    open_items: Annotated[
+        list[OpenItem],
+        Field(description="The criteria `final` still fails (a pass may miss should criteria)."),
+    ] = Field(default_factory=list)
+    thread_id: Annotated[
+        str | None, Field(description="The thread the run belongs to (set when it ends).")
+    ] = None
 
 
-class LoopState(BaseModel):
+class LoopState(LoopOutput):
     """Everything the loop knows; checkpointed after every step."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -78,26 +88,6 @@ class LoopState(BaseModel):
         list[RecalledRule],
         Field(description="The rules the worker was given before its first draft (memory recall)."),
     ] = Field(default_factory=list)
-    outcome: Annotated[
-        Outcome | None, Field(description="How the run ended; null while it is running.")
-    ] = None
-    outcome_reason: Annotated[
-        str | None, Field(description="Why the run ended as it did, in words.")
-    ] = None
-    exhausted_by: Annotated[str | None, Field(description=EXHAUSTED_BY)] = None
-    final: Annotated[
-        str | None, Field(description="The artifact returned: the passing draft, else the best.")
-    ] = None
-    final_round: Annotated[
-        int | None, Field(description="The round of the draft returned as `final`.")
-    ] = None
-    open_items: Annotated[
-        list[OpenItem],
-        Field(description="The criteria `final` still fails (a pass may miss should criteria)."),
-    ] = Field(default_factory=list)
-    thread_id: Annotated[
-        str | None, Field(description="The thread the run belongs to (set when it ends).")
-    ] = None
     memory_report: Annotated[
         MemoryReport | None,
         Field(description="What distillation did to the scope's rules after the run."),

@@ -2,8 +2,8 @@
 
 Pydantic reports `rubric.0.llm.id: String should match pattern '^[A-Za-z0-9]...'`; a
 person needs `rubric item 1 ('my id'): the id may use letters, digits and _ . : -`.
-`describe_input_errors` turns a `LoopInput` validation error into such lines; callers
-name the items as their users wrote them (a file and item number, a `--criterion` flag).
+`validated_input` says so; callers name the items as their users wrote them (a file and
+item number, a `--criterion` flag).
 """
 
 from __future__ import annotations
@@ -109,17 +109,6 @@ def _where(location: Sequence[Any], data: Any, label: ItemLabel) -> tuple[str, s
     return where, ".".join(rest), (kinds[0] if kinds else None)
 
 
-def describe_input_errors(
-    error: ValidationError, data: Any, label: ItemLabel = default_label
-) -> list[str]:
-    """Return one line per problem of `data` that `error` (from `LoopInput`) reports."""
-    lines = []
-    for problem in error.errors():
-        where, field, kind = _where(problem["loc"], data, label)
-        lines.append(f"{where}: {_message(dict(problem), field, kind)}")
-    return list(dict.fromkeys(lines))
-
-
 def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
     """Validate a run's task and rubric.
 
@@ -129,4 +118,8 @@ def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
     try:
         return LoopInput.model_validate(data)
     except ValidationError as error:
-        raise InvalidInput(describe_input_errors(error, data, label)) from error
+        lines = []
+        for problem in error.errors():
+            where, field, kind = _where(problem["loc"], data, label)
+            lines.append(f"{where}: {_message(dict(problem), field, kind)}")
+        raise InvalidInput(list(dict.fromkeys(lines))) from error

@@ -27,7 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from critic_loop.state.bounds import check_depth
 from critic_loop.state.operator_settings import operator_settings
-from critic_loop.state.references import reference_to
+from critic_loop.state.references import register_check
 
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 
@@ -295,7 +295,7 @@ class PythonCheck(CriterionBase):
     @field_validator("function")
     @classmethod
     def _as_reference(cls, value: str | Callable[..., Any]) -> str:
-        reference = value if isinstance(value, str) else reference_to(value)
+        reference = value if isinstance(value, str) else register_check(value)
         if ":" not in reference:
             raise ValueError(f"{reference!r} is not a 'package.module:function' reference")
         return reference

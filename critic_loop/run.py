@@ -21,7 +21,6 @@ from langgraph.types import Command, StateSnapshot
 
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
-from critic_loop.nodes.loop.check_input import validated_input
 from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.gateway import ModelUnreachable
 from critic_loop.persistence import aopen_persistence, open_persistence
@@ -32,6 +31,7 @@ from critic_loop.state.loop import LoopState
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Critique, rounds_done
 from critic_loop.state.rubric import CriterionBase, dump_rubric
+from critic_loop.state.run_input import validated_input
 from critic_loop.thread_settings import settings_metadata
 
 EventHandler = Callable[[dict[str, Any]], None]  # told each progress event (draft, verdict)

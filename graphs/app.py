@@ -27,7 +27,8 @@ from critic_loop.nodes.memory.recall import recall
 from critic_loop.nodes.memory.record_usage import record_rule_usage
 from critic_loop.nodes.node import Node, policed_path
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT, Context
-from critic_loop.state.loop import LoopInput, LoopOutput, LoopState
+from critic_loop.state.loop import LoopOutput, LoopState
+from critic_loop.state.run_input import LoopInput
 
 Builder = StateGraph[Any, Any, Any, Any]
 NodeBody = Callable[[Any, Runtime[Context]], Any]

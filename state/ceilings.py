@@ -49,18 +49,6 @@ TEST_CEILINGS: dict[str, str] = {
 }
 """Each `tests` criterion setting, and the ceiling that caps it."""
 
-UNCAPPED_CONTEXT_FIELDS: dict[str, str] = {
-    "temperature": "a sampling setting, not an amount",
-    "critic_temperature": "a sampling setting, not an amount",
-    "sample_temperature": "a sampling setting, not an amount",
-    "pass_threshold": "a quality bar, not an amount",
-    "critic_min_agreement": "a quality bar, not an amount: it makes no call more",
-    "stall_rounds": "it can end a run sooner, never later than max_iterations",
-    "sample_budget": "fresh drafts are worker calls, bounded by call_budget and max_iterations",
-    "recall_min_relevance": "a relevance floor, not an amount: recall_k bounds the rules given",
-}
-"""Numeric `Context` fields without a ceiling, and why none is needed."""
-
 
 class SandboxCeilings(BaseSettings):
     """The ceilings of a `tests` criterion's sandbox (their bounds are the criterion's)."""

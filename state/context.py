@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 MAX_ITERATIONS_LIMIT = 100  # the largest iteration cap a run may ask for
@@ -59,6 +59,9 @@ def _check_model_spec(value: str) -> str:
     return value
 
 
+ModelSpec = Annotated[str, AfterValidator(_check_model_spec)]  # "provider:model"
+
+
 class Context(BaseSettings):
     """How a refinement run behaves. Every field can also be set from the environment."""
 
@@ -78,14 +81,14 @@ class Context(BaseSettings):
         """Arguments first, then `CRITIC_LOOP_*` variables (no .env file, no secrets dir)."""
         return (init_settings, env_settings)
 
-    worker_model: str = Field(
+    worker_model: ModelSpec = Field(
         default="openai:gpt-4.1-mini", description="The model that drafts, as 'provider:model'."
     )
-    critic_model: str = Field(
+    critic_model: ModelSpec = Field(
         default="openai:gpt-4.1",
         description="The model that grades drafts against the rubric, as 'provider:model'.",
     )
-    critic_models: list[str] = Field(
+    critic_models: list[ModelSpec] = Field(
         default_factory=list,
         max_length=7,
         description="A judge panel of critic models whose majority decides (empty: critic_model).",
@@ -239,19 +242,12 @@ class Context(BaseSettings):
     max_rules: int = Field(
         default=50, ge=1, le=1000, description="Most rules a scope keeps; the weakest retire first."
     )
-    distill_model: str | None = Field(
+    distill_model: ModelSpec | None = Field(
         default=None, description="The model that distills rules (unset: the critic's)."
     )
     prompts_dir: str | None = Field(
         default=None, description="A directory of templates replacing the built-in prompts."
     )
-
-    @field_validator("worker_model", "critic_model", "distill_model", "critic_models")
-    @classmethod
-    def _model_specs(cls, value: str | list[str] | None) -> str | list[str] | None:
-        if isinstance(value, list):
-            return [_check_model_spec(spec) for spec in value]
-        return None if value is None else _check_model_spec(value)
 
     @property
     def distiller_model(self) -> str:

@@ -1,4 +1,4 @@
-"""The refinement loop's state, its input, and the narrow views each node reads.
+"""The refinement loop's state and the narrow views each node reads (its input: `run_input`).
 
 `WorkerTurn` has no rubric, `CriticView` no task: the separation is structural. Channel
 fields keep their description inside `Annotated[...]`, where LangGraph server reads it.
@@ -6,11 +6,10 @@ fields keep their description inside `Annotated[...]`, where LangGraph server re
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from critic_loop.state.bounds import check_depth
 from critic_loop.state.budget import Allowance
 from critic_loop.state.history import append_only
 from critic_loop.state.records import (
@@ -25,55 +24,42 @@ from critic_loop.state.records import (
     WorkerFeedback,
     rounds_done,
 )
-from critic_loop.state.rubric import KeptRubric, Rubric, Task
+from critic_loop.state.rubric import KeptRubric, Task
 from critic_loop.state.rules import MemoryReport, RecalledRule
-
-EXAMPLE_INPUT: dict[str, JsonValue] = {
-    "task": "Write a two-sentence product description for a 750 ml insulated bottle that "
-    "keeps drinks cold for 24 hours.",
-    "rubric": [
-        {"id": "length", "kind": "word_count", "max": 60},
-        {"id": "cold", "text": "It says the bottle keeps drinks cold for 24 hours."},
-        {"id": "cta", "text": "Its last sentence invites the reader to buy it."},
-    ],
-}
-EXHAUSTED_BY = (
-    "For an exhausted run, the limit it reached: max_iterations, call_budget, token_budget "
-    "or time_budget_seconds."
-)
-
-
-class LoopInput(BaseModel):
-    """What a caller gives the loop: the task for the worker, the rubric for the critic."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE_INPUT]})
-
-    task: Task
-    rubric: Rubric
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shallow(cls, data: Any) -> Any:
-        return check_depth(data)
 
 
 class LoopOutput(BaseModel):
     """What a served run returns: how it ended, and its answer (the history stays in the thread)."""
 
-    outcome: Outcome | None = Field(default=None, description="How the run ended.")
-    outcome_reason: str | None = Field(default=None, description="Why, in words.")
-    exhausted_by: str | None = Field(default=None, description=EXHAUSTED_BY)
-    final: str | None = Field(
-        default=None, description="The passing (or accepted) draft, else the best one."
-    )
-    final_round: int | None = Field(default=None, description="The round of `final`.")
-    open_items: list[OpenItem] = Field(
-        default_factory=list, description="What `final` still fails, with hints."
-    )
-    thread_id: str | None = Field(default=None, description="The thread holding the history.")
+    outcome: Annotated[
+        Outcome | None, Field(description="How the run ended; null while it is running.")
+    ] = None
+    outcome_reason: Annotated[
+        str | None, Field(description="Why the run ended as it did, in words.")
+    ] = None
+    exhausted_by: Annotated[
+        str | None,
+        Field(
+            description="For an exhausted run, the limit it reached: max_iterations, "
+            "call_budget, token_budget or time_budget_seconds."
+        ),
+    ] = None
+    final: Annotated[
+        str | None, Field(description="The artifact returned: the passing draft, else the best.")
+    ] = None
+    final_round: Annotated[
+        int | None, Field(description="The round of the draft returned as `final`.")
+    ] = None
+    open_items: Annotated[
+        list[OpenItem],
+        Field(description="The criteria `final` still fails (a pass may miss should criteria)."),
+    ] = Field(default_factory=list)
+    thread_id: Annotated[
+        str | None, Field(description="The thread the run belongs to (set when it ends).")
+    ] = None
 
 
-class LoopState(BaseModel):
+class LoopState(LoopOutput):
     """Everything the loop knows; checkpointed after every step."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -102,26 +88,6 @@ class LoopState(BaseModel):
         list[RecalledRule],
         Field(description="The rules the worker was given before its first draft (memory recall)."),
     ] = Field(default_factory=list)
-    outcome: Annotated[
-        Outcome | None, Field(description="How the run ended; null while it is running.")
-    ] = None
-    outcome_reason: Annotated[
-        str | None, Field(description="Why the run ended as it did, in words.")
-    ] = None
-    exhausted_by: Annotated[str | None, Field(description=EXHAUSTED_BY)] = None
-    final: Annotated[
-        str | None, Field(description="The artifact returned: the passing draft, else the best.")
-    ] = None
-    final_round: Annotated[
-        int | None, Field(description="The round of the draft returned as `final`.")
-    ] = None
-    open_items: Annotated[
-        list[OpenItem],
-        Field(description="The criteria `final` still fails (a pass may miss should criteria)."),
-    ] = Field(default_factory=list)
-    thread_id: Annotated[
-        str | None, Field(description="The thread the run belongs to (set when it ends).")
-    ] = None
     memory_report: Annotated[
         MemoryReport | None,
         Field(description="What distillation did to the scope's rules after the run."),

@@ -9,12 +9,19 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import BeforeValidator, Field
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from critic_loop.state.ceilings import Ceilings
 
-CommaList = Annotated[list[str], NoDecode]  # comma-separated in the environment
+
+def _split(value: Any) -> Any:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+CommaList = Annotated[list[str], NoDecode, BeforeValidator(_split)]  # comma-separated in the env
 
 
 class OperatorSettings(BaseSettings):
@@ -92,19 +99,6 @@ class OperatorSettings(BaseSettings):
     regex_timeout_seconds: float = Field(
         default=1.0, gt=0, le=60, description="Seconds one regular-expression match may run."
     )
-
-    @field_validator(
-        "allowed_base_urls",
-        "allowed_paths",
-        "python_check_modules",
-        "shared_memory_scopes",
-        mode="before",
-    )
-    @classmethod
-    def _split(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return [item.strip() for item in value.split(",") if item.strip()]
-        return value
 
 
 @functools.cache

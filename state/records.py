@@ -135,25 +135,20 @@ class Critique(DraftRecord):
     @model_validator(mode="after")
     def _bounded(self) -> Self:
         """Cut the longest texts further when all of them exceed the critique's limit."""
-        results = self.verdict.results if self.verdict is not None else []
-        texts = [r.evidence for r in results] + [r.hint for r in results]
-        texts += [self.verdict.feedback if self.verdict is not None else ""]
-        texts += [*self.rejected, self.error or ""]
-        cap = share((len(text) for text in texts), operator_settings().max_critique_chars)
+        verdict = self.verdict
+        results = verdict.results if verdict is not None else []
+        texts = [text for r in results for text in (r.evidence, r.hint)]
+        texts += [verdict.feedback if verdict is not None else "", *self.rejected, self.error or ""]
+        cap = share(map(len, texts), operator_settings().max_critique_chars)
         if cap is None:
             return self
-        if self.verdict is not None:
-            self.verdict = self.verdict.model_copy(
-                update={
-                    "feedback": cut(self.verdict.feedback, cap),
-                    "results": [
-                        r.model_copy(
-                            update={"evidence": cut(r.evidence, cap), "hint": cut(r.hint, cap)}
-                        )
-                        for r in results
-                    ],
-                }
-            )
+        if verdict is not None:
+            results = [
+                r.model_copy(update={"evidence": cut(r.evidence, cap), "hint": cut(r.hint, cap)})
+                for r in results
+            ]
+            feedback = cut(verdict.feedback, cap)
+            self.verdict = verdict.model_copy(update={"feedback": feedback, "results": results})
         self.rejected = [cut(text, cap) for text in self.rejected]
         self.error = None if self.error is None else cut(self.error, cap)
         return self

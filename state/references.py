@@ -15,8 +15,13 @@ from critic_loop.state.errors import TrustViolation
 _registered: dict[str, Callable[..., Any]] = {}
 
 
-def reference_to(function: Callable[..., Any]) -> str:
-    """Register `function` and return the reference that `resolve_reference` turns back into it."""
+def register_check(function: Callable[..., Any]) -> str:
+    """Let clients of a served graph use `function` as a `python` check; return its reference.
+
+    The function takes the draft and returns a `CheckResult`, a `(passed, evidence,
+    hint)` tuple, or a bool. Clients name it by the returned reference, which
+    `resolve_reference` turns back into it (a callable given in a rubric is registered too).
+    """
     module = getattr(function, "__module__", None) or "__main__"
     qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
     reference = f"{module}:{qualname}"
@@ -24,15 +29,6 @@ def reference_to(function: Callable[..., Any]) -> str:
         reference = f"{module}:{qualname}#{id(function):x}"
     _registered[reference] = function
     return reference
-
-
-def register_check(function: Callable[..., Any]) -> str:
-    """Let clients of a served graph use `function` as a `python` check; return its reference.
-
-    The function takes the draft and returns a `CheckResult`, a `(passed, evidence,
-    hint)` tuple, or a bool. Clients name it by the returned reference.
-    """
-    return reference_to(function)
 
 
 def _importable_as(reference: str) -> Any:

@@ -27,7 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from critic_loop.state.bounds import check_depth
 from critic_loop.state.operator_settings import operator_settings
-from critic_loop.state.references import reference_to
+from critic_loop.state.references import register_check
 
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 
@@ -295,7 +295,7 @@ class PythonCheck(CriterionBase):
     @field_validator("function")
     @classmethod
     def _as_reference(cls, value: str | Callable[..., Any]) -> str:
-        reference = value if isinstance(value, str) else reference_to(value)
+        reference = value if isinstance(value, str) else register_check(value)
         if ":" not in reference:
             raise ValueError(f"{reference!r} is not a 'package.module:function' reference")
         return reference
@@ -430,19 +430,14 @@ def _first_contradiction(criteria: Sequence[CriterionBase]) -> Conflict | None:
 def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
     for kind in (WordCount, CharCount):
         counted = [c for c in criteria if isinstance(c, kind)]
-        uppers = [c for c in counted if c.max is not None]
-        lowers = [c for c in counted if c.min is not None]
-        if not uppers or not lowers:
+        if not counted:
             continue
-        tightest = min(uppers, key=lambda c: c.max if c.max is not None else MAX_COUNT)
-        highest = max(lowers, key=lambda c: c.min or 0)
-        if tightest.max is not None and highest.min is not None and tightest.max < highest.min:
+        tightest = min(counted, key=lambda c: MAX_COUNT if c.max is None else c.max)
+        highest = max(counted, key=lambda c: c.min or 0)
+        if tightest.max is not None and tightest.max < (highest.min or 0):
             unit = kind.unit
-            return (
-                tightest,
-                highest,
-                f"at most {tightest.max} {unit} and at least {highest.min} {unit}",
-            )
+            said = f"at most {tightest.max} {unit} and at least {highest.min} {unit}"
+            return tightest, highest, said
     return None
 
 

@@ -39,8 +39,8 @@ from critic_loop.state.context import Context
 if TYPE_CHECKING:
     from critic_loop.cli.stored_threads import Thread
     from critic_loop.run import RunStart
-    from critic_loop.state.input_errors import ItemLabel
     from critic_loop.state.loop import LoopState
+    from critic_loop.state.run_input import ItemLabel
 
 logger = logging.getLogger("critic_loop.cli")
 
@@ -238,8 +238,7 @@ def execute(
 
     `label` names rubric items as the user wrote them; `intro` says what the run shows.
     """
-    from critic_loop.nodes.loop.check_input import preflight, validated_input
-    from critic_loop.state.input_errors import default_label
+    from critic_loop.state.run_input import default_label, validated_input
 
     if parameters.get("on_exhausted"):
         raise UsageProblem(
@@ -257,6 +256,8 @@ def execute(
         raise _empty_rubric(f" (no thread {thread_id!r} to resume)")
     checked = validated_input(data, label if label and not stored else default_label)
     context = _context(parameters, stored, bool(parameters.get("switch_models")))
+    from critic_loop.nodes.loop.check_input import preflight
+
     preflight(context, checked.rubric)
     shown = show_progress(parameters)
     if shown and stored is not None and given is not None and _ids(given) != _ids(data):

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
-from pydantic import ValidationError
 
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, trust_of
@@ -22,11 +21,10 @@ from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
 from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.context import Context
-from critic_loop.state.errors import InvalidInput, MissingDependency
+from critic_loop.state.errors import MissingDependency
 from critic_loop.state.extras import missing_extra_message
-from critic_loop.state.input_errors import ItemLabel, default_label, describe_input_errors
-from critic_loop.state.loop import LoopInput
 from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
+from critic_loop.state.run_input import validated_input
 
 
 class SubmittedInput(TypedDict, total=False):
@@ -72,18 +70,6 @@ def grading_preflight(
     if suites and trust.served:
         sandbox_for(trust)  # a client's code runs only in the complete sandbox
     load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
-
-
-def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
-    """Validate a run's task and rubric.
-
-    Raises:
-        InvalidInput: they are unusable; one line per problem, items named by `label`.
-    """
-    try:
-        return LoopInput.model_validate(data)
-    except ValidationError as error:
-        raise InvalidInput(describe_input_errors(error, data, label)) from error
 
 
 def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:

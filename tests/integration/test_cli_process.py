@@ -35,6 +35,7 @@ def clean_environment() -> dict[str, str]:
         (["--version"], 0),
         (["run", "--task", "x"], 2),  # a mistake in the arguments: the rubric is empty
         (["run", "--input", "missing.json"], 2),
+        (["run", "--task", "x", "--check", "x=wordcount"], 2),  # a mistake in the rubric
         (["run", "--task", "x", "--criterion", "a=b", "--max-iterations", "0"], 2),
     ],
 )

@@ -10,9 +10,9 @@ from pydantic import ValidationError
 from critic_loop.graphs.app import build_graph
 from critic_loop.nodes.verifiers.checks.structured import check_json_schema
 from critic_loop.nodes.verifiers.checks.text import check_regex
-from critic_loop.state.loop import LoopInput
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import MatchesJsonSchema, Regex
+from critic_loop.state.run_input import LoopInput
 from tests.support.contexts import scripted_context
 from tests.support.rubrics import TASK
 from tests.support.verdicts import graded

@@ -20,7 +20,6 @@ from critic_loop.sandbox.runner import Slots
 from critic_loop.state.ceilings import (
     CONTEXT_CEILINGS,
     TEST_CEILINGS,
-    UNCAPPED_CONTEXT_FIELDS,
     Ceilings,
     variable,
 )
@@ -31,6 +30,18 @@ from critic_loop.state.rubric import TestSuite
 from tests.support.contexts import context_maxima
 
 TESTS = "def test_ok():\n    assert True\n"
+
+# numeric `Context` fields without a ceiling, and why none is needed (docs/security.md)
+UNCAPPED_CONTEXT_FIELDS: dict[str, str] = {
+    "temperature": "a sampling setting, not an amount",
+    "critic_temperature": "a sampling setting, not an amount",
+    "sample_temperature": "a sampling setting, not an amount",
+    "pass_threshold": "a quality bar, not an amount",
+    "critic_min_agreement": "a quality bar, not an amount: it makes no call more",
+    "stall_rounds": "it can end a run sooner, never later than max_iterations",
+    "sample_budget": "fresh drafts are worker calls, bounded by call_budget and max_iterations",
+    "recall_min_relevance": "a relevance floor, not an amount: recall_k bounds the rules given",
+}
 
 
 def served(**ceilings: Any) -> Trust:

@@ -6,7 +6,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from critic_loop.nodes.verifiers.checks import run_check
-from critic_loop.state.references import reference_to, resolve_reference
+from critic_loop.state.references import register_check, resolve_reference
 from critic_loop.state.rubric import AnyCriterion, Rubric, dump_rubric
 from critic_loop.state.verdict import CheckResult
 from tests.support.rubrics import MIXED
@@ -148,7 +148,7 @@ def exploding_check(draft: str) -> bool:
 
 
 def test_python_callable_and_its_importable_reference() -> None:
-    reference = reference_to(word_check)
+    reference = register_check(word_check)
     assert reference == f"{__name__}:word_check"
     assert resolve_reference(reference) is word_check
     assert check({"kind": "python", "function": word_check}, "two words").passed
@@ -174,7 +174,7 @@ def test_a_check_that_raises_fails_with_evidence() -> None:
 
 
 def test_a_lambda_gets_a_process_local_reference() -> None:
-    reference = reference_to(lambda draft: True)
+    reference = register_check(lambda draft: True)
     assert "#" in reference
     assert resolve_reference(reference)("x") is True
     with pytest.raises(LookupError, match="another process"):

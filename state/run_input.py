@@ -1,9 +1,9 @@
-"""Say what is wrong with a run's input in the words its author used, one line per problem.
+"""A run's input (`LoopInput`), and what is wrong with it in its author's words, one line each.
 
 Pydantic reports `rubric.0.llm.id: String should match pattern '^[A-Za-z0-9]...'`; a
 person needs `rubric item 1 ('my id'): the id may use letters, digits and _ . : -`.
-`describe_input_errors` turns a `LoopInput` validation error into such lines; callers
-name the items as their users wrote them (a file and item number, a `--criterion` flag).
+`validated_input` says so; callers name the items as their users wrote them (a file and
+item number, a `--criterion` flag).
 """
 
 from __future__ import annotations
@@ -12,9 +12,35 @@ import difflib
 from collections.abc import Callable, Sequence
 from typing import Any, get_args
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, model_validator
 
-from critic_loop.state.rubric import AnyCriterion, CriterionBase
+from critic_loop.state.bounds import check_depth
+from critic_loop.state.errors import InvalidInput
+from critic_loop.state.rubric import AnyCriterion, CriterionBase, Rubric, Task
+
+EXAMPLE_INPUT: dict[str, JsonValue] = {
+    "task": "Write a two-sentence product description for a 750 ml insulated bottle that "
+    "keeps drinks cold for 24 hours.",
+    "rubric": [
+        {"id": "length", "kind": "word_count", "max": 60},
+        {"id": "cold", "text": "It says the bottle keeps drinks cold for 24 hours."},
+        {"id": "cta", "text": "Its last sentence invites the reader to buy it."},
+    ],
+}
+
+
+class LoopInput(BaseModel):
+    """What a caller gives the loop: the task for the worker, the rubric for the critic."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [EXAMPLE_INPUT]})
+
+    task: Task
+    rubric: Rubric
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shallow(cls, data: Any) -> Any:
+        return check_depth(data)
 
 
 def _kinds() -> dict[str, type[BaseModel]]:
@@ -83,12 +109,17 @@ def _where(location: Sequence[Any], data: Any, label: ItemLabel) -> tuple[str, s
     return where, ".".join(rest), (kinds[0] if kinds else None)
 
 
-def describe_input_errors(
-    error: ValidationError, data: Any, label: ItemLabel = default_label
-) -> list[str]:
-    """Return one line per problem of `data` that `error` (from `LoopInput`) reports."""
-    lines = []
-    for problem in error.errors():
-        where, field, kind = _where(problem["loc"], data, label)
-        lines.append(f"{where}: {_message(dict(problem), field, kind)}")
-    return list(dict.fromkeys(lines))
+def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
+    """Validate a run's task and rubric.
+
+    Raises:
+        InvalidInput: they are unusable; one line per problem, items named by `label`.
+    """
+    try:
+        return LoopInput.model_validate(data)
+    except ValidationError as error:
+        lines = []
+        for problem in error.errors():
+            where, field, kind = _where(problem["loc"], data, label)
+            lines.append(f"{where}: {_message(dict(problem), field, kind)}")
+        raise InvalidInput(list(dict.fromkeys(lines))) from error

@@ -186,7 +186,7 @@ def next_turns(
             mode="first",
             rules=[rule.text for rule in state.recalled_rules],
         )
-    common = {"task": state.task, "round": rounds_done(state.critiques) + 1}
+    common: dict[str, Any] = {"task": state.task, "round": rounds_done(state.critiques) + 1}
     if action == "revision" and best is not None:
         return [
             WorkerTurn(

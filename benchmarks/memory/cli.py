@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from benchmarks.harness import cli
 from benchmarks.harness.configs import resolve, shared
@@ -34,12 +33,6 @@ QUICK_ROUNDS = 3
 
 OWNED = ("worker_model", "critic_model", "base_url", "max_iterations", "memory", "on_exhausted")
 """Settings the harness owns (`--model`, `--base-url`, `--rounds`, the mode); `--set` may not."""
-
-BENCHMARK_SETTINGS: dict[str, Any] = {"candidates": 1}
-"""Settings of both modes unless `--set` says otherwise: one first draft per run, so a
-round is one draft and the rounds to pass measure what memory changes (critic-loop's
-default, `candidates: auto`, drafts three side by side for these all-check rubrics, each
-counted as an attempt, at three times the worker's calls in both modes)."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -113,7 +106,8 @@ def prepare(args: argparse.Namespace) -> tuple[MemoryReport, Callable[[], object
     """Check the command line and set the run up.
 
     With a server named, the settings the command line picks for a local server's model
-    (`LOCAL_SETTINGS`) apply unless `--set` says otherwise; so do `BENCHMARK_SETTINGS`.
+    (`LOCAL_SETTINGS`) apply unless `--set` says otherwise; the rest are critic-loop's
+    defaults.
 
     Raises:
         UsageError, TaskFileError, ConfigError, ReportError, ValueError: bad input.
@@ -125,7 +119,7 @@ def prepare(args: argparse.Namespace) -> tuple[MemoryReport, Callable[[], object
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
     extra = dict(args.set)
     common = shared(
-        {**BENCHMARK_SETTINGS, **(LOCAL_SETTINGS if base_url else {}), **extra},
+        {**(LOCAL_SETTINGS if base_url else {}), **extra},
         OWNED,
         "--model, --base-url and --rounds",
         worker_model=model,

@@ -110,8 +110,8 @@ def test_memory_on_learns_from_a_family_s_first_task_and_helps_its_later_ones(
     assert settings["contexts"]["on"]["memory"] is True
     assert settings["contexts"]["on"]["memory_scope"] == "default"  # one scope for all
     assert settings["contexts"]["on"]["worker_max_tokens"] == 1024  # as the CLI picks locally
-    assert settings["contexts"]["off"]["candidates"] == 1  # one draft a round, in both modes
-    assert settings["contexts"]["on"]["candidates"] == 1
+    assert settings["contexts"]["off"]["candidates"] == "auto"  # the shipped defaults
+    assert settings["contexts"]["on"]["candidates"] == "auto"
 
     rows = {(row["config"], row["task"]): row for row in report["rows"]}
     # interleaved: memory off, then on, for each task in sequence order
@@ -180,7 +180,8 @@ def test_errors_are_recorded_and_resume_continues_in_the_same_store(
     model.fail = set()
     model.prompts.clear()
     assert run(server, "--quick", "--resume", str(out)) == 0
-    assert len(model.prompts) == 3  # only the failed task ran again: off in 2 rounds, on in 1
+    # only the failed task ran again: off in 2 rounds (3 first drafts, a revision), on in 1
+    assert len(model.prompts) == 5
     resumed = {(row["config"], row["task"]): row for row in json.loads(out.read_text())["rows"]}
     # the memory-on sequence carried on in its store: the rule learned before is recalled
     assert resumed[("on", "meetings_offsite")]["rounds"] == 1

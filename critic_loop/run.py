@@ -24,7 +24,7 @@ from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.nodes.loop.check_input import validated_input
 from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.gateway import ModelUnreachable
-from critic_loop.persistence import aopen_persistence, open_persistence
+from critic_loop.persistence import aopen_persistence, checkpoints_listed, open_persistence
 from critic_loop.persistence.leases import local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
@@ -118,40 +118,20 @@ def _graded_checkpoints(
     checkpointer: BaseCheckpointSaver[Any], thread_id: str, round_number: int
 ) -> Iterator[RunnableConfig]:  # newest first, on every branch of the thread
     config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
-    points: dict[str, _Point] = {}
-    order: list[str] = []
-    listing = checkpointer.list(config)
-    try:
-        for item in listing:
-            checkpoint_id = str(item.config["configurable"]["checkpoint_id"])
-            points[checkpoint_id] = _point(item)
-            order.append(checkpoint_id)
-    finally:
-        close = getattr(listing, "close", None)
-        if close is not None:
-            close()  # the SQLite saver holds its connection while a listing is open
+    points = {
+        str(item.config["configurable"]["checkpoint_id"]): _point(item)
+        for item in checkpoints_listed(checkpointer, config)
+    }
     graded: dict[str, int] = {}
-
-    def graded_at(checkpoint_id: str) -> int:
-        line: list[str] = []
-        current: str | None = checkpoint_id
-        while current is not None and current in points and current not in graded:
-            line.append(current)
-            current = points[current].parent
-        reached = graded.get(current, 0) if current is not None else 0
-        for step in reversed(line):  # oldest first
-            point = points[step]
-            parent = points.get(point.parent) if point.parent else None
-            made = parent.written if parent is not None else 0
-            reached = max(reached, point.stored, made)
-            graded[step] = reached
-        return graded[checkpoint_id]
-
-    for checkpoint_id in order:
+    for checkpoint_id in sorted(points):  # oldest first: a parent before its children
         point = points[checkpoint_id]
-        parent = points.get(point.parent) if point.parent else None
-        after_critique = parent is not None and parent.written >= 0
-        if after_critique and graded_at(checkpoint_id) == round_number:
+        parent = points.get(point.parent or "")
+        made = parent.written if parent is not None else 0
+        graded[checkpoint_id] = max(graded.get(point.parent or "", 0), point.stored, made)
+    for checkpoint_id in sorted(points, reverse=True):
+        point = points[checkpoint_id]
+        parent = points.get(point.parent or "")
+        if parent is not None and parent.written >= 0 and graded[checkpoint_id] == round_number:
             yield point.config
 
 

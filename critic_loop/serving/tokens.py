@@ -31,23 +31,24 @@ class TokenSettings(BaseSettings):
 
     # an error must never repeat a setting's value: the secret is one
     model_config = SettingsConfigDict(
-        env_prefix="CRITIC_LOOP_AUTH_", extra="ignore", hide_input_in_errors=True
+        env_prefix="CRITIC_LOOP_AUTH_",
+        extra="ignore",
+        hide_input_in_errors=True,
+        use_attribute_docstrings=True,
     )
 
-    secret: SecretStr | None = Field(
-        default=None, description="The HS256 secret that signs the users' tokens (32+ characters)."
-    )
-    jwks_url: str | None = Field(
-        default=None, description="An identity provider's key set (JWKS), whose keys sign them."
-    )
-    audience: str | None = Field(default=None, description="The `aud` every token must name.")
-    issuer: str | None = Field(default=None, description="The `iss` every token must name.")
-    identity_claim: str = Field(
-        default="sub", min_length=1, description="The claim that names the user."
-    )
-    required: bool = Field(
-        default=False, description="Refuse every request while no secret or JWKS URL is set."
-    )
+    secret: SecretStr | None = None
+    """The HS256 secret that signs the users' tokens (32+ characters)."""
+    jwks_url: str | None = None
+    """An identity provider's key set (JWKS), whose keys sign them."""
+    audience: str | None = None
+    """The `aud` every token must name."""
+    issuer: str | None = None
+    """The `iss` every token must name."""
+    identity_claim: str = Field(default="sub", min_length=1)
+    """The claim that names the user."""
+    required: bool = False
+    """Refuse every request while no secret or JWKS URL is set."""
 
     @field_validator("secret")
     @classmethod

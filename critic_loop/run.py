@@ -25,7 +25,7 @@ from critic_loop.nodes.loop.check_input import validated_input
 from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.gateway import ModelUnreachable
 from critic_loop.persistence import aopen_persistence, checkpoints_listed, open_persistence
-from critic_loop.persistence.leases import local_leases
+from critic_loop.persistence.leases import ThreadLeases, local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
@@ -176,8 +176,8 @@ class _Run:
         return thread_config(self.thread_id)
 
     @property
-    def savers(self) -> tuple[BaseCheckpointSaver[str] | None, BaseStore | None]:
-        return self.options.get("checkpointer"), self.options.get("store")
+    def wait(self) -> bool:
+        return self.options.get("wait_for_thread", False)
 
 
 def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
@@ -186,18 +186,25 @@ def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
     return _Run(thread_id, context, loop_input(task, rubric), options)
 
 
+def _callers_graph(run: _Run) -> tuple[LoopGraph, ThreadLeases] | None:
+    """Return the graph on the caller's savers, with leases within this process (or None)."""
+    checkpointer, store = run.options.get("checkpointer"), run.options.get("store")
+    if checkpointer is None and store is None:
+        return None
+    leases = local_leases(checkpointer if checkpointer is not None else store)
+    return loop_graph(checkpointer, store), leases
+
+
 @contextmanager
 def _graph(run: _Run) -> Iterator[tuple[LoopGraph, str | None]]:
     """Open the graph on the caller's savers (location None) or the database, holding the lease."""
-    wait, (checkpointer, store) = run.options.get("wait_for_thread", False), run.savers
-    if checkpointer is not None or store is not None:
-        leases = local_leases(checkpointer if checkpointer is not None else store)
-        with leases.hold(run.thread_id, wait=wait):
-            yield loop_graph(checkpointer, store), None
+    if (callers := _callers_graph(run)) is not None:
+        with callers[1].hold(run.thread_id, wait=run.wait):
+            yield callers[0], None
         return
     with (
         open_persistence(run.options.get("database")) as persistence,
-        persistence.leases.hold(run.thread_id, wait=wait),
+        persistence.leases.hold(run.thread_id, wait=run.wait),
     ):
         yield loop_graph(persistence.checkpointer, persistence.store), persistence.location
 
@@ -205,22 +212,15 @@ def _graph(run: _Run) -> Iterator[tuple[LoopGraph, str | None]]:
 @asynccontextmanager
 async def _agraph(run: _Run) -> AsyncIterator[tuple[LoopGraph, str | None]]:
     """`_graph` with the async savers, store and lease."""
-    wait, (checkpointer, store) = run.options.get("wait_for_thread", False), run.savers
-    if checkpointer is not None or store is not None:
-        leases = local_leases(checkpointer if checkpointer is not None else store)
-        async with leases.ahold(run.thread_id, wait=wait):
-            yield loop_graph(checkpointer, store), None
+    if (callers := _callers_graph(run)) is not None:
+        async with callers[1].ahold(run.thread_id, wait=run.wait):
+            yield callers[0], None
         return
     async with (
         aopen_persistence(run.options.get("database")) as persistence,
-        persistence.leases.ahold(run.thread_id, wait=wait),
+        persistence.leases.ahold(run.thread_id, wait=run.wait),
     ):
         yield loop_graph(persistence.checkpointer, persistence.store), persistence.location
-
-
-def _review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
-    """Return the review request a paused thread waits on, if it waits on one."""
-    return next((pending.value for task in snapshot.tasks for pending in task.interrupts), None)
 
 
 @contextmanager
@@ -244,7 +244,7 @@ def _options(run: _Run) -> dict[str, Any]:
 
 def _next_input(snapshot: StateSnapshot, run: _Run) -> LoopState | Command[Any]:
     """Return the run's result, or a reviewer's answer to resume it with (else `ReviewPending`)."""
-    request = _review_request(snapshot)
+    request = next((waiting.value for task in snapshot.tasks for waiting in task.interrupts), None)
     if request is None:
         return result_of(snapshot.values, run.context)
     reviewer = run.options.get("reviewer")

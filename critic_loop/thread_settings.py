@@ -1,9 +1,7 @@
 """The settings a thread ran with, kept in its checkpoints' metadata, and whose they are.
 
-`run_loop` writes the run's own settings and models (one JSON string); LangGraph server
-copies a client's scalar settings there beside keys of its own (`SERVER_KEYS`). Those,
-and any a process serving untrusted callers wrote, are a client's: a command-line resume
-holds them to the operator's policy as a served run's.
+LangGraph server's (beside its `SERVER_KEYS`), and those a process serving untrusted
+callers wrote, are a client's: a command-line resume holds them to the operator's policy.
 """
 
 from __future__ import annotations

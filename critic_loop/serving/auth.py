@@ -1,11 +1,9 @@
 """Who may use a LangGraph server running critic-loop, and what of it is theirs.
 
-langgraph.json names `auth`, so the server asks it about every request: a bearer JWT
-(`critic_loop.serving.tokens`; none checked while neither a secret nor a JWKS URL is set,
-unless `CRITIC_LOOP_AUTH_REQUIRED`), `metadata.owner` on what a user creates and a filter
-on everything they touch, memory under `("users", <identity>)`, and a run's context held
-to the operator's policy when the run is created. docs/security.md tells it whole; for
-another scheme, reuse these handlers under an `Auth` of your own.
+A bearer JWT (`tokens`; none checked while no secret or JWKS URL is set, unless
+`CRITIC_LOOP_AUTH_REQUIRED`), an owner on what a user creates and a filter on what they
+touch, memory under `("users", <identity>)`, a run's context held to the operator's
+policy. docs/security.md tells it whole.
 """
 
 from __future__ import annotations

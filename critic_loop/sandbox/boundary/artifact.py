@@ -1,7 +1,5 @@
 """The draft process: import the drafted module, then answer calls to it until the tests end.
 
-    python -m critic_loop_boundary.artifact CHANNEL_FD MODULE
-
 Everything here is within the drafted code's reach: the harness reads it as plain data.
 """
 

@@ -1,8 +1,5 @@
 """The harness process's pytest plugin: the drafted module as a stand-in, and the report.
 
-    python -m pytest -p critic_loop_boundary.plugin --boundary-channel FD \
-        --boundary-report FD --boundary-module NAME ...
-
 The stand-in's functions call the draft process and return this process's own plain
 objects (an exception of the same name, so `pytest.raises` works). The report goes to a
 pipe only this process holds, one JSON object per line.

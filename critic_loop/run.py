@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack, cast
 from uuid import uuid4
 
 from langchain_core.runnables import RunnableConfig
@@ -148,17 +148,22 @@ def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> Ru
     raise LookupError(f"thread {thread_id} has no graded round {round_number}")
 
 
-class RunOptions(TypedDict, total=False):
-    """The keyword options of `run_loop` and `arun_loop`."""
+class ForkOptions(TypedDict, total=False):
+    """The keyword options of `fork_loop`, `run_loop` and `arun_loop`."""
 
     context: Context | Mapping[str, Any] | None
-    thread_id: str | None
     checkpointer: BaseCheckpointSaver[str] | None
     store: BaseStore | None
     database: str | Path | None
     on_event: EventHandler | None
-    reviewer: Reviewer | None
     wait_for_thread: bool
+
+
+class RunOptions(ForkOptions, total=False):
+    """The keyword options of `run_loop` and `arun_loop`."""
+
+    thread_id: str | None
+    reviewer: Reviewer | None
     on_start: StartHandler | None
 
 
@@ -324,17 +329,7 @@ def run_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> Lo
         return _drive(graph, _start(graph.get_state(run.config), run, location), run.config, run)
 
 
-def fork_loop(
-    thread_id: str,
-    round_number: int,
-    *,
-    context: Context | Mapping[str, Any] | None = None,
-    checkpointer: BaseCheckpointSaver[str] | None = None,
-    store: BaseStore | None = None,
-    database: str | Path | None = None,
-    on_event: EventHandler | None = None,
-    wait_for_thread: bool = False,
-) -> LoopState:
+def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions]) -> LoopState:
     """Continue `thread_id` from just after round `round_number`, with `context`.
 
     The thread gets a new branch; the original run's checkpoints stay as they were. The
@@ -343,14 +338,7 @@ def fork_loop(
     Raises:
         LookupError: the thread has no such round.
     """
-    options: RunOptions = {
-        "checkpointer": checkpointer,
-        "store": store,
-        "database": database,
-        "on_event": on_event,
-        "wait_for_thread": wait_for_thread,
-    }
-    run = _Run(thread_id, context_for_run(context), None, options)
+    run = _Run(thread_id, context_for_run(options.get("context")), None, cast(RunOptions, options))
     with _graph(run) as (graph, _):
         return _drive(graph, None, _round_checkpoint(graph, thread_id, round_number), run)
 

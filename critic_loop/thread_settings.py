@@ -13,14 +13,14 @@ from typing import Any
 
 from critic_loop.state.context import Context
 
+# the checkpoint metadata key `run_loop` keeps a run's settings under
 SETTINGS_KEY = "critic_loop_settings"
-"""The checkpoint metadata key `run_loop` keeps a run's settings under."""
 
+# metadata LangGraph server writes on every checkpoint of its runs (a client cannot drop it)
 SERVER_KEYS = ("graph_id", "assistant_id")
-"""Metadata LangGraph server writes on every checkpoint of its runs (a client cannot drop it)."""
 
+# the settings that choose a model: resuming with others needs `--switch-models`
 MODEL_SETTINGS = ("worker_model", "critic_model", "critic_models", "distill_model")
-"""The settings that choose a model: resuming with others needs `--switch-models`."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -229,8 +229,5 @@ def _transaction(target: str) -> Iterator[tuple[Any, Callable[[str], str]]]:
 
 
 def _vacuum(path: Path) -> None:
-    connection = sqlite.connect(path, isolation_level=None)
-    try:
+    with closing(sqlite.connect(path, isolation_level=None)) as connection:
         connection.execute("VACUUM")
-    finally:
-        connection.close()

@@ -22,11 +22,11 @@ from critic_loop.state.errors import TrustViolation
 from critic_loop.state.memory_owners import owner_prefix, shared_scope_of
 from critic_loop.state.operator_settings import operator_settings
 
+# the metadata key that names the user who created a thread, run, cron or assistant
 OWNER_KEY = "owner"
-"""The metadata key that names the user who created a thread, run, cron or assistant."""
 
+# the metadata of the assistants the server made itself, which every user may read and run
 SYSTEM_MARK = ("created_by", "system")
-"""The metadata of the assistants the server made itself, which every user may read and run."""
 
 NO_VERIFIER = (
     "This server requires authentication but has no way to check tokens: set "
@@ -47,20 +47,12 @@ auth = Auth()  # the server's authentication and authorization (langgraph.json's
 
 @functools.cache
 def token_settings() -> TokenSettings:
-    """Return how tokens are checked, read once (`cache_clear()` after changing the env).
-
-    Raises:
-        ValueError: a setting is invalid; the message names it, never its value.
-    """
+    """Return how tokens are checked, read once (`cache_clear()` after changing the env)."""
     return checked_settings()
 
 
 def check_at_start() -> None:
-    """Stop the server as it starts if its auth settings are invalid (never at a request).
-
-    Raises:
-        RuntimeError: a setting is invalid; the message names it, never its value.
-    """
+    """Stop the server as it starts (RuntimeError) if an auth setting is invalid."""
     try:
         token_settings()
     except ValueError as error:
@@ -106,8 +98,8 @@ def _owner(ctx: Auth.types.AuthContext) -> str | None:
     return None
 
 
+# the actions whose metadata is stored (in a search, metadata is a filter)
 CLAIMING_ACTIONS = frozenset({"create", "update", "create_run"})
-"""The actions whose metadata is stored (in a search, metadata is a filter)."""
 
 
 def _claim(ctx: Auth.types.AuthContext, value: Any, owner: str) -> None:

@@ -8,7 +8,7 @@ the identity claim, and `aud`/`iss` when the operator sets them.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import jwt
@@ -66,11 +66,7 @@ class TokenSettings(BaseSettings):
 
 
 def checked_settings() -> TokenSettings:
-    """Return the operator's token settings, or fail in lines that never hold a value.
-
-    Raises:
-        ValueError: a setting is invalid (each named by its variable, with the rule it breaks).
-    """
+    """Return the operator's token settings (ValueError: each invalid one's variable and rule)."""
     try:
         return TokenSettings()
     except ValidationError as error:
@@ -92,7 +88,6 @@ class Identity:
 
     identity: str
     display_name: str
-    claims: dict[str, Any] = field(default_factory=dict)
 
 
 @functools.cache  # one client per URL keeps the fetched keys: no fetch per request
@@ -135,4 +130,4 @@ def verify(token: str, settings: TokenSettings) -> Identity:
     if not isinstance(identity, str) or not identity:
         raise InvalidToken(f"the token's {settings.identity_claim!r} claim is not a name")
     name = claims.get("name")
-    return Identity(identity, name if isinstance(name, str) and name else identity, claims)
+    return Identity(identity, name if isinstance(name, str) and name else identity)

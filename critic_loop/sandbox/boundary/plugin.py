@@ -8,6 +8,7 @@ pipe only this process holds, one JSON object per line.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib.abc
 import importlib.machinery
 import json
@@ -230,11 +231,9 @@ class _Draft:
         if not issubclass(kind, Exception):  # SystemExit, KeyboardInterrupt, ...
             return DraftRaised(f"{label} raised {kind.__name__}: {message}".rstrip(": "))
         arguments: Any = None
-        if isinstance(raised.get("args"), list):
-            try:
+        with contextlib.suppress(wire.BrokenMessage):
+            if isinstance(raised.get("args"), list):
                 arguments = wire.decode(raised["args"])
-            except wire.BrokenMessage:
-                arguments = None
         for attempt in ((arguments,) if arguments is not None else ()) + ([message],):
             try:
                 return kind(*attempt)

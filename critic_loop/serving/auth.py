@@ -81,12 +81,8 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
             found = verify(token.strip(), settings)
     except InvalidToken as error:
         raise _refused(401, f"Invalid token: {error}.") from error
-    return {
-        "identity": found.identity,
-        "display_name": found.display_name,
-        "is_authenticated": True,
-        "permissions": [],
-    }
+    user: Auth.types.MinimalUserDict = {**ANONYMOUS, "identity": found.identity}
+    return {**user, "display_name": found.display_name, "is_authenticated": True}
 
 
 def _owner(ctx: Auth.types.AuthContext) -> str | None:

@@ -1,7 +1,6 @@
 """Errors of the ring around the graph (command line, run helpers, persistence).
 
-Callers catch them without importing a graph or a model library; the graph's own are in
-`critic_loop.state.errors`.
+Importing them imports no graph or model library; the graph's own are `critic_loop.state.errors`.
 """
 
 from __future__ import annotations

@@ -89,10 +89,8 @@ def grade(
     """Grade `artifact` against `rubric` with the critic alone; return its verdict.
 
     Raises:
-        GradingFailed: the critic gave no acceptable verdict within `critic_attempts`.
-        pydantic.ValidationError: the rubric is unusable.
-        ModelSetupError: a critic model cannot be created.
-        openai.APIError, httpx.HTTPError: the model server failed (after its retries).
+        GradingFailed: the critic gave no acceptable verdict within `critic_attempts`;
+            otherwise as `critique_artifact`.
     """
     critique = critique_artifact(artifact, rubric, context)
     if critique.verdict is None:

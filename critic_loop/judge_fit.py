@@ -14,11 +14,11 @@ from typing import Any
 from critic_loop.cli.agreement import Agreement
 from critic_loop.nodes.verifiers.judge_profile import DEFAULT_THRESHOLD, JudgeProfile
 
+# the largest false-pass rate a fitted threshold may have on the labels it is fitted on
 MAX_FALSE_PASS = 0.10
-"""The largest false-pass rate a fitted threshold may have on the labels it is fitted on."""
 
+# the figures a profile keeps of its cross-validation
 FIGURES = ("n", "agreement", "kappa", "false_pass_rate", "false_fail_rate")
-"""The figures a profile keeps of its cross-validation."""
 
 
 @dataclass(frozen=True)

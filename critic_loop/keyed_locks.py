@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 Release = Callable[[], None]
+Busy = Callable[[str], Exception]  # makes the error of a key held too long, given its holder
 LOCK_WAIT_SECONDS = 300.0  # a setup or a memory write holds its key for moments
 POLL_SECONDS = 0.005  # the first pause before a held key is tried again; each doubles
 
@@ -135,7 +136,7 @@ class KeyedLock:
         with self._guard:
             self._held.pop((self.space, key), None)
 
-    def _busy(self, key: str, wait: float, busy: Callable[[str], Exception] | None) -> Exception:
+    def _busy(self, key: str, wait: float, busy: Busy | None) -> Exception:
         with self._guard:
             note = self._held.get((self.space, key))
         holder = _describe_holder(note) if note is not None else self._holder(key)
@@ -145,12 +146,9 @@ class KeyedLock:
 
     @contextlib.contextmanager
     def hold(
-        self, key: str, *, wait: float | None = None, busy: Callable[[str], Exception] | None = None
+        self, key: str, *, wait: float | None = None, busy: Busy | None = None
     ) -> Iterator[None]:
-        """Hold `key` while inside, waiting up to `wait` seconds, else raise `busy(holder)`.
-
-        The default error is `LockWaitExpired`, the default wait `LOCK_WAIT_SECONDS`.
-        """
+        """Hold `key`, waiting up to `wait` s (`LOCK_WAIT_SECONDS`), else raise `busy(holder)`."""
         wait = LOCK_WAIT_SECONDS if wait is None else wait
         pauses = _pauses(wait, self.longest_pause)
         while (release := self._attempt(key)) is None:
@@ -174,7 +172,7 @@ class KeyedLock:
 
     @contextlib.asynccontextmanager
     async def ahold(
-        self, key: str, *, wait: float | None = None, busy: Callable[[str], Exception] | None = None
+        self, key: str, *, wait: float | None = None, busy: Busy | None = None
     ) -> AsyncIterator[None]:
         """Hold `key` while inside, without blocking the event loop (see `hold`)."""
         wait = LOCK_WAIT_SECONDS if wait is None else wait
@@ -279,17 +277,15 @@ class AdvisoryLocks(KeyedLock):
     def _take(self, key: str) -> Release | None:
         connection = self._connect()
         try:
-            row = connection.execute(
-                "SELECT pg_try_advisory_lock(%s)", (_advisory_key(key),)
-            ).fetchone()
+            row = connection.execute("SELECT pg_try_advisory_lock(%s)", (_advisory_key(key),))
+            if row.fetchone()[0]:
+                release: Release = connection.close  # the lock ends with the session
+                return release
         except BaseException:
             connection.close()
             raise
-        if not (row and row[0]):
-            connection.close()
-            return None
-        release: Release = connection.close  # the lock ends with the session
-        return release
+        connection.close()
+        return None
 
     def _holder(self, key: str) -> str:
         unsigned = _advisory_key(key) & 0xFFFFFFFFFFFFFFFF

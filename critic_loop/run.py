@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack, cast
 from uuid import uuid4
 
 from langchain_core.runnables import RunnableConfig
@@ -23,8 +23,8 @@ from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.gateway import ModelUnreachable
-from critic_loop.persistence import aopen_persistence, open_persistence
-from critic_loop.persistence.leases import local_leases
+from critic_loop.persistence import aopen_persistence, checkpoints_listed, open_persistence
+from critic_loop.persistence.leases import ThreadLeases, local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.loop import LoopState
@@ -118,40 +118,20 @@ def _graded_checkpoints(
     checkpointer: BaseCheckpointSaver[Any], thread_id: str, round_number: int
 ) -> Iterator[RunnableConfig]:  # newest first, on every branch of the thread
     config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
-    points: dict[str, _Point] = {}
-    order: list[str] = []
-    listing = checkpointer.list(config)
-    try:
-        for item in listing:
-            checkpoint_id = str(item.config["configurable"]["checkpoint_id"])
-            points[checkpoint_id] = _point(item)
-            order.append(checkpoint_id)
-    finally:
-        close = getattr(listing, "close", None)
-        if close is not None:
-            close()  # the SQLite saver holds its connection while a listing is open
+    points = {
+        str(item.config["configurable"]["checkpoint_id"]): _point(item)
+        for item in checkpoints_listed(checkpointer, config)
+    }
     graded: dict[str, int] = {}
-
-    def graded_at(checkpoint_id: str) -> int:
-        line: list[str] = []
-        current: str | None = checkpoint_id
-        while current is not None and current in points and current not in graded:
-            line.append(current)
-            current = points[current].parent
-        reached = graded.get(current, 0) if current is not None else 0
-        for step in reversed(line):  # oldest first
-            point = points[step]
-            parent = points.get(point.parent) if point.parent else None
-            made = parent.written if parent is not None else 0
-            reached = max(reached, point.stored, made)
-            graded[step] = reached
-        return graded[checkpoint_id]
-
-    for checkpoint_id in order:
+    for checkpoint_id in sorted(points):  # oldest first: a parent before its children
         point = points[checkpoint_id]
-        parent = points.get(point.parent) if point.parent else None
-        after_critique = parent is not None and parent.written >= 0
-        if after_critique and graded_at(checkpoint_id) == round_number:
+        parent = points.get(point.parent or "")
+        made = parent.written if parent is not None else 0
+        graded[checkpoint_id] = max(graded.get(point.parent or "", 0), point.stored, made)
+    for checkpoint_id in sorted(points, reverse=True):
+        point = points[checkpoint_id]
+        parent = points.get(point.parent or "")
+        if parent is not None and parent.written >= 0 and graded[checkpoint_id] == round_number:
             yield point.config
 
 
@@ -168,17 +148,22 @@ def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> Ru
     raise LookupError(f"thread {thread_id} has no graded round {round_number}")
 
 
-class RunOptions(TypedDict, total=False):
-    """The keyword options of `run_loop` and `arun_loop`."""
+class ForkOptions(TypedDict, total=False):
+    """The keyword options of `fork_loop`, `run_loop` and `arun_loop`."""
 
     context: Context | Mapping[str, Any] | None
-    thread_id: str | None
     checkpointer: BaseCheckpointSaver[str] | None
     store: BaseStore | None
     database: str | Path | None
     on_event: EventHandler | None
-    reviewer: Reviewer | None
     wait_for_thread: bool
+
+
+class RunOptions(ForkOptions, total=False):
+    """The keyword options of `run_loop` and `arun_loop`."""
+
+    thread_id: str | None
+    reviewer: Reviewer | None
     on_start: StartHandler | None
 
 
@@ -196,8 +181,8 @@ class _Run:
         return thread_config(self.thread_id)
 
     @property
-    def savers(self) -> tuple[BaseCheckpointSaver[str] | None, BaseStore | None]:
-        return self.options.get("checkpointer"), self.options.get("store")
+    def wait(self) -> bool:
+        return self.options.get("wait_for_thread", False)
 
 
 def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
@@ -206,18 +191,25 @@ def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
     return _Run(thread_id, context, loop_input(task, rubric), options)
 
 
+def _callers_graph(run: _Run) -> tuple[LoopGraph, ThreadLeases] | None:
+    """Return the graph on the caller's savers, with leases within this process (or None)."""
+    checkpointer, store = run.options.get("checkpointer"), run.options.get("store")
+    if checkpointer is None and store is None:
+        return None
+    leases = local_leases(checkpointer if checkpointer is not None else store)
+    return loop_graph(checkpointer, store), leases
+
+
 @contextmanager
 def _graph(run: _Run) -> Iterator[tuple[LoopGraph, str | None]]:
     """Open the graph on the caller's savers (location None) or the database, holding the lease."""
-    wait, (checkpointer, store) = run.options.get("wait_for_thread", False), run.savers
-    if checkpointer is not None or store is not None:
-        leases = local_leases(checkpointer if checkpointer is not None else store)
-        with leases.hold(run.thread_id, wait=wait):
-            yield loop_graph(checkpointer, store), None
+    if (callers := _callers_graph(run)) is not None:
+        with callers[1].hold(run.thread_id, wait=run.wait):
+            yield callers[0], None
         return
     with (
         open_persistence(run.options.get("database")) as persistence,
-        persistence.leases.hold(run.thread_id, wait=wait),
+        persistence.leases.hold(run.thread_id, wait=run.wait),
     ):
         yield loop_graph(persistence.checkpointer, persistence.store), persistence.location
 
@@ -225,22 +217,15 @@ def _graph(run: _Run) -> Iterator[tuple[LoopGraph, str | None]]:
 @asynccontextmanager
 async def _agraph(run: _Run) -> AsyncIterator[tuple[LoopGraph, str | None]]:
     """`_graph` with the async savers, store and lease."""
-    wait, (checkpointer, store) = run.options.get("wait_for_thread", False), run.savers
-    if checkpointer is not None or store is not None:
-        leases = local_leases(checkpointer if checkpointer is not None else store)
-        async with leases.ahold(run.thread_id, wait=wait):
-            yield loop_graph(checkpointer, store), None
+    if (callers := _callers_graph(run)) is not None:
+        async with callers[1].ahold(run.thread_id, wait=run.wait):
+            yield callers[0], None
         return
     async with (
         aopen_persistence(run.options.get("database")) as persistence,
-        persistence.leases.ahold(run.thread_id, wait=wait),
+        persistence.leases.ahold(run.thread_id, wait=run.wait),
     ):
         yield loop_graph(persistence.checkpointer, persistence.store), persistence.location
-
-
-def _review_request(snapshot: StateSnapshot) -> dict[str, Any] | None:
-    """Return the review request a paused thread waits on, if it waits on one."""
-    return next((pending.value for task in snapshot.tasks for pending in task.interrupts), None)
 
 
 @contextmanager
@@ -264,7 +249,7 @@ def _options(run: _Run) -> dict[str, Any]:
 
 def _next_input(snapshot: StateSnapshot, run: _Run) -> LoopState | Command[Any]:
     """Return the run's result, or a reviewer's answer to resume it with (else `ReviewPending`)."""
-    request = _review_request(snapshot)
+    request = next((waiting.value for task in snapshot.tasks for waiting in task.interrupts), None)
     if request is None:
         return result_of(snapshot.values, run.context)
     reviewer = run.options.get("reviewer")
@@ -344,17 +329,7 @@ def run_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> Lo
         return _drive(graph, _start(graph.get_state(run.config), run, location), run.config, run)
 
 
-def fork_loop(
-    thread_id: str,
-    round_number: int,
-    *,
-    context: Context | Mapping[str, Any] | None = None,
-    checkpointer: BaseCheckpointSaver[str] | None = None,
-    store: BaseStore | None = None,
-    database: str | Path | None = None,
-    on_event: EventHandler | None = None,
-    wait_for_thread: bool = False,
-) -> LoopState:
+def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions]) -> LoopState:
     """Continue `thread_id` from just after round `round_number`, with `context`.
 
     The thread gets a new branch; the original run's checkpoints stay as they were. The
@@ -363,14 +338,7 @@ def fork_loop(
     Raises:
         LookupError: the thread has no such round.
     """
-    options: RunOptions = {
-        "checkpointer": checkpointer,
-        "store": store,
-        "database": database,
-        "on_event": on_event,
-        "wait_for_thread": wait_for_thread,
-    }
-    run = _Run(thread_id, context_for_run(context), None, options)
+    run = _Run(thread_id, context_for_run(options.get("context")), None, cast(RunOptions, options))
     with _graph(run) as (graph, _):
         return _drive(graph, None, _round_checkpoint(graph, thread_id, round_number), run)
 

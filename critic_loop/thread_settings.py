@@ -1,9 +1,7 @@
 """The settings a thread ran with, kept in its checkpoints' metadata, and whose they are.
 
-`run_loop` writes the run's own settings and models (one JSON string); LangGraph server
-copies a client's scalar settings there beside keys of its own (`SERVER_KEYS`). Those,
-and any a process serving untrusted callers wrote, are a client's: a command-line resume
-holds them to the operator's policy as a served run's.
+LangGraph server's (beside its `SERVER_KEYS`), and those a process serving untrusted
+callers wrote, are a client's: a command-line resume holds them to the operator's policy.
 """
 
 from __future__ import annotations
@@ -15,14 +13,14 @@ from typing import Any
 
 from critic_loop.state.context import Context
 
+# the checkpoint metadata key `run_loop` keeps a run's settings under
 SETTINGS_KEY = "critic_loop_settings"
-"""The checkpoint metadata key `run_loop` keeps a run's settings under."""
 
+# metadata LangGraph server writes on every checkpoint of its runs (a client cannot drop it)
 SERVER_KEYS = ("graph_id", "assistant_id")
-"""Metadata LangGraph server writes on every checkpoint of its runs (a client cannot drop it)."""
 
+# the settings that choose a model: resuming with others needs `--switch-models`
 MODEL_SETTINGS = ("worker_model", "critic_model", "critic_models", "distill_model")
-"""The settings that choose a model: resuming with others needs `--switch-models`."""
 
 
 @dataclass(frozen=True)

@@ -103,9 +103,8 @@ class LocalModelServer:
                 return self
             time.sleep(0.25)
         tail = self.log_tail()
-        if self._process is not None:
-            self._end(self._process)  # its log stays, for the reader of the message
-            self._process = None
+        self._end(self._process)  # its log stays, for the reader of the message
+        self._process = None
         raise ServerFailed(
             f"the embedded model server did not answer within {self.startup_timeout:g} s "
             f"({self.log_path}): {tail}"

@@ -27,25 +27,23 @@ def _default_cache_dir() -> Path:  # $XDG_CACHE_HOME/critic-loop/models
 class LocalModelSettings(BaseSettings):
     """Where the embedded model's file is, or where to download it from, and how it runs."""
 
-    model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_LOCAL_MODEL_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="CRITIC_LOOP_LOCAL_MODEL_", extra="ignore", use_attribute_docstrings=True
+    )
 
-    file: Path | None = Field(
-        default=None, description="A GGUF model file to use; unset: `url`, downloaded once."
-    )
-    url: str = Field(default=MODEL_URL, description="Where to download the model file from.")
-    sha256: str = Field(
-        default=MODEL_SHA256, description="The downloaded file's sha256 (a mismatch is refused)."
-    )
-    cache_dir: Path = Field(
-        default_factory=_default_cache_dir, description="Where downloaded model files are kept."
-    )
-    alias: str = Field(default=MODEL_ALIAS, description="The model's name on the embedded server.")
-    threads: int = Field(
-        default_factory=lambda: os.cpu_count() or 1, ge=1, description="CPU threads (default: all)."
-    )
-    context_size: int = Field(
-        default=8192, ge=512, description="The model's context window, in tokens."
-    )
-    startup_timeout: float = Field(
-        default=180.0, gt=0, description="Seconds to wait for the embedded server to answer."
-    )
+    file: Path | None = None
+    """A GGUF model file to use; unset: `url`, downloaded once."""
+    url: str = MODEL_URL
+    """Where to download the model file from."""
+    sha256: str = MODEL_SHA256
+    """The downloaded file's sha256 (a mismatch is refused)."""
+    cache_dir: Path = Field(default_factory=_default_cache_dir)
+    """Where downloaded model files are kept."""
+    alias: str = MODEL_ALIAS
+    """The model's name on the embedded server."""
+    threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+    """CPU threads (default: all)."""
+    context_size: int = Field(default=8192, ge=512)
+    """The model's context window, in tokens."""
+    startup_timeout: float = Field(default=180.0, gt=0)
+    """Seconds to wait for the embedded server to answer."""

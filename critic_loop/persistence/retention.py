@@ -7,8 +7,8 @@ its last checkpoint is still the one judged. psycopg (the `postgres` extra) load
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,7 +18,13 @@ from langchain_core.runnables import RunnableConfig
 
 from critic_loop.errors import ThreadBusy
 from critic_loop.graphs.app import loop_graph
-from critic_loop.persistence import database_target, is_postgres, open_persistence, sqlite
+from critic_loop.persistence import (
+    checkpoints_listed,
+    database_target,
+    is_postgres,
+    open_persistence,
+    sqlite,
+)
 
 PRUNED_AT = "pruned_at"  # a compacted thread's last checkpoint's metadata: when (ISO)
 
@@ -115,22 +121,16 @@ class _Head:
 def _heads(checkpointer: Any) -> dict[str, _Head]:
     """Return each thread's last root checkpoint, in one pass over them (newest first)."""
     heads: dict[str, _Head] = {}
-    listing = checkpointer.list(None)
-    try:
-        for item in listing:
-            configurable = item.config["configurable"]
-            thread_id = str(configurable["thread_id"])
-            if configurable.get("checkpoint_ns") or thread_id in heads:
-                continue
-            heads[thread_id] = _Head(
-                str(configurable["checkpoint_id"]),
-                _when(item.checkpoint),
-                compacted=PRUNED_AT in (item.metadata or {}),
-            )
-    finally:
-        close = getattr(listing, "close", None)
-        if close is not None:
-            close()  # the SQLite saver holds its connection while a listing is open
+    for item in checkpoints_listed(checkpointer, None):
+        configurable = item.config["configurable"]
+        thread_id = str(configurable["thread_id"])
+        if configurable.get("checkpoint_ns") or thread_id in heads:
+            continue
+        heads[thread_id] = _Head(
+            str(configurable["checkpoint_id"]),
+            _when(item.checkpoint),
+            compacted=PRUNED_AT in (item.metadata or {}),
+        )
     return heads
 
 
@@ -159,92 +159,75 @@ def _finished_run(
     return PrunedRun(thread_id, str(values["outcome"]), ended_at, rounds, keep_results)
 
 
+LATEST = (  # %s placeholders: PostgreSQL's, and SQLite's once they are made `?`
+    "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = %s "
+    "AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1"
+)
+OTHERS = "thread_id = %s AND NOT (checkpoint_ns = '' AND checkpoint_id = %s)"
+KEEP_HEAD_BLOBS = (  # PostgreSQL: keep the blobs the last checkpoint names (its versions)
+    "DELETE FROM checkpoint_blobs b WHERE b.thread_id = %s AND (b.checkpoint_ns <> '' "
+    "OR b.version IS DISTINCT FROM (SELECT h.checkpoint -> 'channel_versions' ->> "
+    "b.channel FROM checkpoints h WHERE h.thread_id = %s AND h.checkpoint_ns = '' "
+    "AND h.checkpoint_id = %s))"
+)
+
+
 def _remove(target: str, thread_id: str, head: str, keep_result: bool) -> bool:
     """Delete (or compact) one thread if its last checkpoint is still `head`; tell whether."""
-    pruned_at = datetime.now(UTC).isoformat(timespec="seconds")
-    if is_postgres(target):
-        return _remove_postgres(target, thread_id, head, keep_result, pruned_at)
-    return _remove_sqlite(Path(target), thread_id, head, keep_result, pruned_at)
+    postgres = is_postgres(target)
+    writes = "checkpoint_writes" if postgres else "writes"
+    with _transaction(target) as (db, sql):
+        latest = db.execute(sql(LATEST + (" FOR UPDATE" if postgres else "")), (thread_id,))
+        row = latest.fetchone()
+        if row is None or row[0] != head:
+            return False
+        if not keep_result:
+            tables = (writes, "checkpoint_blobs") if postgres else (writes,)
+            for table in (*tables, "checkpoints"):
+                db.execute(sql(f"DELETE FROM {table} WHERE thread_id = %s"), (thread_id,))
+            return True
+        for table in (writes, "checkpoints"):
+            db.execute(sql(f"DELETE FROM {table} WHERE {OTHERS}"), (thread_id, head))
+        if postgres:
+            db.execute(KEEP_HEAD_BLOBS, (thread_id, thread_id, head))
+        metadata = row[1] if isinstance(row[1], dict) else json.loads(row[1] or b"{}")
+        metadata[PRUNED_AT] = datetime.now(UTC).isoformat(timespec="seconds")
+        db.execute(
+            sql(
+                "UPDATE checkpoints SET parent_checkpoint_id = NULL, metadata = %s "
+                "WHERE thread_id = %s AND checkpoint_ns = '' AND checkpoint_id = %s"
+            ),
+            (_stored_json(metadata, postgres), thread_id, head),
+        )
+        return True
+
+
+def _stored_json(value: dict[str, Any], postgres: bool) -> Any:
+    if not postgres:
+        return json.dumps(value).encode()
+    from psycopg.types.json import Jsonb
+
+    return Jsonb(value)
 
 
 @contextmanager
-def _sqlite_transaction(path: Path) -> Iterator[Any]:
-    """Yield a connection inside `BEGIN IMMEDIATE` (the write lock); commit, or roll back."""
-    connection = sqlite.connect(path, isolation_level=None)
+def _transaction(target: str) -> Iterator[tuple[Any, Callable[[str], str]]]:
+    """Yield a connection in a transaction holding the write lock, and its SQL's spelling."""
+    if is_postgres(target):
+        import psycopg
+
+        with psycopg.connect(target) as db, db.transaction():
+            yield db, str
+        return
+    connection = sqlite.connect(Path(target), isolation_level=None)
     try:
         connection.execute("BEGIN IMMEDIATE")
         with connection:  # commits, or rolls back on an error
-            yield connection
+            yield connection, lambda query: query.replace("%s", "?")
     finally:
         connection.close()
-
-
-def _remove_sqlite(
-    path: Path, thread_id: str, head: str, keep_result: bool, pruned_at: str
-) -> bool:
-    with _sqlite_transaction(path) as db:
-        latest = db.execute(
-            "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? "
-            "AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
-            (thread_id,),
-        ).fetchone()
-        if latest is None or latest[0] != head:
-            return False
-        if not keep_result:
-            db.execute("DELETE FROM writes WHERE thread_id = ?", (thread_id,))
-            db.execute("DELETE FROM checkpoints WHERE thread_id = ?", (thread_id,))
-            return True
-        others = "thread_id = ? AND NOT (checkpoint_ns = '' AND checkpoint_id = ?)"
-        db.execute(f"DELETE FROM writes WHERE {others}", (thread_id, head))
-        db.execute(f"DELETE FROM checkpoints WHERE {others}", (thread_id, head))
-        metadata = {**json.loads(latest[1] or b"{}"), PRUNED_AT: pruned_at}
-        db.execute(
-            "UPDATE checkpoints SET parent_checkpoint_id = NULL, metadata = ? "
-            "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-            (json.dumps(metadata).encode(), thread_id, head),
-        )
-        return True
-
-
-def _remove_postgres(
-    url: str, thread_id: str, head: str, keep_result: bool, pruned_at: str
-) -> bool:
-    import psycopg
-    from psycopg.types.json import Jsonb
-
-    with psycopg.connect(url) as db, db.transaction():
-        latest = db.execute(
-            "SELECT checkpoint_id FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '' "
-            "ORDER BY checkpoint_id DESC LIMIT 1 FOR UPDATE",
-            (thread_id,),
-        ).fetchone()
-        if latest is None or latest[0] != head:
-            return False
-        if not keep_result:
-            for table in ("checkpoint_writes", "checkpoint_blobs", "checkpoints"):
-                db.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_id,))
-            return True
-        others = "thread_id = %s AND NOT (checkpoint_ns = '' AND checkpoint_id = %s)"
-        db.execute(f"DELETE FROM checkpoint_writes WHERE {others}", (thread_id, head))
-        db.execute(  # keep the blobs the last checkpoint names (its channels' versions)
-            "DELETE FROM checkpoint_blobs b WHERE b.thread_id = %s AND (b.checkpoint_ns <> '' "
-            "OR b.version IS DISTINCT FROM (SELECT h.checkpoint -> 'channel_versions' ->> "
-            "b.channel FROM checkpoints h WHERE h.thread_id = %s AND h.checkpoint_ns = '' "
-            "AND h.checkpoint_id = %s))",
-            (thread_id, thread_id, head),
-        )
-        db.execute(f"DELETE FROM checkpoints WHERE {others}", (thread_id, head))
-        db.execute(
-            "UPDATE checkpoints SET parent_checkpoint_id = NULL, metadata = metadata || %s "
-            "WHERE thread_id = %s AND checkpoint_ns = '' AND checkpoint_id = %s",
-            (Jsonb({PRUNED_AT: pruned_at}), thread_id, head),
-        )
-        return True
 
 
 def _vacuum(path: Path) -> None:
-    connection = sqlite.connect(path, isolation_level=None)
-    try:
+    with closing(sqlite.connect(path, isolation_level=None)) as connection:
         connection.execute("VACUUM")
-    finally:
-        connection.close()

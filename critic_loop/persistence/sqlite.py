@@ -85,8 +85,7 @@ def prepare(path: Path) -> None:
 
 def reembed_stale_vectors(path: Path, index: Any) -> int:
     """Re-embed stored items whose vectors were made with another dimension; return how many."""
-    connection = connect(path, isolation_level=None)
-    try:
+    with contextlib.closing(connect(path, isolation_level=None)) as connection:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         if "store_vectors" not in tables:
             return 0
@@ -107,8 +106,6 @@ def reembed_stale_vectors(path: Path, index: Any) -> int:
             if item is not None:
                 store.put(namespace, key, item.value)
         return len(stale)
-    finally:
-        connection.close()
 
 
 def lock_directory(database: Path) -> Path:

@@ -1,7 +1,6 @@
 """A sandboxed pytest runner for drafted code: the verdict out of the code's reach.
 
-A library of its own: it imports nothing of LangGraph, LangChain or the rest of
-critic_loop.
+It imports nothing of LangGraph, LangChain or the rest of critic_loop.
 """
 
 

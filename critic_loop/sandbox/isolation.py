@@ -1,8 +1,6 @@
 """The sandbox drafted (untrusted, possibly hostile) code runs in: probed once, built per run.
 
-Where it can: bubblewrap's namespaces, read-only system, small tmpfs, an unprivileged user,
-rlimits, a clean environment; else a warning and `unshare` (or, with
-CRITIC_LOOP_REQUIRE_ISOLATION=1, an error). docs/security.md gives the whole picture.
+bubblewrap where it works, else a warning and `unshare` (docs/security.md tells it whole).
 """
 
 from __future__ import annotations
@@ -155,14 +153,8 @@ def _bwrap_command(bwrap: str, as_user: int, inner: Path, disk_bytes: int) -> li
         namespaces += ["--cap-add", "CAP_SETGID"]
     else:
         namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
-    return [
-        bwrap,
-        *namespaces,
-        "--die-with-parent",
-        "--hostname",
-        "sandbox",
-        *_view(inner, disk_bytes),
-    ]
+    namespaces += ["--die-with-parent", "--hostname", "sandbox"]
+    return [bwrap, *namespaces, *_view(inner, disk_bytes)]
 
 
 @dataclass
@@ -354,13 +346,9 @@ def probe(bwrap: str | None, unshare: str | None) -> Isolation:
 
 
 @functools.cache  # probing starts bwrap and unshare
-def _probed() -> Isolation:
-    return probe(shutil.which("bwrap"), shutil.which("unshare"))
-
-
 def isolation() -> Isolation:
     """Probe (once per process, and again after `lost`) how far this system can isolate a run."""
-    return _probed()
+    return probe(shutil.which("bwrap"), shutil.which("unshare"))
 
 
 _warned: set[Isolation] = set()
@@ -406,7 +394,7 @@ def shortfall(found: Isolation) -> str:
 
 def lost(command: Command, error: OSError) -> IsolationUnavailable:
     """Explain that the sandbox's program is gone since it was probed; the next run probes anew."""
-    _probed.cache_clear()
+    isolation.cache_clear()
     program = error.filename or command.argv[0]
     return IsolationUnavailable(
         f"The sandbox for drafted code could not start: {program} is gone or unusable "

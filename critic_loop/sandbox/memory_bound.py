@@ -111,19 +111,11 @@ def plan(
 ) -> MemoryBound:
     """Choose how a run with `limits` in each of its `sandboxes` stays under `total_bytes`."""
     parent = delegated_cgroup(cgroup)
+    processes, process_bytes = limits.processes, min(limits.memory_bytes, total_bytes)
     if parent is not None:
-        return MemoryBound(
-            "cgroup",
-            total_bytes,
-            limits.processes,
-            min(limits.memory_bytes, total_bytes),
-            sandboxes,
-            str(parent),
-        )
+        return MemoryBound("cgroup", total_bytes, processes, process_bytes, sandboxes, str(parent))
     if not isolation.process_limit:
-        return MemoryBound(
-            "per-process", total_bytes, limits.processes, limits.memory_bytes, sandboxes
-        )
+        return MemoryBound("per-process", total_bytes, processes, limits.memory_bytes, sandboxes)
     share = total_bytes // sandboxes
     processes = min(limits.processes, max(MIN_PROCESSES, share // limits.memory_bytes))
     process_bytes = max(MIN_PROCESS_BYTES, min(limits.memory_bytes, share // processes))

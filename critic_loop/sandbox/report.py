@@ -127,13 +127,11 @@ def _take(report: SuiteReport, event: dict[str, Any]) -> None:
         report.collect_errors.append(_text(event.get("message")))
     elif kind == "collected":
         items = event.get("items")
-        if not isinstance(items, list):
-            raise UnreadableReport("the collected tests are not a list")
-        for item in items:
-            if not isinstance(item, dict):
-                raise UnreadableReport("a collected test is not an object")
-            test = CollectedTest(_text(item.get("nodeid")), _text(item.get("function")))
-            report.collected.append(test)
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            raise UnreadableReport("the collected tests are not a list of objects")
+        report.collected += [
+            CollectedTest(_text(item.get("nodeid")), _text(item.get("function"))) for item in items
+        ]
     elif kind == "result":
         nodeid, outcome = _text(event.get("nodeid")), _text(event.get("outcome"))
         if outcome not in OUTCOMES:

@@ -199,16 +199,14 @@ def _prepare(isolation: Isolation, suite: Suite, code: str, host: HostLimits) ->
     return run
 
 
-def _checked(suite: Suite) -> tuple[Isolation, str | None]:
-    return ensure_isolation(), _unusable_tests(suite)
-
-
 async def arun_suite(suite: Suite, code: str, host: HostLimits) -> Judged:
     """Run the tests against the drafted module `code` and judge the run.
 
     Raises `IsolationUnavailable` if the sandbox is incomplete and required, or its program gone.
     """
-    isolation, problem = await asyncio.to_thread(_checked, suite)
+    isolation, problem = await asyncio.to_thread(
+        lambda: (ensure_isolation(), _unusable_tests(suite))
+    )
     if problem is not None:
         return Judged(False, problem, terminal=True)
     async with SLOTS.held(host.concurrent_runs):

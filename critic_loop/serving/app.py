@@ -16,8 +16,8 @@ from critic_loop.serving.mcp import routes
 
 logger = logging.getLogger(__name__)
 
+# how long to wait for the server's own API before giving up on installing presets
 READY_WAIT_SECONDS = 120.0
-"""How long to wait for the server's own API before giving up on installing presets."""
 
 
 async def _install_presets_when_ready() -> None:

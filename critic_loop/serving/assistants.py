@@ -25,8 +25,8 @@ logger = logging.getLogger(__name__)
 
 GRAPH_ID = "critic_loop"  # the graph the presets run (langgraph.json's name for the loop)
 
+# namespace of the presets' fixed assistant ids
 PRESET_NAMESPACE = uuid.UUID("6f1c1b52-9a3e-4c4a-8d61-2f3c1f0a7e10")
-"""Namespace of the presets' fixed assistant ids."""
 
 
 @dataclass(frozen=True)

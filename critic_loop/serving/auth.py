@@ -1,11 +1,9 @@
 """Who may use a LangGraph server running critic-loop, and what of it is theirs.
 
-langgraph.json names `auth`, so the server asks it about every request: a bearer JWT
-(`critic_loop.serving.tokens`; none checked while neither a secret nor a JWKS URL is set,
-unless `CRITIC_LOOP_AUTH_REQUIRED`), `metadata.owner` on what a user creates and a filter
-on everything they touch, memory under `("users", <identity>)`, and a run's context held
-to the operator's policy when the run is created. docs/security.md tells it whole; for
-another scheme, reuse these handlers under an `Auth` of your own.
+A bearer JWT (`tokens`; none checked while no secret or JWKS URL is set, unless
+`CRITIC_LOOP_AUTH_REQUIRED`), an owner on what a user creates and a filter on what they
+touch, memory under `("users", <identity>)`, a run's context held to the operator's
+policy. docs/security.md tells it whole.
 """
 
 from __future__ import annotations
@@ -24,11 +22,11 @@ from critic_loop.state.errors import TrustViolation
 from critic_loop.state.memory_owners import owner_prefix, shared_scope_of
 from critic_loop.state.operator_settings import operator_settings
 
+# the metadata key that names the user who created a thread, run, cron or assistant
 OWNER_KEY = "owner"
-"""The metadata key that names the user who created a thread, run, cron or assistant."""
 
+# the metadata of the assistants the server made itself, which every user may read and run
 SYSTEM_MARK = ("created_by", "system")
-"""The metadata of the assistants the server made itself, which every user may read and run."""
 
 NO_VERIFIER = (
     "This server requires authentication but has no way to check tokens: set "
@@ -49,20 +47,12 @@ auth = Auth()  # the server's authentication and authorization (langgraph.json's
 
 @functools.cache
 def token_settings() -> TokenSettings:
-    """Return how tokens are checked, read once (`cache_clear()` after changing the env).
-
-    Raises:
-        ValueError: a setting is invalid; the message names it, never its value.
-    """
+    """Return how tokens are checked, read once (`cache_clear()` after changing the env)."""
     return checked_settings()
 
 
 def check_at_start() -> None:
-    """Stop the server as it starts if its auth settings are invalid (never at a request).
-
-    Raises:
-        RuntimeError: a setting is invalid; the message names it, never its value.
-    """
+    """Stop the server as it starts (RuntimeError) if an auth setting is invalid."""
     try:
         token_settings()
     except ValueError as error:
@@ -91,12 +81,8 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
             found = verify(token.strip(), settings)
     except InvalidToken as error:
         raise _refused(401, f"Invalid token: {error}.") from error
-    return {
-        "identity": found.identity,
-        "display_name": found.display_name,
-        "is_authenticated": True,
-        "permissions": [],
-    }
+    user: Auth.types.MinimalUserDict = {**ANONYMOUS, "identity": found.identity}
+    return {**user, "display_name": found.display_name, "is_authenticated": True}
 
 
 def _owner(ctx: Auth.types.AuthContext) -> str | None:
@@ -108,8 +94,8 @@ def _owner(ctx: Auth.types.AuthContext) -> str | None:
     return None
 
 
+# the actions whose metadata is stored (in a search, metadata is a filter)
 CLAIMING_ACTIONS = frozenset({"create", "update", "create_run"})
-"""The actions whose metadata is stored (in a search, metadata is a filter)."""
 
 
 def _claim(ctx: Auth.types.AuthContext, value: Any, owner: str) -> None:

@@ -14,19 +14,13 @@ from critic_loop.keyed_locks import AdvisoryLocks
 from critic_loop.nodes.memory.scope_locks import set_default_scope_lock
 from critic_loop.persistence import is_postgres
 
-__all__ = ["distill", "graph", "lock_scopes_across_containers", "server_database"]
-
-
-def server_database() -> str | None:
-    """Return the LangGraph server's PostgreSQL URL, or None when it has none."""
-    url = os.environ.get("DATABASE_URI") or os.environ.get("POSTGRES_URI")
-    return url if url and is_postgres(url) else None
+__all__ = ["distill", "graph", "lock_scopes_across_containers"]
 
 
 def lock_scopes_across_containers() -> bool:
     """Make memory writes hold an advisory lock in the server's database, if it has one."""
-    url = server_database()
-    if url is None:
+    url = os.environ.get("DATABASE_URI") or os.environ.get("POSTGRES_URI")
+    if not (url and is_postgres(url)):
         return False
     set_default_scope_lock(AdvisoryLocks(url))
     return True

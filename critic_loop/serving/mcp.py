@@ -1,9 +1,8 @@
 """critic-loop's tools for MCP clients, at the LangGraph server's `/mcp`.
 
-It replaces the server's built-in endpoint (`http.disable_mcp`), which answers with a
-Python `repr`, hides a failed run's message, takes no context and fails on assistants that
-share a name. Runs go through the server in process with the caller's headers, so its auth
-applies. `langgraph_api.server` is imported late: the running server imports this module.
+It replaces the built-in endpoint (`http.disable_mcp`), which answers with a Python
+`repr`, hides a failed run's message, takes no context and fails on assistants that share
+a name. Runs go through the server in process with the caller's headers: its auth applies.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the identity claim, and `aud`/`iss` when the operator sets them.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import jwt
@@ -31,23 +31,24 @@ class TokenSettings(BaseSettings):
 
     # an error must never repeat a setting's value: the secret is one
     model_config = SettingsConfigDict(
-        env_prefix="CRITIC_LOOP_AUTH_", extra="ignore", hide_input_in_errors=True
+        env_prefix="CRITIC_LOOP_AUTH_",
+        extra="ignore",
+        hide_input_in_errors=True,
+        use_attribute_docstrings=True,
     )
 
-    secret: SecretStr | None = Field(
-        default=None, description="The HS256 secret that signs the users' tokens (32+ characters)."
-    )
-    jwks_url: str | None = Field(
-        default=None, description="An identity provider's key set (JWKS), whose keys sign them."
-    )
-    audience: str | None = Field(default=None, description="The `aud` every token must name.")
-    issuer: str | None = Field(default=None, description="The `iss` every token must name.")
-    identity_claim: str = Field(
-        default="sub", min_length=1, description="The claim that names the user."
-    )
-    required: bool = Field(
-        default=False, description="Refuse every request while no secret or JWKS URL is set."
-    )
+    secret: SecretStr | None = None
+    """The HS256 secret that signs the users' tokens (32+ characters)."""
+    jwks_url: str | None = None
+    """An identity provider's key set (JWKS), whose keys sign them."""
+    audience: str | None = None
+    """The `aud` every token must name."""
+    issuer: str | None = None
+    """The `iss` every token must name."""
+    identity_claim: str = Field(default="sub", min_length=1)
+    """The claim that names the user."""
+    required: bool = False
+    """Refuse every request while no secret or JWKS URL is set."""
 
     @field_validator("secret")
     @classmethod
@@ -65,11 +66,7 @@ class TokenSettings(BaseSettings):
 
 
 def checked_settings() -> TokenSettings:
-    """Return the operator's token settings, or fail in lines that never hold a value.
-
-    Raises:
-        ValueError: a setting is invalid (each named by its variable, with the rule it breaks).
-    """
+    """Return the operator's token settings (ValueError: each invalid one's variable and rule)."""
     try:
         return TokenSettings()
     except ValidationError as error:
@@ -91,7 +88,6 @@ class Identity:
 
     identity: str
     display_name: str
-    claims: dict[str, Any] = field(default_factory=dict)
 
 
 @functools.cache  # one client per URL keeps the fetched keys: no fetch per request
@@ -134,4 +130,4 @@ def verify(token: str, settings: TokenSettings) -> Identity:
     if not isinstance(identity, str) or not identity:
         raise InvalidToken(f"the token's {settings.identity_claim!r} claim is not a name")
     name = claims.get("name")
-    return Identity(identity, name if isinstance(name, str) and name else identity, claims)
+    return Identity(identity, name if isinstance(name, str) and name else identity)

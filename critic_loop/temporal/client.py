@@ -7,7 +7,7 @@ finished one is refused (`ThreadFinished`), a failed one may start afresh.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict, Unpack
 from uuid import uuid4
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
@@ -100,15 +100,21 @@ def failure_of(thread_id: str, failure: WorkflowFailureError) -> TemporalRunFail
     return TemporalRunFailed(thread_id, type(cause).__name__, str(cause or failure))
 
 
+class StartOptions(TypedDict, total=False):
+    """The keyword options `run_on_temporal` passes on to `start_run`."""
+
+    context: Context | Mapping[str, Any] | None
+    thread_id: str | None
+    task_queue: str
+
+
 async def run_on_temporal(
     address: str,
     task: str,
     rubric: RubricLike,
     *,
-    context: Context | Mapping[str, Any] | None = None,
-    thread_id: str | None = None,
-    task_queue: str = DEFAULT_TASK_QUEUE,
     namespace: str = "default",
+    **options: Unpack[StartOptions],
 ) -> LoopState:
     """Run the loop on the Temporal workers at `address` and return its final state.
 
@@ -119,10 +125,10 @@ async def run_on_temporal(
         ThreadFinished: the run of `thread_id` already finished.
     """
     client = await connect(TemporalSettings(address=address, namespace=namespace))
-    handle = await start_run(client, task, rubric, context, thread_id, task_queue=task_queue)
+    handle = await start_run(client, task, rubric, **options)
     thread = handle.id.removeprefix("critic-loop-")
     try:
         values = await handle.result()
     except WorkflowFailureError as failure:
         raise failure_of(thread, failure) from failure
-    return result_of(values, context)
+    return result_of(values, options.get("context"))

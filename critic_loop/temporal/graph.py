@@ -1,9 +1,8 @@
 """The loop as a graph for Temporal: `loop_builder`'s, with what Temporal needs passed in.
 
 Nodes that route with `Command`, and conditional edges, run in the workflow (an activity
-cannot carry a `Send` back), reading the context a worker settled (a replay must not read
-the environment); the rest are activities. Distill's steps are inlined; there is no review
-(`interrupt` cannot pause a workflow). Each plugin needs a graph of its own.
+cannot carry a `Send` back) on the context a worker settled (a replay must not read the
+environment); the rest are activities. Distill's steps are inlined; there is no review.
 """
 
 from __future__ import annotations

@@ -24,43 +24,36 @@ MARGIN_SECONDS = 30.0  # added to every node's budget: prompts, store round trip
 class TemporalSettings(BaseSettings):
     """Where a worker or client finds Temporal, and how the worker runs activities."""
 
-    model_config = SettingsConfigDict(env_prefix="CRITIC_LOOP_TEMPORAL_", extra="forbid")
+    model_config = SettingsConfigDict(
+        env_prefix="CRITIC_LOOP_TEMPORAL_", extra="forbid", use_attribute_docstrings=True
+    )
 
-    address: str = Field(
-        default="127.0.0.1:7233", description="The Temporal frontend, as host:port."
-    )
-    namespace: str = Field(default="default", description="The Temporal namespace.")
-    api_key: SecretStr | None = Field(
-        default=None, description="An API key for the Temporal service (Temporal Cloud)."
-    )
-    tls: bool = Field(
-        default=False, description="Connect with TLS (always, when an API key is set)."
-    )
-    task_queue: str = Field(default=DEFAULT_TASK_QUEUE, description="The task queue.")
-    heartbeat_timeout: float = Field(
-        default=30.0, gt=0, le=3600, description="Seconds without a heartbeat before a retry."
-    )
-    sticky_timeout: float = Field(
-        default=3.0, gt=0, le=600, description="Seconds a workflow task waits for its last worker."
-    )
-    activity_attempts: int = Field(
-        default=3, ge=1, le=20, description="Tries of a failing node (dead worker, failing model)."
-    )
-    retry_initial_interval: float = Field(
-        default=1.0, gt=0, description="Seconds before a failed node's first retry."
-    )
-    retry_max_interval: float = Field(
-        default=30.0, gt=0, description="The longest wait between two tries of a node."
-    )
-    checks_timeout: float = Field(
-        default=900.0, gt=0, description="Seconds a critique may spend on checks and test suites."
-    )
-    store_timeout: float = Field(
-        default=120.0, gt=0, description="Seconds a memory step may take with the store."
-    )
-    shutdown_timeout: float = Field(
-        default=30.0, ge=0, description="Seconds a stopping worker lets its running nodes finish."
-    )
+    address: str = "127.0.0.1:7233"
+    """The Temporal frontend, as host:port."""
+    namespace: str = "default"
+    """The Temporal namespace."""
+    api_key: SecretStr | None = None
+    """An API key for the Temporal service (Temporal Cloud)."""
+    tls: bool = False
+    """Connect with TLS (always, when an API key is set)."""
+    task_queue: str = DEFAULT_TASK_QUEUE
+    """The task queue."""
+    heartbeat_timeout: float = Field(default=30.0, gt=0, le=3600)
+    """Seconds without a heartbeat before a retry."""
+    sticky_timeout: float = Field(default=3.0, gt=0, le=600)
+    """Seconds a workflow task waits for its last worker."""
+    activity_attempts: int = Field(default=3, ge=1, le=20)
+    """Tries of a failing node (dead worker, failing model)."""
+    retry_initial_interval: float = Field(default=1.0, gt=0)
+    """Seconds before a failed node's first retry."""
+    retry_max_interval: float = Field(default=30.0, gt=0)
+    """The longest wait between two tries of a node."""
+    checks_timeout: float = Field(default=900.0, gt=0)
+    """Seconds a critique may spend on checks and test suites."""
+    store_timeout: float = Field(default=120.0, gt=0)
+    """Seconds a memory step may take with the store."""
+    shutdown_timeout: float = Field(default=30.0, ge=0)
+    """Seconds a stopping worker lets its running nodes finish."""
 
 
 def unsupported_setting(context: Context) -> str | None:

@@ -61,7 +61,7 @@ def test_bubblewrap_vanishing_while_the_process_runs_is_a_clear_error(
     copy.parent.mkdir()
     shutil.copy2(str(BWRAP), copy)
     monkeypatch.setenv("PATH", f"{copy.parent}:/usr/bin:/bin")
-    sandbox._probed.cache_clear()
+    sandbox.isolation.cache_clear()
     try:
         assert sandbox.isolation().bwrap == str(copy)
         copy.unlink()  # as if the package was removed while the server runs
@@ -76,4 +76,4 @@ def test_bubblewrap_vanishing_while_the_process_runs_is_a_clear_error(
         monkeypatch.setenv("PATH", "/usr/bin:/bin")
         assert sandbox.isolation().bwrap == BWRAP  # the next run looks again
     finally:
-        sandbox._probed.cache_clear()
+        sandbox.isolation.cache_clear()

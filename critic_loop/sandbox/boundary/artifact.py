@@ -1,7 +1,5 @@
 """The draft process: import the drafted module, then answer calls to it until the tests end.
 
-    python -m critic_loop_boundary.artifact CHANNEL_FD MODULE
-
 Everything here is within the drafted code's reach: the harness reads it as plain data.
 """
 
@@ -55,20 +53,17 @@ def _lineage(kind: type) -> list[list[str]]:  # [module, qualified name] pairs, 
     return [[base.__module__, base.__qualname__] for base in kind.__mro__ if base is not object]
 
 
-class _Handles:
+class _Handles(list[Any]):
     """The functions and iterators the harness may use, by number."""
 
-    def __init__(self) -> None:
-        self.kept: list[Any] = []
-
     def keep(self, kind: str, value: Any) -> int:
-        self.kept.append(value)
-        return len(self.kept) - 1
+        self.append(value)
+        return len(self) - 1
 
     def get(self, kind: str, number: int) -> Any:
-        if not 0 <= number < len(self.kept):
+        if not 0 <= number < len(self):
             raise wire.BrokenMessage(f"no {kind} {number}")
-        return self.kept[number]
+        return self[number]
 
 
 def _describe_name(value: Any, handles: _Handles) -> dict[str, Any]:

@@ -1,8 +1,5 @@
 """The harness process's pytest plugin: the drafted module as a stand-in, and the report.
 
-    python -m pytest -p critic_loop_boundary.plugin --boundary-channel FD \
-        --boundary-report FD --boundary-module NAME ...
-
 The stand-in's functions call the draft process and return this process's own plain
 objects (an exception of the same name, so `pytest.raises` works). The report goes to a
 pipe only this process holds, one JSON object per line.
@@ -11,6 +8,7 @@ pipe only this process holds, one JSON object per line.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib.abc
 import importlib.machinery
 import json
@@ -233,11 +231,9 @@ class _Draft:
         if not issubclass(kind, Exception):  # SystemExit, KeyboardInterrupt, ...
             return DraftRaised(f"{label} raised {kind.__name__}: {message}".rstrip(": "))
         arguments: Any = None
-        if isinstance(raised.get("args"), list):
-            try:
+        with contextlib.suppress(wire.BrokenMessage):
+            if isinstance(raised.get("args"), list):
                 arguments = wire.decode(raised["args"])
-            except wire.BrokenMessage:
-                arguments = None
         for attempt in ((arguments,) if arguments is not None else ()) + ([message],):
             try:
                 return kind(*attempt)
@@ -308,18 +304,6 @@ class _DraftImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.draft.fill(module)
 
 
-class _Report:
-    """The report pipe: one JSON object per line."""
-
-    def __init__(self, descriptor: int) -> None:
-        self.descriptor = descriptor
-
-    def write(self, **event: Any) -> None:
-        data = (json.dumps(event) + "\n").encode("utf-8", errors="replace")
-        while data:
-            data = data[os.write(self.descriptor, data) :]
-
-
 def _failure(report: pytest.TestReport | pytest.CollectReport) -> tuple[str, str]:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
@@ -347,15 +331,20 @@ def _outcome(reports: Sequence[pytest.TestReport]) -> tuple[str, pytest.TestRepo
 
 
 class _Harness:
-    """The plugin's hooks: bookkeeping of the tests, written to the report."""
+    """The plugin's hooks: bookkeeping of the tests, written to the report pipe (JSON lines)."""
 
-    def __init__(self, report: _Report) -> None:
+    def __init__(self, report: int) -> None:
         self.report = report
         self.phases: dict[str, list[pytest.TestReport]] = {}
 
+    def write(self, **event: Any) -> None:
+        data = (json.dumps(event) + "\n").encode("utf-8", errors="replace")
+        while data:
+            data = data[os.write(self.report, data) :]
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.report.write(
+            self.write(
                 event="collect_error",
                 nodeid=report.nodeid,
                 message=wire.short(report.longreprtext, MAX_TRACEBACK),
@@ -366,7 +355,7 @@ class _Harness:
             {"nodeid": item.nodeid, "function": getattr(item, "originalname", None) or item.name}
             for item in session.items
         ]
-        self.report.write(event="collected", items=items)
+        self.write(event="collected", items=items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         phases = self.phases.setdefault(report.nodeid, [])
@@ -375,7 +364,7 @@ class _Harness:
             return
         decided, deciding = _outcome(phases)
         message, traceback = _failure(deciding) if deciding is not None else ("", "")
-        self.report.write(
+        self.write(
             event="result",
             nodeid=report.nodeid,
             outcome=decided,
@@ -384,7 +373,7 @@ class _Harness:
         )
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.report.write(event="finished", exitstatus=int(exitstatus))
+        self.write(event="finished", exitstatus=int(exitstatus))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -401,9 +390,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if channel is None:
         return
     sys.set_int_max_str_digits(0)  # big integers cross (the run's time limit bounds them)
-    report = _Report(config.getoption("boundary_report"))
+    harness = _Harness(config.getoption("boundary_report"))
     draft = _Draft(socket.socket(fileno=channel), config.getoption("boundary_module"))
     draft.greet()
-    report.write(event="module", error=draft.import_error)
+    harness.write(event="module", error=draft.import_error)
     sys.meta_path.insert(0, _DraftImporter(draft))
-    config.pluginmanager.register(_Harness(report), "critic-loop-harness")
+    config.pluginmanager.register(harness, "critic-loop-harness")

@@ -1,7 +1,6 @@
 """Grade one artifact with the critic alone, as round 1 of a run would grade it.
 
-Unless the context says otherwise, every criterion gets a decision (the judge is not
-skipped after a failed check): `grade("A hash map ...", [{"id": "short", ...}])`.
+Unless the context says otherwise, the judge is not skipped after a failed check.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Fit the judge's threshold on P(met) to people's labels, and cross-validate the fit.
 
-Pure functions over scored labels: the judge's P(met) for a labelled criterion (1 for a
-pass it quoted, None for a fail no threshold can turn) and the artifact it belongs to.
-Folds split by artifact, never inside one.
+A label's P(met) is 1 for a pass the judge quoted, None for a fail no threshold can turn.
 """
 
 from __future__ import annotations

@@ -75,7 +75,6 @@ def _describe_holder(note: dict[str, Any] | None) -> str:
 
 
 def _pauses(wait: float, longest: float) -> Iterator[float]:
-    """Yield the pause before each next attempt, until `wait` seconds have passed."""
     deadline = time.monotonic() + wait
     pause = POLL_SECONDS
     while (left := deadline - time.monotonic()) > 0:

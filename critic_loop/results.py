@@ -1,8 +1,4 @@
-"""Read a finished run's result, and raise instead when the caller asked for that.
-
-With `Context.on_exhausted="raise"`, a run that did not pass raises an exception that
-still carries the best draft and its open items.
-"""
+"""Read a finished run's result, and raise instead when the caller asked for that."""
 
 from __future__ import annotations
 

@@ -169,8 +169,6 @@ class RunOptions(ForkOptions, total=False):
 
 @dataclass(frozen=True)
 class _Run:
-    """A call of `run_loop`, `arun_loop` or `fork_loop`, its options resolved."""
-
     thread_id: str
     context: Context
     fresh: dict[str, Any] | None
@@ -192,7 +190,6 @@ def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
 
 
 def _callers_graph(run: _Run) -> tuple[LoopGraph, ThreadLeases] | None:
-    """Return the graph on the caller's savers, with leases within this process (or None)."""
     checkpointer, store = run.options.get("checkpointer"), run.options.get("store")
     if checkpointer is None and store is None:
         return None
@@ -216,7 +213,6 @@ def _graph(run: _Run) -> Iterator[tuple[LoopGraph, str | None]]:
 
 @asynccontextmanager
 async def _agraph(run: _Run) -> AsyncIterator[tuple[LoopGraph, str | None]]:
-    """`_graph` with the async savers, store and lease."""
     if (callers := _callers_graph(run)) is not None:
         async with callers[1].ahold(run.thread_id, wait=run.wait):
             yield callers[0], None
@@ -230,7 +226,6 @@ async def _agraph(run: _Run) -> AsyncIterator[tuple[LoopGraph, str | None]]:
 
 @contextmanager
 def _resumable(thread_id: str) -> Iterator[None]:
-    """Add to a model server's connection failure how to resume the run it stopped."""
     try:
         yield
     except ModelUnreachable as error:
@@ -290,7 +285,6 @@ def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> L
 
 
 async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
-    """`_drive` with the graph's async API."""
     on_event = run.options.get("on_event")
     while True:
         with _resumable(run.thread_id):
@@ -307,14 +301,10 @@ async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Ru
 def run_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> LoopState:
     """Run the loop to its end (or resume the unfinished run of `thread_id`).
 
-    Options (`RunOptions`): `context`; `thread_id` (default: a new thread); `checkpointer`
-    and `store`, or else `database` (a SQLite path or a `postgresql://` URL; default: the
-    embedded one); `on_event`, told each progress event; `reviewer`, which answers each
-    review request with a person's decision when `Context.review` is set (see
-    `critic_loop.nodes.loop.review`); `on_start`, told before the first step whether the
-    run is new or resumed (a `RunStart`); `wait_for_thread`: the run holds its thread's
-    lease (`critic_loop.persistence.leases`), and if another run holds it this one raises
-    `ThreadBusy` at once, or waits for it.
+    Options (`RunOptions`, docs/python-api.md): without `checkpointer` and `store`, runs are
+    kept in `database` (a SQLite path or a `postgresql://` URL; default: the embedded one).
+    The run holds its thread's lease: if another run holds it, this one raises `ThreadBusy`
+    at once, or with `wait_for_thread` waits for it.
 
     Raises:
         InvalidInput: the task or rubric is unusable (one line per problem).

@@ -1,9 +1,7 @@
-"""The `critic-loop` command: run a refinement loop and watch it round by round.
+"""The `critic-loop` command (exit statuses: docs/commands.md).
 
-Exit status: 0 passed, 1 ended without a pass, 2 bad input or setup, 3 a model or the
-network failed mid-run, 4 a bug in critic-loop (`--debug` shows it), 130/143 stopped by
-SIGINT/SIGTERM. Commands import what they need when they run, so `--help` and a mistake in
-the arguments answer at once.
+Commands import what they need when they run, so `--help` and a mistake in the arguments
+answer at once.
 """
 
 from __future__ import annotations
@@ -77,7 +75,6 @@ GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--debug")
 
 
 def _global_flag_misplaced(problem: click.NoSuchOption, arguments: list[str]) -> str | None:
-    """Say how to write a command whose global flag came after it, or None if none did."""
     flag = problem.option_name
     if flag not in GLOBAL_FLAGS or flag not in arguments:
         return None
@@ -117,7 +114,6 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def _sigterm_stops_the_run() -> Iterator[None]:
-    """Turn SIGTERM into `Terminated` while the command runs (in the main thread only)."""
     try:
         previous = signal.signal(signal.SIGTERM, _raise_terminated)
     except ValueError:  # not the main thread: leave signals alone
@@ -129,14 +125,12 @@ def _sigterm_stops_the_run() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def resume_command(arguments: Sequence[str], thread_id: str) -> str:
-    """Return the command that resumes `thread_id` (in the database `arguments` name)."""
+def _resume_command(arguments: Sequence[str], thread_id: str) -> str:
     database = _value_of(arguments, "--db")
     return shlex.join(["critic-loop", "run", "--thread-id", thread_id, *database])
 
 
 def _value_of(arguments: Sequence[str], flag: str) -> list[str]:
-    """Return `flag` and its value as `arguments` give it (empty if they do not)."""
     for position, argument in enumerate(arguments):
         if argument.startswith(f"{flag}="):
             return [flag, argument.partition("=")[2]]
@@ -166,7 +160,7 @@ def _run(arguments: list[str]) -> int:
     except RunStopped as stopped:
         _say(
             f"{stopped}; every finished step is saved. Resume with: "
-            f"{resume_command(arguments, stopped.thread_id)}"
+            f"{_resume_command(arguments, stopped.thread_id)}"
         )
         return SIGNAL_STATUS[stopped.signal_name]
     except (KeyboardInterrupt, Terminated) as stopped:
@@ -195,7 +189,7 @@ def _run(arguments: list[str]) -> int:
     except RunInterrupted as error:
         if error.kept:
             advice = "Every finished step is saved; fix the cause and resume with: "
-            advice += resume_command(arguments, error.thread_id)
+            advice += _resume_command(arguments, error.thread_id)
         else:
             advice = (
                 "Nothing was kept (no draft was made). Start the model server, or point "

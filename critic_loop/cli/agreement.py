@@ -1,9 +1,4 @@
-"""How well the critic agrees with human labels: a 2x2 table per criterion, and its figures.
-
-Agreement, Cohen's kappa (None when chance agreement is 1: both raters gave every pair one
-label), the false-pass rate (of what humans failed, the share the critic passed: a loop
-stops on it) and the false-fail rate (of what humans passed, the share the critic failed).
-"""
+"""How well the critic agrees with human labels: a 2x2 table and its figures (docs/commands.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""`critic-loop calibrate` (does the critic agree with humans?) and `lint-rubric`.
-
-The critic alone grades each labelled artifact as round 1 of a run would
-(`critic_loop.grading`); the command reports agreement per criterion and overall
-(`critic_loop.cli.agreement`), then every disagreement. The labels file: `CALIBRATE_HELP`.
-"""
+"""`critic-loop calibrate` (does the critic agree with humans?) and `lint-rubric`."""
 
 from __future__ import annotations
 
@@ -77,8 +72,7 @@ class Example:
     rubric: list[CriterionBase]
     labels: dict[str, bool]
 
-    def place(self) -> dict[str, Any]:
-        """Name it in a report: its index, its name (as "artifact") and its line."""
+    def _place(self) -> dict[str, Any]:
         return {"index": self.index, "artifact": self.name, "line": self.line}
 
 
@@ -109,8 +103,7 @@ def _rubric(value: Any, where: str) -> list[CriterionBase]:
         ) from None
 
 
-def read_rubric_file(path: Path, flag: str) -> list[CriterionBase]:
-    """Read a JSON list of criteria, or an object with a `rubric` list (a run's input too)."""
+def _read_rubric_file(path: Path, flag: str) -> list[CriterionBase]:
     from critic_loop.cli.rubric_flags import read_json
 
     data = read_json(path, flag, "a JSON file that holds a list of criteria")
@@ -193,11 +186,7 @@ def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]
     return examples
 
 
-def calibration_context(parameters: Mapping[str, Any]) -> Context:
-    """Build the critic's context from the flags (models as `run` would choose them).
-
-    Unless `--skip-judge-on-failed-check` is given, the judge grades every criterion.
-    """
+def _calibration_context(parameters: Mapping[str, Any]) -> Context:
     from critic_loop.nodes.models.discovery import with_available_models
 
     skip = bool(parameters.get("skip_judge_on_failed_check"))
@@ -215,12 +204,7 @@ def _outcome(graded: Graded) -> str:
     return f"agrees on {agreed}/{len(labels)}"
 
 
-def grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
-    """Have the critic grade every example (stopping at a model failure).
-
-    Ctrl-C stops the grading: the examples graded so far are returned, and `report`
-    says the figures are partial.
-    """
+def _grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
     import httpx
     import openai
 
@@ -234,7 +218,7 @@ def grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
             grading_preflight(context, example.rubric)
             checked.add(key)
     graded: list[Graded] = []
-    with GradingProgress(len(examples)) as progress:
+    with _GradingProgress(len(examples)) as progress:
         for example in examples:
             try:
                 critique = critique_artifact(example.artifact, example.rubric, context)
@@ -254,12 +238,7 @@ def grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
     return graded
 
 
-def report(graded: Sequence[Graded], context: Context, total: int | None = None) -> dict[str, Any]:
-    """Compare the critic with the humans: figures per criterion and overall, disagreements.
-
-    `total` is how many artifacts there were to grade: when fewer were graded (the
-    grading was stopped), the figures are marked partial.
-    """
+def _report(graded: Sequence[Graded], context: Context, total: int | None = None) -> dict[str, Any]:
     from critic_loop.cli.agreement import Agreement
 
     pairs: dict[str, list[tuple[bool, bool]]] = {}
@@ -277,7 +256,7 @@ def report(graded: Sequence[Graded], context: Context, total: int | None = None)
             if human != result.passed:
                 disagreements.append(
                     {
-                        **item.example.place(),
+                        **item.example._place(),
                         "criterion": criterion_id,
                         "human": "pass" if human else "fail",
                         "critic": "pass" if result.passed else "fail",
@@ -301,7 +280,7 @@ def report(graded: Sequence[Graded], context: Context, total: int | None = None)
         "disagreements": disagreements,
         "not_graded": not_graded,
         "errors": [
-            {**item.example.place(), "error": item.error}
+            {**item.example._place(), "error": item.error}
             for item in graded
             if item.error is not None
         ],
@@ -317,12 +296,10 @@ def _kappa(row: Mapping[str, Any]) -> str:
 
 
 def _false(row: Mapping[str, Any]) -> tuple[str, str]:
-    """Write a row's false passes and false fails as shares of what humans failed and passed."""
     return share(row["false_pass"], row["human_fail"]), share(row["false_fail"], row["human_pass"])
 
 
-def report_lines(figures: Mapping[str, Any]) -> list[str]:
-    """Lay the calibration report out as plain text."""
+def _report_lines(figures: Mapping[str, Any]) -> list[str]:
     critic = ", ".join(figures["critic"])
     samples = f" x{figures['critic_samples']}" if figures["critic_samples"] > 1 else ""
     lines = [f"critic {critic}{samples} on {figures['artifacts']} labelled artifact(s)"]
@@ -383,20 +360,20 @@ def calibrate(**parameters: Any) -> None:
     """Measure the critic against human labels (see CALIBRATE_HELP)."""
     labels: Path = parameters["labels"]
     rubric_file: Path | None = parameters["rubric_file"]
-    target = fit_target(parameters) if parameters["fit"] else None
-    shared = read_rubric_file(rubric_file, "--rubric") if rubric_file is not None else None
+    target = _fit_target(parameters) if parameters["fit"] else None
+    shared = _read_rubric_file(rubric_file, "--rubric") if rubric_file is not None else None
     examples = read_labels(labels, shared)
     if target is not None:
         parameters = {**parameters, "judge_mode": "extract_ask"}
-    context = calibration_context(parameters)
-    graded = grade_all(examples, context)
-    figures = report(graded, context, len(examples))
+    context = _calibration_context(parameters)
+    graded = _grade_all(examples, context)
+    figures = _report(graded, context, len(examples))
     if target is not None:
-        figures["fit"] = fit(graded, context.critic_model, target)
+        figures["fit"] = _fit(graded, context.critic_model, target)
     if parameters["as_json"]:
         echo_json(figures)
     else:
-        for line in [*report_lines(figures), *fit_lines(figures.get("fit"))]:
+        for line in [*_report_lines(figures), *_fit_lines(figures.get("fit"))]:
             click.echo(line)
     if figures["partial"]:
         click.echo(
@@ -407,8 +384,7 @@ def calibrate(**parameters: Any) -> None:
         raise click.exceptions.Exit(130)
 
 
-def fit_target(parameters: Mapping[str, Any]) -> Path:
-    """Return where `--fit` stores the profile (the operator's setting), or say what is wrong."""
+def _fit_target(parameters: Mapping[str, Any]) -> Path:
     from critic_loop.state.operator_settings import operator_settings
 
     if parameters.get("judge_mode") not in (None, "extract_ask"):
@@ -419,8 +395,7 @@ def fit_target(parameters: Mapping[str, Any]) -> Path:
     return Path(path)
 
 
-def fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
-    """Fit the threshold on the pairs the judge decided; store the profile; return figures."""
+def _fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
     from critic_loop.judge_fit import Scored, agreement, fit_profile
     from critic_loop.nodes.verifiers.judge_profile import save_profile
 
@@ -452,8 +427,7 @@ def fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
     }
 
 
-def fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
-    """Lay the fit out: the judge's pairs as graded, and as fitted (cross-validated)."""
+def _fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
     if fitted is None:
         return []
     lines = ["", f"fit on the {fitted['labels']} labelled pairs the judge decided:"]
@@ -470,9 +444,7 @@ def fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
-class GradingProgress:
-    """Report progress over `total` artifacts; use as a context manager."""
-
+class _GradingProgress:
     def __init__(self, total: int) -> None:
         self.total = total
         self.done = 0
@@ -480,7 +452,7 @@ class GradingProgress:
         self.started = time.monotonic()
         self._bar: Any = None
 
-    def __enter__(self) -> GradingProgress:
+    def __enter__(self) -> _GradingProgress:
         if sys.stderr.isatty():
             self._bar = click.progressbar(
                 length=self.total,
@@ -498,7 +470,6 @@ class GradingProgress:
             self._bar.__exit__(*exc)
 
     def graded(self, name: str, calls: int, outcome: str) -> None:
-        """Record one artifact graded with `calls` critic calls; `outcome` says how it went."""
         self.done += 1
         self.calls += calls
         if self._bar is not None:
@@ -525,7 +496,7 @@ def lint_rubric_command(rubric: Path, as_json: bool) -> None:
     """
     from critic_loop.nodes.verifiers.rubric_lint import check_flag, lint_rubric
 
-    criteria = read_rubric_file(rubric, "RUBRIC")
+    criteria = _read_rubric_file(rubric, "RUBRIC")
     findings = lint_rubric(criteria)
     if as_json:
         click.echo(json.dumps([finding.as_json() for finding in findings], indent=2))

@@ -1,9 +1,7 @@
 """One command-line option per `Context` field, generated from `Context` itself.
 
-The option's name, type, bounds, choices and help text all come from the field, so the
-command line cannot drift from the settings: a field added to `Context` is a flag the
-next time the command runs. Options default to "not given", so a setting left off the
-command line still comes from `CRITIC_LOOP_<FIELD>`, else from the field's default.
+Options default to "not given", so a setting left off the command line still comes from
+`CRITIC_LOOP_<FIELD>`, else from the field's default.
 """
 
 from __future__ import annotations
@@ -35,8 +33,7 @@ SECTION_STARTS = {
 fields' order, to the next one's start, so a new field joins its neighbours' section."""
 
 
-def setting_sections() -> dict[str, str]:
-    """Return the help section of every `Context` field (see `SECTION_STARTS`)."""
+def _setting_sections() -> dict[str, str]:
     sections, current = {}, "Settings"
     for name in Context.model_fields:
         current = SECTION_STARTS.get(name, current)
@@ -50,7 +47,6 @@ def option_name(field: str) -> str:
 
 
 def _bare(annotation: Any) -> Any:
-    """Strip `| None` from an annotation."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         members = [member for member in typing.get_args(annotation) if member is not type(None)]
         if len(members) == 1:
@@ -72,9 +68,7 @@ def _bounds(info: FieldInfo) -> dict[str, Any]:
     return bounds
 
 
-class NumberOrWord(click.ParamType[Any]):
-    """A whole number in a range, or one of a few words (a field like `int | "auto"`)."""
-
+class _NumberOrWord(click.ParamType[Any]):
     name = "number-or-word"
 
     def __init__(self, words: tuple[str, ...], low: int | None, high: int | None) -> None:
@@ -85,11 +79,9 @@ class NumberOrWord(click.ParamType[Any]):
         )
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
-        """Show the words and the numbers, as `[auto|N]`."""
         return f"[{'|'.join(self.words)}|N]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        """Return the word as it is, or the number; fail in one line otherwise."""
         if value in self.words:
             return value
         try:
@@ -118,7 +110,7 @@ def _number_or_word(annotation: Any) -> click.ParamType[Any] | None:
     for extra in extras:
         if isinstance(extra, FieldInfo):
             bounds.update(_bounds(extra))
-    return NumberOrWord(tuple(words), bounds.get("min"), bounds.get("max"))
+    return _NumberOrWord(tuple(words), bounds.get("min"), bounds.get("max"))
 
 
 def _click_type(annotation: Any, info: FieldInfo) -> click.ParamType[Any]:
@@ -145,8 +137,7 @@ def _default_text(name: str, info: FieldInfo) -> str:
     return f"default: {shown}; env CRITIC_LOOP_{name.upper()}"
 
 
-def context_option(name: str, info: FieldInfo, section: str) -> Callable[[F], F]:
-    """Return the click option for the `Context` field `name`, listed under `section`."""
+def _context_option(name: str, info: FieldInfo, section: str) -> Callable[[F], F]:
     annotation = _bare(info.annotation)
     flag = option_name(name)
     help_text = f"{info.description} [{_default_text(name, info)}]"
@@ -169,9 +160,9 @@ def context_option(name: str, info: FieldInfo, section: str) -> Callable[[F], F]
 
 def context_options(command: F) -> F:
     """Add one option per `Context` field to a click command, under its section."""
-    sections = setting_sections()
+    sections = _setting_sections()
     for name, info in reversed(Context.model_fields.items()):
-        command = context_option(name, info, sections[name])(command)
+        command = _context_option(name, info, sections[name])(command)
     return command
 
 
@@ -199,8 +190,7 @@ def context_from_flags(
     """Build the `Context` the command line's flags ask for, over `base` and the environment.
 
     Raises:
-        UsageProblem: a setting is invalid; one line per problem, naming the flag (or the
-            environment variable) and what to write instead.
+        UsageProblem: one line per invalid setting, naming its flag or environment variable.
     """
     try:
         return Context(**{**(base or {}), **settings_from_flags(parameters)})
@@ -230,9 +220,7 @@ DB_HELP = (
 )
 
 
-class SectionedOption(click.Option):
-    """A click option that names the help section it is listed under."""
-
+class _SectionedOption(click.Option):
     def __init__(self, *args: Any, section: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.section = section
@@ -263,7 +251,7 @@ class SectionedCommand(click.Command):
 
 def option(*declarations: str, section: str, **settings: Any) -> Callable[[F], F]:
     """Return a click option listed under `section` in a `SectionedCommand`'s help."""
-    return click.option(*declarations, cls=SectionedOption, section=section, **settings)
+    return click.option(*declarations, cls=_SectionedOption, section=section, **settings)
 
 
 def db_option(command: F, section: str = "Where") -> F:

@@ -13,7 +13,6 @@ if TYPE_CHECKING:
 
 
 def _label(criterion: dict[str, Any]) -> str:
-    """Name a failing criterion with its severity, weight and terminality."""
     weight = f" x{criterion['weight']:g}" if criterion["weight"] != 1 else ""
     terminal = ", cannot be met" if criterion["terminal"] else ""
     return f"{criterion['id']} ({criterion['severity']}{weight}{terminal})"
@@ -47,8 +46,7 @@ def verdict_line(event: dict[str, Any]) -> str:
     return line
 
 
-def sandbox_line(event: dict[str, Any]) -> str:
-    """Describe how a `tests` criterion's drafted code is contained."""
+def _sandbox_line(event: dict[str, Any]) -> str:
     held = f"{event['processes']} processes x {event['process_mb']} MiB"
     if event["memory_bound"] == "per-process":
         memory = f"{held}, no total (no process limit here)"
@@ -61,7 +59,7 @@ def show_event(event: dict[str, Any]) -> None:
     """Print a progress event (sandbox, lint, recall, draft, verdict) as it arrives."""
     kind = event.get("event")
     if kind == "sandbox":
-        click.echo(sandbox_line(event))
+        click.echo(_sandbox_line(event))
     elif kind == "lint":
         for finding in event["findings"]:
             if finding.get("decided_by_code"):
@@ -102,7 +100,7 @@ def show_result(state: LoopState, thread_id: str) -> None:
     )
     if state.outcome_reason:
         click.echo(f"  why: {state.outcome_reason}")
-    click.echo(f"  spent: {spent_line(state)}")
+    click.echo(f"  spent: {_spent_line(state)}")
     for item in state.open_items:
         click.echo(f"  still open [{item.criterion_id}] {item.text}")
         click.echo(f"    {'hint: ' + item.hint if item.hint else first_line(item.evidence)}")
@@ -118,8 +116,7 @@ def show_result(state: LoopState, thread_id: str) -> None:
     click.echo(f"\n--- final draft (round {state.final_round}) ---\n{state.final}")
 
 
-def spent_line(state: LoopState) -> str:
-    """Say what a run's model calls spent (what the budgets count), from its history."""
+def _spent_line(state: LoopState) -> str:
     from critic_loop.state.budget import spent_on
 
     spent = spent_on(state.drafts, state.critiques, state.memory_report)
@@ -129,8 +126,7 @@ def spent_line(state: LoopState) -> str:
     )
 
 
-def show_request(request: dict[str, Any]) -> None:
-    """Print what the person reviews: why, the draft, and each criterion's result."""
+def _show_request(request: dict[str, Any]) -> None:
     candidate = f" (candidate {request['candidate']})" if request.get("candidate", 1) > 1 else ""
     score = request.get("score")
     shown = f", weighted score {score:.2f}" if isinstance(score, float) else ""
@@ -149,7 +145,7 @@ def show_request(request: dict[str, Any]) -> None:
 
 def ask_at_terminal(request: dict[str, Any]) -> dict[str, Any]:
     """Show a review request and return the person's decision."""
-    show_request(request)
+    _show_request(request)
     action = click.prompt(
         "accept, reject, override or stop",
         type=click.Choice(["accept", "reject", "override", "stop"]),

@@ -31,7 +31,6 @@ def when(moment: datetime | None, seconds: bool = True) -> str:
 
 
 def _times(thread: Thread) -> dict[str, str | None]:
-    """Say when a run started, ended and last stepped (ISO 8601, UTC; None: unknown)."""
     moments = {name: getattr(thread, name) for name in ("started_at", "ended_at", "updated_at")}
     return {name: None if at is None else at.isoformat() for name, at in moments.items()}
 
@@ -47,11 +46,7 @@ def echo_json(data: Any) -> None:
     click.echo(json.dumps(to_jsonable_python(data), indent=2, ensure_ascii=False))
 
 
-# --- runs -------------------------------------------------------------------------------
-
-
-def run_summary(thread: Thread) -> dict[str, Any]:
-    """Describe a run in a row: what `runs --json` prints for each thread."""
+def _run_summary(thread: Thread) -> dict[str, Any]:
     return {
         "thread_id": thread.thread_id,
         "outcome": thread.outcome,
@@ -114,15 +109,12 @@ def runs(db: str | None, limit: int, as_json: bool) -> None:
         threads = recent_threads(persistence.checkpointer, limit or None)
         where = persistence.location
     if as_json:
-        echo_json([run_summary(thread) for thread in threads])
+        echo_json([_run_summary(thread) for thread in threads])
     elif not threads:
         click.echo(f"no runs in {where}")
     else:
         for text in runs_table(threads):
             click.echo(text)
-
-
-# --- show -------------------------------------------------------------------------------
 
 
 def _criterion_lines(critique: Critique) -> list[str]:
@@ -172,8 +164,7 @@ def _origin(draft: Draft) -> str:
     return "fresh sample" if draft.origin == "resample" else "first draft"
 
 
-def revised_draft(draft: Draft, drafts: Sequence[Draft]) -> Draft | None:
-    """Return the draft `draft` revises (the one before it, if the record does not say)."""
+def _revised_draft(draft: Draft, drafts: Sequence[Draft]) -> Draft | None:
     if draft.origin != "revision":
         return None
     if draft.revises is not None:
@@ -182,8 +173,7 @@ def revised_draft(draft: Draft, drafts: Sequence[Draft]) -> Draft | None:
     return earlier[-1] if earlier else None
 
 
-def draft_diff(before: Draft, after: Draft) -> list[str]:
-    """Return the unified diff from one draft to the next, line by line."""
+def _draft_diff(before: Draft, after: Draft) -> list[str]:
     lines = list(
         difflib.unified_diff(
             before.text.splitlines(),
@@ -203,11 +193,11 @@ def _draft_lines(draft: Draft, drafts: Sequence[Draft], diff: bool) -> list[str]
     about = f"{_origin(draft)}, {len(draft.text)} characters, {_usage('worker', draft.usage)}"
     if draft.full_length is not None:
         about += f"; cut from {draft.full_length} characters"
-    base = revised_draft(draft, drafts) if diff else None
+    base = _revised_draft(draft, drafts) if diff else None
     if base is not None:
         return [
             f"--- draft, {_draft_label(draft)} ({about}); changes ---",
-            *draft_diff(base, draft),
+            *_draft_diff(base, draft),
         ]
     return [f"--- draft, {_draft_label(draft)} ({about}) ---", draft.text]
 
@@ -305,7 +295,6 @@ def story(thread: Thread, diff: bool) -> list[str]:
 
 
 def _review_lines(reviews: Sequence[Any], round_number: int) -> list[str]:
-    """Describe what a person decided after `round_number` (see `Context.review`)."""
     lines = []
     for review in reviews:
         if not isinstance(review, Mapping) or review.get("at_round") != round_number:
@@ -326,7 +315,6 @@ def _review_lines(reviews: Sequence[Any], round_number: int) -> list[str]:
 
 
 def _ending(thread: Thread) -> None:
-
     from critic_loop.cli.display import show_result
     from critic_loop.state.loop import LoopState
 
@@ -384,9 +372,6 @@ def show(thread_id: str, db: str | None, diff: bool, as_json: bool) -> None:
     _ending(thread)
 
 
-# --- stats ------------------------------------------------------------------------------
-
-
 def _number(value: float | None, digits: int = 1) -> str:
     if value is None:
         return "-"
@@ -398,8 +383,7 @@ def share(part: int, whole: int) -> str:
     return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
 
 
-def report_lines(figures: Mapping[str, Any]) -> list[str]:
-    """Lay the statistics out as plain text."""
+def _report_lines(figures: Mapping[str, Any]) -> list[str]:
     scope = f" in scope {figures['scope']!r}" if figures["scope"] else ""
     lines = [
         f"finished runs{scope}: {figures['runs']}"
@@ -518,7 +502,7 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
     if as_json:
         echo_json(figures)
     else:
-        for line in report_lines(figures):
+        for line in _report_lines(figures):
             click.echo(line)
         if plot is not None:
             click.echo(f"plot: {plot}")

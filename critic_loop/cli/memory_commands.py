@@ -1,8 +1,4 @@
-"""`critic-loop rules` and `critic-loop forget`: see and prune what memory has learned.
-
-Forgetting rewrites the scope's ranking item (which recall reads) in the batch that deletes
-the rules, under the scope's lock, as consolidation does.
-"""
+"""`critic-loop rules` and `critic-loop forget`: see and prune what memory has learned."""
 
 from __future__ import annotations
 
@@ -23,8 +19,7 @@ SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SCOPE_HELP = "The memory scope [default: $CRITIC_LOOP_MEMORY_SCOPE, else default]."
 
 
-def chosen_scope(scope: str | None) -> str:
-    """Return the scope given, else the one runs use by default; refuse a malformed name."""
+def _chosen_scope(scope: str | None) -> str:
     import os
 
     scope = scope or os.environ.get("CRITIC_LOOP_MEMORY_SCOPE") or "default"
@@ -35,8 +30,7 @@ def chosen_scope(scope: str | None) -> str:
     return scope
 
 
-def scopes_of(store: BaseStore) -> list[str]:
-    """Return every scope that holds rules, sorted."""
+def _scopes_of(store: BaseStore) -> list[str]:
     from critic_loop.state.rules import RULES_NAMESPACE_PREFIX
 
     found: list[str] = []
@@ -50,8 +44,7 @@ def scopes_of(store: BaseStore) -> list[str]:
             return sorted(set(found))
 
 
-def rules_of(store: BaseStore, scope: str) -> list[Item]:
-    """Return every rule of `scope`, strongest first (the order recall ranks them in)."""
+def _rules_of(store: BaseStore, scope: str) -> list[Item]:
     from critic_loop.nodes.memory.ranking import ranked, read_scope
 
     items = {item.key: item for item in read_scope(store, scope)}
@@ -59,8 +52,7 @@ def rules_of(store: BaseStore, scope: str) -> list[Item]:
     return [items[rule_id] for rule_id, _, _ in order]
 
 
-def rule_summary(item: Item) -> dict[str, Any]:
-    """Describe a stored rule: text, criteria, topics, usage, provenance and times."""
+def _rule_summary(item: Item) -> dict[str, Any]:
     from pydantic import ValidationError
 
     from critic_loop.state.rules import Rule
@@ -108,8 +100,7 @@ def _time(text: str) -> str:
     return when(datetime.fromisoformat(text)) + " UTC"
 
 
-def rule_lines(summary: dict[str, Any]) -> list[str]:
-    """Lay a rule's summary out as plain text."""
+def _rule_lines(summary: dict[str, Any]) -> list[str]:
     if "unreadable" in summary:
         return [summary["id"], f"  (unreadable: {summary['unreadable'].splitlines()[0]})"]
     usage = summary["usage"]
@@ -151,10 +142,10 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
         raise UsageProblem("give --scope or --all-scopes, not both")
     with open_database(db) as persistence:
         store = persistence.store
-        scopes = scopes_of(store) if all_scopes else [chosen_scope(scope)]
-        listed = {name: [rule_summary(item) for item in rules_of(store, name)] for name in scopes}
+        scopes = _scopes_of(store) if all_scopes else [_chosen_scope(scope)]
+        listed = {name: [_rule_summary(item) for item in _rules_of(store, name)] for name in scopes}
         empty = not all_scopes and not listed[scopes[0]]
-        elsewhere = [other for other in scopes_of(store) if other not in scopes] if empty else []
+        elsewhere = [other for other in _scopes_of(store) if other not in scopes] if empty else []
     if as_json:
         from critic_loop.cli.history import echo_json
 
@@ -175,21 +166,21 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
             continue
         click.echo(f"scope {name!r}: {len(summaries)} rule(s), strongest first")
         for summary in summaries:
-            for line in rule_lines(summary):
+            for line in _rule_lines(summary):
                 click.echo(line)
 
 
 def _elsewhere(store: BaseStore, rule_id: str, scope: str) -> str:
     from critic_loop.state.rules import rules_namespace
 
-    for other in scopes_of(store):
+    for other in _scopes_of(store):
         if other != scope and store.get(rules_namespace(other), rule_id) is not None:
             return f" (it is in scope {other!r}: add --scope {other})"
     return ""
 
 
 def _targets(store: BaseStore, scope: str, rule_id: str | None) -> list[Item]:
-    items = rules_of(store, scope)
+    items = _rules_of(store, scope)
     if rule_id is None:
         if not items:
             raise UsageProblem(f"scope {scope!r} holds no rules")
@@ -208,22 +199,18 @@ def _targets(store: BaseStore, scope: str, rule_id: str | None) -> list[Item]:
     return found
 
 
-def forget_rules(store: BaseStore, scope: str, rule_ids: Sequence[str]) -> list[str]:
-    """Delete the rules `rule_ids` of `scope` and keep the scope's ranking right.
-
-    Under the scope's lock, in one batch: the deletions, and the ranking item rewritten
-    from the rules that remain, or deleted when none does. Returns the ids deleted (a
-    rule deleted meanwhile by another process is not counted).
-    """
+def _forget_rules(store: BaseStore, scope: str, rule_ids: Sequence[str]) -> list[str]:
     from langgraph.store.base import PutOp
 
     from critic_loop.nodes.memory.ranking import ranked, ranking_deletes, ranking_writes
     from critic_loop.nodes.memory.scope_locks import scope_key, scope_lock
     from critic_loop.state.rules import rules_namespace
 
+    # in one batch under the scope's lock, as consolidation does: the deletions, and the
+    # ranking item recall reads rewritten from the rules left (deleted with the last one)
     wanted = set(rule_ids)
     with scope_lock(store).hold(scope_key(scope)):
-        items = rules_of(store, scope)
+        items = _rules_of(store, scope)
         gone = [item.key for item in items if item.key in wanted]
         remaining = [(item.key, item.value) for item in items if item.key not in wanted]
         writes = [PutOp(rules_namespace(scope), rule_id, None) for rule_id in gone]
@@ -259,7 +246,7 @@ def forget(
         raise UsageProblem("name one RULE_ID, or give --all to forget every rule of a scope")
     if everything and not scope:
         raise UsageProblem("--all needs --scope naming the scope whose rules to forget")
-    name = chosen_scope(scope)
+    name = _chosen_scope(scope)
     with open_database(db) as persistence:
         store = persistence.store
         targets = _targets(store, name, rule_id)
@@ -278,6 +265,6 @@ def forget(
             if not agreed:
                 click.echo("nothing deleted")
                 return 1
-        gone = forget_rules(store, name, [item.key for item in targets])
+        gone = _forget_rules(store, name, [item.key for item in targets])
     click.echo(f"deleted {len(gone)} rule(s) from scope {name!r}")
     return 0

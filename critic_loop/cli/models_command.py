@@ -11,12 +11,7 @@ import click
 from critic_loop.cli.context_options import SectionedCommand, context_options, option
 
 
-def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
-    """Return the models a run with these flags would use, and the settings that follow them.
-
-    Each model says whether it was found on the server or named, and its profile; each
-    setting, its value and where it came from (the run's own, a profile, the default).
-    """
+def _models_report(parameters: dict[str, Any]) -> dict[str, Any]:
     from critic_loop.cli.context_options import context_from_flags, settings_from_flags
     from critic_loop.nodes.models.discovery import names_a_model, server_url, with_available_models
     from critic_loop.nodes.models.profiles import PROFILE_FIELDS, WORKER_FIELDS, model_profile
@@ -52,8 +47,7 @@ def models_report(parameters: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def report_lines(report: dict[str, Any]) -> list[str]:
-    """Lay the report out as text."""
+def _report_lines(report: dict[str, Any]) -> list[str]:
     lines = []
     for role, found in report["models"].items():
         how = f"found at {report['server']}" if found["found"] else "named"
@@ -87,8 +81,8 @@ def models(**parameters: Any) -> None:
     for it) and, for each setting that follows the model, its value and where it came
     from. A setting you give stands.
     """
-    report = models_report(parameters)
+    report = _models_report(parameters)
     if parameters["as_json"]:
         click.echo(json.dumps(report, indent=2))
     else:
-        click.echo("\n".join(report_lines(report)))
+        click.echo("\n".join(_report_lines(report)))

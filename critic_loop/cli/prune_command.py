@@ -1,7 +1,4 @@
-"""`critic-loop prune`: delete (or compact) finished runs older than a cutoff.
-
-A thin command over `critic_loop.persistence.retention.prune_runs`, which says what goes.
-"""
+"""`critic-loop prune`: delete (or compact) finished runs older than a cutoff."""
 
 from __future__ import annotations
 
@@ -27,8 +24,7 @@ AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([mhdw])\s*$")
 what_option = functools.partial(option, section="What")
 
 
-def age(text: str) -> timedelta:
-    """Read an age such as `30d`, `12h`, `90m` or `2w`."""
+def _age(text: str) -> timedelta:
     found = AGE.match(text)
     if found is None:
         raise UsageProblem(
@@ -37,8 +33,7 @@ def age(text: str) -> timedelta:
     return timedelta(**{UNITS[found.group(2)]: float(found.group(1))})
 
 
-def report_lines(report: PruneReport) -> list[str]:
-    """Lay the report out as plain text: one line per run, then a summary."""
+def _report_lines(report: PruneReport) -> list[str]:
     verb = "would prune" if report.dry_run else "pruned"
     how = {True: "compacted to its result", False: "deleted"}
     lines = [
@@ -95,7 +90,7 @@ def prune(
     from critic_loop.cli.stored_threads import open_database
     from critic_loop.persistence.retention import prune_runs
 
-    limit = age(older_than)
+    limit = _age(older_than)
     with open_database(db):  # a database that is not there, or cannot be opened, is named
         pass
     report = prune_runs(
@@ -104,5 +99,5 @@ def prune(
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(report), indent=2, default=datetime.isoformat))
         return
-    for line in report_lines(report):
+    for line in _report_lines(report):
         click.echo(line)

@@ -1,9 +1,4 @@
-"""Criteria written on the command line (`--criterion`, `--check`, `--tests`).
-
-A `--check` value is read as JSON where it parses, else as text; `|` separates list items.
-Error messages name each criterion by the flag that wrote it (`--check #2`), and a
-`--rubric` file's by the file and item number.
-"""
+"""Criteria written on the command line (`--criterion`, `--check`, `--tests`; docs/commands.md)."""
 
 from __future__ import annotations
 
@@ -62,8 +57,7 @@ def _split(text: str, flag: str, shape: str) -> tuple[str, str]:
     return identifier.strip(), rest.strip()
 
 
-def criterion_flag(text: str) -> dict[str, Any]:
-    """Read `--criterion ID=TEXT`."""
+def _criterion_flag(text: str) -> dict[str, Any]:
     identifier, body = _split(text, "--criterion", "ID=TEXT")
     return {"id": identifier, "text": body}
 
@@ -92,8 +86,7 @@ def check_flag(text: str) -> dict[str, Any]:
     return criterion
 
 
-def tests_flag(text: str) -> dict[str, Any]:
-    """Read `--tests [ID=]FILE`."""
+def _tests_flag(text: str) -> dict[str, Any]:
     identifier, separator, path = text.partition("=")
     if not separator:
         identifier, path = "tests", text
@@ -109,7 +102,7 @@ def written_rubric(
     written = WrittenRubric(
         list(from_file), [f"{file_name}: item {n + 1}" for n in range(len(from_file))]
     )
-    readers = {"--criterion": criterion_flag, "--check": check_flag, "--tests": tests_flag}
+    readers = {"--criterion": _criterion_flag, "--check": check_flag, "--tests": _tests_flag}
     for flag, reader in readers.items():
         for position, text in enumerate(flags.get(flag, ()), start=1):
             written.criteria.append(reader(text))

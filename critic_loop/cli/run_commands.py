@@ -69,8 +69,7 @@ task_option = functools.partial(option, section="Task and rubric")
 thread_option = functools.partial(option, section="Thread and data")
 
 
-def run_options(command: F) -> F:
-    """Add the options every running command shares, and one per `Context` field."""
+def _run_options(command: F) -> F:
     command = json_option("the final state")(command)  # listed last
     command = context_options(command)
     command = db_option(command, "Thread and data")
@@ -86,8 +85,7 @@ def run_options(command: F) -> F:
     )(command)
 
 
-def thread_options(command: F) -> F:
-    """Add `--thread-id` and `--switch-models`: the options of a command that can resume."""
+def _thread_options(command: F) -> F:
     command = thread_option(
         "--switch-models",
         is_flag=True,
@@ -102,12 +100,9 @@ def thread_options(command: F) -> F:
     )(command)
 
 
-def in_background(work: Callable[[], T]) -> T:
-    """Run `work` in a daemon thread and wait for it, leaving the main thread to signals.
-
-    Ctrl-C (or SIGTERM) then stops the wait at once, instead of waiting for a model call
-    in flight to finish; the abandoned step was not saved and runs again on resume.
-    """
+def _in_background(work: Callable[[], T]) -> T:
+    # the main thread is left to signals: Ctrl-C (or SIGTERM) stops the wait at once, not
+    # after a model call in flight; the abandoned step was not saved and runs again on resume
     outcome: list[T] = []
     failure: list[BaseException] = []
 
@@ -175,9 +170,9 @@ def _context(parameters: Mapping[str, Any], stored: Thread | None, switching: bo
 
     # the user's own settings are checked (building the Context) before asking any server
     context = context_for_run(_settings(parameters, stored, switching))
-    if not has_no_model(context):
+    if not _has_no_model(context):
         return context
-    found = embedded_model()
+    found = _embedded_model()
     chosen = context.model_fields_set
     # the embedded server's address is this process's: it is used, not kept as a setting
     added = {key: value for key, value in found.items() if key not in chosen}
@@ -228,16 +223,13 @@ def _forget_if_empty(database: str | None, thread_id: str) -> bool:
     return True
 
 
-def execute(
+def _execute(
     given: dict[str, Any] | None,
     parameters: dict[str, Any],
     label: ItemLabel | None = None,
     intro: Callable[[list[Any]], str] | None = None,
 ) -> int:
-    """Run `given` (or resume the thread's own run) with the command's settings.
-
-    `label` names rubric items as the user wrote them; `intro` says what the run shows.
-    """
+    """Run `given` (or resume the thread's own run); `label` names items as the user wrote them."""
     from critic_loop.state.run_input import default_label, validated_input
 
     if parameters.get("on_exhausted"):
@@ -259,7 +251,7 @@ def execute(
     from critic_loop.nodes.loop.check_input import preflight
 
     preflight(context, checked.rubric)
-    shown = show_progress(parameters)
+    shown = _show_progress(parameters)
     if shown and stored is not None and given is not None and _ids(given) != _ids(data):
         click.echo("note: resuming with the thread's own task and rubric, not the ones given")
     if shown and intro is not None:
@@ -287,7 +279,7 @@ def execute(
         )
 
     try:
-        return drive(start, thread_id, context, parameters)
+        return _drive(start, thread_id, context, parameters)
     except ThreadFinished:
         if stored is None:
             raise
@@ -306,22 +298,18 @@ def _refused(error: BaseException) -> bool:  # a server that cannot be reached, 
     return connection and not isinstance(origin, openai.APITimeoutError)
 
 
-def show_progress(parameters: Mapping[str, Any]) -> bool:
-    """Say whether progress lines are printed (not with --json or --quiet)."""
+def _show_progress(parameters: Mapping[str, Any]) -> bool:
     return not (parameters.get("as_json") or current().quiet)
 
 
-def drive(
+def _drive(
     start: Callable[..., LoopState],
     thread_id: str,
     context: Context,
     parameters: Mapping[str, Any],
 ) -> int:
-    """Run `start` in the background at the terminal; print the result; return the exit status.
-
-    `start(on_event, reviewer, on_start)` runs the loop, calling `on_start(what, location,
-    status)` once it holds the thread: the run is announced, then `status` shown.
-    """
+    # `start(on_event, reviewer, on_start)` runs the loop, calling `on_start(what, location,
+    # status)` once it holds the thread
     import httpx
     import openai
 
@@ -330,7 +318,7 @@ def drive(
     from critic_loop.results import LoopDidNotPass
     from critic_loop.state.records import SUCCESSFUL_OUTCOMES
 
-    shown = show_progress(parameters)
+    shown = _show_progress(parameters)
     began = threading.Event()  # the thread's lease is held and its run begins
 
     def run_at_terminal() -> LoopState:
@@ -359,7 +347,7 @@ def drive(
             return start(on_event if shown else None, reviewer, on_start)
 
     try:
-        state = in_background(run_at_terminal)
+        state = _in_background(run_at_terminal)
     except LoopDidNotPass as failure:
         state = failure.state
     except (KeyboardInterrupt, Terminated) as stop:
@@ -404,8 +392,8 @@ def drive(
     metavar="[ID=]FILE",
     help="A pytest file run against the drafted code; repeatable.",
 )
-@thread_options
-@run_options
+@_thread_options
+@_run_options
 def run(**parameters: Any) -> int:
     """Run a task against a rubric, round by round (or resume a thread: --thread-id alone).
 
@@ -427,7 +415,7 @@ def run(**parameters: Any) -> int:
     if input_file:
         data = read_json(input_file, "--input", "a JSON file that holds the task and the rubric")
         items = data.get("rubric") if isinstance(data, dict) else None
-        return execute(data, parameters, written_rubric(items or [], str(input_file), {}).label)
+        return _execute(data, parameters, written_rubric(items or [], str(input_file), {}).label)
     task = parameters["task"]
     if parameters["task_file"]:
         holding = "a text file that holds the task, or the task itself with --task"
@@ -446,12 +434,12 @@ def run(**parameters: Any) -> int:
     if not written.criteria and not parameters.get("thread_id"):
         raise _empty_rubric()  # before the run's machinery is loaded
     data = {"task": task or "", "rubric": written.criteria} if written.criteria else None
-    return execute(data, parameters, written.label)
+    return _execute(data, parameters, written.label)
 
 
 @click.command(cls=SectionedCommand)
-@thread_options
-@run_options
+@_thread_options
+@_run_options
 def demo(**parameters: Any) -> int:
     """Run the bundled example: a short product description under three criteria.
 
@@ -466,7 +454,7 @@ def demo(**parameters: Any) -> int:
     data = read_json(EXAMPLE, "the demo's task", "the bundled example")
     if parameters.get("memory_scope") is None and not os.environ.get("CRITIC_LOOP_MEMORY_SCOPE"):
         parameters = {**parameters, "memory_scope": DEMO_SCOPE}
-    return execute(data, parameters, intro=_demo_intro)
+    return _execute(data, parameters, intro=_demo_intro)
 
 
 @click.command(cls=SectionedCommand)
@@ -478,7 +466,7 @@ def demo(**parameters: Any) -> int:
     required=True,
     help="The round to continue from (its draft and verdict are kept; the next is new).",
 )
-@run_options
+@_run_options
 def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
     """Continue a thread from just after round N, as a new branch of it.
 
@@ -516,17 +504,14 @@ def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
             wait_for_thread=bool(parameters.get("wait_for_thread")),
         )
 
-    return drive(start, thread_id, context, parameters)
+    return _drive(start, thread_id, context, parameters)
 
 
 KEY_VARIABLES = ("OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
 
 
-def has_no_model(context: Context) -> bool:
-    """Say whether the run needs the embedded model (no server, and no model of its own).
-
-    A thread that ran on the embedded model names it, and resumes on it.
-    """
+def _has_no_model(context: Context) -> bool:
+    # no server and no model of its own (a thread that ran on the embedded model names it)
     from critic_loop.local_model.settings import LocalModelSettings
     from critic_loop.nodes.models.discovery import names_a_model, server_url
 
@@ -560,8 +545,7 @@ def _download_bar() -> Iterator[Any]:
             bar.__exit__(None, None, None)
 
 
-def embedded_model() -> dict[str, Any]:
-    """Start the embedded model and return the settings that use it (else one line why not)."""
+def _embedded_model() -> dict[str, Any]:
     from critic_loop import local_model
     from critic_loop.state.extras import install_command
 

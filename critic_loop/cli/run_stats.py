@@ -1,8 +1,4 @@
-"""Figures over finished runs, for `critic-loop stats` (docs/commands.md defines each).
-
-A run's final verdict is the verdict on the draft it returned; its first, round 1's best.
-Tokens are the drafts' and critiques' usage (distillation's are not kept in the state).
-"""
+"""Figures over finished runs, for `critic-loop stats` (docs/commands.md defines each)."""
 
 from __future__ import annotations
 
@@ -163,7 +159,7 @@ def score_by_round(runs: Iterable[RunFigures]) -> list[dict[str, Any]]:
 
 
 def statistics_of(runs: Sequence[RunFigures], unfinished: int, scope: str | None) -> dict[str, Any]:
-    """Compute every figure of the report (see the module docstring) as JSON-ready data."""
+    """Compute every figure of the report (docs/commands.md) as JSON-ready data."""
     outcomes = Counter(run.outcome for run in runs)
     passed = [float(run.rounds) for run in runs if run.outcome == "passed"]
     return {

@@ -1,11 +1,4 @@
-"""Read runs back from the checkpointer (SQLite and PostgreSQL alike): values, settings, timelines.
-
-A thread's values are its root graph's latest checkpoint's, its history fields replayed from
-their writes (`get_delta_channel_history`). A timeline follows parents from the first
-checkpoint to the latest (a fork's other branches left out); a round is timed from the last
-checkpoint before its first draft to the first holding its critique, within one invocation
-(the checkpoints' `run_id`), so pauses between invocations are left out.
-"""
+"""Read runs back from the checkpointer (SQLite and PostgreSQL): values, settings, timelines."""
 
 from __future__ import annotations
 
@@ -27,7 +20,6 @@ if TYPE_CHECKING:
     from critic_loop.persistence import Persistence
 
 STATE_FIELDS = frozenset(LoopState.model_fields)
-"""The channels of `LoopState`."""
 
 HISTORY_FIELDS = ("drafts", "critiques", "feedback", "reviews", "memory_errors")
 """The channels of `LoopState` stored as each step's writes (`append_only`)."""
@@ -81,7 +73,7 @@ class Thread:
 
     @property
     def rounds(self) -> int:
-        return latest_round(self.values.get("critiques"))
+        return _latest_round(self.values.get("critiques"))
 
     @property
     def task(self) -> str:
@@ -99,12 +91,11 @@ class Thread:
         return None
 
     def round_seconds(self) -> dict[int, float]:
-        """Time each round on the timeline (see the module docstring); untimed ones left out."""
+        """Time each round on the timeline (docs/commands.md); untimed ones left out."""
         return round_seconds(self.line)
 
 
-def latest_round(records: Any) -> int:
-    """Return the highest `round` among stored records (drafts or critiques); 0 if none."""
+def _latest_round(records: Any) -> int:
     rounds = [r.get("round") for r in records or [] if isinstance(r, Mapping)]
     return max((r for r in rounds if isinstance(r, int)), default=0)
 
@@ -112,8 +103,7 @@ def latest_round(records: Any) -> int:
 def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     """Return the loop's state from a checkpoint's channel values.
 
-    A thread stopped before its first step holds its input only in `__start__`. The
-    history fields are here only when stored whole (see `history_values`).
+    A thread stopped before its first step holds its input only in `__start__`.
     """
     values = {key: value for key, value in channel_values.items() if key in STATE_FIELDS}
     for key in HISTORY_FIELDS:
@@ -145,38 +135,33 @@ def _thread_of(item: CheckpointTuple) -> str:
 
 
 def _step(item: CheckpointTuple) -> Step:
-    """Return a checkpoint's `Step`, with the rounds its own channel values hold, if any."""
     values = state_values(item.checkpoint.get("channel_values") or {})
     parent = item.parent_config["configurable"].get("checkpoint_id") if item.parent_config else None
     return Step(
         checkpoint_id=str(item.checkpoint["id"]),
         parent_id=str(parent) if parent else None,
         at=timestamp(item.checkpoint),
-        drafted=latest_round(values.get("drafts")),
-        graded=latest_round(values.get("critiques")),
+        drafted=_latest_round(values.get("drafts")),
+        graded=_latest_round(values.get("critiques")),
         run=str(run) if (run := (item.metadata or {}).get("run_id")) else None,
     )
 
 
-def written_rounds(item: CheckpointTuple) -> dict[str, int]:
-    """Return the latest round drafted and graded by the steps taken from `item`."""
+def _written_rounds(item: CheckpointTuple) -> dict[str, int]:
     writes = item.pending_writes or []
     return {
-        field: latest_round(
+        field: _latest_round(
             [record for _, channel, value in writes if channel == key for record in value or []]
         )
         for key, field in ROUNDS_FROM.items()
     }
 
 
-def history_values(
+def _history_values(
     checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple
 ) -> dict[str, list[Any]]:
-    """Return the history fields at checkpoint `item` that it does not store whole.
-
-    The saver returns the writes its ancestors made to them (from a stored value, if met);
-    replayed through the fields' own channel, they are what `graph.get_state` shows.
-    """
+    # the history fields `item` does not store whole: its ancestors' writes, replayed
+    # through the fields' own channel, are what `graph.get_state` shows
     checkpoint = item.checkpoint
     stored = checkpoint.get("channel_values") or {}
     versions = checkpoint.get("channel_versions") or {}
@@ -196,7 +181,7 @@ def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thre
     values = state_values(item.checkpoint.get("channel_values") or {})
     if "task" not in values or "rubric" not in values:  # a database may hold other graphs'
         return None
-    values.update(history_values(checkpointer, item))
+    values.update(_history_values(checkpointer, item))
     from critic_loop.persistence.retention import PRUNED_AT  # it loads the graph
 
     pruned_at = (item.metadata or {}).get(PRUNED_AT)
@@ -209,8 +194,7 @@ def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thre
     )
 
 
-def root_config(thread_id: str) -> dict[str, Any]:
-    """Return the config naming the root graph of `thread_id`."""
+def _root_config(thread_id: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
 
 
@@ -218,11 +202,8 @@ def root_config(thread_id: str) -> dict[str, Any]:
 def _listing(
     checkpointer: BaseCheckpointSaver[Any], config: Any, **options: Any
 ) -> Iterator[Iterator[CheckpointTuple]]:
-    """Iterate `checkpointer.list(...)` and close it when done, even after a `break`.
-
-    The SQLite saver holds its connection's lock while a listing is open: it must be
-    closed before the saver is asked anything else.
-    """
+    # closed even after a `break`: the SQLite saver holds its connection's lock while a
+    # listing is open
     listing = checkpointer.list(config, **options)
     try:
         yield listing
@@ -238,8 +219,7 @@ def line_of(
     """Return the checkpoints from the first to `head`, oldest first, following parents.
 
     `written` gives, by checkpoint id, the rounds the steps taken from it drafted and
-    graded (`written_rounds`): each step on the line then holds the latest rounds written
-    before it, as well as those its own values hold.
+    graded: each step on the line then holds the latest rounds written before it too.
     """
     line: list[Step] = []
     seen: set[str] = set()
@@ -261,7 +241,6 @@ def line_of(
 
 
 def _working_seconds(steps: Sequence[Step]) -> float | None:
-    """Add the gaps between consecutive checkpoints one invocation wrote (None: untimed)."""
     total = 0.0
     for before, after in zip(steps, steps[1:], strict=False):
         if before.at is None or after.at is None or after.at < before.at:
@@ -272,7 +251,7 @@ def _working_seconds(steps: Sequence[Step]) -> float | None:
 
 
 def round_seconds(line: Sequence[Step]) -> dict[int, float]:
-    """Time each round of a timeline, pauses between invocations left out (module docstring)."""
+    """Time each round of a timeline as docs/commands.md defines it (pauses left out)."""
     times: dict[int, float] = {}
     for number in range(1, max((step.graded for step in line), default=0) + 1):
         drafted = next((i for i, step in enumerate(line) if step.drafted >= number), None)
@@ -286,8 +265,7 @@ def round_seconds(line: Sequence[Step]) -> dict[int, float]:
 
 
 def _started(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> datetime | None:
-    """Return when the thread's run was submitted: the time of its input checkpoint."""
-    with _listing(checkpointer, root_config(thread_id), filter={"source": "input"}) as listing:
+    with _listing(checkpointer, _root_config(thread_id), filter={"source": "input"}) as listing:
         moments = [timestamp(item.checkpoint) for item in listing]
     return min((moment for moment in moments if moment is not None), default=None)
 
@@ -312,8 +290,6 @@ def recent_threads(checkpointer: BaseCheckpointSaver[Any], limit: int | None) ->
 
 @dataclass
 class _Pass:
-    """What one pass over checkpoints keeps: each thread's latest checkpoint and its steps."""
-
     latest: dict[str, CheckpointTuple] = field(default_factory=dict)
     steps: dict[str, dict[str, Step]] = field(default_factory=dict)
     written: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -327,7 +303,7 @@ def _gathered(items: Iterable[CheckpointTuple]) -> _Pass:
         thread_id = _thread_of(item)
         step = _step(item)
         gathered.steps.setdefault(thread_id, {})[step.checkpoint_id] = step
-        gathered.written[step.checkpoint_id] = written_rounds(item)
+        gathered.written[step.checkpoint_id] = _written_rounds(item)
         gathered.latest.setdefault(thread_id, item)
     return gathered
 
@@ -358,7 +334,7 @@ def all_threads(checkpointer: BaseCheckpointSaver[Any]) -> list[Thread]:
 
 def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: str) -> Thread:
     """Return one run with its timeline, reading its history once (else a UsageProblem)."""
-    with _listing(checkpointer, root_config(thread_id)) as listing:
+    with _listing(checkpointer, _root_config(thread_id)) as listing:
         gathered = _gathered(listing)
     threads = _threads_with_lines(checkpointer, gathered)
     if not threads:
@@ -372,7 +348,7 @@ def latest_of_thread(database: str | None, thread_id: str) -> Thread | None:
         return None
     with open_database(database) as persistence:
         checkpointer = persistence.checkpointer
-        item = checkpointer.get_tuple(root_config(thread_id))  # type: ignore[arg-type]
+        item = checkpointer.get_tuple(_root_config(thread_id))  # type: ignore[arg-type]
         return _head(checkpointer, item) if item is not None else None
 
 
@@ -387,11 +363,7 @@ def _missing_file(database: str | None) -> Path | None:
 
 @contextlib.contextmanager
 def open_database(database: str | None) -> Iterator[Persistence]:
-    """Open the runs and rules of `database` (or the default) for reading and managing.
-
-    Unlike a run, it never creates a database: one that is missing or cannot be opened is
-    a usage problem.
-    """
+    """Open the runs and rules of `database` (or the default); unlike a run, never create one."""
     from critic_loop.persistence import database_target, is_postgres, open_persistence
 
     missing = _missing_file(database)

@@ -1,7 +1,4 @@
-"""A live status line on a terminal while a model works: the step, and for how long.
-
-Piped or redirected output gets none of it, only the plain progress lines.
-"""
+"""A live status line on a terminal while a model works: the step, and for how long."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""`critic-loop worker`: serve runs from a Temporal task queue until SIGTERM or Ctrl-C.
-
-`critic_loop.temporal` is imported when the command runs: it needs the `temporal` extra.
-"""
+"""`critic-loop worker`: serve runs from a Temporal task queue until SIGTERM or Ctrl-C."""
 
 from __future__ import annotations
 

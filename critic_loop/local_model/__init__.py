@@ -1,8 +1,6 @@
 """The embedded local model, for machines with no API key and no model server.
 
-With the `local` extra, `critic-loop demo` and `run` fall back to Qwen2.5-Coder-0.5B-Instruct
-(Q4_K_M GGUF): `CRITIC_LOOP_LOCAL_MODEL_FILE`, else downloaded once and checked (`download`),
-served by llama-cpp-python's OpenAI-compatible server on a free local port (`server`).
+With the `local` extra, `critic-loop demo` and `run` fall back to it (`settings`).
 """
 
 from __future__ import annotations

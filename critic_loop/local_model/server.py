@@ -65,8 +65,7 @@ class LocalModelServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def command(self) -> list[str]:
-        """Return the command line that runs the server."""
+    def _command(self) -> list[str]:
         return [
             *self.program,
             *("--model", str(self.model_file), "--model_alias", self.alias, "--verbose", "false"),
@@ -84,7 +83,7 @@ class LocalModelServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(
-                self.command(),
+                self._command(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -96,13 +95,13 @@ class LocalModelServer:
             if self._process.poll() is not None:
                 raise ServerFailed(
                     f"the embedded model server exited with status {self._process.returncode}"
-                    f" ({self.log_path}): {self.log_tail()}"
+                    f" ({self.log_path}): {self._log_tail()}"
                 )
-            if self.serving():
+            if self._serving():
                 logger.info("embedded model %s serving at %s", self.alias, self.base_url)
                 return self
             time.sleep(0.25)
-        tail = self.log_tail()
+        tail = self._log_tail()
         self._end(self._process)  # its log stays, for the reader of the message
         self._process = None
         raise ServerFailed(
@@ -110,8 +109,7 @@ class LocalModelServer:
             f"({self.log_path}): {tail}"
         )
 
-    def serving(self) -> bool:
-        """Say whether the server answers with its model."""
+    def _serving(self) -> bool:
         try:
             with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as reply:
                 listing = json.load(reply)
@@ -119,8 +117,7 @@ class LocalModelServer:
             return False
         return any(model.get("id") == self.alias for model in listing.get("data", []))
 
-    def log_tail(self, lines: int = 3) -> str:
-        """Return the last lines of the server's log, on one line."""
+    def _log_tail(self, lines: int = 3) -> str:
         try:
             text = self.log_path.read_text(errors="replace")
         except OSError:

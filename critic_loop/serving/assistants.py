@@ -1,8 +1,6 @@
 """Ready-made assistants for LangGraph server: one per kind of model the operator has.
 
-A served graph's default assistant uses OpenAI's models; these presets (`local`, `openai`,
-`gemini`) name the models for the usual setups, never a `base_url`. CRITIC_LOOP_ASSISTANTS
-chooses which are installed at start (`auto`, a list, `none`); installing is idempotent.
+The presets name the models for the usual setups, never a `base_url`.
 """
 
 from __future__ import annotations
@@ -96,7 +94,6 @@ PRESETS: dict[str, Preset] = {
         ),
     )
 }
-"""Every preset, by name."""
 
 
 def chosen_presets(choice: str, environ: Mapping[str, str]) -> list[Preset]:

@@ -1,10 +1,4 @@
-"""Who may use a LangGraph server running critic-loop, and what of it is theirs.
-
-A bearer JWT (`tokens`; none checked while no secret or JWKS URL is set, unless
-`CRITIC_LOOP_AUTH_REQUIRED`), an owner on what a user creates and a filter on what they
-touch, memory under `("users", <identity>)`, a run's context held to the operator's
-policy. docs/security.md tells it whole.
-"""
+"""Who may use a LangGraph server running critic-loop, and what is theirs (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -99,7 +93,6 @@ CLAIMING_ACTIONS = frozenset({"create", "update", "create_run"})
 
 
 def _claim(ctx: Auth.types.AuthContext, value: Any, owner: str) -> None:
-    """Mark what the request creates or updates as `owner`'s (clients cannot choose)."""
     if ctx.action not in CLAIMING_ACTIONS or not isinstance(value, dict):
         return
     metadata = value.get("metadata")

@@ -1,8 +1,4 @@
-"""The graphs as the LangGraph server serves them (`langgraph.json`).
-
-With a PostgreSQL URL (`DATABASE_URI` or `POSTGRES_URI`), memory writes lock their scope
-with an advisory lock in that database, so two containers do not store a rule twice.
-"""
+"""The graphs as the LangGraph server serves them (`langgraph.json`)."""
 
 from __future__ import annotations
 

@@ -89,8 +89,7 @@ def _error(code: int, message: str, request_id: Any) -> JSONResponse:
     return JSONResponse(body)
 
 
-async def call_tool(params: dict[str, Any], request: Request) -> dict[str, Any] | str:
-    """Run the tool's assistant on the arguments; return the MCP result, or an error message."""
+async def _call_tool(params: dict[str, Any], request: Request) -> dict[str, Any] | str:
     named = await _assistants(request)
     assistant = named.get(str(params.get("name")))
     if assistant is None:
@@ -123,8 +122,7 @@ def _version() -> str:
         return "unknown"
 
 
-async def handle(request: Request) -> Response:
-    """Answer one JSON-RPC message (stateless streamable HTTP: replies are plain JSON)."""
+async def _handle(request: Request) -> Response:
     try:
         message = await request.json()
     except ValueError:
@@ -152,7 +150,7 @@ async def handle(request: Request) -> Response:
         tools = [await _tool(name, assistant, request) for name, assistant in named.items()]
         return _result({"tools": tools}, request_id)
     if method == "tools/call":
-        outcome = await call_tool(params, request)
+        outcome = await _call_tool(params, request)
         if isinstance(outcome, str):
             return _error(INVALID_PARAMS, outcome, request_id)
         return _result(outcome, request_id)
@@ -166,6 +164,6 @@ async def _not_streamed(request: Request) -> Response:  # this endpoint is state
 def routes() -> list[Route]:
     """Return the MCP endpoint's routes, for the app langgraph.json mounts."""
     return [
-        Route("/mcp", handle, methods=["POST"]),
+        Route("/mcp", _handle, methods=["POST"]),
         Route("/mcp", _not_streamed, methods=["GET", "DELETE"]),
     ]

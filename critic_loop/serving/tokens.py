@@ -1,9 +1,4 @@
-"""Check the signed tokens (JWT) that identify a LangGraph server's users.
-
-Signed with the operator's secret (HS256, `CRITIC_LOOP_AUTH_SECRET`) or an identity
-provider's keys (`CRITIC_LOOP_AUTH_JWKS_URL`, fetched and cached by PyJWT), with `exp`,
-the identity claim, and `aud`/`iss` when the operator sets them.
-"""
+"""Check the signed tokens (JWT) that identify a LangGraph server's users (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -106,11 +101,7 @@ def _key(token: str, settings: TokenSettings) -> tuple[Any, list[str]]:
 
 
 def verify(token: str, settings: TokenSettings) -> Identity:
-    """Check `token`'s signature, expiry, audience and issuer; return whom it names (blocking).
-
-    Raises:
-        InvalidToken: the token is not valid here (the message says why).
-    """
+    """Check `token`'s signature, expiry, audience and issuer; return whom it names (blocking)."""
     try:
         key, algorithms = _key(token, settings)
         claims: dict[str, Any] = jwt.decode(

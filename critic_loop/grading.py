@@ -68,8 +68,7 @@ def critique_artifact(
 ) -> Critique:
     """Grade `artifact` against `rubric` with the critic alone; return the whole critique.
 
-    Its verdict is None when the critic gave no acceptable one (`error` says why); it
-    holds what the grade cost (`attempts`, `usage`) and the rejected answers.
+    Its verdict is None when the critic gave no acceptable one (`error` says why).
 
     Raises:
         pydantic.ValidationError: the rubric is unusable.

@@ -1,9 +1,4 @@
-"""Run, resume and fork the loop from Python in one call.
-
-Without a checkpointer and store, runs are kept in `critic_loop.persistence`'s database.
-Every step is checkpointed before the next starts (`durability="sync"`), so a process that
-dies mid-run loses at most that step; the `thread_id` of an unfinished run resumes it.
-"""
+"""Run, resume and fork the loop from Python in one call, each step saved before the next."""
 
 from __future__ import annotations
 

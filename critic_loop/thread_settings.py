@@ -1,8 +1,4 @@
-"""The settings a thread ran with, kept in its checkpoints' metadata, and whose they are.
-
-LangGraph server's (beside its `SERVER_KEYS`), and those a process serving untrusted
-callers wrote, are a client's: a command-line resume holds them to the operator's policy.
-"""
+"""The settings a thread ran with, kept in its checkpoints' metadata, and whose they are."""
 
 from __future__ import annotations
 

@@ -207,13 +207,9 @@ def _run(arguments: list[str]) -> int:
 
 
 def entry() -> None:
-    """Run the command line as the `critic-loop` program.
-
-    A run stopped by a signal exits at once: a model call still in flight in a worker
-    thread is abandoned (its step was not saved, and reruns on resume).
-    """
+    """Run the command line as the `critic-loop` program."""
     status = main()
-    if status in SIGNAL_STATUS.values():
+    if status in SIGNAL_STATUS.values():  # exit at once: a model call in flight is abandoned
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from critic_loop.cli.context_options import SectionedCommand, context_options, option
+from critic_loop.cli.context_options import SectionedCommand, context_options, json_option, option
 
 
 def _models_report(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -70,7 +70,7 @@ def _report_lines(report: dict[str, Any]) -> list[str]:
 
 @click.command(cls=SectionedCommand, other_section="Run settings (every Context field)")
 @option("--model", section="Input", help="One provider:model for every role.")
-@option("--json", "as_json", is_flag=True, section="Output", help="Print the report as JSON.")
+@json_option("the report")
 @context_options
 def models(**parameters: Any) -> None:
     """Show the models a run would use and the settings that follow them.

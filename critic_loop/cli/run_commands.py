@@ -122,11 +122,8 @@ def _in_background(work: Callable[[], T]) -> T:
 
 
 def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
-    """Build the run's `Context`: the thread's own settings, changed by the flags given.
-
-    A model changes only with `switching`; a served client's settings stay a client's
-    (held to the operator's policy, as the server held them).
-    """
+    # the thread's own settings, changed by the flags given; a served client's stay a
+    # client's (held to the operator's policy, as the server held them)
     from critic_loop.cli.context_options import settings_from_flags
     from critic_loop.thread_settings import MODEL_SETTINGS
 

@@ -101,10 +101,7 @@ def _latest_round(records: Any) -> int:
 
 
 def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the loop's state from a checkpoint's channel values.
-
-    A thread stopped before its first step holds its input only in `__start__`.
-    """
+    """Return the loop's state from a checkpoint's channel values (its input from `__start__`)."""
     values = {key: value for key, value in channel_values.items() if key in STATE_FIELDS}
     for key in HISTORY_FIELDS:
         if key in values:

@@ -144,14 +144,11 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, A
         refusal = await asyncio.to_thread(_context_refusal, value.get("context"))
         if refusal is not None:
             raise refusal
-    owner = _owner(ctx)
-    if owner is None:
-        return None
-    _claim(ctx, value, owner)
-    if ctx.action in ("read", "search"):
+    owned = await own_resources(ctx, value)
+    if owned is not None and ctx.action in ("read", "search"):
         # `$or` of two exact matches (the runtimes' filters support it beside $eq, $contains)
-        return {"$or": [{OWNER_KEY: owner}, {SYSTEM_MARK[0]: SYSTEM_MARK[1]}]}
-    return {OWNER_KEY: owner}
+        return {"$or": [owned, {SYSTEM_MARK[0]: SYSTEM_MARK[1]}]}
+    return owned
 
 
 @auth.on.store()

@@ -1,7 +1,6 @@
 """Run two processes side by side with a deadline, keeping a bounded part of their output.
 
-The run ends when the main process does (its helper is stopped then) or at the deadline;
-each child's process group is killed as one, at once if the awaiting task is cancelled.
+Each child's process group is killed as one, at once if the awaiting task is cancelled.
 """
 
 from __future__ import annotations

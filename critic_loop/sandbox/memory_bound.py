@@ -1,9 +1,4 @@
-"""Hold the memory of every process of one test run to one total, not each process alone.
-
-`plan` takes the first way this system allows: a delegated cgroup v2 per run; else
-processes, then the per-process limit, lowered until their product fits the total; else
-each process alone (the sandbox is then incomplete).
-"""
+"""Hold the memory of every process of one test run to one total (docs/security.md: how)."""
 
 from __future__ import annotations
 

@@ -22,8 +22,6 @@ MAX_TEXT = 2000  # an error message or docstring sent across
 
 
 class _BoundedText(io.StringIO):
-    """A text stream that keeps its first `MAX_PRINTED` characters."""
-
     def write(self, text: str) -> int:
         room = MAX_PRINTED - self.tell()
         if room > 0:
@@ -153,12 +151,11 @@ def serve(channel: socket.socket, module_name: str) -> None:
             wire.send(channel, {"id": reply["id"], "refused": str(refusal), "printed": ""})
 
 
-def main() -> None:
-    """Serve the channel and module named on the command line."""
+def _main() -> None:
     descriptor, module_name = int(sys.argv[1]), sys.argv[2]
     sys.set_int_max_str_digits(0)  # the harness side reads what this side writes
     serve(socket.socket(fileno=descriptor), module_name)
 
 
 if __name__ == "__main__":
-    main()
+    _main()

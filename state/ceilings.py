@@ -1,11 +1,4 @@
-"""The operator's ceilings: the most a run may ask for, of every count and limit it can set.
-
-Each is named after the `Context` field it caps (`CRITIC_LOOP_CEILING_CANDIDATES` caps
-`candidates`, and takes that field's lower bound), or, with a `test_` prefix, after the
-`tests` criterion's setting. The operator sets them in the environment of the process that
-runs the graphs, never a run's input. docs/security.md lists them; `nodes.operator_policy`
-applies them.
-"""
+"""The operator's ceilings, from the environment only (docs/security.md, "Operator ceilings")."""
 
 from __future__ import annotations
 
@@ -73,7 +66,7 @@ def _ceiling(name: str, default: float) -> Any:  # bounded below as the field is
 Ceilings = create_model(
     "Ceilings",
     __base__=SandboxCeilings,
-    __doc__="The most a run may ask for (see the module docstring).",
+    __doc__="The most a run may ask for, of every count and limit it can set.",
     **{name: _ceiling(name, default) for name, default in CONTEXT_CEILINGS.items()},
 )
 

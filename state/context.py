@@ -1,9 +1,4 @@
-"""Run configuration: the one place to choose models, limits and behaviour.
-
-`Context` is the graph's `context_schema` (Studio shows these fields). A field the caller
-leaves out comes from `CRITIC_LOOP_<FIELD>`, else its default; every count and limit is held
-to the operator's ceilings (`critic_loop.state.ceilings`).
-"""
+"""Run configuration: `Context`, the graph's `context_schema` (Studio shows its fields)."""
 
 from __future__ import annotations
 
@@ -40,8 +35,7 @@ PROVIDER_OF_FAMILY = {
 """The provider a bare model name most likely belongs to, by the name's first word."""
 
 
-def suggested_spec(name: str) -> str:
-    """Return the 'provider:model' a bare model name most likely means (else `openai:<name>`)."""
+def _suggested_spec(name: str) -> str:
     bare = name.strip().strip(":")
     family = bare.lower().replace("_", "-").split("-")[0]
     return f"{PROVIDER_OF_FAMILY.get(family, 'openai')}:{bare}"
@@ -53,7 +47,7 @@ def _check_model_spec(value: str) -> str:
         if not value.strip().strip(":"):
             raise ValueError("a model is a 'provider:model' string, e.g. 'openai:gpt-4.1-mini'")
         raise ValueError(
-            f"{value!r} names no provider: did you mean {suggested_spec(value)}? "
+            f"{value!r} names no provider: did you mean {_suggested_spec(value)}? "
             "(models are 'provider:model' strings)"
         )
     return value

@@ -1,7 +1,6 @@
-"""The refinement loop's state and the narrow views each node reads (its input: `run_input`).
+"""The loop's state and the narrow views its nodes read (`WorkerTurn`, `CriticView`).
 
-`WorkerTurn` has no rubric, `CriticView` no task: the separation is structural. Channel
-fields keep their description inside `Annotated[...]`, where LangGraph server reads it.
+Channel fields keep their description inside `Annotated[...]`, where LangGraph server reads it.
 """
 
 from __future__ import annotations

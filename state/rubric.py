@@ -1,8 +1,4 @@
-"""The rubric: the checkable criteria that only the critic ever sees.
-
-Code decides every kind but `llm`, first. jsonschema is imported late: `critic-loop
---help` imports this module for its flags.
-"""
+"""The rubric: criteria only the critic sees (jsonschema loads late: `--help` imports this)."""
 
 from __future__ import annotations
 

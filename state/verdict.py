@@ -1,9 +1,4 @@
-"""The critic's verdict: one typed result per criterion, with the overall result derived.
-
-`CriticReport` and `CriterionAnswer` are what the critic model answers in, `CheckResult`
-what a check returns, `Verdict` what the loop keeps. The model's overall flag is never
-trusted: `passed` and `score` are computed from the per-criterion results.
-"""
+"""The critic's verdict: one typed result per criterion; the overall result is derived."""
 
 from __future__ import annotations
 
@@ -191,14 +186,13 @@ class Verdict(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def missed(self) -> list[str]:
-        return self.missed_bars(self.pass_threshold)
+        return self._missed_bars(self.pass_threshold)
 
     def passes(self, threshold: float) -> bool:
         """Tell whether every `must` criterion passed and the score reaches `threshold`."""
-        return not self.missed_bars(threshold)
+        return not self._missed_bars(threshold)
 
-    def missed_bars(self, threshold: float) -> list[str]:
-        """Say which bars the draft missed at `threshold`."""
+    def _missed_bars(self, threshold: float) -> list[str]:
         missed = []
         failing_musts = [r.criterion_id for r in self.unmet if r.severity == "must"]
         if failing_musts:

@@ -1,9 +1,4 @@
-"""Where runs and rules are kept: one SQLite file by default, PostgreSQL at scale.
-
-A `postgresql://` `CRITIC_LOOP_DATABASE_URL` needs the `postgres` extra (imported only
-then). The database's `KeyedLock` serializes setup, each memory scope's writes and each
-thread's runs, so many processes can share it.
-"""
+"""Where runs and rules are kept: one SQLite file by default, PostgreSQL at scale."""
 
 from __future__ import annotations
 
@@ -64,7 +59,6 @@ def is_postgres(target: str) -> bool:
 
 
 def _postgres(target: str, asynchronous: bool) -> tuple[Any, Any, IndexConfig | None]:
-    """Return the saver and store to enter for `target`, and the store's index."""
     try:
         from langgraph.checkpoint.postgres import PostgresSaver
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
@@ -175,10 +169,7 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
 
 
 def checkpoints_listed(checkpointer: Any, config: RunnableConfig | None) -> Iterator[Any]:
-    """List a saver's checkpoints, closing the listing at the end.
-
-    The SQLite saver holds its connection while a listing is open.
-    """
+    """List a saver's checkpoints, then close the listing (SQLite's holds its connection)."""
     listing = checkpointer.list(config)
     try:
         yield from listing

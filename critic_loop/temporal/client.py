@@ -1,8 +1,4 @@
-"""Start critic-loop runs on Temporal and wait for their results.
-
-A run's workflow id is `critic-loop-<thread_id>`: starting a running thread joins it, a
-finished one is refused (`ThreadFinished`), a failed one may start afresh.
-"""
+"""Start critic-loop runs on Temporal and wait for their results."""
 
 from __future__ import annotations
 

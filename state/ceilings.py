@@ -12,7 +12,7 @@ from critic_loop.state.context import Context
 
 CEILING_PREFIX = "CRITIC_LOOP_CEILING_"
 
-CONTEXT_CEILINGS: dict[str, int | float] = {
+CONTEXT_CEILINGS: dict[str, int | float] = {  # capped `Context` fields: their ceiling's default
     "max_iterations": 20,
     "candidates": 4,
     "critic_models": 3,  # the panel's length
@@ -30,17 +30,6 @@ CONTEXT_CEILINGS: dict[str, int | float] = {
     "token_budget": 1_000_000,
     "time_budget_seconds": 1800.0,
 }
-"""Each `Context` field with a ceiling of the same name, and the ceiling's default."""
-
-TEST_CEILINGS: dict[str, str] = {
-    "timeout_seconds": "test_timeout_seconds",
-    "memory_mb": "test_memory_mb",
-    "max_processes": "test_max_processes",
-    "max_file_mb": "test_max_file_mb",
-    "max_open_files": "test_max_open_files",
-    "work_dir_mb": "test_work_dir_mb",
-}
-"""Each `tests` criterion setting, and the ceiling that caps it."""
 
 
 class SandboxCeilings(BaseSettings):
@@ -54,6 +43,10 @@ class SandboxCeilings(BaseSettings):
     test_max_file_mb: int = Field(default=64, ge=1)
     test_max_open_files: int = Field(default=256, ge=32)
     test_work_dir_mb: int = Field(default=256, ge=8)
+
+
+# each `tests` criterion setting, and the ceiling that caps it
+TEST_CEILINGS = {name.removeprefix("test_"): name for name in SandboxCeilings.model_fields}
 
 
 def _ceiling(name: str, default: float) -> Any:  # bounded below as the field is (else by 1)

@@ -12,15 +12,14 @@ MAX_ITERATIONS_LIMIT = 100  # the largest iteration cap a run may ask for
 
 MAX_CANDIDATES = 8  # the most first drafts a run may ask for
 
-AUTO_CANDIDATES = 3
-"""How many first drafts `candidates="auto"` writes when code can choose among them."""
+AUTO_CANDIDATES = 3  # the first drafts `candidates="auto"` writes when code can choose
 
 StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
 """How the critic is held to its schema: by the provider (many local servers refuse it), a
 forced tool call, or a JSON object with the schema described in the prompt."""
 
 
-PROVIDER_OF_FAMILY = {
+PROVIDER_OF_FAMILY = {  # the provider a bare model name's first word most likely means
     "gpt": "openai",
     "o1": "openai",
     "o3": "openai",
@@ -32,7 +31,6 @@ PROVIDER_OF_FAMILY = {
     "grok": "xai",
     "deepseek": "deepseek",
 }
-"""The provider a bare model name most likely belongs to, by the name's first word."""
 
 
 def _suggested_spec(name: str) -> str:
@@ -261,12 +259,7 @@ class Context(BaseSettings):
 
 
 def as_context(value: Context | Mapping[str, Any] | None) -> Context:
-    """Build a `Context` from a `Context`, a mapping of its fields, or nothing (defaults).
-
-    Raises:
-        TypeError: `value` is neither a `Context` nor a mapping.
-        pydantic.ValidationError: a field's value is invalid.
-    """
+    """Build a `Context` from a `Context`, a mapping of its fields, or nothing (defaults)."""
     if value is None:
         return Context()
     if isinstance(value, Context):

@@ -43,8 +43,7 @@ def _kinds() -> dict[str, type[BaseModel]]:
     return {get_args(cls.model_fields["kind"].annotation)[0]: cls for cls in classes}
 
 
-CRITERION_CLASSES = _kinds()
-"""Each kind of criterion, as a rubric names it, and the class that reads it."""
+CRITERION_CLASSES = _kinds()  # each kind of criterion, as a rubric names it, and its class
 
 KINDS = tuple(CRITERION_CLASSES)  # every kind of criterion, as a rubric names it
 

@@ -1,7 +1,4 @@
-"""Run two processes side by side with a deadline, keeping a bounded part of their output.
-
-Each child's process group is killed as one, at once if the awaiting task is cancelled.
-"""
+"""Run two processes with a deadline; each process group is killed as one (at once if cancelled)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The draft process: import the drafted module, then answer calls to it until the tests end.
-
-Everything here is within the drafted code's reach: the harness reads it as plain data.
-"""
+"""The draft process, all within the drafted code's reach: it answers calls to the drafted code."""
 
 from __future__ import annotations
 

@@ -114,10 +114,7 @@ def file_locks(database: Path) -> FileLocks:
 
 @contextlib.contextmanager
 def applied_before(saver: Any) -> Iterator[None]:
-    """Count a saver as set up when its setup fails on a migration applied before.
-
-    LangGraph ignores "duplicate column name" only as the standard library's error.
-    """
+    """Treat a repeated migration as applied: LangGraph ignores one only as the stdlib's error."""
     try:
         yield
     except Exception as error:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict, Unpack
+from typing import Any
 from uuid import uuid4
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
@@ -96,21 +96,15 @@ def failure_of(thread_id: str, failure: WorkflowFailureError) -> TemporalRunFail
     return TemporalRunFailed(thread_id, type(cause).__name__, str(cause or failure))
 
 
-class StartOptions(TypedDict, total=False):
-    """The keyword options `run_on_temporal` passes on to `start_run`."""
-
-    context: Context | Mapping[str, Any] | None
-    thread_id: str | None
-    task_queue: str
-
-
 async def run_on_temporal(
     address: str,
     task: str,
     rubric: RubricLike,
     *,
     namespace: str = "default",
-    **options: Unpack[StartOptions],
+    context: Context | Mapping[str, Any] | None = None,
+    thread_id: str | None = None,
+    task_queue: str = DEFAULT_TASK_QUEUE,
 ) -> LoopState:
     """Run the loop on the Temporal workers at `address` and return its final state.
 
@@ -121,10 +115,10 @@ async def run_on_temporal(
         ThreadFinished: the run of `thread_id` already finished.
     """
     client = await connect(TemporalSettings(address=address, namespace=namespace))
-    handle = await start_run(client, task, rubric, **options)
+    handle = await start_run(client, task, rubric, context, thread_id, task_queue=task_queue)
     thread = handle.id.removeprefix("critic-loop-")
     try:
         values = await handle.result()
     except WorkflowFailureError as failure:
         raise failure_of(thread, failure) from failure
-    return result_of(values, options.get("context"))
+    return result_of(values, context)

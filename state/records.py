@@ -85,10 +85,7 @@ class Draft(DraftRecord):
 
 
 class Agreement(BaseModel):
-    """How a candidate behaved beside its round's other passing candidates on further inputs.
-
-    It only ranks passing drafts (`nodes.verifiers.agreement`); it never changes a verdict.
-    """
+    """How a candidate behaved beside its round's other passing candidates on further inputs."""
 
     probes: int = Field(ge=1, description="Further inputs the candidates were run on.")
     support: int = Field(

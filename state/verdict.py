@@ -146,11 +146,7 @@ class CriterionResult(BaseModel):
 
 
 class Verdict(BaseModel):
-    """A checked verdict: one result per rubric criterion, in rubric order.
-
-    A draft passes when every `must` criterion passes and the weighted score (the share
-    of criterion weight that passed) reaches the pass threshold.
-    """
+    """A checked verdict: one result per rubric criterion, in rubric order."""
 
     results: list[CriterionResult] = Field(description="One result per criterion, rubric order.")
     feedback: Note = Field(default="", description="The critic's note to the author.")

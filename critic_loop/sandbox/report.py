@@ -1,8 +1,4 @@
-"""Judge a test run from the harness's report.
-
-A run passes only when the report is complete, every test the file defines ran once and
-passed, and pytest exited with 0.
-"""
+"""Judge a test run from the harness's report (docs/test-suites.md says when it passes)."""
 
 from __future__ import annotations
 

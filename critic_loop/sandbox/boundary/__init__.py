@@ -1,5 +1,1 @@
-"""Copied into both sandboxes of a `tests` run; standard library and pytest only.
-
-Only plain data crosses (`wire`): no object of the draft's making (a forged `__eq__`) reaches
-the tests.
-"""
+"""Copied into both sandboxes; only plain data crosses (`wire`), no object the draft made."""

@@ -1,8 +1,4 @@
-"""The harness's pytest plugin: the drafted module as a stand-in, and the report.
-
-Stand-in calls return this process's own objects (exceptions by name, so `pytest.raises`
-works); the report goes to a pipe only this process holds.
-"""
+"""The harness's pytest plugin: the drafted module's stand-in, the report (docs/test-suites.md)."""
 
 from __future__ import annotations
 

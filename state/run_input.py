@@ -102,11 +102,7 @@ def _where(location: Sequence[Any], data: Any, label: ItemLabel) -> tuple[str, s
 
 
 def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
-    """Validate a run's task and rubric.
-
-    Raises:
-        InvalidInput: they are unusable; one line per problem, items named by `label`.
-    """
+    """Validate a run's task and rubric, or raise `InvalidInput`: one line per problem."""
     try:
         return LoopInput.model_validate(data)
     except ValidationError as error:

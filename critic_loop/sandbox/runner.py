@@ -192,10 +192,7 @@ def _prepare(isolation: Isolation, suite: Suite, code: str, host: HostLimits) ->
 
 
 async def arun_suite(suite: Suite, code: str, host: HostLimits) -> Judged:
-    """Run the tests against the drafted module `code` and judge the run.
-
-    Raises `IsolationUnavailable` if the sandbox is incomplete and required, or its program gone.
-    """
+    """Judge the drafted module `code` by the tests (`IsolationUnavailable`: no sandbox for it)."""
     isolation, problem = await asyncio.to_thread(
         lambda: (ensure_isolation(), _unusable_tests(suite))
     )

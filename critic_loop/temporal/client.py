@@ -60,12 +60,7 @@ async def start_run(
     *,
     task_queue: str = DEFAULT_TASK_QUEUE,
 ) -> WorkflowHandle[Any, dict[str, Any]]:
-    """Start a run (or join the running one of `thread_id`) and return its workflow handle.
-
-    Raises:
-        pydantic.ValidationError: the rubric or a context field is invalid.
-        ThreadFinished: the run of `thread_id` already finished.
-    """
+    """Start a run, or join `thread_id`'s running one (`ThreadFinished`: it already finished)."""
     thread = thread_id or uuid4().hex
     request = RunRequest(
         input=loop_input(task, rubric), thread_id=thread, context=_chosen_fields(context)

@@ -56,10 +56,7 @@ async def serve(
     identity: str | None = None,
     on_ready: Callable[[Worker, WorkerResources], None] | None = None,
 ) -> None:
-    """Run a worker on `client` until `stop` is set, then let its running nodes finish.
-
-    `context` (default: the environment) sets the activity timeouts; `database` holds the rules.
-    """
+    """Run a worker until `stop` is set, then let its nodes finish; `context` sets the timeouts."""
     worker_context = as_context(context)
     async with worker_resources(database, worker_context, settings) as resources:
         worker = Worker(

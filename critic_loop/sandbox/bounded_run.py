@@ -128,10 +128,7 @@ async def _report_reader(report_fd: int) -> tuple[asyncio.StreamReader, asyncio.
 async def run_pair(
     main: Command, helper: Command, *, report_fd: int, report_limit: int, timeout: float
 ) -> PairFinished:
-    """Run `main` and `helper` for at most `timeout` seconds, reading `main`'s report pipe.
-
-    `report_fd` is closed here, as is each command's copy of its files once it started.
-    """
+    """Run both at most `timeout` s, reading `main`'s report; closes `report_fd` and their fds."""
     reader, transport = await _report_reader(report_fd)
     try:
         helping = await _start(helper)

@@ -210,10 +210,7 @@ def build(
     fds: Sequence[int] = (),
     library: Path | None = None,
 ) -> Command:
-    """Prepare a sandboxed Python run in a read-only copy of `directory`, `library` importable.
-
-    `arguments(path)` gives Python's arguments; the command owns the inherited `fds`.
-    """
+    """Prepare Python in a read-only copy of `directory`, `library` importable; it owns `fds`."""
     numbers = [
         limits.memory_bytes,
         limits.cpu_seconds,

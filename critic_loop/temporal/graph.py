@@ -1,8 +1,4 @@
-"""The loop as a graph for Temporal: `loop_builder`'s, with what Temporal needs passed in.
-
-Nodes that route (`Command`, conditional edges) run in the workflow, as an activity cannot
-carry a `Send` back, on the context a worker settled (a replay must not read the environment).
-"""
+"""The loop for Temporal: `loop_builder`'s graph, with what Temporal needs (docs/deploying.md)."""
 
 from __future__ import annotations
 
@@ -93,7 +89,7 @@ class _TemporalGraph(Builder):
         )
 
     def add_conditional_edges(self, source: str, path: Any, path_map: Any = None) -> Any:
-        decision = getattr(path, "__wrapped__", path)  # not `policed_path`: module doc, 2
+        decision = getattr(path, "__wrapped__", path)  # unpoliced: a worker settled the context
         return super().add_conditional_edges(source, in_workflow(decision), path_map)
 
 

@@ -1,8 +1,4 @@
-"""Plain data over a socket: the only thing that crosses between drafted code and its tests.
-
-A frame is a 4-byte length, then tagged JSON. `encode` takes exactly the plain types (no
-subclasses); `decode` builds the receiver's own objects and refuses anything else.
-"""
+"""Plain data, exact types only (no subclasses): all that crosses between drafted code and tests."""
 
 from __future__ import annotations
 

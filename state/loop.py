@@ -1,7 +1,4 @@
-"""The loop's state and the narrow views its nodes read (`WorkerTurn`, `CriticView`).
-
-Channel fields keep their description inside `Annotated[...]`, where LangGraph server reads it.
-"""
+"""The loop's state and its nodes' views; channel descriptions go in `Annotated[...]` (server)."""
 
 from __future__ import annotations
 

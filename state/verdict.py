@@ -73,14 +73,11 @@ class CriticReport(BaseModel):
 
 
 class CriterionAnswer(BaseModel):
-    """The critic model's answer on one criterion, when it grades one per call.
-
-    No id to echo or confuse; the quotation comes first, so the decision rests on it.
-    """
+    """The critic model's answer on one criterion, when it grades one per call (no id to echo)."""
 
     model_config = ConfigDict(extra="forbid", title="answer")
 
-    quote: str = Field(
+    quote: str = Field(  # first, so the decision rests on the quotation
         description=(
             "The few words of the artifact that show the criterion is met, copied exactly "
             "(a short part, never the whole artifact); empty if nothing shows it."

@@ -73,10 +73,7 @@ class Finished:
 
 @dataclass(frozen=True)
 class PairFinished:
-    """How a main process and its helper ended, and what the main process reported.
-
-    None: the deadline passed (`main`), the helper was stopped (`helper`), too long (`report`).
-    """
+    """How both ended, and `main`'s report (None: the deadline passed, helper stopped, too long)."""
 
     main: Finished
     helper: Finished

@@ -121,10 +121,7 @@ def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaita
 
 @activity.defn(name=SETTLE_CONTEXT)
 async def settle_context(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """Complete a run's context from this worker's environment; refuse what it cannot run.
-
-    An unset budget becomes the worker's ceiling, so the workflow's routing sees it.
-    """
+    """Settle a run's context here (unset budgets become this worker's ceilings), or refuse it."""
     worker = _current_resources()
     with _final_errors():
         untrusted = operator_settings().untrusted_input

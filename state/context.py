@@ -33,19 +33,15 @@ PROVIDER_OF_FAMILY = {  # the provider a bare model name's first word most likel
 }
 
 
-def _suggested_spec(name: str) -> str:
-    bare = name.strip().strip(":")
-    family = bare.lower().replace("_", "-").split("-")[0]
-    return f"{PROVIDER_OF_FAMILY.get(family, 'openai')}:{bare}"
-
-
 def _check_model_spec(value: str) -> str:
     provider, separator, model = value.partition(":")
     if not separator or not provider.strip() or not model.strip():
-        if not value.strip().strip(":"):
+        bare = value.strip().strip(":")
+        if not bare:
             raise ValueError("a model is a 'provider:model' string, e.g. 'openai:gpt-4.1-mini'")
+        likely = PROVIDER_OF_FAMILY.get(bare.lower().replace("_", "-").split("-")[0], "openai")
         raise ValueError(
-            f"{value!r} names no provider: did you mean {_suggested_spec(value)}? "
+            f"{value!r} names no provider: did you mean {likely}:{bare}? "
             "(models are 'provider:model' strings)"
         )
     return value

@@ -94,7 +94,8 @@ def prune_runs(
                 continue
             report.pruned.append(run)
     if vacuum and not dry_run and report.pruned and not is_postgres(target):
-        _vacuum(Path(target))
+        with closing(sqlite.connect(Path(target), isolation_level=None)) as connection:
+            connection.execute("VACUUM")
     return report
 
 
@@ -213,8 +214,3 @@ def _transaction(target: str) -> Iterator[tuple[Any, Callable[[str], str]]]:
             yield connection, lambda query: query.replace("%s", "?")
     finally:
         connection.close()
-
-
-def _vacuum(path: Path) -> None:
-    with closing(sqlite.connect(path, isolation_level=None)) as connection:
-        connection.execute("VACUUM")

@@ -148,11 +148,6 @@ def serve(channel: socket.socket, module_name: str) -> None:
             wire.send(channel, {"id": reply["id"], "refused": str(refusal), "printed": ""})
 
 
-def _main() -> None:
-    descriptor, module_name = int(sys.argv[1]), sys.argv[2]
-    sys.set_int_max_str_digits(0)  # the harness side reads what this side writes
-    serve(socket.socket(fileno=descriptor), module_name)
-
-
 if __name__ == "__main__":
-    _main()
+    sys.set_int_max_str_digits(0)  # the harness side reads what this side writes
+    serve(socket.socket(fileno=int(sys.argv[1])), sys.argv[2])

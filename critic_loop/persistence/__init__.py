@@ -92,19 +92,14 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
     target = database_target(database)
     if is_postgres(target):
         opening_saver, opening_store, index = _postgres(target, asynchronous=False)
-        with opening_saver as saver, opening_store as store:
-            lock = AdvisoryLocks(target)
+        with opening_saver as postgres_saver, opening_store as postgres_store:
+            lock: KeyedLock = AdvisoryLocks(target)
             with lock.hold(SETUP_KEY):
-                saver.setup()
-                store.setup()
-            yield _opened(saver, store, target, lock, index)
+                postgres_saver.setup()
+                postgres_store.setup()
+            yield _opened(postgres_saver, postgres_store, target, lock, index)
         return
-    with _sqlite_persistence(Path(target)) as persistence:
-        yield persistence
-
-
-@contextmanager
-def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
+    path = Path(target)
     lock = sqlite.file_locks(path)
     with lock.hold(SETUP_KEY):
         sqlite.prepare(path)
@@ -141,7 +136,6 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
                 await store.setup()
             yield _opened(saver, store, target, lock, index)
         return
-
     path = Path(target)
     lock = await asyncio.to_thread(sqlite.file_locks, path)
     async with lock.ahold(SETUP_KEY):

@@ -63,11 +63,8 @@ def _own_cgroup() -> tuple[Path, str] | None:  # the cgroup v2 mount, this proce
     return None
 
 
-def usable(directory: Path, enable: bool = False) -> bool:
-    """Tell whether runs' memory-limited cgroups can be made under `directory`.
-
-    `enable` (for the operator's own directory only) turns its children's controller on.
-    """
+def usable(directory: Path, enable: bool = False) -> bool:  # enable: the operator's own only
+    """Tell whether runs' cgroups can be made under `directory`; `enable` turns its memory on."""
     control = directory / "cgroup.subtree_control"
     try:
         if enable and "memory" not in control.read_text().split():

@@ -101,12 +101,10 @@ async def run_on_temporal(
     thread_id: str | None = None,
     task_queue: str = DEFAULT_TASK_QUEUE,
 ) -> LoopState:
-    """Run the loop on the Temporal workers at `address` and return its final state.
+    """Run the loop on the Temporal workers at `address`, returning or raising as `run_loop` does.
 
     Raises:
         TemporalRunFailed: the run failed (bad input, a model that kept failing, ...).
-        LoopExhausted, LoopStalled, VerifierFailed, LoopInfeasible: the run did not pass
-            and the context has `on_exhausted="raise"`.
         ThreadFinished: the run of `thread_id` already finished.
     """
     client = await connect(TemporalSettings(address=address, namespace=namespace))

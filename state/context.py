@@ -9,15 +9,11 @@ from pydantic import AfterValidator, Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 MAX_ITERATIONS_LIMIT = 100  # the largest iteration cap a run may ask for
-
 MAX_CANDIDATES = 8  # the most first drafts a run may ask for
-
 AUTO_CANDIDATES = 3  # the first drafts `candidates="auto"` writes when code can choose
 
+# the provider holds the schema (many local servers refuse), a forced tool call, or JSON mode
 StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
-"""How the critic is held to its schema: by the provider (many local servers refuse it), a
-forced tool call, or a JSON object with the schema described in the prompt."""
-
 
 PROVIDER_OF_FAMILY = {  # the provider a bare model name's first word most likely means
     "gpt": "openai",

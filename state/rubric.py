@@ -301,10 +301,9 @@ class PythonCheck(CriterionBase):
 
 
 class TestSuite(CriterionBase):
-    """Pytest tests pass against the drafted code, run by `critic_loop.sandbox`.
+    """Pytest tests pass against the drafted code (its first ```python block, if any).
 
-    The draft (its first ```python block, if any) and the tests run in two sandboxes joined
-    by a boundary that carries plain data only; the limits below apply to each sandbox.
+    The draft and the tests run in two sandboxes joined by plain data; each has the limits below.
     """
 
     __test__ = False  # not a pytest test class

@@ -133,7 +133,6 @@ def _when(checkpoint: Any) -> datetime | None:
 def _finished_run(
     graph: Any, thread_id: str, ended_at: datetime, keep_results: bool, report: PruneReport
 ) -> PrunedRun | None:
-    """Return the run of `thread_id` if it is to be pruned, else count why it is left."""
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     snapshot = graph.get_state(config)
     values = snapshot.values
@@ -180,22 +179,19 @@ def _remove(target: str, thread_id: str, head: str, keep_result: bool) -> bool:
             db.execute(KEEP_HEAD_BLOBS, (thread_id, thread_id, head))
         metadata = row[1] if isinstance(row[1], dict) else json.loads(row[1] or b"{}")
         metadata[PRUNED_AT] = datetime.now(UTC).isoformat(timespec="seconds")
+        stored: Any = json.dumps(metadata).encode()  # SQLite's; PostgreSQL's is jsonb
+        if postgres:
+            from psycopg.types.json import Jsonb
+
+            stored = Jsonb(metadata)
         db.execute(
             sql(
                 "UPDATE checkpoints SET parent_checkpoint_id = NULL, metadata = %s "
                 "WHERE thread_id = %s AND checkpoint_ns = '' AND checkpoint_id = %s"
             ),
-            (_stored_json(metadata, postgres), thread_id, head),
+            (stored, thread_id, head),
         )
         return True
-
-
-def _stored_json(value: dict[str, Any], postgres: bool) -> Any:
-    if not postgres:
-        return json.dumps(value).encode()
-    from psycopg.types.json import Jsonb
-
-    return Jsonb(value)
 
 
 @contextmanager

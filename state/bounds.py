@@ -1,7 +1,4 @@
-"""Bounded text and nesting: what a verdict may hold, and how deep input may nest.
-
-Deeper input is refused with one line before code that recurses into it could fail.
-"""
+"""Bounded text, and input nested too deeply refused before code recursing into it could fail."""
 
 from __future__ import annotations
 

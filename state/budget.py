@@ -1,8 +1,4 @@
-"""Run budgets: what a run has spent, read from its history, and what it has left.
-
-A round's seconds are its slowest draft plus its slowest critique (candidates run side by
-side): time waiting for a person is not counted.
-"""
+"""Run budgets: what a run has spent, read from its history, and what it has left."""
 
 from __future__ import annotations
 
@@ -46,7 +42,7 @@ def _tokens(usage: TokenUsage) -> int:
 
 
 def round_seconds(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[int, float]:
-    """Return each round's drafting and grading time (see the module docstring)."""
+    """Return each round's seconds: its slowest draft plus its slowest critique (side by side)."""
     drafting: dict[int, float] = {}
     grading: dict[int, float] = {}
     for draft in drafts:
@@ -60,7 +56,7 @@ def round_seconds(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dic
 def spent_on(
     drafts: Sequence[Draft], critiques: Sequence[Critique], memory: MemoryReport | None = None
 ) -> Spent:
-    """Return what the run holding these records has spent (see the module docstring)."""
+    """Return what the run holding these records has spent (seconds: see `round_seconds`)."""
     calls = sum(d.attempts for d in drafts) + sum(c.attempts for c in critiques)
     tokens = sum(_tokens(d.usage) for d in drafts) + sum(_tokens(c.usage) for c in critiques)
     seconds = sum(round_seconds(drafts, critiques).values())

@@ -1,11 +1,4 @@
-"""The operator's ceilings: the most a run may ask for, of every count and limit it can set.
-
-Each is named after the `Context` field it caps (`CRITIC_LOOP_CEILING_CANDIDATES` caps
-`candidates`, and takes that field's lower bound), or, with a `test_` prefix, after the
-`tests` criterion's setting. The operator sets them in the environment of the process that
-runs the graphs, never a run's input. docs/security.md lists them; `nodes.operator_policy`
-applies them.
-"""
+"""The operator's ceilings, from the environment only (docs/security.md, "Operator ceilings")."""
 
 from __future__ import annotations
 
@@ -19,7 +12,7 @@ from critic_loop.state.context import Context
 
 CEILING_PREFIX = "CRITIC_LOOP_CEILING_"
 
-CONTEXT_CEILINGS: dict[str, int | float] = {
+CONTEXT_CEILINGS: dict[str, int | float] = {  # capped `Context` fields: their ceiling's default
     "max_iterations": 20,
     "candidates": 4,
     "critic_models": 3,  # the panel's length
@@ -37,17 +30,6 @@ CONTEXT_CEILINGS: dict[str, int | float] = {
     "token_budget": 1_000_000,
     "time_budget_seconds": 1800.0,
 }
-"""Each `Context` field with a ceiling of the same name, and the ceiling's default."""
-
-TEST_CEILINGS: dict[str, str] = {
-    "timeout_seconds": "test_timeout_seconds",
-    "memory_mb": "test_memory_mb",
-    "max_processes": "test_max_processes",
-    "max_file_mb": "test_max_file_mb",
-    "max_open_files": "test_max_open_files",
-    "work_dir_mb": "test_work_dir_mb",
-}
-"""Each `tests` criterion setting, and the ceiling that caps it."""
 
 
 class SandboxCeilings(BaseSettings):
@@ -63,6 +45,10 @@ class SandboxCeilings(BaseSettings):
     test_work_dir_mb: int = Field(default=256, ge=8)
 
 
+# each `tests` criterion setting, and the ceiling that caps it
+TEST_CEILINGS = {name.removeprefix("test_"): name for name in SandboxCeilings.model_fields}
+
+
 def _ceiling(name: str, default: float) -> Any:  # bounded below as the field is (else by 1)
     rules = Context.model_fields[name].metadata
     least = next((rule for rule in rules if isinstance(rule, Ge | Gt)), Ge(1))
@@ -73,7 +59,7 @@ def _ceiling(name: str, default: float) -> Any:  # bounded below as the field is
 Ceilings = create_model(
     "Ceilings",
     __base__=SandboxCeilings,
-    __doc__="The most a run may ask for (see the module docstring).",
+    __doc__="The most a run may ask for, of every count and limit it can set.",
     **{name: _ceiling(name, default) for name, default in CONTEXT_CEILINGS.items()},
 )
 

@@ -1,9 +1,4 @@
-"""Run configuration: the one place to choose models, limits and behaviour.
-
-`Context` is the graph's `context_schema` (Studio shows these fields). A field the caller
-leaves out comes from `CRITIC_LOOP_<FIELD>`, else its default; every count and limit is held
-to the operator's ceilings (`critic_loop.state.ceilings`).
-"""
+"""Run configuration: `Context`, the graph's `context_schema` (Studio shows its fields)."""
 
 from __future__ import annotations
 
@@ -14,18 +9,13 @@ from pydantic import AfterValidator, Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 MAX_ITERATIONS_LIMIT = 100  # the largest iteration cap a run may ask for
-
 MAX_CANDIDATES = 8  # the most first drafts a run may ask for
+AUTO_CANDIDATES = 3  # the first drafts `candidates="auto"` writes when code can choose
 
-AUTO_CANDIDATES = 3
-"""How many first drafts `candidates="auto"` writes when code can choose among them."""
-
+# the provider holds the schema (many local servers refuse), a forced tool call, or JSON mode
 StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
-"""How the critic is held to its schema: by the provider (many local servers refuse it), a
-forced tool call, or a JSON object with the schema described in the prompt."""
 
-
-PROVIDER_OF_FAMILY = {
+PROVIDER_OF_FAMILY = {  # the provider a bare model name's first word most likely means
     "gpt": "openai",
     "o1": "openai",
     "o3": "openai",
@@ -37,23 +27,17 @@ PROVIDER_OF_FAMILY = {
     "grok": "xai",
     "deepseek": "deepseek",
 }
-"""The provider a bare model name most likely belongs to, by the name's first word."""
-
-
-def suggested_spec(name: str) -> str:
-    """Return the 'provider:model' a bare model name most likely means (else `openai:<name>`)."""
-    bare = name.strip().strip(":")
-    family = bare.lower().replace("_", "-").split("-")[0]
-    return f"{PROVIDER_OF_FAMILY.get(family, 'openai')}:{bare}"
 
 
 def _check_model_spec(value: str) -> str:
     provider, separator, model = value.partition(":")
     if not separator or not provider.strip() or not model.strip():
-        if not value.strip().strip(":"):
+        bare = value.strip().strip(":")
+        if not bare:
             raise ValueError("a model is a 'provider:model' string, e.g. 'openai:gpt-4.1-mini'")
+        likely = PROVIDER_OF_FAMILY.get(bare.lower().replace("_", "-").split("-")[0], "openai")
         raise ValueError(
-            f"{value!r} names no provider: did you mean {suggested_spec(value)}? "
+            f"{value!r} names no provider: did you mean {likely}:{bare}? "
             "(models are 'provider:model' strings)"
         )
     return value
@@ -267,12 +251,7 @@ class Context(BaseSettings):
 
 
 def as_context(value: Context | Mapping[str, Any] | None) -> Context:
-    """Build a `Context` from a `Context`, a mapping of its fields, or nothing (defaults).
-
-    Raises:
-        TypeError: `value` is neither a `Context` nor a mapping.
-        pydantic.ValidationError: a field's value is invalid.
-    """
+    """Build a `Context` from a `Context`, a mapping of its fields, or nothing (defaults)."""
     if value is None:
         return Context()
     if isinstance(value, Context):

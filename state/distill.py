@@ -1,7 +1,4 @@
-"""The distillation subgraph's schemas: what it reads from a finished run, what it returns.
-
-It runs after `finalize` on the run's own state, or alone (langgraph.json's `distill`).
-"""
+"""The distillation subgraph's schemas: what it reads from a finished run, what it returns."""
 
 from __future__ import annotations
 

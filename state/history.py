@@ -1,8 +1,4 @@
-"""How the loop's append-only history is checkpointed: each step's new items, stored once.
-
-`DeltaChannel` (beta) stores a step's new items, not the whole list each step (which grows
-with the square of the rounds); threads stored with `operator.add` stay readable.
-"""
+"""The history's channel: `DeltaChannel` stores each step's new items once (docs/persistence.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The refinement loop's state and the narrow views each node reads (its input: `run_input`).
-
-`WorkerTurn` has no rubric, `CriticView` no task: the separation is structural. Channel
-fields keep their description inside `Annotated[...]`, where LangGraph server reads it.
-"""
+"""The loop's state and its nodes' views; channel descriptions go in `Annotated[...]` (server)."""
 
 from __future__ import annotations
 

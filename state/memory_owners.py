@@ -1,8 +1,4 @@
-"""Whose memory a store namespace holds: a user's own, or a scope the operator shares.
-
-The graph and the server's authorization handlers both place namespaces with these
-functions, so a run writes exactly what its user may reach.
-"""
+"""Whose memory a store namespace holds; the graph and the server's auth both place it here."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""What only the operator decides: what clients may point at, and how big a run may be.
-
-Read from the environment of the process that runs the graphs (`CRITIC_LOOP_<FIELD>`), never
-from a run's input or context. Size limits apply to every run, whoever submits it.
-"""
+"""What only the operator decides, from the graphs' process environment (never a run's input)."""
 
 from __future__ import annotations
 

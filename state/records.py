@@ -85,10 +85,7 @@ class Draft(DraftRecord):
 
 
 class Agreement(BaseModel):
-    """How a candidate behaved beside its round's other passing candidates on further inputs.
-
-    It only ranks passing drafts (`nodes.verifiers.agreement`); it never changes a verdict.
-    """
+    """How a candidate behaved beside its round's other passing candidates on further inputs."""
 
     probes: int = Field(ge=1, description="Further inputs the candidates were run on.")
     support: int = Field(
@@ -160,10 +157,7 @@ def rounds_done(critiques: Sequence[Critique]) -> int:
 
 
 class WorkerFeedback(DraftRecord):
-    """What crosses from the critic to the worker after a failed round: the only channel.
-
-    The critic's note and hints, with criterion text and ids removed.
-    """
+    """The only channel from critic to worker: its note and hints, without criterion text or ids."""
 
     summary: Note = Field(default="", description="The critic's overall note to the worker.")
     hints: list[Hint] = Field(

@@ -1,8 +1,4 @@
-"""Refer to Python functions by "package.module:qualname", so rubrics stay serializable.
-
-A served graph's client may name only registered functions (`register_check`) and those
-of `CRITIC_LOOP_PYTHON_CHECK_MODULES`.
-"""
+"""Refer to Python functions by "package.module:qualname", so rubrics stay serializable."""
 
 from __future__ import annotations
 
@@ -16,12 +12,7 @@ _registered: dict[str, Callable[..., Any]] = {}
 
 
 def register_check(function: Callable[..., Any]) -> str:
-    """Let clients of a served graph use `function` as a `python` check; return its reference.
-
-    The function takes the draft and returns a `CheckResult`, a `(passed, evidence,
-    hint)` tuple, or a bool. Clients name it by the returned reference, which
-    `resolve_reference` turns back into it (a callable given in a rubric is registered too).
-    """
+    """Let clients of a served graph use `function` as a `python` check; return its reference."""
     module = getattr(function, "__module__", None) or "__main__"
     qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
     reference = f"{module}:{qualname}"
@@ -48,10 +39,7 @@ def _allowed_for_clients(reference: str, modules: Sequence[str]) -> bool:
 def resolve_reference(
     reference: str, *, client: bool = False, client_modules: Sequence[str] = ()
 ) -> Callable[..., Any]:
-    """Return the function `reference` names.
-
-    With `client=True` the reference came from an untrusted client: only registered
-    functions and those of `client_modules` resolve.
+    """Return the function `reference` names (a client's: only registered or `client_modules`).
 
     Raises:
         TrustViolation: a client named a function the operator did not allow.

@@ -1,8 +1,4 @@
-"""The rubric: the checkable criteria that only the critic ever sees.
-
-Code decides every kind but `llm`, first. jsonschema is imported late: `critic-loop
---help` imports this module for its flags.
-"""
+"""The rubric: criteria only the critic sees (jsonschema loads late: `--help` imports this)."""
 
 from __future__ import annotations
 
@@ -305,10 +301,9 @@ class PythonCheck(CriterionBase):
 
 
 class TestSuite(CriterionBase):
-    """Pytest tests pass against the drafted code, run by `critic_loop.sandbox`.
+    """Pytest tests pass against the drafted code (its first ```python block, if any).
 
-    The draft (its first ```python block, if any) and the tests run in two sandboxes joined
-    by a boundary that carries plain data only; the limits below apply to each sandbox.
+    The draft and the tests run in two sandboxes joined by plain data; each has the limits below.
     """
 
     __test__ = False  # not a pytest test class

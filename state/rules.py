@@ -83,10 +83,7 @@ class RecalledRule(BaseModel):
 
 
 class Lesson(BaseModel):
-    """What a finished run shows, found by code: a check failed, then passed after a hint.
-
-    The hint, as the worker saw it, is a rule candidate (`nodes.memory.lessons`).
-    """
+    """What a finished run shows, found by code: a check failed, then passed after a hint."""
 
     criterion_id: str = Field(description="The criterion that failed and then passed.")
     text: str = Field(description="The hint after which it passed.")

@@ -1,10 +1,4 @@
-"""A run's input (`LoopInput`), and what is wrong with it in its author's words, one line each.
-
-Pydantic reports `rubric.0.llm.id: String should match pattern '^[A-Za-z0-9]...'`; a
-person needs `rubric item 1 ('my id'): the id may use letters, digits and _ . : -`.
-`validated_input` says so; callers name the items as their users wrote them (a file and
-item number, a `--criterion` flag).
-"""
+"""A run's input (`LoopInput`), and what is wrong with it in its author's words, one line each."""
 
 from __future__ import annotations
 
@@ -49,14 +43,12 @@ def _kinds() -> dict[str, type[BaseModel]]:
     return {get_args(cls.model_fields["kind"].annotation)[0]: cls for cls in classes}
 
 
-CRITERION_CLASSES = _kinds()
-"""Each kind of criterion, as a rubric names it, and the class that reads it."""
+CRITERION_CLASSES = _kinds()  # each kind of criterion, as a rubric names it, and its class
 
 KINDS = tuple(CRITERION_CLASSES)  # every kind of criterion, as a rubric names it
 
 
-def settings_of(kind: str) -> list[str]:
-    """Name the settings a criterion of `kind` takes: its own first, then the common ones."""
+def _settings_of(kind: str) -> list[str]:  # its own first, then the common ones
     fields = CRITERION_CLASSES[kind].model_fields
     common = set(CriterionBase.model_fields)
     own = [name for name in fields if name not in common and name != "kind"]
@@ -81,7 +73,7 @@ def _message(error: dict[str, Any], field: str, criterion_kind: str | None) -> s
         return f"kind {tag!r} is not a kind of criterion; {guess}use one of: {', '.join(KINDS)}"
     if kind == "extra_forbidden":
         if criterion_kind in CRITERION_CLASSES:
-            names = ", ".join(settings_of(criterion_kind))
+            names = ", ".join(_settings_of(criterion_kind))
             return f"{field!r} is not a setting of a {criterion_kind} criterion; it takes: {names}"
         return f"{field!r} is not a setting of this kind of criterion"
     if kind == "missing":
@@ -110,11 +102,7 @@ def _where(location: Sequence[Any], data: Any, label: ItemLabel) -> tuple[str, s
 
 
 def validated_input(data: Any, label: ItemLabel = default_label) -> LoopInput:
-    """Validate a run's task and rubric.
-
-    Raises:
-        InvalidInput: they are unusable; one line per problem, items named by `label`.
-    """
+    """Validate a run's task and rubric, or raise `InvalidInput`: one line per problem."""
     try:
         return LoopInput.model_validate(data)
     except ValidationError as error:

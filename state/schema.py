@@ -1,7 +1,4 @@
-"""Output schemas that every structured-output provider accepts, and invalid answers.
-
-Their models must require every field and forbid extra ones (no defaults).
-"""
+"""Output schemas every structured-output provider accepts: every field required, none extra."""
 
 from __future__ import annotations
 

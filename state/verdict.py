@@ -1,9 +1,4 @@
-"""The critic's verdict: one typed result per criterion, with the overall result derived.
-
-`CriticReport` and `CriterionAnswer` are what the critic model answers in, `CheckResult`
-what a check returns, `Verdict` what the loop keeps. The model's overall flag is never
-trusted: `passed` and `score` are computed from the per-criterion results.
-"""
+"""The critic's verdict: one typed result per criterion; the overall result is derived."""
 
 from __future__ import annotations
 
@@ -78,14 +73,11 @@ class CriticReport(BaseModel):
 
 
 class CriterionAnswer(BaseModel):
-    """The critic model's answer on one criterion, when it grades one per call.
-
-    No id to echo or confuse; the quotation comes first, so the decision rests on it.
-    """
+    """The critic model's answer on one criterion, when it grades one per call (no id to echo)."""
 
     model_config = ConfigDict(extra="forbid", title="answer")
 
-    quote: str = Field(
+    quote: str = Field(  # first, so the decision rests on the quotation
         description=(
             "The few words of the artifact that show the criterion is met, copied exactly "
             "(a short part, never the whole artifact); empty if nothing shows it."
@@ -151,11 +143,7 @@ class CriterionResult(BaseModel):
 
 
 class Verdict(BaseModel):
-    """A checked verdict: one result per rubric criterion, in rubric order.
-
-    A draft passes when every `must` criterion passes and the weighted score (the share
-    of criterion weight that passed) reaches the pass threshold.
-    """
+    """A checked verdict: one result per rubric criterion, in rubric order."""
 
     results: list[CriterionResult] = Field(description="One result per criterion, rubric order.")
     feedback: Note = Field(default="", description="The critic's note to the author.")
@@ -191,14 +179,13 @@ class Verdict(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def missed(self) -> list[str]:
-        return self.missed_bars(self.pass_threshold)
+        return self._missed_bars(self.pass_threshold)
 
     def passes(self, threshold: float) -> bool:
         """Tell whether every `must` criterion passed and the score reaches `threshold`."""
-        return not self.missed_bars(threshold)
+        return not self._missed_bars(threshold)
 
-    def missed_bars(self, threshold: float) -> list[str]:
-        """Say which bars the draft missed at `threshold`."""
+    def _missed_bars(self, threshold: float) -> list[str]:
         missed = []
         failing_musts = [r.criterion_id for r in self.unmet if r.severity == "must"]
         if failing_musts:

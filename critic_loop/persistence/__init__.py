@@ -1,9 +1,4 @@
-"""Where runs and rules are kept: one SQLite file by default, PostgreSQL at scale.
-
-A `postgresql://` `CRITIC_LOOP_DATABASE_URL` needs the `postgres` extra (imported only
-then). The database's `KeyedLock` serializes setup, each memory scope's writes and each
-thread's runs, so many processes can share it.
-"""
+"""Where runs and rules are kept: one SQLite file by default, PostgreSQL at scale."""
 
 from __future__ import annotations
 
@@ -64,7 +59,6 @@ def is_postgres(target: str) -> bool:
 
 
 def _postgres(target: str, asynchronous: bool) -> tuple[Any, Any, IndexConfig | None]:
-    """Return the saver and store to enter for `target`, and the store's index."""
     try:
         from langgraph.checkpoint.postgres import PostgresSaver
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
@@ -98,19 +92,14 @@ def open_persistence(database: str | Path | None = None) -> Iterator[Persistence
     target = database_target(database)
     if is_postgres(target):
         opening_saver, opening_store, index = _postgres(target, asynchronous=False)
-        with opening_saver as saver, opening_store as store:
-            lock = AdvisoryLocks(target)
+        with opening_saver as postgres_saver, opening_store as postgres_store:
+            lock: KeyedLock = AdvisoryLocks(target)
             with lock.hold(SETUP_KEY):
-                saver.setup()
-                store.setup()
-            yield _opened(saver, store, target, lock, index)
+                postgres_saver.setup()
+                postgres_store.setup()
+            yield _opened(postgres_saver, postgres_store, target, lock, index)
         return
-    with _sqlite_persistence(Path(target)) as persistence:
-        yield persistence
-
-
-@contextmanager
-def _sqlite_persistence(path: Path) -> Iterator[Persistence]:
+    path = Path(target)
     lock = sqlite.file_locks(path)
     with lock.hold(SETUP_KEY):
         sqlite.prepare(path)
@@ -147,7 +136,6 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
                 await store.setup()
             yield _opened(saver, store, target, lock, index)
         return
-
     path = Path(target)
     lock = await asyncio.to_thread(sqlite.file_locks, path)
     async with lock.ahold(SETUP_KEY):
@@ -175,10 +163,7 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
 
 
 def checkpoints_listed(checkpointer: Any, config: RunnableConfig | None) -> Iterator[Any]:
-    """List a saver's checkpoints, closing the listing at the end.
-
-    The SQLite saver holds its connection while a listing is open.
-    """
+    """List a saver's checkpoints, then close the listing (SQLite's holds its connection)."""
     listing = checkpointer.list(config)
     try:
         yield from listing

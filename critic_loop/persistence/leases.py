@@ -1,8 +1,4 @@
-"""One writer per thread: a run holds a lease on its thread for as long as it writes.
-
-A second run of the thread is refused with `ThreadBusy` (or waits). LangGraph server's
-run queue already serializes a thread's runs, so served graphs take no lease.
-"""
+"""One writer per thread: a run holds its thread's lease while it writes (docs/persistence.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Retention: bound a database over time by pruning finished runs older than a cutoff.
-
-Each thread is judged and removed holding its lease, in one transaction that first checks
-its last checkpoint is still the one judged. psycopg (the `postgres` extra) loads late.
-"""
+"""Retention: bound a database over time by pruning finished runs older than a cutoff."""
 
 from __future__ import annotations
 
@@ -49,8 +45,7 @@ class PruneReport:
     pruned: list[PrunedRun] = field(default_factory=list)
     left: dict[str, int] = field(default_factory=dict)
 
-    def leave(self, reason: str) -> None:
-        """Count a thread left alone for `reason`."""
+    def _leave(self, reason: str) -> None:  # a thread left alone for `reason`
         self.left[reason] = self.left.get(reason, 0) + 1
 
 
@@ -63,18 +58,12 @@ def prune_runs(
     vacuum: bool = False,
     now: datetime | None = None,
 ) -> PruneReport:
-    """Prune the finished runs of `database` that ended before `now - older_than`.
+    """Prune the runs of `database` whose last checkpoint is older than `now - older_than`.
 
     Args:
-        older_than: How long ago a run must have ended (its last checkpoint) to be pruned.
         database: A SQLite path or a `postgresql://` URL; default: the embedded database.
         keep_results: Compact each run to its last checkpoint instead of deleting it.
-        dry_run: Report what would be pruned, and change nothing.
         vacuum: Shrink the SQLite file afterwards (`VACUUM`; PostgreSQL's autovacuum does it).
-        now: The present (default: the current time, UTC).
-
-    Returns:
-        The runs pruned and the threads left alone.
     """
     if older_than < timedelta(0):
         raise ValueError("older_than must not be negative")
@@ -85,10 +74,10 @@ def prune_runs(
         graph = loop_graph(persistence.checkpointer, None)
         for thread_id, head in _heads(persistence.checkpointer).items():
             if keep_results and head.compacted:
-                report.leave("compacted already")
+                report._leave("compacted already")
                 continue
             if head.ended_at is None or head.ended_at >= cutoff:
-                report.leave("active since the cutoff")
+                report._leave("active since the cutoff")
                 continue
             try:
                 with persistence.leases.hold(thread_id):
@@ -98,21 +87,20 @@ def prune_runs(
                     if not dry_run and not _remove(
                         target, thread_id, head.checkpoint_id, keep_results
                     ):
-                        report.leave("written to since it was judged")
+                        report._leave("written to since it was judged")
                         continue
             except ThreadBusy:
-                report.leave("held by a run")
+                report._leave("held by a run")
                 continue
             report.pruned.append(run)
     if vacuum and not dry_run and report.pruned and not is_postgres(target):
-        _vacuum(Path(target))
+        with closing(sqlite.connect(Path(target), isolation_level=None)) as connection:
+            connection.execute("VACUUM")
     return report
 
 
 @dataclass(frozen=True)
 class _Head:
-    """A thread's last root checkpoint: its id, its time, and whether it was compacted."""
-
     checkpoint_id: str
     ended_at: datetime | None
     compacted: bool
@@ -145,15 +133,14 @@ def _when(checkpoint: Any) -> datetime | None:
 def _finished_run(
     graph: Any, thread_id: str, ended_at: datetime, keep_results: bool, report: PruneReport
 ) -> PrunedRun | None:
-    """Return the run of `thread_id` if it is to be pruned, else count why it is left."""
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     snapshot = graph.get_state(config)
     values = snapshot.values
     if "task" not in values or "rubric" not in values:
-        report.leave("not a critic-loop run")
+        report._leave("not a critic-loop run")
         return None
     if values.get("outcome") is None or snapshot.next:
-        report.leave("unfinished")
+        report._leave("unfinished")
         return None
     rounds = max((critique["round"] for critique in values.get("critiques") or []), default=0)
     return PrunedRun(thread_id, str(values["outcome"]), ended_at, rounds, keep_results)
@@ -192,22 +179,19 @@ def _remove(target: str, thread_id: str, head: str, keep_result: bool) -> bool:
             db.execute(KEEP_HEAD_BLOBS, (thread_id, thread_id, head))
         metadata = row[1] if isinstance(row[1], dict) else json.loads(row[1] or b"{}")
         metadata[PRUNED_AT] = datetime.now(UTC).isoformat(timespec="seconds")
+        stored: Any = json.dumps(metadata).encode()  # SQLite's; PostgreSQL's is jsonb
+        if postgres:
+            from psycopg.types.json import Jsonb
+
+            stored = Jsonb(metadata)
         db.execute(
             sql(
                 "UPDATE checkpoints SET parent_checkpoint_id = NULL, metadata = %s "
                 "WHERE thread_id = %s AND checkpoint_ns = '' AND checkpoint_id = %s"
             ),
-            (_stored_json(metadata, postgres), thread_id, head),
+            (stored, thread_id, head),
         )
         return True
-
-
-def _stored_json(value: dict[str, Any], postgres: bool) -> Any:
-    if not postgres:
-        return json.dumps(value).encode()
-    from psycopg.types.json import Jsonb
-
-    return Jsonb(value)
 
 
 @contextmanager
@@ -226,8 +210,3 @@ def _transaction(target: str) -> Iterator[tuple[Any, Callable[[str], str]]]:
             yield connection, lambda query: query.replace("%s", "?")
     finally:
         connection.close()
-
-
-def _vacuum(path: Path) -> None:
-    with closing(sqlite.connect(path, isolation_level=None)) as connection:
-        connection.execute("VACUUM")

@@ -1,8 +1,4 @@
-"""Checkpoints are data: loading one never constructs a type outside an explicit allowlist.
-
-A tampered msgpack row could name `os.system`: any other type, and any pickle, refuses
-the checkpoint. Large values are stored zlib-compressed, bounded when loaded.
-"""
+"""Checkpoints are data: loading one never constructs a type outside an explicit allowlist."""
 
 from __future__ import annotations
 
@@ -63,7 +59,6 @@ class StrictSerializer(JsonPlusSerializer):
     """LangGraph's serializer, strict: unknown types and pickles refuse the checkpoint."""
 
     def __init__(self) -> None:
-        """Allow LangGraph's safe types and this project's state models only."""
         super().__init__(pickle_fallback=False, allowed_msgpack_modules=_project_types())
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:

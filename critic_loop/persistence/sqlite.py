@@ -1,8 +1,4 @@
-"""The embedded SQLite database: one SQLite build per file, WAL, and its lock files.
-
-Two SQLite builds writing one file in one process corrupt it: every connection uses
-pysqlite3 where it can load extensions (for the vector index), else the standard one.
-"""
+"""The embedded SQLite database: one SQLite build per process, WAL, and its lock files."""
 
 from __future__ import annotations
 
@@ -60,11 +56,7 @@ def connect(path: Path, **options: Any) -> Any:
 
 
 def close_when_idle(connection: Any, lock: threading.Lock | None) -> None:
-    """Close `connection` once no thread is inside it (`lock` guards its every use).
-
-    A run's thread left behind by Ctrl-C may be mid-write: closing under it would crash the
-    process. A lock still held after the busy timeout leaves the connection to the exit.
-    """
+    """Close `connection` once no thread is inside it (`lock` guards its every use)."""
     if lock is None:
         connection.close()
         return
@@ -122,10 +114,7 @@ def file_locks(database: Path) -> FileLocks:
 
 @contextlib.contextmanager
 def applied_before(saver: Any) -> Iterator[None]:
-    """Count a saver as set up when its setup fails on a migration applied before.
-
-    LangGraph ignores "duplicate column name" only as the standard library's error.
-    """
+    """Treat a repeated migration as applied: LangGraph ignores one only as the stdlib's error."""
     try:
         yield
     except Exception as error:

@@ -1,7 +1,4 @@
-"""A sandboxed pytest runner for drafted code: the verdict out of the code's reach.
-
-It imports nothing of LangGraph, LangChain or the rest of critic_loop.
-"""
+"""A sandboxed pytest runner for drafted code; it imports nothing of LangGraph or critic_loop."""
 
 
 class IsolationUnavailable(RuntimeError):

@@ -1,8 +1,4 @@
-"""Run two processes side by side with a deadline, keeping a bounded part of their output.
-
-The run ends when the main process does (its helper is stopped then) or at the deadline;
-each child's process group is killed as one, at once if the awaiting task is cancelled.
-"""
+"""Run two processes with a deadline; each process group is killed as one (at once if cancelled)."""
 
 from __future__ import annotations
 
@@ -77,10 +73,7 @@ class Finished:
 
 @dataclass(frozen=True)
 class PairFinished:
-    """How a main process and its helper ended, and what the main process reported.
-
-    None: the deadline passed (`main`), the helper was stopped (`helper`), too long (`report`).
-    """
+    """How both ended, and `main`'s report (None: the deadline passed, helper stopped, too long)."""
 
     main: Finished
     helper: Finished
@@ -132,10 +125,7 @@ async def _report_reader(report_fd: int) -> tuple[asyncio.StreamReader, asyncio.
 async def run_pair(
     main: Command, helper: Command, *, report_fd: int, report_limit: int, timeout: float
 ) -> PairFinished:
-    """Run `main` and `helper` for at most `timeout` seconds, reading `main`'s report pipe.
-
-    `report_fd` is closed here, as is each command's copy of its files once it started.
-    """
+    """Run both at most `timeout` s, reading `main`'s report; closes `report_fd` and their fds."""
     reader, transport = await _report_reader(report_fd)
     try:
         helping = await _start(helper)

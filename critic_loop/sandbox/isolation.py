@@ -1,7 +1,4 @@
-"""The sandbox drafted (untrusted, possibly hostile) code runs in: probed once, built per run.
-
-bubblewrap where it works, else a warning and `unshare` (docs/security.md tells it whole).
-"""
+"""The sandbox hostile drafted code runs in: bubblewrap, else `unshare` (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -120,7 +117,6 @@ def _python_roots() -> list[Path]:  # the Python installation and virtualenv, if
 
 
 def _view(inner: Path, disk_bytes: int) -> list[str]:
-    """List bwrap's options for the filesystem: read-only system and Python, private tmpfs."""
     options: list[str] = []
     for name in SYSTEM_PATHS:
         path = Path(name)
@@ -195,7 +191,6 @@ def _environment(inner: Path, library: Path | None) -> dict[str, str]:
 
 
 def _read_only_copies(source: Path, target: Path, command: Command) -> list[str]:
-    """List bwrap's options showing every file under `source` read-only at `target`."""
     options: list[str] = []
     for path in sorted(source.rglob("*")):
         if path.is_file():
@@ -215,10 +210,7 @@ def build(
     fds: Sequence[int] = (),
     library: Path | None = None,
 ) -> Command:
-    """Prepare a sandboxed Python run in a read-only copy of `directory`, `library` importable.
-
-    `arguments(path)` gives Python's arguments; the command owns the inherited `fds`.
-    """
+    """Prepare Python in a read-only copy of `directory`, `library` importable; it owns `fds`."""
     numbers = [
         limits.memory_bytes,
         limits.cpu_seconds,

@@ -1,9 +1,4 @@
-"""Hold the memory of every process of one test run to one total, not each process alone.
-
-`plan` takes the first way this system allows: a delegated cgroup v2 per run; else
-processes, then the per-process limit, lowered until their product fits the total; else
-each process alone (the sandbox is then incomplete).
-"""
+"""Hold the memory of every process of one test run to one total (docs/security.md: how)."""
 
 from __future__ import annotations
 
@@ -68,11 +63,8 @@ def _own_cgroup() -> tuple[Path, str] | None:  # the cgroup v2 mount, this proce
     return None
 
 
-def usable(directory: Path, enable: bool = False) -> bool:
-    """Tell whether runs' memory-limited cgroups can be made under `directory`.
-
-    `enable` (for the operator's own directory only) turns its children's controller on.
-    """
+def usable(directory: Path, enable: bool = False) -> bool:  # enable: the operator's own only
+    """Tell whether runs' cgroups can be made under `directory`; `enable` turns its memory on."""
     control = directory / "cgroup.subtree_control"
     try:
         if enable and "memory" not in control.read_text().split():

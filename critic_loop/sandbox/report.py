@@ -1,9 +1,4 @@
-"""Read the harness process's report and judge a test run from it.
-
-A run passes only when the report is complete, every test the file defines ran once and
-passed, and pytest exited with 0. Each failure is told in one line ("add(1, 2) returned
-4, expected 3"): small models revise better from it than from pytest's report.
-"""
+"""Judge a test run from the harness's report (docs/test-suites.md says when it passes)."""
 
 from __future__ import annotations
 
@@ -238,10 +233,7 @@ def _consistency(report: SuiteReport, defined: Sequence[str]) -> str | None:
 
 
 def judge(report: SuiteReport, defined: Sequence[str], status: int) -> Judged:
-    """Judge a complete report, given the test file's test functions and pytest's exit status.
-
-    When the drafted module stops the tests from being collected, its error is the hint.
-    """
+    """Judge a complete report, given the test file's test functions and pytest's exit status."""
     if report.collect_errors:
         cause = report.module_error
         if cause is None:

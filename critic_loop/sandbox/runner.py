@@ -1,8 +1,4 @@
-"""Run a pytest suite against drafted code, with the verdict out of the drafted code's reach.
-
-`arun_suite` is the one implementation (a cancelled caller kills the run at once; a run
-waiting for a slot holds no thread); `run_suite` drives it from sync code.
-"""
+"""Run a pytest suite against drafted code, with the verdict out of the drafted code's reach."""
 
 from __future__ import annotations
 
@@ -117,15 +113,12 @@ def _close(*descriptors: int) -> None:
 
 @dataclass
 class _Run:
-    """One run's directories (tests, draft, library), cgroup, commands and report pipe."""
-
     directories: list[Path]
     cgroup: Path | None = None
     commands: list[Command] = field(default_factory=list)
     report: int = -1  # the report pipe's read end, until `run_pair` takes it
 
     def remove(self) -> None:
-        """Close what is still open, kill what is left in the cgroup, delete the files."""
         for command in self.commands:
             command.close()
         if self.report >= 0:
@@ -148,7 +141,6 @@ def _pytest_arguments(suite: Suite, directory: Path, channel: int, report: int) 
 
 
 def _add_commands(run: _Run, isolation: Isolation, suite: Suite, limits: Limits) -> None:
-    """Build the two sandboxed commands, joined by a socket; the harness gets the report pipe."""
     tests, drafted, library = run.directories
     harness_end, draft_end = socket.socketpair()
     channel, draft_channel = harness_end.detach(), draft_end.detach()
@@ -200,10 +192,7 @@ def _prepare(isolation: Isolation, suite: Suite, code: str, host: HostLimits) ->
 
 
 async def arun_suite(suite: Suite, code: str, host: HostLimits) -> Judged:
-    """Run the tests against the drafted module `code` and judge the run.
-
-    Raises `IsolationUnavailable` if the sandbox is incomplete and required, or its program gone.
-    """
+    """Judge the drafted module `code` by the tests (`IsolationUnavailable`: no sandbox for it)."""
     isolation, problem = await asyncio.to_thread(
         lambda: (ensure_isolation(), _unusable_tests(suite))
     )
@@ -260,7 +249,6 @@ def _killed(status: int, whose: str, output: str) -> Judged:
 
 
 def _judged(suite: Suite, harness: Command, draft: Command, finished: PairFinished) -> Judged:
-    """Judge a finished run: the timeout, a killed process, then the harness's report."""
     output, draft_output = finished.main.output, finished.helper.output
     if finished.main.returncode is None:
         return _failed(

@@ -1,8 +1,4 @@
-"""The loop's I/O steps as Temporal activities: the same node logic, run on a worker.
-
-An activity runs the graph's `Node` with the rule store its worker opened once (the plugin
-gives activities none); an error no retry can fix fails it at once.
-"""
+"""The loop's I/O nodes as Temporal activities, with the store their worker opened once."""
 
 from __future__ import annotations
 
@@ -55,8 +51,7 @@ class WorkerResources:
 _current: WorkerResources | None = None
 
 
-def current() -> WorkerResources:
-    """Return this worker process's resources."""
+def _current_resources() -> WorkerResources:
     if _current is None:
         raise RuntimeError(
             "critic-loop activities run only inside a worker started by "
@@ -115,7 +110,7 @@ def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaita
         async with _heartbeating():
             with _final_errors():
                 context = as_context(runtime.context)  # a dict once it crossed the boundary
-                store = current().store
+                store = _current_resources().store
                 return await node.arun(state, runtime.override(context=context, store=store))
 
     # the plugin identifies an activity by module and qualified name: one per node
@@ -126,11 +121,8 @@ def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaita
 
 @activity.defn(name=SETTLE_CONTEXT)
 async def settle_context(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """Complete a run's context from this worker's environment; refuse what it cannot run.
-
-    An unset budget becomes the worker's ceiling, so the workflow's routing sees it.
-    """
-    worker = current()
+    """Settle a run's context here (unset budgets become this worker's ceilings), or refuse it."""
+    worker = _current_resources()
     with _final_errors():
         untrusted = operator_settings().untrusted_input
         context = check_context(as_context(dict(fields)), Trust(served=untrusted))

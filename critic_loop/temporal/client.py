@@ -1,13 +1,9 @@
-"""Start critic-loop runs on Temporal and wait for their results.
-
-A run's workflow id is `critic-loop-<thread_id>`: starting a running thread joins it, a
-finished one is refused (`ThreadFinished`), a failed one may start afresh.
-"""
+"""Start critic-loop runs on Temporal and wait for their results."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict, Unpack
+from typing import Any
 from uuid import uuid4
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
@@ -64,12 +60,7 @@ async def start_run(
     *,
     task_queue: str = DEFAULT_TASK_QUEUE,
 ) -> WorkflowHandle[Any, dict[str, Any]]:
-    """Start a run (or join the running one of `thread_id`) and return its workflow handle.
-
-    Raises:
-        pydantic.ValidationError: the rubric or a context field is invalid.
-        ThreadFinished: the run of `thread_id` already finished.
-    """
+    """Start a run, or join `thread_id`'s running one (`ThreadFinished`: it already finished)."""
     thread = thread_id or uuid4().hex
     request = RunRequest(
         input=loop_input(task, rubric), thread_id=thread, context=_chosen_fields(context)
@@ -100,35 +91,27 @@ def failure_of(thread_id: str, failure: WorkflowFailureError) -> TemporalRunFail
     return TemporalRunFailed(thread_id, type(cause).__name__, str(cause or failure))
 
 
-class StartOptions(TypedDict, total=False):
-    """The keyword options `run_on_temporal` passes on to `start_run`."""
-
-    context: Context | Mapping[str, Any] | None
-    thread_id: str | None
-    task_queue: str
-
-
 async def run_on_temporal(
     address: str,
     task: str,
     rubric: RubricLike,
     *,
     namespace: str = "default",
-    **options: Unpack[StartOptions],
+    context: Context | Mapping[str, Any] | None = None,
+    thread_id: str | None = None,
+    task_queue: str = DEFAULT_TASK_QUEUE,
 ) -> LoopState:
-    """Run the loop on the Temporal workers at `address` and return its final state.
+    """Run the loop on the Temporal workers at `address`, returning or raising as `run_loop` does.
 
     Raises:
         TemporalRunFailed: the run failed (bad input, a model that kept failing, ...).
-        LoopExhausted, LoopStalled, VerifierFailed, LoopInfeasible: the run did not pass
-            and the context has `on_exhausted="raise"`.
         ThreadFinished: the run of `thread_id` already finished.
     """
     client = await connect(TemporalSettings(address=address, namespace=namespace))
-    handle = await start_run(client, task, rubric, **options)
+    handle = await start_run(client, task, rubric, context, thread_id, task_queue=task_queue)
     thread = handle.id.removeprefix("critic-loop-")
     try:
         values = await handle.result()
     except WorkflowFailureError as failure:
         raise failure_of(thread, failure) from failure
-    return result_of(values, options.get("context"))
+    return result_of(values, context)

@@ -1,9 +1,4 @@
-"""The loop as a graph for Temporal: `loop_builder`'s, with what Temporal needs passed in.
-
-Nodes that route with `Command`, and conditional edges, run in the workflow (an activity
-cannot carry a `Send` back) on the context a worker settled (a replay must not read the
-environment); the rest are activities. Distill's steps are inlined; there is no review.
-"""
+"""The loop for Temporal: `loop_builder`'s graph, with what Temporal needs (docs/deploying.md)."""
 
 from __future__ import annotations
 
@@ -34,19 +29,17 @@ def _turn_summary(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:  # `sum
 ACTIVITY_METADATA: dict[str, dict[str, Any]] = {"generate": {"summary_fn": _turn_summary}}
 
 
-class StoreOnWorkers(BaseStore):
+class _StoreOnWorkers(BaseStore):
     """Stands in the workflow for the rule store the workers hold: present, never used there."""
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Refuse: only activities, on their workers, use the store."""
         raise RuntimeError("the rule store is on the Temporal workers; a workflow cannot use it")
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Refuse: only activities, on their workers, use the store."""
         return self.batch(ops)
 
 
-STORE_ON_WORKERS = StoreOnWorkers()
+STORE_ON_WORKERS = _StoreOnWorkers()
 
 
 def in_workflow(decision: Callable[..., Any]) -> Callable[..., Any]:
@@ -78,7 +71,7 @@ class TemporalState(LoopState):
     source_thread_id: str | None = None
 
 
-class TemporalGraph(Builder):
+class _TemporalGraph(Builder):
     """A `StateGraph` whose nodes run where the plugin can run them."""
 
     def __init__(self, *args: Any, options: Mapping[str, Mapping[str, Any]], **kwargs: Any):
@@ -86,7 +79,6 @@ class TemporalGraph(Builder):
         self.options = options
 
     def add_node(self, node: Any, action: Any = None, **kwargs: Any) -> Any:
-        """Add `action` (a `Node`) in the workflow if it routes with `Command`, else as activity."""
         if get_origin(get_type_hints(action.func).get("return")) is Command:
             return super().add_node(node, in_workflow(action.func), metadata=IN_WORKFLOW)
         if node not in self.options:
@@ -97,8 +89,7 @@ class TemporalGraph(Builder):
         )
 
     def add_conditional_edges(self, source: str, path: Any, path_map: Any = None) -> Any:
-        """Add the edge, its decision run in the workflow."""
-        decision = getattr(path, "__wrapped__", path)  # not `policed_path`: module doc, 2
+        decision = getattr(path, "__wrapped__", path)  # unpoliced: a worker settled the context
         return super().add_conditional_edges(source, in_workflow(decision), path_map)
 
 
@@ -111,7 +102,7 @@ def build_temporal_graph(
 ) -> Builder:
     """Build a fresh graph for the plugin, each activity with its `options` (by node)."""
     return loop_builder(
-        partial(TemporalGraph, options=options),
+        partial(_TemporalGraph, options=options),
         state=TemporalState,
         add_distill=add_distill_steps,
         post_critique_hook=post_critique_hook,

@@ -1,8 +1,4 @@
-"""A Temporal worker's settings, and the activity options of each node derived from `Context`.
-
-The plugin fixes a node's timeout when the worker starts, so a run whose context needs
-longer is refused before its first step (`fits_worker`).
-"""
+"""A Temporal worker's settings, and the activity options of each node derived from `Context`."""
 
 from __future__ import annotations
 
@@ -109,7 +105,7 @@ def activity_options(context: Context, settings: TemporalSettings) -> dict[str, 
 
 
 def fits_worker(run: Context, worker: Context, settings: TemporalSettings) -> str | None:
-    """Say why a worker cannot run a run's context (review, or longer activities), or None."""
+    """Say why a worker cannot run a run's context, or None (timeouts are fixed at its start)."""
     unsupported = unsupported_setting(run)
     if unsupported is not None:
         return unsupported

@@ -40,7 +40,7 @@ def build_replayer(
     """Return a replayer of recorded runs' histories (would a new version take their steps?)."""
     return Replayer(
         workflows=[CriticLoopWorkflow],
-        plugins=[_plugin(context or as_context(None), settings or TemporalSettings())],
+        plugins=[_plugin(as_context(context), settings or TemporalSettings())],
         workflow_runner=_workflow_runner(),
         data_converter=pydantic_data_converter,
     )
@@ -56,11 +56,8 @@ async def serve(
     identity: str | None = None,
     on_ready: Callable[[Worker, WorkerResources], None] | None = None,
 ) -> None:
-    """Run a worker on `client` until `stop` is set, then let its running nodes finish.
-
-    `context` (default: the environment) sets the activity timeouts; `database` holds the rules.
-    """
-    worker_context = context if context is not None else as_context(None)
+    """Run a worker until `stop` is set, then let its nodes finish; `context` sets the timeouts."""
+    worker_context = as_context(context)
     async with worker_resources(database, worker_context, settings) as resources:
         worker = Worker(
             client,

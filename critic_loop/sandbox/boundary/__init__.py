@@ -1,6 +1,1 @@
-"""The code inside the two sandboxes of a `tests` criterion (copied in as `critic_loop_boundary`).
-
-The draft process (`artifact`) answers calls to the drafted module; the harness (`plugin`)
-runs the tests against a stand-in. Only plain data crosses (`wire`): no object of the
-draft's making (a forged `__eq__`) reaches the tests. Standard library and pytest only.
-"""
+"""Copied into both sandboxes; only plain data crosses (`wire`), no object the draft made."""

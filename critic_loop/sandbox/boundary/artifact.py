@@ -1,7 +1,4 @@
-"""The draft process: import the drafted module, then answer calls to it until the tests end.
-
-Everything here is within the drafted code's reach: the harness reads it as plain data.
-"""
+"""The draft process, all within the drafted code's reach: it answers calls to the drafted code."""
 
 from __future__ import annotations
 
@@ -22,8 +19,6 @@ MAX_TEXT = 2000  # an error message or docstring sent across
 
 
 class _BoundedText(io.StringIO):
-    """A text stream that keeps its first `MAX_PRINTED` characters."""
-
     def write(self, text: str) -> int:
         room = MAX_PRINTED - self.tell()
         if room > 0:
@@ -153,12 +148,6 @@ def serve(channel: socket.socket, module_name: str) -> None:
             wire.send(channel, {"id": reply["id"], "refused": str(refusal), "printed": ""})
 
 
-def main() -> None:
-    """Serve the channel and module named on the command line."""
-    descriptor, module_name = int(sys.argv[1]), sys.argv[2]
-    sys.set_int_max_str_digits(0)  # the harness side reads what this side writes
-    serve(socket.socket(fileno=descriptor), module_name)
-
-
 if __name__ == "__main__":
-    main()
+    sys.set_int_max_str_digits(0)  # the harness side reads what this side writes
+    serve(socket.socket(fileno=int(sys.argv[1])), sys.argv[2])

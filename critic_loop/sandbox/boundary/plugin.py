@@ -1,9 +1,4 @@
-"""The harness process's pytest plugin: the drafted module as a stand-in, and the report.
-
-The stand-in's functions call the draft process and return this process's own plain
-objects (an exception of the same name, so `pytest.raises` works). The report goes to a
-pipe only this process holds, one JSON object per line.
-"""
+"""The harness's pytest plugin: the drafted module's stand-in, the report (docs/test-suites.md)."""
 
 from __future__ import annotations
 
@@ -316,7 +311,6 @@ def _failure(report: pytest.TestReport | pytest.CollectReport) -> tuple[str, str
 
 
 def _outcome(reports: Sequence[pytest.TestReport]) -> tuple[str, pytest.TestReport | None]:
-    """Decide a test's outcome from its phases' reports, and the report that decided it."""
     for report in reports:
         if report.when == "setup" and not report.passed:
             return ("error" if report.failed else "skipped"), report

@@ -1,12 +1,4 @@
-"""Plain data over a socket: the only thing that crosses between drafted code and its tests.
-
-A frame is a 4-byte big-endian length, then UTF-8 JSON. None, bool, int, str, finite
-floats and lists are themselves; any other value is an object with one key naming its
-type (`{"tuple": [...]}`, `{"dict": [[k, v], ...]}`, `{"bytes": "<base64>"}`, ...); a
-function or iterator stays in the draft process and crosses as a handle. `encode`
-accepts exactly these types (no subclasses); `decode` builds the receiver's own objects
-and refuses anything else, whatever the sender does.
-"""
+"""Plain data, exact types only (no subclasses): all that crosses between drafted code and tests."""
 
 from __future__ import annotations
 

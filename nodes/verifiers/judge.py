@@ -1,15 +1,11 @@
 """The LLM judge: the critic model (or a panel) grades the rubric's `llm` criteria.
 
-`judge_requests` asks about all the `llm` criteria at once (`Context.judge_granularity=
-"rubric"`: the prompt names them by opaque ids, `c1`, `c2`, ..., and an answer whose ids
-still do not match but that grades as many criteria as were asked is read by position), or
-one per call (`"criterion"`: the answer names no criterion, `CriterionAnswer`). Either way
-a pass must quote the few words of the artifact that show it (`grounding`). With
-`judge_mode="extract"` the judge decides nothing: it copies the words that show one
-criterion and code decides (`extracted`); with `"extract_ask"`, where its words prove
-nothing it is asked yes or no instead of again (`second_looks`). A panel (`critic_models`,
-`critic_samples`) passes a criterion when a strict majority of the judges that answered
-pass it, and at least `critic_min_agreement` of them; a judge with no valid answer
+All at once (`judge_granularity="rubric"`, by opaque ids `c1`, `c2`, ...) or one per call
+(`"criterion"`); a pass must quote the words of the artifact that show it (`grounding`).
+With `judge_mode="extract"` the judge only copies those words and code decides; with
+`"extract_ask"`, words that prove nothing are followed by a yes/no question (`yes_no`). A
+panel (`critic_models`, `critic_samples`) passes a criterion by a strict majority of the
+judges that answered, and at least `critic_min_agreement`; a judge with no valid answer
 abstains, and if all abstain the critique records a verifier error (`judgement_of`).
 """
 
@@ -81,8 +77,7 @@ def panel(context: Context) -> list[Judge]:
     return judges
 
 
-def opaque_ids(criteria: Sequence[CriterionBase]) -> list[str]:
-    """Return the ids the judge sees for `criteria`: `c1`, `c2`, ... in rubric order."""
+def _opaque_ids(criteria: Sequence[CriterionBase]) -> list[str]:
     return [f"c{position}" for position in range(1, len(criteria) + 1)]
 
 
@@ -92,7 +87,7 @@ def judge_prompt(
     """Build a judge's prompt: the criteria (by opaque ids) and the artifact, fenced."""
     shown = [
         {"id": opaque, "text": criterion.text}
-        for opaque, criterion in zip(opaque_ids(criteria), criteria, strict=True)
+        for opaque, criterion in zip(_opaque_ids(criteria), criteria, strict=True)
     ]
     ids = ", ".join(item["id"] for item in shown)
     fenced = {"rubric": shown, "artifact": artifact, "fence": secrets.token_hex(8), "ids": ids}
@@ -104,10 +99,9 @@ def judge_prompt(
     )
 
 
-def one_criterion_prompt(
+def _one_criterion_prompt(
     criterion: CriterionBase, artifact: str, context: Context, rejection: str | None
 ) -> list[BaseMessage]:
-    """Build the prompt that asks about one criterion: its text and the artifact, fenced."""
     fenced = {"criterion": criterion, "artifact": artifact, "fence": secrets.token_hex(8)}
     again = None if rejection is None else ("critic_one_retry.jinja", {"problems": rejection})
     return conversation(
@@ -115,16 +109,10 @@ def one_criterion_prompt(
     )
 
 
-EXAMPLE_FENCE = "example"
-"""The markers around the examples' artifacts (fixed, so a server can reuse their prefix)."""
+EXAMPLE_FENCE = "example"  # fixed, so a server can reuse the examples' prefix
 
 
-def extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
-    """Return the worked examples of an extracting judge's prompt (a JSON list in a template).
-
-    Raises:
-        ValueError: the template is not a JSON list of artifact, statement and quote.
-    """
+def _extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
     examples = json.loads(render_prompt("critic_extract_examples.jinja", prompts_dir))
     fields = {"artifact", "statement", "quote"}
     if not isinstance(examples, list) or not all(
@@ -156,7 +144,7 @@ def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) ->
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("critic_extract_system.jinja", context.prompts_dir))
     ]
-    for example in extract_examples(context.prompts_dir):
+    for example in _extract_examples(context.prompts_dir):
         messages += [
             ask(example["artifact"], example["statement"], EXAMPLE_FENCE),
             AIMessage(example["quote"]),
@@ -167,27 +155,22 @@ def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) ->
 UNVERIFIED_PASS = (
     "Not met: the judge passed this without quoting the draft, so the pass could not be checked."
 )
-"""The evidence of a pass the judge could not ground, counted as a failure."""
-
-
 NOT_SURE_HINT = "Make it plain in the artifact, in words a reader can point to."
-"""The hint of a criterion the judge was not sure about, when it gave none."""
+NOT_GRADED = "Not met: the judge gave no valid result for this criterion."
 
 
-def with_real_ids(report: CriticReport, criteria: Sequence[CriterionBase]) -> CriticReport:
-    """Give the report's results the criteria's own ids.
+def _with_real_ids(report: CriticReport, criteria: Sequence[CriterionBase]) -> CriticReport:
+    """Give the results the criteria's own ids (the judge may use the opaque ones).
 
-    The judge was shown opaque ids (`opaque_ids`); an answer may use those or the real
-    ones. An answer whose ids match neither, but that grades exactly as many criteria as
-    were asked, is read by position: a judge that echoes a word of a criterion as its id
-    still gives a verdict.
+    An answer whose ids match neither, but that grades as many criteria as were asked, is
+    read by position: a judge that echoes a word of a criterion as its id still gives a verdict.
     """
     real = [criterion.id for criterion in criteria]
     given = [result.criterion_id.strip() for result in report.results]
     if set(given) == set(real):
         ids = given
     else:
-        opaque = dict(zip(opaque_ids(criteria), real, strict=True))
+        opaque = dict(zip(_opaque_ids(criteria), real, strict=True))
         ids = [opaque.get(name, name) for name in given]
         if set(ids) != set(real) and len(given) == len(real):
             ids = real
@@ -213,10 +196,10 @@ def accept_answer(
     grade validly (`salvaged`), count as not met. A pass no one can check is never a pass,
     and one weak judgement neither ends the run nor leaves an artifact without a verdict.
     """
-    report = with_real_ids(parse_answer(answer, CriticReport), criteria)
+    report = _with_real_ids(parse_answer(answer, CriticReport), criteria)
     # on the last attempt, what the answer failed to grade validly is not met
     last = unverified == "fail"
-    results = salvaged(report, criteria) if last else check_report(report, criteria)
+    results = _salvaged(report, criteria) if last else check_report(report, criteria)
     ungrounded = ungrounded_passes(
         [(result.criterion_id, result.evidence) for result in results if result.passed], artifact
     )
@@ -238,11 +221,7 @@ def accept_answer(
     return results, report.feedback
 
 
-NOT_GRADED = "Not met: the judge gave no valid result for this criterion."
-"""The evidence of a criterion the judge's last answer did not grade validly."""
-
-
-def salvaged(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
+def _salvaged(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
     """Read a judge's last answer leniently: one result per criterion, never a false pass.
 
     The first result with evidence for each criterion is kept (the report's overall claim
@@ -303,11 +282,8 @@ def accept_one(
     ], hint
 
 
-NO_WORDS = {"none", "n/a", "nothing", "no", "null"}
-"""Answers that say no words of the artifact show the criterion."""
-
+NO_WORDS = {"none", "n/a", "nothing", "no", "null"}  # no words of the artifact show it
 NOTHING_QUOTED = "Not met: the judge found no words in the artifact that show it."
-"""The evidence of a criterion the extracting judge found nothing for."""
 
 
 def extracted_quote(reply: str) -> str:
@@ -326,16 +302,14 @@ def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Grad
     asked again); it is None when the decision is final.
     """
     quote = extracted_quote(reply)
+    problem = None
     if not quote or quote.lower().strip(" .!") in NO_WORDS:
-        result = CriterionResult(
-            criterion_id=criterion.id, passed=False, evidence=NOTHING_QUOTED, hint=NOT_SURE_HINT
-        )
-        return ([result], ""), None
-    problem = quote_problem(quote, artifact)
-    if problem is None:
+        evidence = NOTHING_QUOTED
+    elif (problem := quote_problem(quote, artifact)) is None:
         passed = CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
         return ([passed], ""), None
-    evidence = f'Not met: the judge\'s evidence "{quote[:200]}" is no evidence ({problem}).'
+    else:
+        evidence = f'Not met: the judge\'s evidence "{quote[:200]}" is no evidence ({problem}).'
     result = CriterionResult(
         criterion_id=criterion.id, passed=False, evidence=evidence, hint=NOT_SURE_HINT
     )
@@ -347,14 +321,12 @@ def accept_extracted(reply: str, criterion: CriterionBase, artifact: str) -> Gra
     return extracted(reply, criterion, artifact)[0]
 
 
-EXTRACT_MAX_TOKENS = 64
-"""The most tokens an extracting judge may reply with (a few words are asked for)."""
+EXTRACT_MAX_TOKENS = 64  # an extracting judge's reply: a few words are asked for
 
 
-def criterion_groups(
+def _criterion_groups(
     criteria: Sequence[CriterionBase], context: Context
 ) -> list[list[CriterionBase]]:
-    """Return the criteria asked together: all in one call, or one per call."""
     apart = context.judge_granularity == "criterion" or context.judge_mode != "verdict"
     return [[criterion] for criterion in criteria] if apart else [list(criteria)]
 
@@ -416,28 +388,25 @@ def _extracting(
     )
 
 
-def judge_request(
+def _judge_request(
     spec: str, criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> Request[Graded]:
-    """Return the request that asks the judge `spec` about `criteria` (module docstring)."""
     if context.judge_mode != "verdict" and len(criteria) == 1:
         return _extracting(spec, criteria[0], artifact, context)
     if context.judge_granularity == "rubric" or len(criteria) > 1:
-        schema = critic_output_schema()
-
-        def prompt(problem: str | None) -> list[BaseMessage]:
-            return judge_prompt(criteria, artifact, context, problem)
-
-        def accept(answer: dict[str, Any], unverified: Literal["reject", "fail"]) -> Graded:
-            return accept_answer(answer, criteria, artifact, unverified)
-
-        return _structured(spec, context, schema, prompt, accept)
+        return _structured(
+            spec,
+            context,
+            critic_output_schema(),
+            lambda problem: judge_prompt(criteria, artifact, context, problem),
+            lambda answer, unverified: accept_answer(answer, criteria, artifact, unverified),
+        )
     (one,) = criteria
     return _structured(
         spec,
         context,
         criterion_answer_schema(),
-        lambda problem: one_criterion_prompt(one, artifact, context, problem),
+        lambda problem: _one_criterion_prompt(one, artifact, context, problem),
         lambda answer, unverified: accept_one(answer, one, artifact, unverified),
     )
 
@@ -447,14 +416,14 @@ def judge_requests(
 ) -> list[Request[Graded]]:
     """Return every request of a judgement: each group of criteria, asked of each judge."""
     return [
-        judge_request(judge.spec, group, artifact, context)
-        for group in criterion_groups(criteria, context)
+        _judge_request(judge.spec, group, artifact, context)
+        for group in _criterion_groups(criteria, context)
         for judge in panel(context)
     ]
 
 
-def doubted(answer: Answer[Graded], context: Context) -> bool:
-    """Tell whether an extracting judge's only answer was words that prove nothing."""
+def _doubted(answer: Answer[Graded], context: Context) -> bool:
+    # an extracting judge's only answer was words that prove nothing
     return (
         context.judge_mode == "extract_ask" and answer.value is not None and bool(answer.rejected)
     )
@@ -473,7 +442,7 @@ def second_looks(
     judges = panel(context)
     looks = []
     for index, answer in enumerate(answers):
-        if doubted(answer, context):
+        if _doubted(answer, context):
             text, spec = criteria[index // len(judges)].text, judges[index % len(judges)].spec
             looks += [
                 yes_no_request(spec, text, artifact, context),
@@ -491,7 +460,7 @@ def with_second_looks(
     """
     judges, decided = panel(context), []
     for index, answer in enumerate(answers):
-        if not doubted(answer, context):
+        if not _doubted(answer, context):
             decided.append(answer)
             continue
         asked, null = next(looks), next(looks)
@@ -514,16 +483,9 @@ def with_second_looks(
                 "p_met": met,
             }
         )
-        together: list[Answer[Any]] = [answer, asked, null]
-        spent = _spent(together)
+        spent = _spent([answer, asked, null])
         decided.append(
-            Answer(
-                value=([result], ""),
-                calls=spent.calls,
-                rejected=answer.rejected,
-                usage=spent.usage,
-                stopped=spent.stopped,
-            )
+            Answer(([result], ""), spent.calls, answer.rejected, spent.usage, spent.stopped)
         )
     return decided
 
@@ -558,7 +520,7 @@ def _majority(graded: list[tuple[Judge, Graded]], count: int, min_agreement: flo
     return results, feedback
 
 
-def _spent(answers: Sequence[Answer[Any]] | Sequence[Judgement]) -> Judgement:
+def _spent(answers: Sequence[Answer[Any] | Judgement]) -> Judgement:
     return Judgement(
         calls=sum(answer.calls for answer in answers),
         usage=sum((answer.usage for answer in answers), TokenUsage()),
@@ -601,7 +563,7 @@ def judgement_of(
     docstring); a judgement the budgets cut short (`stopped`) decides nothing.
     """
     judges = panel(context)
-    groups = criterion_groups(criteria, context)
+    groups = _criterion_groups(criteria, context)
     parts = [
         _together(judges, list(answers[i * len(judges) : (i + 1) * len(judges)]), len(g), context)
         for i, g in enumerate(groups)

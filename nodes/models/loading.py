@@ -1,10 +1,7 @@
 """Turn "provider:model" strings into chat models, or say clearly why one cannot be made.
 
-Built-in providers go through LangChain's `init_chat_model` (`openai:...`,
-`google_genai:...`, and any other provider it knows whose package is installed).
-`openai:` models can point at any OpenAI-compatible server through a base URL; such
-servers usually need no API key. Extra providers (a company gateway, a test double) are
-registered under a name of their own (`provider_registry`).
+Built-in providers go through LangChain's `init_chat_model`; `openai:` models may point at
+any OpenAI-compatible server (no API key needed); others are registered (`provider_registry`).
 """
 
 from __future__ import annotations
@@ -43,15 +40,14 @@ def split_model_spec(spec: str) -> tuple[str, str]:
     return provider.strip(), model.strip()
 
 
-def openai_base_url(base_url: str | None) -> str | None:
-    """Pick the OpenAI-compatible server: the context's, else OPENAI_BASE_URL, else none."""
+def _openai_base_url(base_url: str | None) -> str | None:
     return base_url or os.environ.get("OPENAI_BASE_URL") or None
 
 
 def model_server(spec: str, context: Context) -> str | None:
     """Return the server `spec`'s requests go to, when it is an OpenAI-compatible one."""
     provider, _ = split_model_spec(spec)
-    return openai_base_url(context.base_url) if provider == "openai" else None
+    return _openai_base_url(context.base_url) if provider == "openai" else None
 
 
 def load_chat_model(
@@ -86,7 +82,7 @@ def load_chat_model(
         kwargs["timeout"] = timeout
     if max_retries is not None:
         kwargs["max_retries"] = max_retries
-    server = openai_base_url(base_url) if provider == "openai" else None
+    server = _openai_base_url(base_url) if provider == "openai" else None
     if top_logprobs is not None and provider == "openai":
         kwargs |= {"logprobs": True, "top_logprobs": top_logprobs}
     if max_tokens is not None:
@@ -116,8 +112,7 @@ def load_chat_model(
         ) from error
 
 
-def _frozen(value: Any) -> Any:
-    """Make keyword arguments hashable (dicts become sorted tuples), to key the cache."""
+def _frozen(value: Any) -> Any:  # hashable, to key the cache: dicts become sorted tuples
     if isinstance(value, dict):
         return tuple(sorted((key, _frozen(item)) for key, item in value.items()))
     return value
@@ -129,8 +124,7 @@ def _thawed(value: Any) -> Any:
     return value
 
 
-def _credentials(provider: str) -> tuple[str | None, ...]:
-    """Return the key variables a provider's client reads (a changed key, a new client)."""
+def _credentials(provider: str) -> tuple[str | None, ...]:  # a changed key, a new client
     return tuple(os.environ.get(name) for name in API_KEY_VARIABLES.get(provider, ()))
 
 
@@ -138,11 +132,7 @@ def _credentials(provider: str) -> tuple[str | None, ...]:
 def _created(
     provider: str, model: str, frozen: tuple[Any, ...], credentials: tuple[str | None, ...]
 ) -> BaseChatModel:
-    """Create a chat model once per provider, model, settings and credentials, then reuse it.
-
-    Chat models hold no per-call state; building one costs more than a round's own logic
-    (the performance benchmark's `latency` scenario shows it).
-    """
+    # chat models hold no per-call state, and building one costs more than a round's logic
     created: BaseChatModel = init_chat_model(model, model_provider=provider, **_thawed(frozen))
     return created
 

@@ -1,13 +1,9 @@
 """A rubric linter: judged criteria that code could decide, and criteria too vague to grade.
 
-Small judges get counts, the presence of a phrase, punctuation and structure wrong; code
-gets them right for nothing. `lint_rubric` reads each `llm` criterion's sentence with
-plain patterns and reports it as **checkable** (a word or character limit, a phrase that
-must or must not appear, a question mark, digits, a number of lines, JSON or Python: with
-the deterministic criterion that decides it, `proposal`) or **vague** (a word of taste,
-with a checkable rewrite to consider). `critic-loop lint-rubric` prints the findings, a
-run notes them at its start (a "lint" event), and with `Context.lint_checks` the critic
-grades such criteria with the proposed check (`decided_by_code`).
+Small judges get counts, phrases, punctuation and structure wrong; code gets them right for
+nothing. `lint_rubric` reports each `llm` criterion as checkable (with the deterministic
+criterion that decides it, `proposal`) or vague (with a checkable rewrite to consider); with
+`Context.lint_checks` the critic grades such criteria by the proposed check (`decided_by_code`).
 """
 
 from __future__ import annotations
@@ -98,41 +94,38 @@ ENDS = re.compile(r"\bends with\s+(?:the\s+(?:word|phrase|line)\s+)?" + QUOTED)
 STARTS = re.compile(r"\b(?:starts|begins) with\s+(?:the\s+(?:word|phrase)\s+)?" + QUOTED)
 
 
-def _phrase(cid: str, text: str, original: str) -> tuple[str, dict[str, Any] | None] | None:
-    def exact(found: re.Match[str]) -> str:
-        start, end = found.span(found.lastindex or 0)
-        return original[start:end]
-
-    if found := ABSENT.search(text):
-        phrase = exact(found)
-        return f"the absence of {phrase!r}: code searches for it", {
-            "id": cid,
+PHRASES: list[tuple[re.Pattern[str], str, Callable[[str], dict[str, Any]]]] = [
+    (
+        ABSENT,
+        "the absence of {!r}: code searches for it",
+        lambda phrase: {
             "kind": "regex",
             "pattern": re.escape(phrase),
             "must_match": False,
             "ignore_case": True,
-        }
-    if found := ENDS.search(text):
-        phrase = exact(found)
-        return f"how it ends ({phrase!r}): code checks it", {
-            "id": cid,
-            "kind": "regex",
-            "pattern": re.escape(phrase) + r"\W*\Z",
-        }
-    if found := STARTS.search(text):
-        phrase = exact(found)
-        return f"how it starts ({phrase!r}): code checks it", {
-            "id": cid,
-            "kind": "regex",
-            "pattern": r"\A\W*" + re.escape(phrase),
-        }
-    if found := PRESENT.search(text):
-        phrase = exact(found)
-        return f"the phrase {phrase!r}: code finds it", {
-            "id": cid,
-            "kind": "contains",
-            "phrases": [phrase],
-        }
+        },
+    ),
+    (
+        ENDS,
+        "how it ends ({!r}): code checks it",
+        lambda phrase: {"kind": "regex", "pattern": re.escape(phrase) + r"\W*\Z"},
+    ),
+    (
+        STARTS,
+        "how it starts ({!r}): code checks it",
+        lambda phrase: {"kind": "regex", "pattern": r"\A\W*" + re.escape(phrase)},
+    ),
+    (PRESENT, "the phrase {!r}: code finds it", lambda p: {"kind": "contains", "phrases": [p]}),
+]
+"""Criteria about a quoted phrase: (pattern, message, proposal for the phrase), in order."""
+
+
+def _phrase(cid: str, text: str, original: str) -> tuple[str, dict[str, Any] | None] | None:
+    for pattern, message, proposal in PHRASES:
+        if found := pattern.search(text):
+            start, end = found.span(found.lastindex or 0)
+            phrase = original[start:end]  # as the criterion writes it
+            return message.format(phrase), {"id": cid, **proposal(phrase)}
     return None
 
 

@@ -32,6 +32,9 @@ def draft_event(draft: Draft) -> dict[str, Any]:
     }
 
 
+CRITERION_FIELDS = {"passed", "skipped", "terminal", "severity", "weight"}
+
+
 def verdict_event(critique: Critique) -> dict[str, Any]:
     """Describe a critique: per-criterion pass/fail, the score, or the verifier's error."""
     verdict = critique.verdict
@@ -46,14 +49,7 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
         "musts_total": verdict.musts_total if verdict else None,
         "missed": verdict.missed if verdict else [],
         "criteria": [
-            {
-                "id": result.criterion_id,
-                "passed": result.passed,
-                "skipped": result.skipped,
-                "terminal": result.terminal,
-                "severity": result.severity,
-                "weight": result.weight,
-            }
+            {"id": result.criterion_id, **result.model_dump(include=CRITERION_FIELDS)}
             for result in (verdict.results if verdict else [])
         ],
         "attempts": critique.attempts,

@@ -69,12 +69,7 @@ def review_request(
         "score": verdict.score if verdict else None,
         "passed": verdict.passed if verdict else False,
         "criteria": [
-            {
-                "id": r.criterion_id,
-                "passed": r.passed,
-                "evidence": r.evidence,
-                "hint": r.hint,
-            }
+            {"id": r.criterion_id, **r.model_dump(include={"passed", "evidence", "hint"})}
             for r in (verdict.results if verdict else [])
         ],
         "actions": ACTIONS,

@@ -7,6 +7,7 @@ any OpenAI-compatible server (no API key needed); others are registered (`provid
 from __future__ import annotations
 
 import functools
+import json
 import os
 from typing import Any
 
@@ -97,7 +98,7 @@ def load_chat_model(
     else:
         _require_api_key(spec, provider, role)
     try:
-        return _created(provider, model, _frozen(kwargs), _credentials(provider))
+        return _created(provider, model, json.dumps(kwargs, sort_keys=True), _credentials(provider))
     except ImportError as error:
         raise ModelSetupError(
             f"The {role} model {spec!r} needs a package that is not installed: {error}"
@@ -112,28 +113,17 @@ def load_chat_model(
         ) from error
 
 
-def _frozen(value: Any) -> Any:  # hashable, to key the cache: dicts become sorted tuples
-    if isinstance(value, dict):
-        return tuple(sorted((key, _frozen(item)) for key, item in value.items()))
-    return value
-
-
-def _thawed(value: Any) -> Any:
-    if isinstance(value, tuple) and all(isinstance(i, tuple) and len(i) == 2 for i in value):
-        return {key: _thawed(item) for key, item in value}
-    return value
-
-
 def _credentials(provider: str) -> tuple[str | None, ...]:  # a changed key, a new client
     return tuple(os.environ.get(name) for name in API_KEY_VARIABLES.get(provider, ()))
 
 
 @functools.lru_cache(maxsize=64)
 def _created(
-    provider: str, model: str, frozen: tuple[Any, ...], credentials: tuple[str | None, ...]
+    provider: str, model: str, settings: str, credentials: tuple[str | None, ...]
 ) -> BaseChatModel:
-    # chat models hold no per-call state, and building one costs more than a round's logic
-    created: BaseChatModel = init_chat_model(model, model_provider=provider, **_thawed(frozen))
+    # chat models hold no per-call state, and building one costs more than a round's logic;
+    # the settings come as JSON, to key the cache
+    created: BaseChatModel = init_chat_model(model, model_provider=provider, **json.loads(settings))
     return created
 
 

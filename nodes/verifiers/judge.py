@@ -197,27 +197,20 @@ def accept_answer(
     and one weak judgement neither ends the run nor leaves an artifact without a verdict.
     """
     report = _with_real_ids(parse_answer(answer, CriticReport), criteria)
-    # on the last attempt, what the answer failed to grade validly is not met
-    last = unverified == "fail"
+    last = unverified == "fail"  # then what the answer failed to grade validly is not met
     results = _salvaged(report, criteria) if last else check_report(report, criteria)
     ungrounded = ungrounded_passes(
         [(result.criterion_id, result.evidence) for result in results if result.passed], artifact
     )
     if ungrounded and unverified == "reject":
         raise InvalidVerdict(ungrounded)
-    if ungrounded:
-        results = [
-            result
-            if not result.passed or grounded(result.evidence, artifact)
-            else result.model_copy(
-                update={
-                    "passed": False,
-                    "evidence": UNVERIFIED_PASS,
-                    "hint": "",
-                }
-            )
-            for result in results
-        ]
+    failed = {"passed": False, "evidence": UNVERIFIED_PASS, "hint": ""}
+    results = [
+        result.model_copy(update=failed)
+        if result.passed and not grounded(result.evidence, artifact)
+        else result
+        for result in results
+    ]
     return results, report.feedback
 
 
@@ -259,27 +252,24 @@ def accept_one(
     """
     found = parse_answer(answer, CriterionAnswer)
     quote = " ".join(found.quote.split()).strip().strip('"“”`')
+    hint = found.hint.strip()
     if found.verdict == "met":
         problem = quote_problem(quote, artifact)
         if problem is None:
-            return [
-                CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
-            ], ""
+            passed = CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
+            return [passed], ""
         if unverified == "reject":
             raise InvalidVerdict([f"the criterion was met but {problem}"])
-        result = CriterionResult(criterion_id=criterion.id, passed=False, evidence=UNVERIFIED_PASS)
-        return [result], ""
-    hint = found.hint.strip()
-    if found.verdict == "not sure":
+        evidence, hint = UNVERIFIED_PASS, ""
+    elif found.verdict == "not sure":
         evidence = "Not met: the judge was not sure, which counts as not met."
         hint = hint or NOT_SURE_HINT
     elif quote:
         evidence = f'Not met; the judge looked at "{quote}".'
     else:
         evidence = "Not met: nothing in the artifact shows it."
-    return [
-        CriterionResult(criterion_id=criterion.id, passed=False, evidence=evidence, hint=hint)
-    ], hint
+    result = CriterionResult(criterion_id=criterion.id, passed=False, evidence=evidence, hint=hint)
+    return [result], hint
 
 
 NO_WORDS = {"none", "n/a", "nothing", "no", "null"}  # no words of the artifact show it

@@ -1,11 +1,8 @@
 """The judge's second look: asked yes or no, read from the probabilities of its first token.
 
-A small model's "yes" or "no" is a coin tossed with its own bias. The probabilities it
-gives the two words are a score instead: P(met) = P(yes) / (P(yes) + P(no)) on the first
-token (OpenAI-compatible servers return them as `logprobs`; langchain-openai puts them
-in `response_metadata`), with the pull the question has of itself removed (the same
-question about a content-free artifact: contextual calibration, Zhao et al. 2021). A
-threshold (`judge_profile`) turns the score into a decision.
+P(met) = P(yes) / (P(yes) + P(no)) on the first token (OpenAI-compatible servers return
+`logprobs`), with the question's own pull removed by asking it of a content-free artifact
+(contextual calibration, Zhao et al. 2021); a threshold (`judge_profile`) decides.
 """
 
 from __future__ import annotations
@@ -22,11 +19,8 @@ from critic_loop.nodes.models.loading import load_chat_model, model_server
 from critic_loop.nodes.prompts import conversation
 from critic_loop.state.context import Context
 
-TOP_LOGPROBS = 10
-"""How many of the first token's likeliest alternatives to ask for."""
-
-NULL_ARTIFACT = "N/A"
-"""The content-free artifact whose answer measures the question's own pull."""
+TOP_LOGPROBS = 10  # of the first token's likeliest alternatives
+NULL_ARTIFACT = "N/A"  # content-free: its answer measures the question's own pull
 
 
 def first_token_logprobs(message: BaseMessage) -> list[tuple[str, float]]:

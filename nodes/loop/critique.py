@@ -242,21 +242,14 @@ class RoundGrading:
             for look in second_looks(self.judged_criteria, draft.text, mine, self.context)
         ]
 
-    def looked(
+    def record_judgements(
         self, answers: Sequence[Answer[Graded]], looks: Sequence[Answer[float | None]]
-    ) -> list[Answer[Graded]]:
-        """Return `answers` with those the second looks decided replaced."""
+    ) -> None:
+        """Merge each judged draft's judgement (second looks decided) and checks into a critique."""
         taken = iter(looks)
-        return [
-            answer
-            for _, mine in self._by_draft(answers)
-            for answer in with_second_looks(mine, taken, self.context)
-        ]
-
-    def record_judgements(self, answers: Sequence[Answer[Graded]]) -> None:
-        """Merge each judged draft's judgement with its checks into its critique."""
         for draft, mine in self._by_draft(answers):
-            judgement = judgement_of(self.judged_criteria, mine, self.context)
+            looked = with_second_looks(mine, taken, self.context)
+            judgement = judgement_of(self.judged_criteria, looked, self.context)
             verdict = None
             if judgement.stopped is not None:
                 verdict = self._without_judge(draft.ref, f"{judgement.stopped}.").verdict
@@ -345,7 +338,7 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
         grading.record_checks(draft, outcomes)
     answers = ask_all(grading.judge_requests(), grading.ledger)
     looks = ask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(grading.looked(answers, looks))
+    grading.record_judgements(answers, looks)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -360,7 +353,7 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
         grading.record_checks(draft, outcomes)
     answers = await aask_all(grading.judge_requests(), grading.ledger)
     looks = await aask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(grading.looked(answers, looks))
+    grading.record_judgements(answers, looks)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

@@ -64,8 +64,7 @@ def normalized(text: str) -> str:
     return " ".join(text.split())
 
 
-def per_round_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Verdict]:
-    """Return the best verdict of each graded round from `since` on, oldest first."""
+def _per_round_verdicts(critiques: Sequence[Critique], since: int) -> list[Verdict]:
     verdicts = []
     for number in range(since, rounds_done(critiques) + 1):
         best = best_critique([c for c in critiques if c.round == number])
@@ -106,7 +105,7 @@ def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window:
         assert earlier is not None
         return f"round {latest[0].round} repeated the draft of round {earlier.round} word for word"
     fresh_start = max((d.round for d in drafts if d.origin == "resample"), default=1)
-    verdicts = per_round_verdicts(critiques, fresh_start)
+    verdicts = _per_round_verdicts(critiques, fresh_start)
     if repeated_failures(verdicts, window):
         failing = ", ".join(sorted(verdicts[-1].failing_ids))
         return f"the same criteria failed {window} times in a row: {failing}"

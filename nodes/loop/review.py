@@ -55,10 +55,9 @@ def review_reason(state: LoopState, context: Context, stalled: bool, exhausted: 
     return None
 
 
-def review_request(
+def _review_request(
     state: LoopState, reviewed: Critique, reason: str, problem: str | None
 ) -> dict[str, Any]:
-    """Describe the draft under review and the answers the person can give."""
     draft = draft_of(state.drafts, reviewed.ref)
     verdict = reviewed.verdict
     return {
@@ -77,8 +76,7 @@ def review_request(
     }
 
 
-def checked_answer(answer: Any, criterion_ids: Sequence[str]) -> ReviewAnswer:
-    """Read a person's answer, or raise ValueError saying what is wrong with it."""
+def _checked_answer(answer: Any, criterion_ids: Sequence[str]) -> ReviewAnswer:
     try:
         parsed = ReviewAnswer.model_validate(answer)
     except ValidationError as error:
@@ -105,9 +103,9 @@ def ask_person(state: LoopState, reason: str) -> Review | None:
     ids = [criterion.id for criterion in state.rubric]
     problem: str | None = None
     while True:
-        answer = interrupt(review_request(state, reviewed, reason, problem))
+        answer = interrupt(_review_request(state, reviewed, reason, problem))
         try:
-            decided = checked_answer(answer, ids)
+            decided = _checked_answer(answer, ids)
         except ValueError as error:
             problem = str(error)
             continue

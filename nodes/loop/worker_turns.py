@@ -1,9 +1,8 @@
 """Choose the worker's next turns (`WorkerTurn`): first drafts, a revision, or fresh ones.
 
-A revision shows no recalled rule: a rule is often an earlier hint word for word, and a
-small model shown that line before its draft and again as the change to make answers with
-the draft. Fresh samples get the task, the rules and one line on what earlier attempts
-failed, never their text.
+A revision shows no recalled rule: a small model shown an earlier hint as a rule and again as
+the change to make answers with its draft. Fresh samples get the task, the rules and one line
+on what earlier attempts failed, never their text.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_do
 from critic_loop.state.rubric import CriterionBase, Task, TestSuite
 from critic_loop.state.rules import RecalledRule
 
-MAX_SUMMARY_CHARACTERS = 300  # the one-line summary of earlier failures a fresh sample gets
+MAX_SUMMARY_CHARACTERS = 300  # of the line on earlier failures a fresh sample gets
 
 
 def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
@@ -84,10 +83,10 @@ def feedback_on(feedback: Sequence[WorkerFeedback], ref: DraftRef) -> WorkerFeed
     return found or WorkerFeedback(round=ref.round, candidate=ref.candidate)
 
 
-def revision_chain(
+def _revision_chain(
     drafts: Sequence[Draft], feedback: Sequence[WorkerFeedback], base: DraftRef, keep: int
 ) -> list[RevisionStep]:
-    """Return the last `keep` drafts of the line of revisions ending at `base`, oldest first."""
+    # the last `keep` drafts of the line of revisions ending at `base`, oldest first
     chain: list[RevisionStep] = []
     ref: DraftRef | None = base
     while ref is not None and len(chain) < keep:
@@ -108,8 +107,8 @@ def _notes(note: WorkerFeedback) -> list[str]:
     return [part for part in (note.summary, *note.hints) if part]
 
 
-def regression_warning(state: LoopState, base: DraftRef) -> str:
-    """Say what went wrong in the latest draft when it is worse than `base`, the best."""
+def _regression_warning(state: LoopState, base: DraftRef) -> str:
+    # what went wrong in the latest draft, when it is worse than `base`, the best
     latest = best_of_round(state.critiques)
     if latest is None or latest.ref == base:
         return ""
@@ -121,8 +120,8 @@ def regression_warning(state: LoopState, base: DraftRef) -> str:
     )
 
 
-def failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -> str:
-    """One line on what earlier attempts failed: the feedback on the best draft so far."""
+def _failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -> str:
+    # one line on what earlier attempts failed: the feedback on the best draft so far
     if best is None:
         return ""
     notes = list(dict.fromkeys(_notes(feedback_on(feedback, best))))
@@ -159,10 +158,10 @@ def next_turns(
             WorkerTurn(
                 **common,
                 mode="revision",
-                history=revision_chain(
+                history=_revision_chain(
                     state.drafts, state.feedback, best.ref, context.worker_history_rounds
                 ),
-                warning=regression_warning(state, best.ref),
+                warning=_regression_warning(state, best.ref),
                 temperature=context.temperature,
                 allowance=left,
             )
@@ -174,7 +173,7 @@ def next_turns(
         **common,
         mode="resample",
         rules=[rule.text for rule in state.recalled_rules],
-        earlier_failures=failure_summary(state.feedback, best.ref if best is not None else None),
+        earlier_failures=_failure_summary(state.feedback, best.ref if best is not None else None),
     )
 
 
@@ -195,7 +194,7 @@ def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -
         round=turn.round,
         candidate=turn.candidate,
         mode="resample",
-        earlier_failures=failure_summary([feedback], feedback.ref),
+        earlier_failures=_failure_summary([feedback], feedback.ref),
         temperature=context.sample_temperature,
         allowance=turn.allowance,
     )

@@ -64,11 +64,10 @@ def load_chat_model(
 ) -> BaseChatModel:
     """Return the chat model for `spec` ("provider:model") for the given role.
 
-    `timeout` (seconds per request) and `max_retries` (repeats of requests that failed on
-    rate limits, server errors or the network) go to the provider's client. Built-in
-    providers' models are created once per settings and reused; a registered provider's
-    factory is called every time (cache inside it if it is costly). `top_logprobs` asks an
-    `openai:` model for its tokens' likeliest alternatives (others ignore it).
+    `timeout` (seconds per request) and `max_retries` (of rate limits, server and network
+    errors) go to the provider's client. Built-in providers' models are created once per
+    settings; a registered provider's factory is called every time. `top_logprobs` asks
+    an `openai:` model for its tokens' likeliest alternatives (others ignore it).
 
     Raises:
         ModelSetupError: the provider is unknown or its package is missing, or the API key

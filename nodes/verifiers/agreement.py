@@ -265,10 +265,9 @@ def test_same_behaviour_on_every_probe():
 """
 
 
-def pair_check(
+def _pair_check(
     criterion: TestSuite, probes: Sequence[Probe], left: str, right: str
-) -> tuple[TestSuite, str]:
-    """Return the suite and module that pass only if drafts `left` and `right` agree on `probes`."""
+) -> tuple[TestSuite, str]:  # a suite and module that pass if `left` and `right` agree
     tests = PAIR_TEST.format(module=criterion.module, count=len(probes))
     suite = criterion.model_copy(update={"tests": tests, "tests_file": None})
     sources = [extract_code(left), extract_code(right)]
@@ -307,7 +306,7 @@ def behaviour_groups(
         same = (
             lead
             for lead in dict.fromkeys(group)
-            if run_check(*pair_check(criterion, probes, drafts[lead], draft), trust).passed
+            if run_check(*_pair_check(criterion, probes, drafts[lead], draft), trust).passed
         )
         group.append(next(same, index))
     return Grouping(len(probes), group)
@@ -325,7 +324,7 @@ async def abehaviour_groups(
     for index, draft in enumerate(drafts):
         found = index
         for lead in dict.fromkeys(group):
-            pair = pair_check(criterion, probes, drafts[lead], draft)
+            pair = _pair_check(criterion, probes, drafts[lead], draft)
             if (await arun_check(*pair, trust)).passed:
                 found = lead
                 break

@@ -131,15 +131,8 @@ def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) ->
     """
 
     def ask(text: str, statement: str, fence: str) -> HumanMessage:
-        return HumanMessage(
-            render_prompt(
-                "critic_extract.jinja",
-                context.prompts_dir,
-                artifact=text,
-                statement=statement,
-                fence=fence,
-            )
-        )
+        values = {"artifact": text, "statement": statement, "fence": fence}
+        return HumanMessage(render_prompt("critic_extract.jinja", context.prompts_dir, **values))
 
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("critic_extract_system.jinja", context.prompts_dir))
@@ -189,12 +182,10 @@ def accept_answer(
 ) -> Graded:
     """Turn a judge's structured answer into results for `criteria`, or raise `InvalidAnswer`.
 
-    Besides the report's own consistency (`check_report`), every pass must quote the few
-    words of the artifact that show it (`grounding`): a pass that quotes nothing, or the
-    whole artifact, is rejected. With `unverified="fail"` (the judge's last attempt) the
-    answer is taken on stricter terms instead: such passes, and the criteria it did not
-    grade validly (`salvaged`), count as not met. A pass no one can check is never a pass,
-    and one weak judgement neither ends the run nor leaves an artifact without a verdict.
+    A consistent report (`check_report`) whose passes are grounded is taken. With
+    `unverified="fail"` (the judge's last attempt) ungrounded passes, and criteria it did
+    not grade validly (`_salvaged`), are not met instead: a pass no one can check is never
+    a pass, and one weak judgement neither ends the run nor leaves a draft without a verdict.
     """
     report = _with_real_ids(parse_answer(answer, CriticReport), criteria)
     last = unverified == "fail"  # then what the answer failed to grade validly is not met
@@ -217,11 +208,9 @@ def accept_answer(
 def _salvaged(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
     """Read a judge's last answer leniently: one result per criterion, never a false pass.
 
-    The first result with evidence for each criterion is kept (the report's overall claim
-    is ignored: the verdict derives it); a criterion it missed, graded only without
-    evidence, or marked terminal while passed, is not met. An answer that grades no
-    criterion validly is no answer (`InvalidVerdict`): a judge that says nothing usable
-    ends the run as `verifier_error` rather than failing every round.
+    The first result with evidence for each criterion is kept; one missed, graded without
+    evidence, or terminal while passed, is not met. An answer that grades no criterion
+    validly is none (`InvalidVerdict`): the run ends as `verifier_error`, not failing rounds.
     """
     kept: dict[str, CriterionResult] = {}
     for finding in report.results:
@@ -286,10 +275,8 @@ def extracted_quote(reply: str) -> str:
 def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Graded, str | None]:
     """Decide one criterion from the words the judge replied with, by code.
 
-    A quotation that is a short part of the artifact (`grounding.quote_problem`) passes;
-    "NONE" or nothing is not met. Words that are not in the artifact, or the artifact
-    copied whole, are not met either, and the second value says why (the judge may be
-    asked again); it is None when the decision is final.
+    A short part of the artifact (`grounding.quote_problem`) passes; "NONE" or nothing is not
+    met, and neither are other words, with the second value saying why (None: final).
     """
     quote = extracted_quote(reply)
     problem = None
@@ -348,9 +335,8 @@ def _extracting(
 ) -> Request[Graded]:
     """Ask for the words of the artifact that show `criterion`, in plain text; code decides.
 
-    Words that are not in the artifact (a small model copies the criterion's own words),
-    or the artifact copied whole, are asked for again with the reason; "NONE" and a short
-    quotation are final, and so is the last attempt's answer.
+    Words not in the artifact (a small model copies the criterion's own) or the whole
+    artifact are asked for again, with the reason; the last attempt's answer is final.
     """
 
     def read(reply: BaseMessage) -> Graded:

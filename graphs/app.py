@@ -73,8 +73,7 @@ def loop_builder(
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
 
-RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16
-"""Graph steps allowed per run: three per round at the largest cap, plus the fixed nodes."""
+RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16  # 3 steps a round at the largest cap, + fixed
 
 
 def build_graph(

@@ -1,14 +1,11 @@
 """The critic: deterministic checks first, then the LLM judge, merged into one verdict each.
 
-It reads `CriticView` (the rubric, the drafts, the critiques; never the task or the worker's
-conversation) and grades every draft of the newest round: a draft repeating an earlier one
-gets its verdict (a stall signal), an empty or oversized one fails every criterion; the
-checks run in rubric order (with `Context.lint_checks`, also on judged criteria code can
-decide); the judge grades the candidates the checks leave in contention (none when failed
-checks rule out a pass), with `judge.second_looks` where its words proved nothing; several
-passing candidates with a test suite are ranked by behaviour (`verifiers.agreement`). A
-judge with no valid answer ends the run as `verifier_error`; budgets that stop it mid-round
-leave the rest not graded (`stopped`), and the route ends the run `exhausted`.
+It reads `CriticView` (never the task or the worker's conversation) and grades the newest
+round: a repeated draft gets its earlier verdict, an empty or oversized one fails; the checks
+run; the judge grades the candidates still in contention (none when failed checks rule out a
+pass); passing candidates with a test suite are ranked by behaviour (`verifiers.agreement`).
+A judge with no valid answer ends the run as `verifier_error`; budgets that stop it leave
+the rest not graded (`stopped`).
 """
 
 from __future__ import annotations

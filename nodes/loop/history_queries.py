@@ -12,8 +12,7 @@ from critic_loop.state.context import MAX_ITERATIONS_LIMIT
 from critic_loop.state.records import Critique, Draft, DraftRef, Review, rounds_done
 from critic_loop.state.verdict import SCORE_TOLERANCE, Verdict
 
-Strength = tuple[int, float]
-"""How good a graded draft is: must criteria passed, then weighted score."""
+Strength = tuple[int, float]  # must criteria passed, then weighted score
 
 
 def latest_round(critiques: Sequence[Critique]) -> list[Critique]:

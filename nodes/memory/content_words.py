@@ -10,7 +10,7 @@ def words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
-STOP_WORDS = frozenset(
+STOP_WORDS = frozenset(  # no lesson in them: ignored in comparing and indexing rules
     words(
         """
         a an and are as at be been by for from has have in is it its of on or that the this
@@ -18,7 +18,6 @@ STOP_WORDS = frozenset(
         """
     )
 )
-"""Words that carry no lesson: ignored when rules are compared and when they are indexed."""
 
 
 def content_words(text: str) -> list[str]:

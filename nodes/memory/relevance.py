@@ -1,9 +1,7 @@
 """How relevant a rule is to a task: the words it shares with what the rule was learned on.
 
-The largest cosine similarity of word sets (stems, without function and instruction words)
-between the task and the rule's topics (`Rule.topics`) or its text outside quotes (a quoted
-phrase is what to write, not what the task is about). Lexical on purpose: microseconds on any
-store, no model; an index only chooses which rules are compared.
+The largest cosine similarity of stemmed content words between the task and the rule's
+topics or its text outside quotes. Lexical on purpose: microseconds on any store, no model.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from critic_loop.nodes.memory.content_words import words
 
 MAX_TOPIC_WORDS = 40  # of a task's first content words, in its topic
 
-FUNCTION_WORDS = frozenset(
+FUNCTION_WORDS = frozenset(  # english words that carry no topic
     words(
         """
         a about above after again against all also am an and any are as at be because been
@@ -33,9 +31,8 @@ FUNCTION_WORDS = frozenset(
         """
     )
 )
-"""English words that carry no topic."""
 
-INSTRUCTION_WORDS = frozenset(
+INSTRUCTION_WORDS = frozenset(  # words that say what to do or how much, not what the task is about
     words(
         """
         write rewrite draft create make compose produce give provide generate prepare please
@@ -44,7 +41,6 @@ INSTRUCTION_WORDS = frozenset(
         """
     )
 )
-"""Words that say what to do or how much, not what the task is about."""
 
 
 def stem(word: str) -> str:

@@ -1,10 +1,8 @@
 """Judge proposed rule texts: duplicates of existing rules, and copies instead of lessons.
 
-Two texts are one rule when they share their content words in any order and form, or differ
-by a typo, and never when their numbers differ. A rule that copies the task, a draft or a
-criterion is a log, and refused. A distilled rule must restate its lesson (keep what it
-quotes and its numbers) and use only the words of its lessons, its task and `RULE_WORDS`:
-a small model told to generalise copies its prompt's example frame instead.
+Two texts are one rule when their content words match in any order and form, or a typo
+apart, never when their numbers differ. A distilled rule must restate its lesson and use only
+the words of its lessons, its task and `RULE_WORDS` (small models copy their prompt's frame).
 """
 
 from __future__ import annotations
@@ -112,7 +110,7 @@ def restates(text: str, lesson: str) -> bool:
     return bool(_content(words(PATTERN.sub(" ", text))) & _content(words(PATTERN.sub(" ", lesson))))
 
 
-RULE_WORDS = frozenset(
+RULE_WORDS = frozenset(  # any rule may use them, beyond the words of its lessons and task
     words(
         """
         add after always avoid begin close end ensure finish first follow include instead
@@ -121,7 +119,6 @@ RULE_WORDS = frozenset(
         """
     )
 )
-"""Words any rule may use to say what to do, beyond those of its lessons and its task."""
 
 
 def _stems(text: str) -> set[str]:

@@ -1,14 +1,7 @@
 """Which models a run uses when it names none: what this machine has. One rule, everywhere.
 
-Every node's context is settled by `operator_policy.settled`, which applies it. With neither
-`worker_model` nor `critic_model` named (context or `CRITIC_LOOP_*_MODEL`): an
-OpenAI-compatible server (`base_url`, else `CRITIC_LOOP_BASE_URL`, else `OPENAI_BASE_URL`)
-gives the first model it lists, for every role; else an OpenAI key keeps the defaults; else a
-Gemini key gives Gemini Flash and Pro; else the run stops before any call, saying what is
-missing. Each model then brings its profile's settings (`profiles`). A named server that
-cannot say what it serves is an error (`DiscoveryFailed`), never a fall back to OpenAI's
-names; its answer is kept `DISCOVERY_TTL` seconds. A served run's `base_url` has already
-been held to the operator's policy, so a client cannot pick the host that is asked.
+docs/models.md ("When no model is named") states it; every node's context is settled by
+`operator_policy.settled`, which applies it after the policy passed the run's `base_url`.
 """
 
 from __future__ import annotations

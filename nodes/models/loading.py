@@ -18,7 +18,7 @@ from critic_loop.nodes.models.provider_registry import registered_provider
 from critic_loop.state.context import Context
 from critic_loop.state.errors import MissingApiKey, ModelSetupError
 
-API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {  # any one holds the provider's key
     "openai": ("OPENAI_API_KEY",),
     "google_genai": ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
     "anthropic": ("ANTHROPIC_API_KEY",),
@@ -29,10 +29,8 @@ API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "deepseek": ("DEEPSEEK_API_KEY",),
     "xai": ("XAI_API_KEY",),
 }
-"""Environment variables that hold each hosted provider's API key (any one suffices)."""
 
-STRICT_SCHEMA_PROVIDERS = frozenset({"openai", "azure_openai"})
-"""Providers whose structured output accepts `strict=True`."""
+STRICT_SCHEMA_PROVIDERS = frozenset({"openai", "azure_openai"})  # accept `strict=True`
 
 
 def split_model_spec(spec: str) -> tuple[str, str]:

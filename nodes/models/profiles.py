@@ -1,9 +1,8 @@
-"""The run settings that follow from a model, however it was named.
+"""The run settings that follow from a model, however it was named (settings chosen stand).
 
-A small model by its name ("qwen2.5-coder-0.5b-instruct": 0.5B, at most `SMALL_MODEL_PARAMS`),
-or one of unknown size found unnamed on the run's server, gets `LOCAL_SETTINGS`; a critic
-with a judge profile (`judge_profile`) gets `judge_mode: extract_ask`. The critic's profile
-gives the judge's settings, the worker's its token cap; settings the run chose stand.
+A small model by its name ("qwen2.5-coder-0.5b-instruct": 0.5B), or one of unknown size
+found on the run's server, gets `LOCAL_SETTINGS`; a critic with a judge profile gets
+`judge_mode: extract_ask`. The critic's profile gives the judge's settings, the worker's its cap.
 """
 
 from __future__ import annotations

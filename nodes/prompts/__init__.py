@@ -1,9 +1,8 @@
 """Load and render the Jinja prompt templates that live beside this module.
 
-`Context.prompts_dir` may replace any of them; undefined variables are errors, so a mistyped
-replacement fails loudly. They render in Jinja's sandbox (no reach into Python internals), so
-even an allowed prompts directory cannot run code. Templates are read once (a `prompts_dir`'s
-by the run's preflight, `load_prompts`), so nodes under `ainvoke` do no file I/O on the loop.
+`Context.prompts_dir` may replace any; undefined variables are errors; templates render in
+Jinja's sandbox, so even an allowed prompts directory cannot run code. They are read once
+(a `prompts_dir`'s by the run's preflight), so nodes under `ainvoke` do no file I/O.
 """
 
 from __future__ import annotations

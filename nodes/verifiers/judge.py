@@ -1,12 +1,8 @@
 """The LLM judge: the critic model (or a panel) grades the rubric's `llm` criteria.
 
-All at once (`judge_granularity="rubric"`, by opaque ids `c1`, `c2`, ...) or one per call
-(`"criterion"`); a pass must quote the words of the artifact that show it (`grounding`).
-With `judge_mode="extract"` the judge only copies those words and code decides; with
-`"extract_ask"`, words that prove nothing are followed by a yes/no question (`yes_no`). A
-panel (`critic_models`, `critic_samples`) passes a criterion by a strict majority of the
-judges that answered, and at least `critic_min_agreement`; a judge with no valid answer
-abstains, and if all abstain the critique records a verifier error (`judgement_of`).
+docs/judge.md has its modes (`judge_granularity`, `judge_mode`). A pass must quote the words
+of the artifact that show it (`grounding`). A panel passes a criterion by a strict majority
+of the judges that answered; if all abstain, the critique records a verifier error.
 """
 
 from __future__ import annotations

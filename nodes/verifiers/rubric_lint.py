@@ -1,9 +1,8 @@
 """A rubric linter: judged criteria that code could decide, and criteria too vague to grade.
 
-Small judges get counts, phrases, punctuation and structure wrong; code gets them right for
-nothing. `lint_rubric` reports each `llm` criterion as checkable (with the deterministic
-criterion that decides it, `proposal`) or vague (with a checkable rewrite to consider); with
-`Context.lint_checks` the critic grades such criteria by the proposed check (`decided_by_code`).
+`lint_rubric` reports each `llm` criterion as checkable (with the deterministic criterion
+that decides it, `proposal`) or vague (with a rewrite to consider); with `Context.lint_checks`
+the critic grades such criteria by the proposed check (`decided_by_code`).
 """
 
 from __future__ import annotations
@@ -18,11 +17,10 @@ from pydantic import TypeAdapter
 
 from critic_loop.state.rubric import AnyCriterion, CriterionBase
 
-NUMBER_WORDS = {
+NUMBER_WORDS = {  # numbers a criterion may spell out
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "twelve": 12, "twenty": 20,
 }  # fmt: skip
-"""Numbers a criterion may spell out."""
 
 NUMBER = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
 
@@ -183,7 +181,7 @@ NAMES_ONE = re.compile(
 
 LINES = re.compile(rf"\b(?:has|is|in) exactly {NUMBER} lines\b")
 
-VAGUE: dict[str, str] = {
+VAGUE: dict[str, str] = {  # taste to a judge, and a checkable rewrite to consider
     "concise": "It has at most 80 words.",
     "brief": "It has at most 80 words.",
     "short": "It has at most 80 words.",
@@ -203,7 +201,6 @@ VAGUE: dict[str, str] = {
     "polished": "It has no spelling mistakes and no repeated words.",
     "effective": "Say what effect it must have, as something a reader can find.",
 }
-"""Words a judge can only take as taste, and a checkable rewrite to consider."""
 
 
 def _vague(text: str) -> str | None:

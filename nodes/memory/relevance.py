@@ -12,11 +12,30 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from critic_loop.nodes.memory.content_words import words
+
+def words(text: str) -> list[str]:
+    """Return the lower-case words of `text`, in order (punctuation dropped)."""
+    return re.findall(r"\w+", text.lower())
+
+
+STOP_WORDS = frozenset(  # no lesson in them: ignored in comparing and indexing rules
+    words(
+        """
+        a an and are as at be been by for from has have in is it its of on or that the this
+        to was were will with you your yours
+        """
+    )
+)
+
+
+def content_words(text: str) -> list[str]:
+    """Return the words of `text` that are not stop words, in order."""
+    return [word for word in words(text) if word not in STOP_WORDS]
+
 
 MAX_TOPIC_WORDS = 40  # of a task's first content words, in its topic
 
-FUNCTION_WORDS = frozenset(  # english words that carry no topic
+FUNCTION_WORDS = frozenset(  # English words that carry no topic
     words(
         """
         a about above after again against all also am an and any are as at be because been

@@ -11,8 +11,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 
-from critic_loop.nodes.memory.content_words import STOP_WORDS, words
-from critic_loop.nodes.memory.relevance import FUNCTION_WORDS, INSTRUCTION_WORDS
+from critic_loop.nodes.memory.relevance import FUNCTION_WORDS, INSTRUCTION_WORDS, STOP_WORDS, words
 from critic_loop.nodes.memory.relevance import stem as _stem
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MAX_RULE_WORDS

@@ -27,33 +27,20 @@ from critic_loop.state.records import Draft
 def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
     """Build the worker's prompt for `turn`."""
     directory = context.prompts_dir
+    task = {"task": turn.task, "rules": turn.rules, "earlier_failures": turn.earlier_failures}
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("worker_system.jinja", directory)),
-        HumanMessage(
-            render_prompt(
-                "worker_task.jinja",
-                directory,
-                task=turn.task,
-                rules=turn.rules,
-                earlier_failures=turn.earlier_failures,
-            )
-        ),
+        HumanMessage(render_prompt("worker_task.jinja", directory, **task)),
     ]
     for position, step in enumerate(turn.history, start=1):
-        latest = position == len(turn.history)
+        revision = {
+            "round": step.round,
+            "summary": step.feedback.summary,
+            "hints": step.feedback.hints,
+            "warning": turn.warning if position == len(turn.history) else "",
+        }
         messages.append(AIMessage(step.text))
-        messages.append(
-            HumanMessage(
-                render_prompt(
-                    "worker_revision.jinja",
-                    directory,
-                    round=step.round,
-                    summary=step.feedback.summary,
-                    hints=step.feedback.hints,
-                    warning=turn.warning if latest else "",
-                )
-            )
-        )
+        messages.append(HumanMessage(render_prompt("worker_revision.jinja", directory, **revision)))
     return messages
 
 

@@ -27,14 +27,9 @@ def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> li
     """List the criteria the chosen draft fails; every criterion if it was never graded."""
     text = {criterion.id: criterion.describe() for criterion in rubric}
     if critique is None or critique.verdict is None:
+        never = "Not graded: the verifier gave no acceptable verdict."
         return [
-            OpenItem(
-                criterion_id=criterion.id,
-                text=criterion.describe(),
-                evidence="Not graded: the verifier gave no acceptable verdict.",
-                hint="",
-            )
-            for criterion in rubric
+            OpenItem(criterion_id=c.id, text=c.describe(), evidence=never, hint="") for c in rubric
         ]
     return [
         OpenItem(

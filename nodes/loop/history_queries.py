@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT
 from critic_loop.state.records import Critique, Draft, DraftRef, Review, rounds_done
-from critic_loop.state.verdict import SCORE_TOLERANCE, Verdict
+from critic_loop.state.verdict import SCORE_TOLERANCE, CriterionResult, Verdict
 
 Strength = tuple[int, float]  # must criteria passed, then weighted score
 
@@ -143,6 +143,12 @@ def attainable(verdict: Verdict, lost: set[str], threshold: float) -> bool:
     return (reachable / total if total else 0.0) >= threshold - SCORE_TOLERANCE
 
 
+def _overridden(result: CriterionResult, review: Review) -> CriterionResult:
+    evidence = f"Overridden by a person: {review.note or 'no reason given'}"
+    update = {"passed": bool(review.passed), "skipped": False, "terminal": False}
+    return result.model_copy(update={**update, "evidence": evidence})
+
+
 def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> list[Critique]:
     """Return the critiques with every person's override of a criterion's result applied."""
     overrides = [r for r in reviews if r.action == "override" and r.criterion_id is not None]
@@ -155,16 +161,7 @@ def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> 
             changed.append(critique)
             continue
         results = [
-            result.model_copy(
-                update={
-                    "passed": bool(review.passed),
-                    "skipped": False,
-                    "terminal": False,
-                    "evidence": f"Overridden by a person: {review.note or 'no reason given'}",
-                }
-            )
-            if (review := decided.get(result.criterion_id)) is not None
-            else result
+            _overridden(result, review) if (review := decided.get(result.criterion_id)) else result
             for result in critique.verdict.results
         ]
         verdict = critique.verdict.model_copy(update={"results": results})

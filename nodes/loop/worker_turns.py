@@ -91,14 +91,8 @@ def _revision_chain(
     ref: DraftRef | None = base
     while ref is not None and len(chain) < keep:
         draft = draft_of(drafts, ref)
-        chain.append(
-            RevisionStep(
-                round=draft.round,
-                candidate=draft.candidate,
-                text=draft.text,
-                feedback=feedback_on(feedback, ref),
-            )
-        )
+        shown = draft.model_dump(include={"round", "candidate", "text"})
+        chain.append(RevisionStep(**shown, feedback=feedback_on(feedback, ref)))
         ref = draft.revises
     return chain[::-1]
 

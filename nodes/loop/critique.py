@@ -198,7 +198,7 @@ class RoundGrading:
         self.checked[draft.ref] = {result.criterion_id: result for result in results}
 
     def judge_requests(self) -> list[Request[Graded]]:
-        """Choose the drafts the judge grades (module docstring, 3); return its requests."""
+        """Choose the drafts the judge grades (those still in contention); return its requests."""
         leading = max(
             (_check_strength(self.rubric, r) for r in self.checked.values()), default=(0, 0.0)
         )

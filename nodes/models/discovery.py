@@ -169,7 +169,7 @@ def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> d
 
 
 def with_available_models(context: Context, environ: Mapping[str, str] | None = None) -> Context:
-    """Return `context` with the models this machine has, where it named none (see above).
+    """Return `context` with the models this machine has, where it named none (docs/models.md).
 
     Raises:
         DiscoveryFailed: the run's server could not say which model it serves.

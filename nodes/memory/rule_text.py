@@ -102,7 +102,7 @@ def _mentions(text: str, phrase: str) -> bool:
 
 
 def restates(text: str, lesson: str) -> bool:
-    """Tell whether a proposed rule `text` restates `lesson`: keeps its `anchors` (if any)."""
+    """Tell whether rule `text` restates `lesson`: keeps its `anchors` (none: shares a word)."""
     kept = anchors(lesson)
     if kept:
         return all(_mentions(text, anchor) for anchor in kept)

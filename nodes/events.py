@@ -32,7 +32,7 @@ def draft_event(draft: Draft) -> dict[str, Any]:
     }
 
 
-CRITERION_FIELDS = {"passed", "skipped", "terminal", "severity", "weight"}
+_CRITERION_FIELDS = {"passed", "skipped", "terminal", "severity", "weight"}
 
 
 def verdict_event(critique: Critique) -> dict[str, Any]:
@@ -49,7 +49,7 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
         "musts_total": verdict.musts_total if verdict else None,
         "missed": verdict.missed if verdict else [],
         "criteria": [
-            {"id": result.criterion_id, **result.model_dump(include=CRITERION_FIELDS)}
+            {"id": result.criterion_id, **result.model_dump(include=_CRITERION_FIELDS)}
             for result in (verdict.results if verdict else [])
         ],
         "attempts": critique.attempts,

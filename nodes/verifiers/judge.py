@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -305,12 +305,21 @@ def _criterion_groups(
 
 
 def _structured(
-    spec: str,
-    context: Context,
-    schema: dict[str, Any],
-    prompt_for: Callable[[str | None], list[BaseMessage]],
-    accept: Callable[[dict[str, Any], Literal["reject", "fail"]], Graded],
+    spec: str, criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> Request[Graded]:
+    together = context.judge_granularity == "rubric" or len(criteria) > 1
+
+    def prompt_for(problem: str | None) -> list[BaseMessage]:
+        if together:
+            return judge_prompt(criteria, artifact, context, problem)
+        return _one_criterion_prompt(criteria[0], artifact, context, problem)
+
+    def accept(answer: dict[str, Any], unverified: Literal["reject", "fail"]) -> Graded:
+        if together:
+            return accept_answer(answer, criteria, artifact, unverified)
+        return accept_one(answer, criteria[0], artifact, unverified)
+
+    schema = critic_output_schema() if together else criterion_answer_schema()
     return Request(
         model=grading_model(spec, "critic", context),
         spec=spec,
@@ -365,22 +374,7 @@ def _judge_request(
 ) -> Request[Graded]:
     if context.judge_mode != "verdict" and len(criteria) == 1:
         return _extracting(spec, criteria[0], artifact, context)
-    if context.judge_granularity == "rubric" or len(criteria) > 1:
-        return _structured(
-            spec,
-            context,
-            critic_output_schema(),
-            lambda problem: judge_prompt(criteria, artifact, context, problem),
-            lambda answer, unverified: accept_answer(answer, criteria, artifact, unverified),
-        )
-    (one,) = criteria
-    return _structured(
-        spec,
-        context,
-        criterion_answer_schema(),
-        lambda problem: _one_criterion_prompt(one, artifact, context, problem),
-        lambda answer, unverified: accept_one(answer, one, artifact, unverified),
-    )
+    return _structured(spec, criteria, artifact, context)
 
 
 def judge_requests(

@@ -63,15 +63,7 @@ def _called_name(call: ast.Call, names: set[str], aliases: set[str]) -> str | No
     return None
 
 
-def _literal(node: ast.expr) -> tuple[bool, Any]:
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None
-    return _round_trips(value), value
-
-
-def _round_trips(value: Any) -> bool:  # no NaN, no infinity
+def _round_trips(value: Any) -> bool:
     try:
         return bool(ast.literal_eval(repr(value)) == value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -86,25 +78,18 @@ def _visible_calls(tests: str, module: str) -> list[Probe]:
     names, aliases = _imported_functions(tree, module)
     found: list[Probe] = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
+        if not isinstance(node, ast.Call) or any(k.arg is None for k in node.keywords):
             continue
         name = _called_name(node, names, aliases)
-        if name is None or any(isinstance(arg, ast.Starred) for arg in node.args):
+        if name is None or len(ast.unparse(node)) > MAX_LITERAL_CHARS:
             continue
-        if any(keyword.arg is None for keyword in node.keywords):
+        try:  # a starred argument is no literal either
+            args = tuple(ast.literal_eval(arg) for arg in node.args)
+            kwargs = tuple((str(k.arg), ast.literal_eval(k.value)) for k in node.keywords)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
-        if len(ast.unparse(node)) > MAX_LITERAL_CHARS:
-            continue
-        parsed = [_literal(arg) for arg in node.args]
-        keywords = [(keyword.arg, _literal(keyword.value)) for keyword in node.keywords]
-        if all(ok for ok, _ in parsed) and all(ok for _, (ok, _) in keywords):
-            found.append(
-                Probe(
-                    name,
-                    tuple(value for _, value in parsed),
-                    tuple((str(key), value) for key, (_, value) in keywords),
-                )
-            )
+        if _round_trips(args) and _round_trips(kwargs):  # no NaN, no infinity
+            found.append(Probe(name, args, kwargs))
     return list({call.source(): call for call in reversed(found)}.values())[::-1]
 
 

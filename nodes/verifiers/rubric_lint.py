@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
@@ -37,12 +37,8 @@ class LintFinding:
 
     def as_json(self) -> dict[str, Any]:
         """Return the finding as JSON data."""
-        return {
-            "criterion": self.criterion_id,
-            "problem": self.problem,
-            "message": self.message,
-            "proposal": self.proposal,
-        }
+        found = asdict(self)
+        return {"criterion": found.pop("criterion_id"), **found}
 
 
 def _number(text: str) -> int:

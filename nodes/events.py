@@ -20,16 +20,9 @@ def recall_event(rules: list[RecalledRule], scope: str) -> dict[str, Any]:
 
 def draft_event(draft: Draft) -> dict[str, Any]:
     """Describe a new draft: its round and size."""
-    return {
-        "event": "draft",
-        "round": draft.round,
-        "candidate": draft.candidate,
-        "origin": draft.origin,
-        "characters": len(draft.text),
-        "output_tokens": draft.usage.output_tokens,
-        "attempts": draft.attempts,
-        "stopped": draft.stopped,
-    }
+    made = draft.model_dump(include={"round", "candidate", "origin"})
+    size = {"characters": len(draft.text), "output_tokens": draft.usage.output_tokens}
+    return {"event": "draft", **made, **size, "attempts": draft.attempts, "stopped": draft.stopped}
 
 
 _CRITERION_FIELDS = {"passed", "skipped", "terminal", "severity", "weight"}
@@ -62,13 +55,6 @@ def finished_event(
     ending: tuple[str, str, str | None], rounds: int, learning: bool, spent: Spent
 ) -> dict[str, Any]:
     """Say how the loop ended (outcome, reason, the limit reached), what it spent, if it learns."""
-    outcome, reason, exhausted_by = ending
-    return {
-        "event": "finished",
-        "outcome": outcome,
-        "reason": reason,
-        "exhausted_by": exhausted_by,
-        "round": rounds,
-        "learning": learning,
-        "spent": {"calls": spent.calls, "tokens": spent.tokens, "seconds": spent.seconds},
-    }
+    told = dict(zip(("outcome", "reason", "exhausted_by"), ending, strict=True))
+    used = {"calls": spent.calls, "tokens": spent.tokens, "seconds": spent.seconds}
+    return {"event": "finished", **told, "round": rounds, "learning": learning, "spent": used}

@@ -126,15 +126,8 @@ def _feedback_after(state: LoopState, review: Review) -> list[WorkerFeedback]:
     # what a person's rejection tells the worker: their words, then the critic's hints
     if review.action != "reject":
         return []
-    critic = feedback_on(state.feedback, review.draft)
-    return [
-        WorkerFeedback(
-            round=review.draft.round,
-            candidate=review.draft.candidate,
-            summary=review.feedback,
-            hints=critic.hints,
-        )
-    ]
+    hints = feedback_on(state.feedback, review.draft).hints
+    return [WorkerFeedback(**review.draft.model_dump(), summary=review.feedback, hints=hints)]
 
 
 def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send | list[Send]:

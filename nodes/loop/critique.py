@@ -71,23 +71,6 @@ def _unusable_draft_verdict(
     )
 
 
-def _checks_rule_out_a_pass(
-    rubric: Sequence[CriterionBase], checked: dict[str, CriterionResult], threshold: float
-) -> bool:
-    hopeful = Verdict(
-        results=[
-            _weighed(
-                checked.get(criterion.id)
-                or CriterionResult(criterion_id=criterion.id, passed=True, evidence="-"),
-                criterion,
-            )
-            for criterion in rubric
-        ],
-        pass_threshold=threshold,
-    )
-    return not hopeful.passed
-
-
 def not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
     """Mark an `llm` criterion as not graded this round (the judge was skipped)."""
     evidence = f"Not graded this round: {why}"
@@ -208,9 +191,7 @@ class RoundGrading:
                 why = HOPELESS
             elif _check_strength(self.rubric, results) < leading:
                 why = BEHIND
-            elif self.context.skip_judge_on_failed_check and _checks_rule_out_a_pass(
-                self.rubric, results, self.context.pass_threshold
-            ):
+            elif self.context.skip_judge_on_failed_check and self._ruled_out(results):
                 why = HOPELESS
             if why is None:
                 self.to_judge.append(self.drafts[ref])
@@ -318,6 +299,13 @@ class RoundGrading:
             feedback=feedback,
             pass_threshold=self.context.pass_threshold,
         )
+
+    def _ruled_out(self, checked: dict[str, CriterionResult]) -> bool:
+        # the failed checks alone rule out a pass, however the judge grades the rest
+        hoped = {
+            c.id: CriterionResult(criterion_id=c.id, passed=True, evidence="-") for c in self.rubric
+        }
+        return not self._verdict({**hoped, **checked}).passed
 
     def _without_judge(self, ref: DraftRef, why: str) -> Critique:
         results = {

@@ -39,36 +39,8 @@ from critic_loop.state.rubric import CriterionBase, TestSuite
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
 
-def _weighed(result: CriterionResult, criterion: CriterionBase) -> CriterionResult:
-    return result.model_copy(update={"severity": criterion.severity, "weight": criterion.weight})
-
-
 def _critique(draft: Draft, attempts: int = 0, **fields: Any) -> Critique:
     return Critique(round=draft.round, candidate=draft.candidate, attempts=attempts, **fields)
-
-
-def _unusable_draft_verdict(
-    draft: Draft, rubric: Sequence[CriterionBase], threshold: float
-) -> Verdict | None:
-    """Fail every criterion of an empty or oversized draft (None: the draft can be graded)."""
-    if draft.full_length is not None:
-        limit = len(draft.text)
-        evidence = f"The draft has {draft.full_length} characters; the most allowed is {limit}."
-        hint = f"Write a complete artifact of fewer than {limit} characters."
-    elif not draft.text.strip():
-        evidence, hint = "The draft is empty.", "Write the artifact the task asks for."
-    else:
-        return None
-    return Verdict(
-        results=[
-            _weighed(
-                CriterionResult(criterion_id=c.id, evidence=evidence, passed=False, hint=hint), c
-            )
-            for c in rubric
-        ],
-        feedback=f"{evidence} Reply with the complete artifact.",
-        pass_threshold=threshold,
-    )
 
 
 def not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
@@ -161,7 +133,7 @@ class RoundGrading:
         self.same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
         first_with: dict[str, DraftRef] = {}
         for draft in pending:
-            unusable = _unusable_draft_verdict(draft, self.rubric, context.pass_threshold)
+            unusable = self._unusable(draft)
             repeated = earlier.get(normalized(draft.text))
             if draft.stopped is not None:  # the budgets stopped the worker: nothing to grade
                 self.done.append(_critique(draft, stopped=draft.stopped))
@@ -294,11 +266,30 @@ class RoundGrading:
         return [c for c in self.done if c.verdict is not None and c.ref in self.checked]
 
     def _verdict(self, results: dict[str, CriterionResult], feedback: str = "") -> Verdict:
+        # each result with its criterion's severity and weight: the verdict is self-contained
+        weighed = [
+            results[c.id].model_copy(update={"severity": c.severity, "weight": c.weight})
+            for c in self.rubric
+        ]
         return Verdict(
-            results=[_weighed(results[criterion.id], criterion) for criterion in self.rubric],
-            feedback=feedback,
-            pass_threshold=self.context.pass_threshold,
+            results=weighed, feedback=feedback, pass_threshold=self.context.pass_threshold
         )
+
+    def _unusable(self, draft: Draft) -> Verdict | None:
+        """Fail every criterion of an empty or oversized draft (None: the draft can be graded)."""
+        if draft.full_length is not None:
+            limit = len(draft.text)
+            evidence = f"The draft has {draft.full_length} characters; the most allowed is {limit}."
+            hint = f"Write a complete artifact of fewer than {limit} characters."
+        elif not draft.text.strip():
+            evidence, hint = "The draft is empty.", "Write the artifact the task asks for."
+        else:
+            return None
+        failed = {
+            c.id: CriterionResult(criterion_id=c.id, evidence=evidence, passed=False, hint=hint)
+            for c in self.rubric
+        }
+        return self._verdict(failed, f"{evidence} Reply with the complete artifact.")
 
     def _ruled_out(self, checked: dict[str, CriterionResult]) -> bool:
         # the failed checks alone rule out a pass, however the judge grades the rest

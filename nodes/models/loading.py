@@ -151,7 +151,9 @@ def worker_model(context: Context, temperature: float) -> BaseChatModel:
     )
 
 
-def grading_model(spec: str, role: str, context: Context) -> BaseChatModel:
+def grading_model(
+    spec: str, role: str, context: Context, top_logprobs: int | None = None
+) -> BaseChatModel:
     """Return a grading model (judge or distiller): the critic's settings for `spec`."""
     return load_chat_model(
         spec,
@@ -161,6 +163,7 @@ def grading_model(spec: str, role: str, context: Context) -> BaseChatModel:
         max_tokens=context.critic_max_tokens,
         timeout=context.request_timeout,
         max_retries=context.max_retries,
+        top_logprobs=top_logprobs,
     )
 
 

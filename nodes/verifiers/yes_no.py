@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from langchain_core.messages import BaseMessage
 
 from critic_loop.nodes.models.gateway import Request
-from critic_loop.nodes.models.loading import load_chat_model, model_server
+from critic_loop.nodes.models.loading import grading_model, model_server
 from critic_loop.nodes.prompts import conversation
 from critic_loop.state.context import Context
 
@@ -116,18 +116,9 @@ def yes_no_request(
     spec: str, statement: str, artifact: str, context: Context
 ) -> Request[float | None]:
     """Return the one-token question whose answer is P(met) (None: no log-probabilities)."""
-    model = load_chat_model(
-        spec,
-        role="critic",
-        temperature=0.0,
-        base_url=context.base_url,
-        max_tokens=1,
-        timeout=context.request_timeout,
-        max_retries=context.max_retries,
-        top_logprobs=TOP_LOGPROBS,
-    )
+    one_token = context.model_copy(update={"critic_temperature": 0.0, "critic_max_tokens": 1})
     return Request(
-        model=model,
+        model=grading_model(spec, "critic", one_token, top_logprobs=TOP_LOGPROBS),
         spec=spec,
         role="critic",
         server=model_server(spec, context),

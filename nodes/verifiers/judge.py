@@ -369,20 +369,15 @@ def _extracting(
     )
 
 
-def _judge_request(
-    spec: str, criteria: Sequence[CriterionBase], artifact: str, context: Context
-) -> Request[Graded]:
-    if context.judge_mode != "verdict" and len(criteria) == 1:
-        return _extracting(spec, criteria[0], artifact, context)
-    return _structured(spec, criteria, artifact, context)
-
-
 def judge_requests(
     criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> list[Request[Graded]]:
     """Return every request of a judgement: each group of criteria, asked of each judge."""
+    extracting = context.judge_mode != "verdict"  # then each group is one criterion
     return [
-        _judge_request(judge.spec, group, artifact, context)
+        _extracting(judge.spec, group[0], artifact, context)
+        if extracting
+        else _structured(judge.spec, group, artifact, context)
         for group in _criterion_groups(criteria, context)
         for judge in panel(context)
     ]

@@ -62,17 +62,9 @@ def _graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dic
 
 def _as_repeat(original: Critique, draft: Draft) -> Critique:
     """Return `original`'s verdict as the critique of `draft`, which repeats its draft."""
-    return original.model_copy(
-        update={
-            "round": draft.round,
-            "candidate": draft.candidate,
-            "duplicate_of": original.ref,
-            "attempts": 0,
-            "rejected": [],
-            "usage": TokenUsage(),
-            "stopped": None,
-        }
-    )
+    where = {"round": draft.round, "candidate": draft.candidate, "duplicate_of": original.ref}
+    unspent = {"attempts": 0, "rejected": [], "usage": TokenUsage(), "stopped": None}
+    return original.model_copy(update={**where, **unspent})
 
 
 def _check_strength(

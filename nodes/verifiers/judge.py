@@ -435,15 +435,10 @@ def with_second_looks(
             else f"said {'yes' if passed else 'no'} (P(met) {met:.2f}, threshold {threshold:.2f})"
         )
         assert answer.value is not None  # a doubted answer has one
-        result = answer.value[0][0].model_copy(
-            update={
-                "passed": passed,
-                "evidence": f"{'Met' if passed else 'Not met'}: its words were no evidence; "
-                f"asked yes or no, the judge {said}.",
-                "hint": "" if passed else NOT_SURE_HINT,
-                "p_met": met,
-            }
-        )
+        outcome = "Met" if passed else "Not met"
+        evidence = f"{outcome}: its words were no evidence; asked yes or no, the judge {said}."
+        update = {"passed": passed, "evidence": evidence, "hint": "" if passed else NOT_SURE_HINT}
+        result = answer.value[0][0].model_copy(update={**update, "p_met": met})
         spent = _spent([answer, asked, null])
         decided.append(
             Answer(([result], ""), spent.calls, answer.rejected, spent.usage, spent.stopped)

@@ -43,10 +43,9 @@ def loop_builder(
 ) -> Builder:
     """Wire the loop into a new graph made by `new_graph` (a `StateGraph` class).
 
-    An engine passes what differs for it (Temporal: a graph class that runs each node as an
-    activity, and distill's steps as the loop's own). `post_critique_hook`, a node function
-    of (state, runtime), runs after every critique, before the route (as
-    `create_react_agent`'s `post_model_hook` does after the model).
+    An engine passes what differs for it (Temporal: a graph class that runs nodes as
+    activities, distill's steps inlined). `post_critique_hook(state, runtime)` runs after
+    every critique, before the route (as `create_react_agent`'s `post_model_hook`).
     """
     builder = new_graph(state, context_schema=Context, input_schema=LoopInput, output_schema=output)
     builder.add_node("check_input", Node(check_input))

@@ -30,8 +30,7 @@ NODE_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="critic-loo
 class Node(Runnable[Any, Any]):
     """A node's sync body and, optionally, its async one, run behind the operator's policy.
 
-    It wraps the sync body, so LangGraph reads the input schema and `Command` destinations
-    from that body's annotations.
+    It wraps the sync body: LangGraph reads the input schema and `Command` destinations there.
     """
 
     def __init__(

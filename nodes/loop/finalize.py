@@ -63,9 +63,8 @@ def finalize(
 ) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
     """Set `outcome`, `outcome_reason`, `exhausted_by`, `final`, `final_round`, `open_items`.
 
-    `final` is the best draft of the whole run. A thread resumed here with settings that
-    allow more rounds goes back to the worker instead. The run goes on to the memory steps
-    only when they have work (rule usage to record, or a run to distill); else it ends here,
+    `final` is the run's best draft; a thread resumed here with more rounds allowed goes back
+    to the worker. The memory steps run only when they have work; else the run ends here,
     with the report the distill subgraph would have written.
     """
     context = runtime.context

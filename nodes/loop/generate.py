@@ -94,8 +94,8 @@ def drafted(
 def generate(turn: WorkerTurn, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the worker for the draft `turn` describes, within what the budgets leave it.
 
-    A revision whose reply repeats its draft is asked again at once, as `asked_again` says
-    (one more call, the same round); the first reply stays if the second brings none.
+    A revision whose reply repeats its draft is asked again at once (`asked_again`); the
+    first reply stays if the second brings none.
     """
     ledger = Ledger(turn.allowance)
     answer = ask(worker_request(turn, runtime.context), ledger)

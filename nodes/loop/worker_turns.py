@@ -174,9 +174,8 @@ def next_turns(
 def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
     """Return the turn to ask instead when `reply` repeats the draft `turn` revises, else None.
 
-    A small model that copies its own last reply copies it again when asked again with
-    the draft in view, so the second request is a fresh sample in the same round: the
-    task and the feedback on the draft as one line, at `sample_temperature`.
+    A small model that copied its reply copies it again with the draft in view, so this is a
+    fresh sample of the same round: the task and the feedback as one line, at `sample_temperature`.
     """
     if reply is None or turn.revises is None:
         return None
@@ -195,8 +194,5 @@ def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -
 
 
 def to_worker(turn: WorkerTurn) -> Send:
-    """Send `turn` to the generate node as plain JSON (pending sends are checkpointed).
-
-    Plain data loads with any checkpointer's serializer; the node reads it back as a `WorkerTurn`.
-    """
+    """Send `turn` to generate as plain JSON: pending sends are checkpointed, by any serializer."""
     return Send("generate", turn.model_dump(mode="json"))

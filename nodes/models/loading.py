@@ -170,7 +170,6 @@ def grading_model(
 def role_tags(role: str) -> list[str]:
     """Return the LangChain tags of a role's model calls ("critic_loop", "critic_loop:<role>").
 
-    Chat UIs filter the `messages` stream by them, to show the worker's drafts without
-    the critic's and the distiller's structured answers, or the other way round.
+    Chat UIs filter the `messages` stream by them (the worker's drafts, or the critic's answers).
     """
     return ["critic_loop", f"critic_loop:{role}"]

@@ -121,9 +121,8 @@ def _extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
 def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) -> list[BaseMessage]:
     """Build the prompt that asks only for the words of the artifact that show one criterion.
 
-    Worked examples come first, as earlier turns of the conversation (a small model
-    follows what it was shown better than what it was told); then the artifact, fenced,
-    and the criterion.
+    Worked examples come first, as earlier turns (a small model follows what it was shown
+    better than what it was told); then the artifact, fenced, and the criterion.
     """
 
     def ask(text: str, statement: str, fence: str) -> HumanMessage:

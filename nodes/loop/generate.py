@@ -1,8 +1,7 @@
 """The worker: drafts the artifact, revises the best draft so far, or starts afresh.
 
-Its input is a `WorkerTurn`, which has no rubric field and no verdicts, so criteria cannot
-reach the worker. The prompt: the task (with the rules), then each draft being revised as
-the worker's own turn followed by the feedback on it.
+Its input, a `WorkerTurn`, has no rubric field and no verdicts: criteria cannot reach it. The
+prompt: the task (with the rules), then each draft being revised and the feedback on it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """A person in the loop: pause the run, show the best draft and its verdict, take a decision.
 
-With `Context.review` set, the route asks a person with LangGraph's `interrupt` (the run
-waits in its checkpoint) to accept, reject with feedback, override a criterion or stop
-(`ACTIONS`); an unusable answer is asked again, saying what was wrong with it.
+With `Context.review` set, the route `interrupt`s the run for a person to accept, reject with
+feedback, override a criterion or stop (`ACTIONS`); an unusable answer is asked again, saying why.
 """
 
 from __future__ import annotations

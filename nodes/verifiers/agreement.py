@@ -1,8 +1,7 @@
 """Agreement among candidates that pass the visible tests: which behaviour do most share?
 
-As in AlphaCode / CodeT: `probe_inputs` varies the literal arguments of the tests' calls,
-`pair_check` runs two candidates on them in the `tests` sandbox, comparing fingerprints of
-their results. It ranks passing drafts; it never changes a verdict.
+As in AlphaCode / CodeT: `probe_inputs` varies the literal arguments of the tests' calls, and
+two candidates run on them in the `tests` sandbox agree when their results do. It only ranks.
 """
 
 from __future__ import annotations

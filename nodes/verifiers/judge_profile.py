@@ -1,8 +1,7 @@
 """A judge profile: the threshold on P(met) that `critic-loop calibrate --fit` learned.
 
-The profile of a critic model is the operator's (`CRITIC_LOOP_JUDGE_PROFILE`, if fitted for
-that model), else one shipped in `judge_profiles/` (fitted on the judge benchmark's fit set
-only); never the context's, so a served client can neither choose nor supply one.
+A critic model's is the operator's (`CRITIC_LOOP_JUDGE_PROFILE`, if fitted for that model), else
+one shipped in `judge_profiles/`; never the context's: a served client cannot supply one.
 """
 
 from __future__ import annotations

@@ -43,26 +43,6 @@ def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
     return messages
 
 
-def _draft(turn: WorkerTurn, ledger: Ledger, **fields: Any) -> Draft:
-    return Draft(
-        round=turn.round,
-        candidate=turn.candidate,
-        origin=turn.mode,
-        revises=turn.revises,
-        attempts=ledger.calls,
-        seconds=ledger.seconds,
-        **fields,
-    )
-
-
-def draft_of(reply: BaseMessage, turn: WorkerTurn, ledger: Ledger) -> Draft:
-    """Keep the worker's reply as a draft: valid UTF-8, no longer than the operator allows."""
-    text = reply.text.encode("utf-8", "replace").decode("utf-8")
-    limit = operator_settings().max_draft_chars
-    full_length = len(text) if len(text) > limit else None
-    return _draft(turn, ledger, text=text[:limit], usage=ledger.usage, full_length=full_length)
-
-
 def worker_request(turn: WorkerTurn, context: Context) -> Request[BaseMessage]:
     """Return the worker's call for `turn`: a malformed reply is asked again (`worker_attempts`)."""
     return Request(
@@ -80,12 +60,25 @@ def drafted(
     turn: WorkerTurn, answer: Answer[BaseMessage], ledger: Ledger, runtime: Runtime[Context]
 ) -> dict[str, Any]:
     """Append the worker's answer as a draft (empty, saying why, if the budgets stopped it)."""
-    if answer.value is not None:
-        draft = draft_of(answer.value, turn, ledger)
+    fields: dict[str, Any]
+    if answer.value is not None:  # kept as valid UTF-8, no longer than the operator allows
+        text = answer.value.text.encode("utf-8", "replace").decode("utf-8")
+        limit = operator_settings().max_draft_chars
+        full_length = len(text) if len(text) > limit else None
+        fields = {"text": text[:limit], "usage": ledger.usage, "full_length": full_length}
     elif answer.stopped is not None:
-        draft = _draft(turn, ledger, text="", stopped=answer.stopped)  # the budgets stopped it
+        fields = {"text": "", "stopped": answer.stopped}
     else:
         raise answer.failure or RuntimeError("the worker gave no reply")
+    draft = Draft(
+        round=turn.round,
+        candidate=turn.candidate,
+        origin=turn.mode,
+        revises=turn.revises,
+        attempts=ledger.calls,
+        seconds=ledger.seconds,
+        **fields,
+    )
     runtime.stream_writer(draft_event(draft))
     return {"drafts": [draft.model_dump(mode="json")]}
 

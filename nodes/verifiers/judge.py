@@ -95,16 +95,6 @@ def judge_prompt(
     )
 
 
-def _one_criterion_prompt(
-    criterion: CriterionBase, artifact: str, context: Context, rejection: str | None
-) -> list[BaseMessage]:
-    fenced = {"criterion": criterion, "artifact": artifact, "fence": secrets.token_hex(8)}
-    again = None if rejection is None else ("critic_one_retry.jinja", {"problems": rejection})
-    return conversation(
-        context.prompts_dir, "critic_one_system.jinja", ("critic_one.jinja", fenced), again
-    )
-
-
 EXAMPLE_FENCE = "example"  # fixed, so a server can reuse the examples' prefix
 
 
@@ -311,7 +301,11 @@ def _structured(
     def prompt_for(problem: str | None) -> list[BaseMessage]:
         if together:
             return judge_prompt(criteria, artifact, context, problem)
-        return _one_criterion_prompt(criteria[0], artifact, context, problem)
+        fenced = {"criterion": criteria[0], "artifact": artifact, "fence": secrets.token_hex(8)}
+        again = None if problem is None else ("critic_one_retry.jinja", {"problems": problem})
+        return conversation(
+            context.prompts_dir, "critic_one_system.jinja", ("critic_one.jinja", fenced), again
+        )
 
     def accept(answer: dict[str, Any], unverified: Literal["reject", "fail"]) -> Graded:
         if together:

@@ -87,9 +87,8 @@ def judge_prompt(
     ]
     ids = ", ".join(item["id"] for item in shown)
     fenced = {"rubric": shown, "artifact": artifact, "fence": secrets.token_hex(8), "ids": ids}
-    again = (
-        None if rejection is None else ("critic_retry.jinja", {"problems": rejection, "ids": ids})
-    )
+    retry = {"problems": rejection, "ids": ids}
+    again = None if rejection is None else ("critic_retry.jinja", retry)
     return conversation(
         context.prompts_dir, "critic_system.jinja", ("critic_grade.jinja", fenced), again
     )

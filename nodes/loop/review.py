@@ -86,11 +86,8 @@ def _checked_answer(answer: Any, criterion_ids: Sequence[str]) -> ReviewAnswer:
     if parsed.action == "override" and (
         parsed.criterion_id not in criterion_ids or parsed.passed is None
     ):
-        raise ValueError(
-            "an override needs criterion_id (one of: "
-            + ", ".join(criterion_ids)
-            + ") and passed (true or false)"
-        )
+        wanted = f"criterion_id (one of: {', '.join(criterion_ids)}) and passed (true or false)"
+        raise ValueError(f"an override needs {wanted}")
     return parsed
 
 

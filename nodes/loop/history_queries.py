@@ -36,16 +36,12 @@ def best_critique(critiques: Sequence[Critique]) -> Critique | None:
     round, then (among a round's candidates) to the one whose behaviour most candidates
     share (`Critique.agreement`), then to the first candidate.
     """
-    graded = [critique for critique in critiques if critique.verdict is not None]
-    if not graded:
-        return None
 
-    def support(c: Critique) -> int:  # 1 when not compared
-        return c.agreement.support if c.agreement is not None else 1
+    def rank(c: Critique) -> tuple[Strength, bool, int, int, int]:
+        support = c.agreement.support if c.agreement is not None else 1  # 1: not compared
+        return strength(c), c.stopped is None, c.round, support, -c.candidate
 
-    return max(
-        graded, key=lambda c: (strength(c), c.stopped is None, c.round, support(c), -c.candidate)
-    )
+    return max((c for c in critiques if c.verdict is not None), key=rank, default=None)
 
 
 def best_of_round(critiques: Sequence[Critique]) -> Critique | None:

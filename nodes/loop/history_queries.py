@@ -60,12 +60,9 @@ def normalized(text: str) -> str:
 
 
 def _per_round_verdicts(critiques: Sequence[Critique], since: int) -> list[Verdict]:
-    verdicts = []
-    for number in range(since, rounds_done(critiques) + 1):
-        best = best_critique([c for c in critiques if c.round == number])
-        if best is not None and best.verdict is not None:
-            verdicts.append(best.verdict)
-    return verdicts
+    numbers = range(since, rounds_done(critiques) + 1)
+    bests = (best_critique([c for c in critiques if c.round == n]) for n in numbers)
+    return [best.verdict for best in bests if best is not None and best.verdict is not None]
 
 
 def repeated_failures(verdicts: Sequence[Verdict], window: int) -> bool:

@@ -118,11 +118,9 @@ def _failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) 
     # one line on what earlier attempts failed: the feedback on the best draft so far
     if best is None:
         return ""
-    notes = list(dict.fromkeys(_notes(feedback_on(feedback, best))))
-    line = " ".join(notes)
-    if len(line) > MAX_SUMMARY_CHARACTERS:
-        line = line[: MAX_SUMMARY_CHARACTERS - 3] + "..."
-    return line
+    line = " ".join(dict.fromkeys(_notes(feedback_on(feedback, best))))  # each note once
+    short = len(line) <= MAX_SUMMARY_CHARACTERS
+    return line if short else line[: MAX_SUMMARY_CHARACTERS - 3] + "..."
 
 
 def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:

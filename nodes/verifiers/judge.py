@@ -455,11 +455,8 @@ def _majority(graded: list[tuple[Judge, Graded]], count: int, min_agreement: flo
             for _, answer in graded
             if answer[0][index].passed == passed and (answer[0][index].terminal or not terminal)
         )
-        results.append(
-            representative.model_copy(
-                update={"passed": passed, "votes": votes, "terminal": terminal}
-            )
-        )
+        decided = {"passed": passed, "votes": votes, "terminal": terminal}
+        results.append(representative.model_copy(update=decided))
     agreement = [
         sum(mine.passed == final.passed for mine, final in zip(answer[0], results, strict=True))
         for _, answer in graded

@@ -397,10 +397,7 @@ def second_looks(
     for index, answer in enumerate(answers):
         if _doubted(answer, context):
             text, spec = criteria[index // len(judges)].text, judges[index % len(judges)].spec
-            looks += [
-                yes_no_request(spec, text, artifact, context),
-                yes_no_request(spec, text, NULL_ARTIFACT, context),
-            ]
+            looks += [yes_no_request(spec, text, a, context) for a in (artifact, NULL_ARTIFACT)]
     return looks
 
 

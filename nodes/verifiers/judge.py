@@ -418,11 +418,9 @@ def with_second_looks(
         threshold = profile.threshold if profile is not None else DEFAULT_THRESHOLD
         met = calibrated(asked.value, null.value)
         passed = met is not None and met >= threshold
-        said = (
-            "gave no probability of yes"
-            if met is None
-            else f"said {'yes' if passed else 'no'} (P(met) {met:.2f}, threshold {threshold:.2f})"
-        )
+        said = "gave no probability of yes"
+        if met is not None:
+            said = f"said {'yes' if passed else 'no'} (P(met) {met:.2f}, threshold {threshold:.2f})"
         assert answer.value is not None  # a doubted answer has one
         outcome = "Met" if passed else "Not met"
         evidence = f"{outcome}: its words were no evidence; asked yes or no, the judge {said}."

@@ -44,10 +44,9 @@ def loop_builder(
 ) -> Builder:
     """Wire the loop into a new graph made by `new_graph` (a `StateGraph` class).
 
-    An engine passes what differs for it (Temporal: a graph class that runs each node as an
-    activity, and distill's steps as the loop's own). `post_critique_hook`, a node function
-    of (state, runtime), runs after every critique, before the route (as
-    `create_react_agent`'s `post_model_hook` does after the model).
+    An engine passes what differs for it (Temporal: a graph class that runs nodes as
+    activities, distill's steps inlined). `post_critique_hook(state, runtime)` runs after
+    every critique, before the route (as `create_react_agent`'s `post_model_hook`).
     """
     builder = new_graph(state, context_schema=Context, input_schema=LoopInput, output_schema=output)
     builder.add_node("check_input", Node(check_input))
@@ -74,8 +73,7 @@ def loop_builder(
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
 
-RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16
-"""Graph steps allowed per run: three per round at the largest cap, plus the fixed nodes."""
+RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16  # 3 steps a round at the largest cap, + fixed
 
 
 def build_graph(

@@ -57,10 +57,7 @@ def build_distill_graph(
 
 
 class DistillHandoff(TypedDict):
-    """What the loop hands the distill subgraph: the finished run, as its channels' JSON.
-
-    (Its pydantic input schema would have the loop hand it models, stored as Python types.)
-    """
+    """The finished run handed to distill, as JSON (models would be stored as Python types)."""
 
     task: str
     rubric: list[dict[str, Any]]

@@ -20,16 +20,12 @@ def recall_event(rules: list[RecalledRule], scope: str) -> dict[str, Any]:
 
 def draft_event(draft: Draft) -> dict[str, Any]:
     """Describe a new draft: its round and size."""
-    return {
-        "event": "draft",
-        "round": draft.round,
-        "candidate": draft.candidate,
-        "origin": draft.origin,
-        "characters": len(draft.text),
-        "output_tokens": draft.usage.output_tokens,
-        "attempts": draft.attempts,
-        "stopped": draft.stopped,
-    }
+    made = draft.model_dump(include={"round", "candidate", "origin"})
+    size = {"characters": len(draft.text), "output_tokens": draft.usage.output_tokens}
+    return {"event": "draft", **made, **size, "attempts": draft.attempts, "stopped": draft.stopped}
+
+
+_CRITERION_FIELDS = {"passed", "skipped", "terminal", "severity", "weight"}
 
 
 def verdict_event(critique: Critique) -> dict[str, Any]:
@@ -46,14 +42,7 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
         "musts_total": verdict.musts_total if verdict else None,
         "missed": verdict.missed if verdict else [],
         "criteria": [
-            {
-                "id": result.criterion_id,
-                "passed": result.passed,
-                "skipped": result.skipped,
-                "terminal": result.terminal,
-                "severity": result.severity,
-                "weight": result.weight,
-            }
+            {"id": result.criterion_id, **result.model_dump(include=_CRITERION_FIELDS)}
             for result in (verdict.results if verdict else [])
         ],
         "attempts": critique.attempts,
@@ -66,13 +55,6 @@ def finished_event(
     ending: tuple[str, str, str | None], rounds: int, learning: bool, spent: Spent
 ) -> dict[str, Any]:
     """Say how the loop ended (outcome, reason, the limit reached), what it spent, if it learns."""
-    outcome, reason, exhausted_by = ending
-    return {
-        "event": "finished",
-        "outcome": outcome,
-        "reason": reason,
-        "exhausted_by": exhausted_by,
-        "round": rounds,
-        "learning": learning,
-        "spent": {"calls": spent.calls, "tokens": spent.tokens, "seconds": spent.seconds},
-    }
+    told = dict(zip(("outcome", "reason", "exhausted_by"), ending, strict=True))
+    used = {"calls": spent.calls, "tokens": spent.tokens, "seconds": spent.seconds}
+    return {"event": "finished", **told, "round": rounds, "learning": learning, "spent": used}

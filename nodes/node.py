@@ -1,10 +1,9 @@
 """A node: its sync and async bodies, behind the operator's policy.
 
-A `Node` gives its body the runtime with the context `settled` (held to the operator's
-policy, its models found), so no step runs around the policy, not even one a client reaches
-with `Command(goto=Send(...))`. Under `ainvoke` a sync-only body runs in `NODE_THREADS`, not
-the loop's small default executor, where a body waiting on a memory scope's lock could
-starve the store's own work.
+A `Node` gives its body the runtime with the context `settled`, so no step runs around the
+policy, not even one a client reaches with `Command(goto=Send(...))`. Under `ainvoke` a
+sync-only body runs in `NODE_THREADS`, not the loop's small default executor, where a body
+waiting on a memory scope's lock could starve the store's own work.
 """
 
 from __future__ import annotations
@@ -26,14 +25,12 @@ from critic_loop.nodes.operator_policy import needs_network, settled
 R = TypeVar("R")
 
 NODE_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="critic-loop-node")
-"""Where sync-only bodies run under `ainvoke`."""
 
 
 class Node(Runnable[Any, Any]):
     """A node's sync body and, optionally, its async one, run behind the operator's policy.
 
-    It wraps the sync body, so LangGraph reads the input schema and `Command` destinations
-    from that body's annotations.
+    It wraps the sync body: LangGraph reads the input schema and `Command` destinations there.
     """
 
     def __init__(

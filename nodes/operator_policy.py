@@ -1,11 +1,8 @@
 """Hold client input to the operator's policy: servers, files and code only the operator picks.
 
-A run is *served* when LangGraph server runs it (`server_info`) or the operator sets
-`CRITIC_LOOP_UNTRUSTED_INPUT`. A served run may use only the operator's `base_url`s, paths
-under `CRITIC_LOOP_ALLOWED_PATHS`, registered `python` checks, and counts within the
-ceilings (`critic_loop.state.ceilings`); docs/security.md has the whole policy. It is
-checked in front of every node (`settled`) and wherever a file is read or a function
-resolved, so a rubric edited in the thread's state is checked too.
+A run is *served* under LangGraph server (`server_info`) or with `CRITIC_LOOP_UNTRUSTED_INPUT`;
+docs/security.md has the policy. It is checked in front of every node (`settled`) and wherever
+a file is read or a function resolved, so a rubric edited in the thread's state is checked too.
 """
 
 from __future__ import annotations
@@ -55,6 +52,9 @@ def trust_of(runtime: Runtime[Any]) -> Trust:
     )
 
 
+_settled: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
+
+
 def settled(runtime: Runtime[Any]) -> Runtime[Context]:
     """Return `runtime` with its context held to the operator's policy, its models found.
 
@@ -78,9 +78,6 @@ def settled(runtime: Runtime[Any]) -> Runtime[Context]:
     return runtime.override(context=context)
 
 
-_settled: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
-
-
 def needs_network(runtime: Runtime[Any]) -> bool:
     """Say whether `settled(runtime)` would ask a model server which model it serves."""
     return needs_discovery(as_context(runtime.context))
@@ -99,7 +96,7 @@ def check_context(context: Context, trust: Trust) -> Context:
                 "operator's server or one of CRITIC_LOOP_ALLOWED_BASE_URLS"
             )
     if context.prompts_dir is not None:
-        allowed_path(context.prompts_dir, trust, "prompts_dir")
+        _allowed_path(context.prompts_dir, trust, "prompts_dir")
     return held_to_ceilings(context, trust)
 
 
@@ -164,8 +161,8 @@ def held_to_ceilings(context: Context, trust: Trust) -> Context:
     )
 
 
-def suite_within_ceilings(criterion: TestSuite, trust: Trust) -> TestSuite:
-    """Return `criterion` with its sandbox limits within the ceilings (as `held_to_ceilings`)."""
+def _suite_within_ceilings(criterion: TestSuite, trust: Trust) -> TestSuite:
+    # as `held_to_ceilings`, for the sandbox's limits
     ceilings = trust.policy.ceilings
     lowered: dict[str, Any] = {}
     refused: list[str] = []
@@ -182,8 +179,7 @@ def suite_within_ceilings(criterion: TestSuite, trust: Trust) -> TestSuite:
     return criterion.model_copy(update=lowered) if lowered else criterion
 
 
-def allowed_path(path: str, trust: Trust, what: str) -> Path:
-    """Return `path` resolved, if the run may read it (else `TrustViolation`)."""
+def _allowed_path(path: str, trust: Trust, what: str) -> Path:
     resolved = Path(path).resolve()
     if not trust.served:
         return resolved
@@ -207,7 +203,7 @@ def with_tests_inline(criterion: TestSuite, trust: Trust) -> TestSuite:
     """Return `criterion` with its `tests_file` read in, if this run may read that file."""
     if criterion.tests_file is None:
         return criterion
-    path = allowed_path(criterion.tests_file, trust, f"criterion {criterion.id!r}: tests_file")
+    path = _allowed_path(criterion.tests_file, trust, f"criterion {criterion.id!r}: tests_file")
     if not path.is_file():
         raise FileNotFoundError(
             f"criterion {criterion.id!r}: tests_file {criterion.tests_file!r} not found"
@@ -217,7 +213,7 @@ def with_tests_inline(criterion: TestSuite, trust: Trust) -> TestSuite:
 
 def runnable_suite(criterion: TestSuite, trust: Trust) -> TestSuite:
     """Return `criterion` as it runs: its tests read in, its limits within the ceilings."""
-    return suite_within_ceilings(with_tests_inline(criterion, trust), trust)
+    return _suite_within_ceilings(with_tests_inline(criterion, trust), trust)
 
 
 def check_rubric(rubric: Sequence[CriterionBase], trust: Trust) -> None:

@@ -1,23 +1,11 @@
 """The critic: deterministic checks first, then the LLM judge, merged into one verdict each.
 
-Its input is `CriticView`: the rubric, the drafts and the critiques so far, never the task
-or the worker's conversation. It grades every draft of the newest round (`RoundGrading`):
-
-1. a draft that repeats an earlier one (whitespace aside) gets that draft's verdict, marked
-   as a repeat (a stall signal); an empty or oversized one fails every criterion;
-2. every deterministic criterion is checked by code, in rubric order (with
-   `Context.lint_checks`, so is a judged criterion the rubric linter can decide);
-3. the judge grades the `llm` criteria only for the candidates the checks leave in
-   contention, and not at all when the failed checks already rule out a pass (by default);
-   its criteria are then marked as not graded this round; where an `extract_ask` judge's
-   words proved nothing, its yes/no questions follow (`judge.second_looks`);
-4. when several candidates passed a rubric with a test suite, they are grouped by
-   behaviour on further inputs (`verifiers.agreement`), which ranks them; no verdict
-   changes.
-
-A judge with no valid answer after `Context.critic_attempts` calls ends the run as
-`verifier_error`, never as a pass. When the run's budgets stop the judge mid-round, the rest
-of its criteria are not graded (`stopped`) and the route ends the run `exhausted`.
+It reads `CriticView` (never the task or the worker's conversation) and grades the newest
+round: a repeated draft gets its earlier verdict, an empty or oversized one fails; the checks
+run; the judge grades the candidates still in contention (none when failed checks rule out a
+pass); passing candidates with a test suite are ranked by behaviour (`verifiers.agreement`).
+A judge with no valid answer ends the run as `verifier_error`; budgets that stop it leave
+the rest not graded (`stopped`).
 """
 
 from __future__ import annotations
@@ -51,54 +39,8 @@ from critic_loop.state.rubric import CriterionBase, TestSuite
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
 
-def weighed(result: CriterionResult, criterion: CriterionBase) -> CriterionResult:
-    """Give a result its criterion's severity and weight, so the verdict is self-contained."""
-    return result.model_copy(update={"severity": criterion.severity, "weight": criterion.weight})
-
-
-def unusable_draft_verdict(
-    draft: Draft, rubric: Sequence[CriterionBase], threshold: float
-) -> Verdict | None:
-    """Fail every criterion of an empty or oversized draft, without checks or the judge.
-
-    Returns None when the draft can be graded.
-    """
-    if draft.full_length is not None:
-        limit = len(draft.text)
-        evidence = f"The draft has {draft.full_length} characters; the most allowed is {limit}."
-        hint = f"Write a complete artifact of fewer than {limit} characters."
-    elif not draft.text.strip():
-        evidence, hint = "The draft is empty.", "Write the artifact the task asks for."
-    else:
-        return None
-    return Verdict(
-        results=[
-            weighed(
-                CriterionResult(criterion_id=c.id, evidence=evidence, passed=False, hint=hint), c
-            )
-            for c in rubric
-        ],
-        feedback=f"{evidence} Reply with the complete artifact.",
-        pass_threshold=threshold,
-    )
-
-
-def checks_rule_out_a_pass(
-    rubric: Sequence[CriterionBase], checked: dict[str, CriterionResult], threshold: float
-) -> bool:
-    """Tell whether the failed checks alone already rule out a pass this round."""
-    hopeful = Verdict(
-        results=[
-            weighed(
-                checked.get(criterion.id)
-                or CriterionResult(criterion_id=criterion.id, passed=True, evidence="-"),
-                criterion,
-            )
-            for criterion in rubric
-        ],
-        pass_threshold=threshold,
-    )
-    return not hopeful.passed
+def _critique(draft: Draft, attempts: int = 0, **fields: Any) -> Critique:
+    return Critique(round=draft.round, candidate=draft.candidate, attempts=attempts, **fields)
 
 
 def not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
@@ -107,7 +49,7 @@ def not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
     return CriterionResult(criterion_id=criterion.id, passed=False, skipped=True, evidence=evidence)
 
 
-def graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[str, Critique]:
+def _graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[str, Critique]:
     """Return each graded draft's text (`normalized`) with its critique, the earliest kept."""
     by_ref = {draft.ref: draft for draft in drafts}
     found: dict[str, Critique] = {}
@@ -118,22 +60,14 @@ def graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict
     return found
 
 
-def as_repeat(original: Critique, draft: Draft) -> Critique:
+def _as_repeat(original: Critique, draft: Draft) -> Critique:
     """Return `original`'s verdict as the critique of `draft`, which repeats its draft."""
-    return original.model_copy(
-        update={
-            "round": draft.round,
-            "candidate": draft.candidate,
-            "duplicate_of": original.ref,
-            "attempts": 0,
-            "rejected": [],
-            "usage": TokenUsage(),
-            "stopped": None,
-        }
-    )
+    where = {"round": draft.round, "candidate": draft.candidate, "duplicate_of": original.ref}
+    unspent = {"attempts": 0, "rejected": [], "usage": TokenUsage(), "stopped": None}
+    return original.model_copy(update={**where, **unspent})
 
 
-def check_strength(
+def _check_strength(
     rubric: Sequence[CriterionBase], checked: dict[str, CriterionResult]
 ) -> tuple[int, float]:
     """Rank a draft by its checks alone: must checks passed, then their weighted share."""
@@ -143,26 +77,7 @@ def check_strength(
     return musts, sum(weights[cid].weight for cid, r in checked.items() if r.passed) / total
 
 
-def _recorded(
-    critique: Critique, rubric: Sequence[CriterionBase], runtime: Runtime[Context]
-) -> dict[str, Any]:
-    runtime.stream_writer(verdict_event(critique))
-    update: dict[str, Any] = {"critiques": [critique.model_dump(mode="json")], "feedback": []}
-    verdict = critique.verdict
-    if verdict is not None and not verdict.passed and critique.stopped is None:
-        note = worker_feedback(critique.round, critique.candidate, verdict, rubric)
-        update["feedback"] = [note.model_dump(mode="json")]
-    return update
-
-
-def _merged(updates: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "critiques": [c for update in updates for c in update["critiques"]],
-        "feedback": [f for update in updates for f in update["feedback"]],
-    }
-
-
-def with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) -> Critique:
+def _with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) -> Critique:
     """Return `critique` with its agreement recorded and told in the suite's evidence."""
     verdict = critique.verdict
     assert verdict is not None
@@ -180,13 +95,7 @@ HOPELESS = "the failed checks already rule out a pass."
 BEHIND = "another candidate did better on the checks."
 
 
-def stopped_critique(draft: Draft) -> Critique:
-    """Record a draft the worker never wrote (the budgets stopped its turn): nothing to grade."""
-    return Critique(round=draft.round, candidate=draft.candidate, attempts=0, stopped=draft.stopped)
-
-
-def check_result(criterion: CriterionBase, outcome: CheckResult) -> CriterionResult:
-    """Record a check's outcome as the criterion's result."""
+def _check_result(criterion: CriterionBase, outcome: CheckResult) -> CriterionResult:
     evidence = outcome.evidence.strip() or "The check gave no evidence."
     return CriterionResult(
         criterion_id=criterion.id, **{**outcome.model_dump(), "evidence": evidence}, source="check"
@@ -204,7 +113,7 @@ class RoundGrading:
         self.checks = [criterion for criterion in self.rubric if criterion.deterministic]
         self.judged_criteria = [c for c in self.rubric if not c.deterministic]
         graded = {critique.ref for critique in state.critiques}
-        earlier = graded_texts(state.drafts, state.critiques)
+        earlier = _graded_texts(state.drafts, state.critiques)
         pending = sorted(
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
         )
@@ -216,18 +125,14 @@ class RoundGrading:
         self.same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
         first_with: dict[str, DraftRef] = {}
         for draft in pending:
-            unusable = unusable_draft_verdict(draft, self.rubric, context.pass_threshold)
+            unusable = self._unusable(draft)
             repeated = earlier.get(normalized(draft.text))
-            if draft.stopped is not None:
-                self.done.append(stopped_critique(draft))
+            if draft.stopped is not None:  # the budgets stopped the worker: nothing to grade
+                self.done.append(_critique(draft, stopped=draft.stopped))
             elif unusable is not None:
-                self.done.append(
-                    Critique(
-                        round=draft.round, candidate=draft.candidate, verdict=unusable, attempts=0
-                    )
-                )
+                self.done.append(_critique(draft, verdict=unusable))
             elif repeated is not None:
-                self.done.append(as_repeat(repeated, draft))
+                self.done.append(_as_repeat(repeated, draft))
             elif normalized(draft.text) in first_with:
                 self.same_as[draft.ref] = first_with[normalized(draft.text)]
             else:
@@ -236,23 +141,21 @@ class RoundGrading:
 
     def record_checks(self, draft: Draft, outcomes: Sequence[CheckResult]) -> None:
         """Record the outcomes of `self.checks` on `draft`."""
-        results = map(check_result, self.checks, outcomes)
+        results = map(_check_result, self.checks, outcomes)
         self.checked[draft.ref] = {result.criterion_id: result for result in results}
 
     def judge_requests(self) -> list[Request[Graded]]:
-        """Choose the drafts the judge grades (module docstring, 3); return its requests."""
+        """Choose the drafts the judge grades (those still in contention); return its requests."""
         leading = max(
-            (check_strength(self.rubric, r) for r in self.checked.values()), default=(0, 0.0)
+            (_check_strength(self.rubric, r) for r in self.checked.values()), default=(0, 0.0)
         )
         for ref, results in self.checked.items():
             why = None
             if not self.judged_criteria:
                 why = HOPELESS
-            elif check_strength(self.rubric, results) < leading:
+            elif _check_strength(self.rubric, results) < leading:
                 why = BEHIND
-            elif self.context.skip_judge_on_failed_check and checks_rule_out_a_pass(
-                self.rubric, results, self.context.pass_threshold
-            ):
+            elif self.context.skip_judge_on_failed_check and self._ruled_out(results):
                 why = HOPELESS
             if why is None:
                 self.to_judge.append(self.drafts[ref])
@@ -281,39 +184,32 @@ class RoundGrading:
             for look in second_looks(self.judged_criteria, draft.text, mine, self.context)
         ]
 
-    def looked(
+    def record_judgements(
         self, answers: Sequence[Answer[Graded]], looks: Sequence[Answer[float | None]]
-    ) -> list[Answer[Graded]]:
-        """Return `answers` with those the second looks decided replaced."""
+    ) -> None:
+        """Merge each judged draft's judgement (second looks decided) and checks into a critique."""
         taken = iter(looks)
-        return [
-            answer
-            for _, mine in self._by_draft(answers)
-            for answer in with_second_looks(mine, taken, self.context)
-        ]
-
-    def record_judgements(self, answers: Sequence[Answer[Graded]]) -> None:
-        """Merge each judged draft's judgement with its checks into its critique."""
         for draft, mine in self._by_draft(answers):
-            judgement = judgement_of(self.judged_criteria, mine, self.context)
-            critique = Critique(
-                round=draft.round,
-                candidate=draft.candidate,
-                attempts=judgement.calls,
-                rejected=judgement.rejected,
-                usage=judgement.usage,
-                error=judgement.error,
-                stopped=judgement.stopped,
-            )
+            looked = with_second_looks(mine, taken, self.context)
+            judgement = judgement_of(self.judged_criteria, looked, self.context)
+            verdict = None
             if judgement.stopped is not None:
                 verdict = self._without_judge(draft.ref, f"{judgement.stopped}.").verdict
-                critique = critique.model_copy(update={"verdict": verdict})
             elif judgement.error is None:
                 results = {**self.checked[draft.ref]}
                 results.update((result.criterion_id, result) for result in judgement.results)
                 verdict = self._verdict(results, judgement.feedback)
-                critique = critique.model_copy(update={"verdict": verdict})
-            self.done.append(critique)
+            self.done.append(
+                _critique(
+                    draft,
+                    judgement.calls,
+                    verdict=verdict,
+                    rejected=judgement.rejected,
+                    usage=judgement.usage,
+                    error=judgement.error,
+                    stopped=judgement.stopped,
+                )
+            )
 
     def to_compare(self) -> tuple[TestSuite, list[str]] | None:
         """Return the test suite and the drafts to group by behaviour, if several passed."""
@@ -336,7 +232,7 @@ class RoundGrading:
             for index, critique in enumerate(compared)
         }
         self.done = [
-            with_agreement(c, suite, agreements[c.ref]) if c.ref in agreements else c
+            _with_agreement(c, suite, agreements[c.ref]) if c.ref in agreements else c
             for c in self.done
         ]
 
@@ -344,35 +240,62 @@ class RoundGrading:
         """Return the critiques (and the feedback), each streamed as a verdict event."""
         by_ref = {critique.ref: critique for critique in self.done}
         done = self.done + [
-            as_repeat(by_ref[first], self.drafts[ref]) for ref, first in self.same_as.items()
+            _as_repeat(by_ref[first], self.drafts[ref]) for ref, first in self.same_as.items()
         ]
-        done.sort(key=lambda critique: (critique.round, critique.candidate))
         seconds = self.ledger.seconds
-        return _merged(
-            [
-                _recorded(critique.model_copy(update={"seconds": seconds}), self.rubric, runtime)
-                for critique in done
-            ]
-        )
+        critiques, feedback = [], []
+        for critique in sorted(done, key=lambda critique: (critique.round, critique.candidate)):
+            critique = critique.model_copy(update={"seconds": seconds})
+            runtime.stream_writer(verdict_event(critique))
+            critiques.append(critique.model_dump(mode="json"))
+            verdict = critique.verdict
+            if verdict is not None and not verdict.passed and critique.stopped is None:
+                note = worker_feedback(critique.round, critique.candidate, verdict, self.rubric)
+                feedback.append(note.model_dump(mode="json"))
+        return {"critiques": critiques, "feedback": feedback}
 
     def _compared(self) -> list[Critique]:
         return [c for c in self.done if c.verdict is not None and c.ref in self.checked]
 
     def _verdict(self, results: dict[str, CriterionResult], feedback: str = "") -> Verdict:
+        # each result with its criterion's severity and weight: the verdict is self-contained
+        weighed = [
+            results[c.id].model_copy(update={"severity": c.severity, "weight": c.weight})
+            for c in self.rubric
+        ]
         return Verdict(
-            results=[weighed(results[criterion.id], criterion) for criterion in self.rubric],
-            feedback=feedback,
-            pass_threshold=self.context.pass_threshold,
+            results=weighed, feedback=feedback, pass_threshold=self.context.pass_threshold
         )
+
+    def _unusable(self, draft: Draft) -> Verdict | None:
+        """Fail every criterion of an empty or oversized draft (None: the draft can be graded)."""
+        if draft.full_length is not None:
+            limit = len(draft.text)
+            evidence = f"The draft has {draft.full_length} characters; the most allowed is {limit}."
+            hint = f"Write a complete artifact of fewer than {limit} characters."
+        elif not draft.text.strip():
+            evidence, hint = "The draft is empty.", "Write the artifact the task asks for."
+        else:
+            return None
+        failed = {
+            c.id: CriterionResult(criterion_id=c.id, evidence=evidence, passed=False, hint=hint)
+            for c in self.rubric
+        }
+        return self._verdict(failed, f"{evidence} Reply with the complete artifact.")
+
+    def _ruled_out(self, checked: dict[str, CriterionResult]) -> bool:
+        # the failed checks alone rule out a pass, however the judge grades the rest
+        hoped = {
+            c.id: CriterionResult(criterion_id=c.id, passed=True, evidence="-") for c in self.rubric
+        }
+        return not self._verdict({**hoped, **checked}).passed
 
     def _without_judge(self, ref: DraftRef, why: str) -> Critique:
         results = {
             **self.checked[ref],
             **{c.id: not_graded(c, why) for c in self.judged_criteria},
         }
-        draft = self.drafts[ref]
-        verdict = self._verdict(results)
-        return Critique(round=draft.round, candidate=draft.candidate, attempts=0, verdict=verdict)
+        return _critique(self.drafts[ref], verdict=self._verdict(results))
 
 
 def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -383,7 +306,7 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
         grading.record_checks(draft, outcomes)
     answers = ask_all(grading.judge_requests(), grading.ledger)
     looks = ask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(grading.looked(answers, looks))
+    grading.record_judgements(answers, looks)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -398,7 +321,7 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
         grading.record_checks(draft, outcomes)
     answers = await aask_all(grading.judge_requests(), grading.ledger)
     looks = await aask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(grading.looked(answers, looks))
+    grading.record_judgements(answers, looks)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

@@ -27,14 +27,9 @@ def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> li
     """List the criteria the chosen draft fails; every criterion if it was never graded."""
     text = {criterion.id: criterion.describe() for criterion in rubric}
     if critique is None or critique.verdict is None:
+        never = "Not graded: the verifier gave no acceptable verdict."
         return [
-            OpenItem(
-                criterion_id=criterion.id,
-                text=criterion.describe(),
-                evidence="Not graded: the verifier gave no acceptable verdict.",
-                hint="",
-            )
-            for criterion in rubric
+            OpenItem(criterion_id=c.id, text=c.describe(), evidence=never, hint="") for c in rubric
         ]
     return [
         OpenItem(
@@ -68,9 +63,8 @@ def finalize(
 ) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
     """Set `outcome`, `outcome_reason`, `exhausted_by`, `final`, `final_round`, `open_items`.
 
-    `final` is the best draft of the whole run. A thread resumed here with settings that
-    allow more rounds goes back to the worker instead. The run goes on to the memory steps
-    only when they have work (rule usage to record, or a run to distill); else it ends here,
+    `final` is the run's best draft; a thread resumed here with more rounds allowed goes back
+    to the worker. The memory steps run only when they have work; else the run ends here,
     with the report the distill subgraph would have written.
     """
     context = runtime.context

@@ -1,8 +1,7 @@
 """The worker: drafts the artifact, revises the best draft so far, or starts afresh.
 
-Its input is a `WorkerTurn`, which has no rubric field and no verdicts, so criteria cannot
-reach the worker. The prompt: the task (with the rules), then each draft being revised as
-the worker's own turn followed by the feedback on it.
+Its input, a `WorkerTurn`, has no rubric field and no verdicts: criteria cannot reach it. The
+prompt: the task (with the rules), then each draft being revised and the feedback on it.
 """
 
 from __future__ import annotations
@@ -27,54 +26,21 @@ from critic_loop.state.records import Draft
 def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
     """Build the worker's prompt for `turn`."""
     directory = context.prompts_dir
+    task = {"task": turn.task, "rules": turn.rules, "earlier_failures": turn.earlier_failures}
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("worker_system.jinja", directory)),
-        HumanMessage(
-            render_prompt(
-                "worker_task.jinja",
-                directory,
-                task=turn.task,
-                rules=turn.rules,
-                earlier_failures=turn.earlier_failures,
-            )
-        ),
+        HumanMessage(render_prompt("worker_task.jinja", directory, **task)),
     ]
     for position, step in enumerate(turn.history, start=1):
-        latest = position == len(turn.history)
+        revision = {
+            "round": step.round,
+            "summary": step.feedback.summary,
+            "hints": step.feedback.hints,
+            "warning": turn.warning if position == len(turn.history) else "",
+        }
         messages.append(AIMessage(step.text))
-        messages.append(
-            HumanMessage(
-                render_prompt(
-                    "worker_revision.jinja",
-                    directory,
-                    round=step.round,
-                    summary=step.feedback.summary,
-                    hints=step.feedback.hints,
-                    warning=turn.warning if latest else "",
-                )
-            )
-        )
+        messages.append(HumanMessage(render_prompt("worker_revision.jinja", directory, **revision)))
     return messages
-
-
-def _draft(turn: WorkerTurn, ledger: Ledger, **fields: Any) -> Draft:
-    return Draft(
-        round=turn.round,
-        candidate=turn.candidate,
-        origin=turn.mode,
-        revises=turn.revises,
-        attempts=ledger.calls,
-        seconds=ledger.seconds,
-        **fields,
-    )
-
-
-def draft_of(reply: BaseMessage, turn: WorkerTurn, ledger: Ledger) -> Draft:
-    """Keep the worker's reply as a draft: valid UTF-8, no longer than the operator allows."""
-    text = reply.text.encode("utf-8", "replace").decode("utf-8")
-    limit = operator_settings().max_draft_chars
-    full_length = len(text) if len(text) > limit else None
-    return _draft(turn, ledger, text=text[:limit], usage=ledger.usage, full_length=full_length)
 
 
 def worker_request(turn: WorkerTurn, context: Context) -> Request[BaseMessage]:
@@ -94,12 +60,25 @@ def drafted(
     turn: WorkerTurn, answer: Answer[BaseMessage], ledger: Ledger, runtime: Runtime[Context]
 ) -> dict[str, Any]:
     """Append the worker's answer as a draft (empty, saying why, if the budgets stopped it)."""
-    if answer.value is not None:
-        draft = draft_of(answer.value, turn, ledger)
+    fields: dict[str, Any]
+    if answer.value is not None:  # kept as valid UTF-8, no longer than the operator allows
+        text = answer.value.text.encode("utf-8", "replace").decode("utf-8")
+        limit = operator_settings().max_draft_chars
+        full_length = len(text) if len(text) > limit else None
+        fields = {"text": text[:limit], "usage": ledger.usage, "full_length": full_length}
     elif answer.stopped is not None:
-        draft = _draft(turn, ledger, text="", stopped=answer.stopped)  # the budgets stopped it
+        fields = {"text": "", "stopped": answer.stopped}
     else:
         raise answer.failure or RuntimeError("the worker gave no reply")
+    draft = Draft(
+        round=turn.round,
+        candidate=turn.candidate,
+        origin=turn.mode,
+        revises=turn.revises,
+        attempts=ledger.calls,
+        seconds=ledger.seconds,
+        **fields,
+    )
     runtime.stream_writer(draft_event(draft))
     return {"drafts": [draft.model_dump(mode="json")]}
 
@@ -107,8 +86,8 @@ def drafted(
 def generate(turn: WorkerTurn, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the worker for the draft `turn` describes, within what the budgets leave it.
 
-    A revision whose reply repeats its draft is asked again at once, as `asked_again` says
-    (one more call, the same round); the first reply stays if the second brings none.
+    A revision whose reply repeats its draft is asked again at once (`asked_again`); the
+    first reply stays if the second brings none.
     """
     ledger = Ledger(turn.allowance)
     answer = ask(worker_request(turn, runtime.context), ledger)

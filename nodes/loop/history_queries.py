@@ -10,10 +10,9 @@ from collections.abc import Sequence
 
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT
 from critic_loop.state.records import Critique, Draft, DraftRef, Review, rounds_done
-from critic_loop.state.verdict import SCORE_TOLERANCE, Verdict
+from critic_loop.state.verdict import SCORE_TOLERANCE, CriterionResult, Verdict
 
-Strength = tuple[int, float]
-"""How good a graded draft is: must criteria passed, then weighted score."""
+Strength = tuple[int, float]  # must criteria passed, then weighted score
 
 
 def latest_round(critiques: Sequence[Critique]) -> list[Critique]:
@@ -37,16 +36,12 @@ def best_critique(critiques: Sequence[Critique]) -> Critique | None:
     round, then (among a round's candidates) to the one whose behaviour most candidates
     share (`Critique.agreement`), then to the first candidate.
     """
-    graded = [critique for critique in critiques if critique.verdict is not None]
-    if not graded:
-        return None
 
-    def support(c: Critique) -> int:  # 1 when not compared
-        return c.agreement.support if c.agreement is not None else 1
+    def rank(c: Critique) -> tuple[Strength, bool, int, int, int]:
+        support = c.agreement.support if c.agreement is not None else 1  # 1: not compared
+        return strength(c), c.stopped is None, c.round, support, -c.candidate
 
-    return max(
-        graded, key=lambda c: (strength(c), c.stopped is None, c.round, support(c), -c.candidate)
-    )
+    return max((c for c in critiques if c.verdict is not None), key=rank, default=None)
 
 
 def best_of_round(critiques: Sequence[Critique]) -> Critique | None:
@@ -64,14 +59,10 @@ def normalized(text: str) -> str:
     return " ".join(text.split())
 
 
-def per_round_verdicts(critiques: Sequence[Critique], since: int = 1) -> list[Verdict]:
-    """Return the best verdict of each graded round from `since` on, oldest first."""
-    verdicts = []
-    for number in range(since, rounds_done(critiques) + 1):
-        best = best_critique([c for c in critiques if c.round == number])
-        if best is not None and best.verdict is not None:
-            verdicts.append(best.verdict)
-    return verdicts
+def _per_round_verdicts(critiques: Sequence[Critique], since: int) -> list[Verdict]:
+    numbers = range(since, rounds_done(critiques) + 1)
+    bests = (best_critique([c for c in critiques if c.round == n]) for n in numbers)
+    return [best.verdict for best in bests if best is not None and best.verdict is not None]
 
 
 def repeated_failures(verdicts: Sequence[Verdict], window: int) -> bool:
@@ -106,7 +97,7 @@ def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window:
         assert earlier is not None
         return f"round {latest[0].round} repeated the draft of round {earlier.round} word for word"
     fresh_start = max((d.round for d in drafts if d.origin == "resample"), default=1)
-    verdicts = per_round_verdicts(critiques, fresh_start)
+    verdicts = _per_round_verdicts(critiques, fresh_start)
     if repeated_failures(verdicts, window):
         failing = ", ".join(sorted(verdicts[-1].failing_ids))
         return f"the same criteria failed {window} times in a row: {failing}"
@@ -145,6 +136,12 @@ def attainable(verdict: Verdict, lost: set[str], threshold: float) -> bool:
     return (reachable / total if total else 0.0) >= threshold - SCORE_TOLERANCE
 
 
+def _overridden(result: CriterionResult, review: Review) -> CriterionResult:
+    evidence = f"Overridden by a person: {review.note or 'no reason given'}"
+    update = {"passed": bool(review.passed), "skipped": False, "terminal": False}
+    return result.model_copy(update={**update, "evidence": evidence})
+
+
 def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> list[Critique]:
     """Return the critiques with every person's override of a criterion's result applied."""
     overrides = [r for r in reviews if r.action == "override" and r.criterion_id is not None]
@@ -157,16 +154,7 @@ def with_overrides(critiques: Sequence[Critique], reviews: Sequence[Review]) -> 
             changed.append(critique)
             continue
         results = [
-            result.model_copy(
-                update={
-                    "passed": bool(review.passed),
-                    "skipped": False,
-                    "terminal": False,
-                    "evidence": f"Overridden by a person: {review.note or 'no reason given'}",
-                }
-            )
-            if (review := decided.get(result.criterion_id)) is not None
-            else result
+            _overridden(result, review) if (review := decided.get(result.criterion_id)) else result
             for result in critique.verdict.results
         ]
         verdict = critique.verdict.model_copy(update={"results": results})

@@ -1,8 +1,7 @@
 """A person in the loop: pause the run, show the best draft and its verdict, take a decision.
 
-With `Context.review` set, the route asks a person with LangGraph's `interrupt` (the run
-waits in its checkpoint) to accept, reject with feedback, override a criterion or stop
-(`ACTIONS`); an unusable answer is asked again, saying what was wrong with it.
+With `Context.review` set, the route `interrupt`s the run for a person to accept, reject with
+feedback, override a criterion or stop (`ACTIONS`); an unusable answer is asked again, saying why.
 """
 
 from __future__ import annotations
@@ -55,10 +54,9 @@ def review_reason(state: LoopState, context: Context, stalled: bool, exhausted: 
     return None
 
 
-def review_request(
+def _review_request(
     state: LoopState, reviewed: Critique, reason: str, problem: str | None
 ) -> dict[str, Any]:
-    """Describe the draft under review and the answers the person can give."""
     draft = draft_of(state.drafts, reviewed.ref)
     verdict = reviewed.verdict
     return {
@@ -69,12 +67,7 @@ def review_request(
         "score": verdict.score if verdict else None,
         "passed": verdict.passed if verdict else False,
         "criteria": [
-            {
-                "id": r.criterion_id,
-                "passed": r.passed,
-                "evidence": r.evidence,
-                "hint": r.hint,
-            }
+            {"id": r.criterion_id, **r.model_dump(include={"passed", "evidence", "hint"})}
             for r in (verdict.results if verdict else [])
         ],
         "actions": ACTIONS,
@@ -82,8 +75,7 @@ def review_request(
     }
 
 
-def checked_answer(answer: Any, criterion_ids: Sequence[str]) -> ReviewAnswer:
-    """Read a person's answer, or raise ValueError saying what is wrong with it."""
+def _checked_answer(answer: Any, criterion_ids: Sequence[str]) -> ReviewAnswer:
     try:
         parsed = ReviewAnswer.model_validate(answer)
     except ValidationError as error:
@@ -94,11 +86,8 @@ def checked_answer(answer: Any, criterion_ids: Sequence[str]) -> ReviewAnswer:
     if parsed.action == "override" and (
         parsed.criterion_id not in criterion_ids or parsed.passed is None
     ):
-        raise ValueError(
-            "an override needs criterion_id (one of: "
-            + ", ".join(criterion_ids)
-            + ") and passed (true or false)"
-        )
+        wanted = f"criterion_id (one of: {', '.join(criterion_ids)}) and passed (true or false)"
+        raise ValueError(f"an override needs {wanted}")
     return parsed
 
 
@@ -110,9 +99,9 @@ def ask_person(state: LoopState, reason: str) -> Review | None:
     ids = [criterion.id for criterion in state.rubric]
     problem: str | None = None
     while True:
-        answer = interrupt(review_request(state, reviewed, reason, problem))
+        answer = interrupt(_review_request(state, reviewed, reason, problem))
         try:
-            decided = checked_answer(answer, ids)
+            decided = _checked_answer(answer, ids)
         except ValueError as error:
             problem = str(error)
             continue

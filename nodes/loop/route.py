@@ -1,10 +1,8 @@
 """Decide, from the history alone, whether the loop goes on, how, and how it ends.
 
-`decide` is a pure function of the drafts, critiques and context (rounds and budgets are
-read from the history, no counter to drift); `finalize` calls it again. `route` is a node
-returning `Command`, not a conditional edge, so the decision is taken with the settings of
-the run that executes it: a thread forked or resumed with another `max_iterations` routes
-by the new one.
+`decide` is a pure function of the drafts, critiques and context (no counter to drift);
+`finalize` calls it again. `route` is a node returning `Command`, so a thread forked or
+resumed with another `max_iterations` routes by the new one.
 """
 
 from __future__ import annotations
@@ -135,19 +133,12 @@ def _by_a_person(review: Review) -> Decision | GoOn:
     return GoOn("revision", f"a person asked for changes to the draft of {where}")
 
 
-def feedback_after(state: LoopState, review: Review) -> list[WorkerFeedback]:
-    """Return the feedback a person's rejection gives the worker (their words first)."""
+def _feedback_after(state: LoopState, review: Review) -> list[WorkerFeedback]:
+    # what a person's rejection tells the worker: their words, then the critic's hints
     if review.action != "reject":
         return []
-    critic = feedback_on(state.feedback, review.draft)
-    return [
-        WorkerFeedback(
-            round=review.draft.round,
-            candidate=review.draft.candidate,
-            summary=review.feedback,
-            hints=critic.hints,
-        )
-    ]
+    hints = feedback_on(state.feedback, review.draft).hints
+    return [WorkerFeedback(**review.draft.model_dump(), summary=review.feedback, hints=hints)]
 
 
 def send_next_turn(state: LoopState, context: Context, how: GoOn) -> Send | list[Send]:
@@ -175,7 +166,7 @@ def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["gener
     review = ask_person(state, reason) if reason is not None else None
     writes: dict[str, list[Any]] | None = None
     if review is not None:
-        told = feedback_after(state, review)
+        told = _feedback_after(state, review)
         state = state.model_copy(
             update={"reviews": [*state.reviews, review], "feedback": [*state.feedback, *told]}
         )

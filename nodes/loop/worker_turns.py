@@ -1,9 +1,8 @@
 """Choose the worker's next turns (`WorkerTurn`): first drafts, a revision, or fresh ones.
 
-A revision shows no recalled rule: a rule is often an earlier hint word for word, and a
-small model shown that line before its draft and again as the change to make answers with
-the draft. Fresh samples get the task, the rules and one line on what earlier attempts
-failed, never their text.
+A revision shows no recalled rule: a small model shown an earlier hint as a rule and again as
+the change to make answers with its draft. Fresh samples get the task, the rules and one line
+on what earlier attempts failed, never their text.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from critic_loop.state.records import Critique, Draft, DraftRef, WorkerFeedback,
 from critic_loop.state.rubric import CriterionBase, Task, TestSuite
 from critic_loop.state.rules import RecalledRule
 
-MAX_SUMMARY_CHARACTERS = 300  # the one-line summary of earlier failures a fresh sample gets
+MAX_SUMMARY_CHARACTERS = 300  # of the line on earlier failures a fresh sample gets
 
 
 def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
@@ -105,22 +104,16 @@ def feedback_on(feedback: Sequence[WorkerFeedback], ref: DraftRef) -> WorkerFeed
     return found or WorkerFeedback(round=ref.round, candidate=ref.candidate)
 
 
-def revision_chain(
+def _revision_chain(
     drafts: Sequence[Draft], feedback: Sequence[WorkerFeedback], base: DraftRef, keep: int
 ) -> list[RevisionStep]:
-    """Return the last `keep` drafts of the line of revisions ending at `base`, oldest first."""
+    # the last `keep` drafts of the line of revisions ending at `base`, oldest first
     chain: list[RevisionStep] = []
     ref: DraftRef | None = base
     while ref is not None and len(chain) < keep:
         draft = draft_of(drafts, ref)
-        chain.append(
-            RevisionStep(
-                round=draft.round,
-                candidate=draft.candidate,
-                text=draft.text,
-                feedback=feedback_on(feedback, ref),
-            )
-        )
+        shown = draft.model_dump(include={"round", "candidate", "text"})
+        chain.append(RevisionStep(**shown, feedback=feedback_on(feedback, ref)))
         ref = draft.revises
     return chain[::-1]
 
@@ -129,8 +122,8 @@ def _notes(note: WorkerFeedback) -> list[str]:
     return [part for part in (note.summary, *note.hints) if part]
 
 
-def regression_warning(state: LoopState, base: DraftRef) -> str:
-    """Say what went wrong in the latest draft when it is worse than `base`, the best."""
+def _regression_warning(state: LoopState, base: DraftRef) -> str:
+    # what went wrong in the latest draft, when it is worse than `base`, the best
     latest = best_of_round(state.critiques)
     if latest is None or latest.ref == base:
         return ""
@@ -142,15 +135,13 @@ def regression_warning(state: LoopState, base: DraftRef) -> str:
     )
 
 
-def failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -> str:
-    """One line on what earlier attempts failed: the feedback on the best draft so far."""
+def _failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) -> str:
+    # one line on what earlier attempts failed: the feedback on the best draft so far
     if best is None:
         return ""
-    notes = list(dict.fromkeys(_notes(feedback_on(feedback, best))))
-    line = " ".join(notes)
-    if len(line) > MAX_SUMMARY_CHARACTERS:
-        line = line[: MAX_SUMMARY_CHARACTERS - 3] + "..."
-    return line
+    line = " ".join(dict.fromkeys(_notes(feedback_on(feedback, best))))  # each note once
+    short = len(line) <= MAX_SUMMARY_CHARACTERS
+    return line if short else line[: MAX_SUMMARY_CHARACTERS - 3] + "..."
 
 
 def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
@@ -192,10 +183,10 @@ def next_turns(
             WorkerTurn(
                 **common,
                 mode="revision",
-                history=revision_chain(
+                history=_revision_chain(
                     state.drafts, state.feedback, best.ref, context.worker_history_rounds
                 ),
-                warning=regression_warning(state, best.ref),
+                warning=_regression_warning(state, best.ref),
                 temperature=context.temperature,
                 allowance=left,
             )
@@ -207,16 +198,15 @@ def next_turns(
         **common,
         mode="resample",
         rules=[rule.text for rule in state.recalled_rules],
-        earlier_failures=failure_summary(state.feedback, best.ref if best is not None else None),
+        earlier_failures=_failure_summary(state.feedback, best.ref if best is not None else None),
     )
 
 
 def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
     """Return the turn to ask instead when `reply` repeats the draft `turn` revises, else None.
 
-    A small model that copies its own last reply copies it again when asked again with
-    the draft in view, so the second request is a fresh sample in the same round: the
-    task and the feedback on the draft as one line, at `sample_temperature`.
+    A small model that copied its reply copies it again with the draft in view, so this is a
+    fresh sample of the same round: the task and the feedback as one line, at `sample_temperature`.
     """
     if reply is None or turn.revises is None:
         return None
@@ -228,15 +218,12 @@ def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -
         round=turn.round,
         candidate=turn.candidate,
         mode="resample",
-        earlier_failures=failure_summary([feedback], feedback.ref),
+        earlier_failures=_failure_summary([feedback], feedback.ref),
         temperature=context.sample_temperature,
         allowance=turn.allowance,
     )
 
 
 def to_worker(turn: WorkerTurn) -> Send:
-    """Send `turn` to the generate node as plain JSON (pending sends are checkpointed).
-
-    Plain data loads with any checkpointer's serializer; the node reads it back as a `WorkerTurn`.
-    """
+    """Send `turn` to generate as plain JSON: pending sends are checkpointed, by any serializer."""
     return Send("generate", turn.model_dump(mode="json"))

@@ -61,9 +61,6 @@ class _Consolidation:
     def _criteria(self, proposed: list[str]) -> list[str]:
         return [c for c in dict.fromkeys(proposed) if c in self.known_criteria]
 
-    def _topics(self, rule: Rule) -> list[str]:
-        return with_topic(rule.topics, self.topic, MAX_TOPICS)
-
     def _refused(self, action: str, text: str) -> bool:
         problem = refusal(
             text,
@@ -90,8 +87,9 @@ class _Consolidation:
         self.store.delete(rules_namespace(self.report.scope), rule_id)
 
     def _changed(self, rule: Rule, **update: Any) -> Rule:
-        changes = {"topics": self._topics(rule), "last_changed_by": self.provenance}
-        return rule.model_copy(update={**changes, "updated_at": utc_now(), **update})
+        topics = with_topic(rule.topics, self.topic, MAX_TOPICS)
+        changes = {"topics": topics, "last_changed_by": self.provenance, "updated_at": utc_now()}
+        return rule.model_copy(update={**changes, **update})
 
     def _reinforce(self, rule_id: str, criteria: list[str]) -> None:
         rule = self.rules[rule_id]

@@ -15,7 +15,7 @@ from typing import Any, cast
 from langgraph.store.base import IndexConfig
 from langgraph.store.sqlite.base import SqliteIndexConfig
 
-from critic_loop.nodes.memory.content_words import content_words
+from critic_loop.nodes.memory.relevance import content_words
 
 DIMENSIONS = 128  # few collisions for short rules; a search compares every rule of a scope
 INDEXED_FIELDS = ("about",)  # `Rule.about`: its text and its tasks' topics, one vector

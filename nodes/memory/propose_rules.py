@@ -73,16 +73,14 @@ def _prompt(
 
 
 def _failed(
-    update: dict[str, Any], report: MemoryReport, ledger: Ledger, error: str
+    update: dict[str, Any], report: MemoryReport, ledger: Ledger, error: Exception | str
 ) -> dict[str, Any]:
     """Record a failure and what it spent; the lessons in `update` go on to consolidation."""
+    if isinstance(error, Exception):
+        logger.warning("distillation failed: %s", error, exc_info=True)
+        error = f"distill: {type(error).__name__}: {error}"
     report.calls, report.usage = ledger.calls, ledger.usage
     return {**update, "memory_report": report.model_dump(mode="json"), "memory_errors": [error]}
-
-
-def _failure(error: Exception) -> str:
-    logger.warning("distillation failed: %s", error, exc_info=True)
-    return f"distill: {type(error).__name__}: {error}"
 
 
 @dataclass
@@ -95,7 +93,7 @@ class _Distilling:
     update: dict[str, Any]
 
     def failed(self, error: Exception) -> dict[str, Any]:
-        return _failed(self.update, self.report, self.ledger, _failure(error))
+        return _failed(self.update, self.report, self.ledger, error)
 
     def finished(self, answer: Answer[DistillerReport]) -> dict[str, Any]:
         if answer.value is None:
@@ -148,7 +146,7 @@ def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling |
     try:
         model = grading_model(spec, "distiller", context)
     except Exception as error:
-        return _failed(update, report, ledger, _failure(error))
+        return _failed(update, report, ledger, error)
     request: Request[DistillerReport] = Request(
         model=model,
         spec=spec,

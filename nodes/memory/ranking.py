@@ -60,10 +60,7 @@ def ranking_writes(scope: str, entries: Sequence[Entry]) -> list[PutOp]:
 
 def ranking_deletes(scope: str) -> list[PutOp]:
     """Return the writes that remove `scope`'s ranking and its head."""
-    return [
-        PutOp(ranking_namespace(scope), RANKING_KEY, None),
-        PutOp(ranking_namespace(scope), HEAD_KEY, None),
-    ]
+    return [PutOp(ranking_namespace(scope), key, None) for key in (RANKING_KEY, HEAD_KEY)]
 
 
 def with_updated(entries: Sequence[Entry], changed: Mapping[str, Mapping[str, Any]]) -> list[Entry]:

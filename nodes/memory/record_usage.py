@@ -50,13 +50,10 @@ def _count_run(
         if item is None:  # retired since it was recalled
             continue
         rule = Rule.model_validate(item.value)
-        usage = rule.usage.model_copy(
-            update={
-                "consulted": rule.usage.consulted + 1,
-                "passed": rule.usage.passed + passed,
-                "rounds_when_passed": rule.usage.rounds_when_passed + (rounds if passed else 0),
-            }
-        )
+        used = rule.usage
+        counted = {"consulted": used.consulted + 1, "passed": used.passed + passed}
+        counted["rounds_when_passed"] = used.rounds_when_passed + (rounds if passed else 0)
+        usage = used.model_copy(update=counted)
         value = rule.model_copy(update={"usage": usage}).model_dump(mode="json")
         writes.append(PutOp(rules_namespace(scope), recalled.id, value))
         changed[recalled.id] = value

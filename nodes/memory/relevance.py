@@ -1,9 +1,7 @@
 """How relevant a rule is to a task: the words it shares with what the rule was learned on.
 
-The largest cosine similarity of word sets (stems, without function and instruction words)
-between the task and the rule's topics (`Rule.topics`) or its text outside quotes (a quoted
-phrase is what to write, not what the task is about). Lexical on purpose: microseconds on any
-store, no model; an index only chooses which rules are compared.
+The largest cosine similarity of stemmed content words between the task and the rule's
+topics or its text outside quotes. Lexical on purpose: microseconds on any store, no model.
 """
 
 from __future__ import annotations
@@ -14,11 +12,30 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from critic_loop.nodes.memory.content_words import words
+
+def words(text: str) -> list[str]:
+    """Return the lower-case words of `text`, in order (punctuation dropped)."""
+    return re.findall(r"\w+", text.lower())
+
+
+STOP_WORDS = frozenset(  # no lesson in them: ignored in comparing and indexing rules
+    words(
+        """
+        a an and are as at be been by for from has have in is it its of on or that the this
+        to was were will with you your yours
+        """
+    )
+)
+
+
+def content_words(text: str) -> list[str]:
+    """Return the words of `text` that are not stop words, in order."""
+    return [word for word in words(text) if word not in STOP_WORDS]
+
 
 MAX_TOPIC_WORDS = 40  # of a task's first content words, in its topic
 
-FUNCTION_WORDS = frozenset(
+FUNCTION_WORDS = frozenset(  # English words that carry no topic
     words(
         """
         a about above after again against all also am an and any are as at be because been
@@ -33,9 +50,8 @@ FUNCTION_WORDS = frozenset(
         """
     )
 )
-"""English words that carry no topic."""
 
-INSTRUCTION_WORDS = frozenset(
+INSTRUCTION_WORDS = frozenset(  # words that say what to do or how much, not what the task is about
     words(
         """
         write rewrite draft create make compose produce give provide generate prepare please
@@ -44,7 +60,6 @@ INSTRUCTION_WORDS = frozenset(
         """
     )
 )
-"""Words that say what to do or how much, not what the task is about."""
 
 
 def stem(word: str) -> str:

@@ -1,10 +1,8 @@
 """Judge proposed rule texts: duplicates of existing rules, and copies instead of lessons.
 
-Two texts are one rule when they share their content words in any order and form, or differ
-by a typo, and never when their numbers differ. A rule that copies the task, a draft or a
-criterion is a log, and refused. A distilled rule must restate its lesson (keep what it
-quotes and its numbers) and use only the words of its lessons, its task and `RULE_WORDS`:
-a small model told to generalise copies its prompt's example frame instead.
+Two texts are one rule when their content words match in any order and form, or a typo
+apart, never when their numbers differ. A distilled rule must restate its lesson and use only
+the words of its lessons, its task and `RULE_WORDS` (small models copy their prompt's frame).
 """
 
 from __future__ import annotations
@@ -13,8 +11,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 
-from critic_loop.nodes.memory.content_words import STOP_WORDS, words
-from critic_loop.nodes.memory.relevance import FUNCTION_WORDS, INSTRUCTION_WORDS
+from critic_loop.nodes.memory.relevance import FUNCTION_WORDS, INSTRUCTION_WORDS, STOP_WORDS, words
 from critic_loop.nodes.memory.relevance import stem as _stem
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MAX_RULE_WORDS
@@ -105,14 +102,14 @@ def _mentions(text: str, phrase: str) -> bool:
 
 
 def restates(text: str, lesson: str) -> bool:
-    """Tell whether a proposed rule `text` restates `lesson` (see the module docstring)."""
+    """Tell whether rule `text` restates `lesson`: keeps its `anchors` (none: shares a word)."""
     kept = anchors(lesson)
     if kept:
         return all(_mentions(text, anchor) for anchor in kept)
     return bool(_content(words(PATTERN.sub(" ", text))) & _content(words(PATTERN.sub(" ", lesson))))
 
 
-RULE_WORDS = frozenset(
+RULE_WORDS = frozenset(  # any rule may use them, beyond the words of its lessons and task
     words(
         """
         add after always avoid begin close end ensure finish first follow include instead
@@ -121,7 +118,6 @@ RULE_WORDS = frozenset(
         """
     )
 )
-"""Words any rule may use to say what to do, beyond those of its lessons and its task."""
 
 
 def _stems(text: str) -> set[str]:

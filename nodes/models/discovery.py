@@ -1,28 +1,7 @@
-"""Which models a run uses when nobody named one: what this machine has. One rule, everywhere.
+"""Which models a run uses when it names none: what this machine has. One rule, everywhere.
 
-The command line, `run_loop`, `build_graph(...).invoke`, the served graph and its default
-assistant all apply it (every node's context is settled by
-`critic_loop.nodes.operator_policy.settled`, which applies it), so a run with only
-`OPENAI_BASE_URL` set never sends OpenAI's model names to a local server.
-
-When the run names neither `worker_model` nor `critic_model` (not in its context, not as
-`CRITIC_LOOP_WORKER_MODEL` / `CRITIC_LOOP_CRITIC_MODEL`):
-
-- with an OpenAI-compatible server (the context's `base_url`, else `CRITIC_LOOP_BASE_URL`,
-  else `OPENAI_BASE_URL`): the first model the server lists at `/models`, for every role;
-- else with an OpenAI key: the `Context` defaults (OpenAI's models);
-- else with a Gemini key (`GOOGLE_API_KEY` / `GEMINI_API_KEY`): Gemini Flash drafts,
-  Gemini Pro judges;
-- else the defaults, and the run stops before any model call, saying what is missing.
-
-Named or found, each model then brings the settings of its profile (`profiles`): a small
-model is judged the way small models need, whoever named it.
-
-A named server that cannot say what it serves is an error (`DiscoveryFailed`), not a
-silent fall back to OpenAI's model names. A server's answer is kept for
-`DISCOVERY_TTL` seconds, so runs do not ask it again and again. In a served run the
-context's `base_url` has already been held to the operator's policy (its own server, or
-one it allowed), so a client cannot make the server ask a host of the client's choosing.
+docs/models.md ("When no model is named") states it; every node's context is settled by
+`operator_policy.settled`, which applies it after the policy passed the run's `base_url`.
 """
 
 from __future__ import annotations
@@ -36,28 +15,10 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
-from critic_loop.nodes.models.profiles import (
-    LOCAL_SETTINGS,
-    model_profile,
-    profile_known,
-    profile_settings,
-)
+from critic_loop.nodes.models.profiles import LOCAL_SETTINGS as LOCAL_SETTINGS
+from critic_loop.nodes.models.profiles import model_profile, profile_known, profile_settings
 from critic_loop.state.context import Context
-from critic_loop.state.errors import DiscoveryFailed
-
-__all__ = [
-    "DISCOVERY_ATTEMPTS",
-    "DISCOVERY_TIMEOUT",
-    "DISCOVERY_TTL",
-    "GEMINI_MODELS",
-    "LOCAL_SETTINGS",
-    "DiscoveryFailed",
-    "available_models",
-    "discover_model",
-    "served_model",
-    "server_url",
-    "with_available_models",
-]
+from critic_loop.state.errors import DiscoveryFailed as DiscoveryFailed
 
 logger = logging.getLogger(__name__)
 
@@ -66,18 +27,10 @@ GEMINI_MODELS = {
     "critic_model": "google_genai:gemini-2.5-pro",
 }
 
-MODEL_FIELDS = ("worker_model", "critic_model")
-"""Naming either of these (in the context or the environment) turns discovery off."""
-
-DISCOVERY_TIMEOUT = 30.0
-"""Seconds to wait for a server's `/models` answer: a busy local server is slow to reply."""
-
-DISCOVERY_ATTEMPTS = 3
-"""How many times to ask before giving up (waiting 1 s, then 2 s, between attempts)."""
-
-DISCOVERY_TTL = 300.0
-"""Seconds a server's answer is reused: one question per server every five minutes at most,
-yet a server restarted with another model is noticed."""
+MODEL_FIELDS = ("worker_model", "critic_model")  # naming either turns discovery off
+DISCOVERY_TIMEOUT = 30.0  # seconds for a `/models` answer: a busy local server is slow
+DISCOVERY_ATTEMPTS = 3  # tries, waiting 1 s, then 2 s, between them
+DISCOVERY_TTL = 300.0  # seconds an answer is reused (a server restarted is noticed)
 
 _answers: dict[str, tuple[float, str]] = {}
 _asking = threading.Lock()
@@ -108,9 +61,7 @@ def discover_model(
             model = _listed_model(base_url, timeout)
         except (OSError, ValueError) as error:
             reason = getattr(error, "reason", None) or error
-            if isinstance(
-                reason, ConnectionRefusedError
-            ):  # nothing there: naming a model won't help
+            if isinstance(reason, ConnectionRefusedError):  # naming a model won't help
                 raise DiscoveryFailed(
                     f"nothing answers at {base_url.rstrip('/')} (connection refused): start the "
                     "model server there, or point --base-url (or OPENAI_BASE_URL) at one that runs"
@@ -141,8 +92,7 @@ def served_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str | Non
         return None
 
 
-def known_model(base_url: str) -> str | None:
-    """Return what the server at `base_url` said it serves, if it said so recently."""
+def _known_model(base_url: str) -> str | None:
     answer = _answers.get(base_url.rstrip("/"))
     if answer is None or time.monotonic() - answer[0] > DISCOVERY_TTL:
         return None
@@ -157,7 +107,7 @@ def model_at(base_url: str) -> str:
     """
     key = base_url.rstrip("/")
     with _asking:  # runs starting together ask once
-        model = known_model(key)
+        model = _known_model(key)
         if model is None:
             model = discover_model(key)
             _answers[key] = (time.monotonic(), model)
@@ -219,7 +169,7 @@ def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> d
 
 
 def with_available_models(context: Context, environ: Mapping[str, str] | None = None) -> Context:
-    """Return `context` with the models this machine has, where it named none (see above).
+    """Return `context` with the models this machine has, where it named none (docs/models.md).
 
     Raises:
         DiscoveryFailed: the run's server could not say which model it serves.
@@ -238,4 +188,4 @@ def needs_discovery(context: Context, environ: Mapping[str, str] | None = None) 
     if names_a_model(context.model_fields_set, environ):
         return False
     base_url = server_url(context.base_url, environ)
-    return base_url is not None and known_model(base_url) is None
+    return base_url is not None and _known_model(base_url) is None

@@ -49,25 +49,19 @@ ANSWER_FAILURES: tuple[type[Exception], ...] = (
 """The model answered, but not usably: an attempt spent, asked again."""
 
 UNREACHABLE: tuple[type[Exception], ...] = (openai.APIConnectionError, httpx.TransportError)
-"""No answer came from the server: refused, unreachable, timed out."""
 
 FALLBACKS: dict[StructuredOutputMethod, StructuredOutputMethod | None] = {
     "json_schema": "function_calling",
     "function_calling": "json_mode",
     "json_mode": None,
 }
-"""The method to try when a server refuses one."""
 
-REFUSAL_WORDS: dict[StructuredOutputMethod, tuple[str, ...]] = {
-    "json_schema": ("json_schema", "response_format"),
-    "function_calling": ("tool", "function"),
+REFUSAL_WORDS: dict[StructuredOutputMethod, tuple[str, ...]] = {  # in a refusal of each method
+    "json_schema": ("json_schema", "response_format"),  # llama-cpp-python: HTTP 500 "Input
+    "function_calling": ("tool", "function"),  # should be 'text' or 'json_object'"
     "json_mode": ("json_object", "response_format"),
 }
-"""Words a server's refusal of each method mentions (llama-cpp-python: HTTP 500 "Input
-should be 'text' or 'json_object'")."""
-
-REFUSAL_STATUSES = frozenset({400, 404, 405, 415, 422, 500, 501})
-"""HTTP statuses servers use to refuse a request they do not support."""
+REFUSAL_STATUSES = frozenset({400, 404, 405, 415, 422, 500, 501})  # servers refuse with these
 
 
 class ModelUnreachable(ConnectionError):
@@ -105,8 +99,8 @@ def _refused(error: BaseException, method: StructuredOutputMethod) -> bool:
     return any(word in str(error).lower() for word in REFUSAL_WORDS[method])
 
 
-def usage_of(reply: BaseMessage | None, prompt: Sequence[BaseMessage]) -> TokenUsage:
-    """Tokens spent on `prompt` -> `reply`: reported usage, else a local approximation."""
+def _usage_of(reply: BaseMessage | None, prompt: Sequence[BaseMessage]) -> TokenUsage:
+    # reported usage, else a local approximation
     reported = getattr(reply, "usage_metadata", None)
     if reported:
         return TokenUsage(
@@ -228,7 +222,7 @@ class _Exchange(Generic[T]):
     def answered(self, reply: Any) -> None:
         """Settle the call and read its answer."""
         raw = reply.get("raw") if self.request.schema is not None else reply
-        usage = usage_of(raw, self.prompt)
+        usage = _usage_of(raw, self.prompt)
         self.ledger.settle(self.estimate, usage)
         self.answer.usage += usage
         self._read(reply)

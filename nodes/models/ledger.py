@@ -1,9 +1,7 @@
 """Hold a step's model calls to what the run's budgets leave it, checked before each call.
 
-A step gets an `Allowance` from the run's history (`critic_loop.state.budget`); its
-`Ledger` admits each call while calls, tokens (prompts in flight held) and seconds are left.
-Calls side by side share one ledger, so a judge panel stops at the budget, not a round
-later. A call in flight finishes, so the budgets can be passed by what it answers.
+A `Ledger` admits calls while calls, tokens (prompts in flight held) and seconds are left;
+calls side by side share one, so a judge panel stops at the budget, not a round later.
 """
 
 from __future__ import annotations

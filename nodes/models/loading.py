@@ -1,15 +1,13 @@
 """Turn "provider:model" strings into chat models, or say clearly why one cannot be made.
 
-Built-in providers go through LangChain's `init_chat_model` (`openai:...`,
-`google_genai:...`, and any other provider it knows whose package is installed).
-`openai:` models can point at any OpenAI-compatible server through a base URL; such
-servers usually need no API key. Extra providers (a company gateway, a test double) are
-registered under a name of their own (`provider_registry`).
+Built-in providers go through LangChain's `init_chat_model`; `openai:` models may point at
+any OpenAI-compatible server (no API key needed); others are registered (`provider_registry`).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 from typing import Any
 
@@ -20,7 +18,7 @@ from critic_loop.nodes.models.provider_registry import registered_provider
 from critic_loop.state.context import Context
 from critic_loop.state.errors import MissingApiKey, ModelSetupError
 
-API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {  # any one holds the provider's key
     "openai": ("OPENAI_API_KEY",),
     "google_genai": ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
     "anthropic": ("ANTHROPIC_API_KEY",),
@@ -31,10 +29,8 @@ API_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "deepseek": ("DEEPSEEK_API_KEY",),
     "xai": ("XAI_API_KEY",),
 }
-"""Environment variables that hold each hosted provider's API key (any one suffices)."""
 
-STRICT_SCHEMA_PROVIDERS = frozenset({"openai", "azure_openai"})
-"""Providers whose structured output accepts `strict=True`."""
+STRICT_SCHEMA_PROVIDERS = frozenset({"openai", "azure_openai"})  # accept `strict=True`
 
 
 def split_model_spec(spec: str) -> tuple[str, str]:
@@ -43,15 +39,14 @@ def split_model_spec(spec: str) -> tuple[str, str]:
     return provider.strip(), model.strip()
 
 
-def openai_base_url(base_url: str | None) -> str | None:
-    """Pick the OpenAI-compatible server: the context's, else OPENAI_BASE_URL, else none."""
+def _openai_base_url(base_url: str | None) -> str | None:
     return base_url or os.environ.get("OPENAI_BASE_URL") or None
 
 
 def model_server(spec: str, context: Context) -> str | None:
     """Return the server `spec`'s requests go to, when it is an OpenAI-compatible one."""
     provider, _ = split_model_spec(spec)
-    return openai_base_url(context.base_url) if provider == "openai" else None
+    return _openai_base_url(context.base_url) if provider == "openai" else None
 
 
 def load_chat_model(
@@ -67,11 +62,10 @@ def load_chat_model(
 ) -> BaseChatModel:
     """Return the chat model for `spec` ("provider:model") for the given role.
 
-    `timeout` (seconds per request) and `max_retries` (repeats of requests that failed on
-    rate limits, server errors or the network) go to the provider's client. Built-in
-    providers' models are created once per settings and reused; a registered provider's
-    factory is called every time (cache inside it if it is costly). `top_logprobs` asks an
-    `openai:` model for its tokens' likeliest alternatives (others ignore it).
+    `timeout` (seconds per request) and `max_retries` (of rate limits, server and network
+    errors) go to the provider's client. Built-in providers' models are created once per
+    settings; a registered provider's factory is called every time. `top_logprobs` asks
+    an `openai:` model for its tokens' likeliest alternatives (others ignore it).
 
     Raises:
         ModelSetupError: the provider is unknown or its package is missing, or the API key
@@ -86,7 +80,7 @@ def load_chat_model(
         kwargs["timeout"] = timeout
     if max_retries is not None:
         kwargs["max_retries"] = max_retries
-    server = openai_base_url(base_url) if provider == "openai" else None
+    server = _openai_base_url(base_url) if provider == "openai" else None
     if top_logprobs is not None and provider == "openai":
         kwargs |= {"logprobs": True, "top_logprobs": top_logprobs}
     if max_tokens is not None:
@@ -101,7 +95,7 @@ def load_chat_model(
     else:
         _require_api_key(spec, provider, role)
     try:
-        return _created(provider, model, _frozen(kwargs), _credentials(provider))
+        return _created(provider, model, json.dumps(kwargs, sort_keys=True), _credentials(provider))
     except ImportError as error:
         raise ModelSetupError(
             f"The {role} model {spec!r} needs a package that is not installed: {error}"
@@ -116,34 +110,17 @@ def load_chat_model(
         ) from error
 
 
-def _frozen(value: Any) -> Any:
-    """Make keyword arguments hashable (dicts become sorted tuples), to key the cache."""
-    if isinstance(value, dict):
-        return tuple(sorted((key, _frozen(item)) for key, item in value.items()))
-    return value
-
-
-def _thawed(value: Any) -> Any:
-    if isinstance(value, tuple) and all(isinstance(i, tuple) and len(i) == 2 for i in value):
-        return {key: _thawed(item) for key, item in value}
-    return value
-
-
-def _credentials(provider: str) -> tuple[str | None, ...]:
-    """Return the key variables a provider's client reads (a changed key, a new client)."""
+def _credentials(provider: str) -> tuple[str | None, ...]:  # a changed key, a new client
     return tuple(os.environ.get(name) for name in API_KEY_VARIABLES.get(provider, ()))
 
 
 @functools.lru_cache(maxsize=64)
 def _created(
-    provider: str, model: str, frozen: tuple[Any, ...], credentials: tuple[str | None, ...]
+    provider: str, model: str, settings: str, credentials: tuple[str | None, ...]
 ) -> BaseChatModel:
-    """Create a chat model once per provider, model, settings and credentials, then reuse it.
-
-    Chat models hold no per-call state; building one costs more than a round's own logic
-    (the performance benchmark's `latency` scenario shows it).
-    """
-    created: BaseChatModel = init_chat_model(model, model_provider=provider, **_thawed(frozen))
+    # chat models hold no per-call state, and building one costs more than a round's logic;
+    # the settings come as JSON, to key the cache
+    created: BaseChatModel = init_chat_model(model, model_provider=provider, **json.loads(settings))
     return created
 
 
@@ -174,7 +151,9 @@ def worker_model(context: Context, temperature: float) -> BaseChatModel:
     )
 
 
-def grading_model(spec: str, role: str, context: Context) -> BaseChatModel:
+def grading_model(
+    spec: str, role: str, context: Context, top_logprobs: int | None = None
+) -> BaseChatModel:
     """Return a grading model (judge or distiller): the critic's settings for `spec`."""
     return load_chat_model(
         spec,
@@ -184,13 +163,13 @@ def grading_model(spec: str, role: str, context: Context) -> BaseChatModel:
         max_tokens=context.critic_max_tokens,
         timeout=context.request_timeout,
         max_retries=context.max_retries,
+        top_logprobs=top_logprobs,
     )
 
 
 def role_tags(role: str) -> list[str]:
     """Return the LangChain tags of a role's model calls ("critic_loop", "critic_loop:<role>").
 
-    Chat UIs filter the `messages` stream by them, to show the worker's drafts without
-    the critic's and the distiller's structured answers, or the other way round.
+    Chat UIs filter the `messages` stream by them (the worker's drafts, or the critic's answers).
     """
     return ["critic_loop", f"critic_loop:{role}"]

@@ -1,15 +1,8 @@
-"""The run settings that follow from a model, however it was named.
+"""The run settings that follow from a model, however it was named (settings chosen stand).
 
-- The model's size, from its name ("qwen2.5-coder-0.5b-instruct": 0.5B parameters): a
-  small model (`SMALL_MODEL_PARAMS` or fewer) gets the settings small models need
-  (`LOCAL_SETTINGS`, chosen on the judge benchmark), named or found on a server;
-- a model of unknown size that nobody named, found on the run's OpenAI-compatible
-  server, is taken for a small local one too;
-- a critic model with a judge profile (`judge_profile`: the operator's, or one the project
-  ships) is asked yes or no where its quotes prove nothing (`judge_mode: extract_ask`).
-
-The critic's profile gives the judge's settings, the worker's its token cap. Settings the
-run chose stand.
+A small model by its name ("qwen2.5-coder-0.5b-instruct": 0.5B), or one of unknown size
+found on the run's server, gets `LOCAL_SETTINGS`; a critic with a judge profile gets
+`judge_mode: extract_ask`. The critic's profile gives the judge's settings, the worker's its cap.
 """
 
 from __future__ import annotations
@@ -22,22 +15,15 @@ from pydantic import BaseModel
 
 from critic_loop.nodes.verifiers.judge_profile import judge_profile
 
-LOCAL_SETTINGS: dict[str, Any] = {
+LOCAL_SETTINGS: dict[str, Any] = {  # what suits small models (see `benchmarks/judge/results`)
     "judge_granularity": "criterion",
     "judge_mode": "extract",
     "lint_checks": True,
     "worker_max_tokens": 1024,
 }
-"""Settings that suit small models on local servers (see `benchmarks/judge/results`)."""
-
-SMALL_MODEL_PARAMS = 4.0
-"""Billions of parameters at most of a model that gets `LOCAL_SETTINGS`."""
-
-WORKER_FIELDS = frozenset({"worker_max_tokens"})
-"""Settings the worker's profile gives; the others follow the critic's."""
-
-PROFILE_FIELDS = tuple(LOCAL_SETTINGS)
-"""The run settings a profile may give."""
+SMALL_MODEL_PARAMS = 4.0  # billions of parameters at most of a model given `LOCAL_SETTINGS`
+WORKER_FIELDS = frozenset({"worker_max_tokens"})  # from the worker's profile; the rest: critic's
+PROFILE_FIELDS = tuple(LOCAL_SETTINGS)  # the run settings a profile may give
 
 Source = Literal["small model", "found on the server", "none"]
 
@@ -52,8 +38,7 @@ class ModelProfile(BaseModel):
     settings: dict[str, Any]
 
 
-def billions_of_parameters(name: str) -> float | None:
-    """Return the size a model's name gives ("llama-3.1-8b-instruct": 8.0), if it gives one."""
+def _billions_of_parameters(name: str) -> float | None:  # "llama-3.1-8b-instruct": 8.0
     found = _SIZE.search(name.lower())
     return float(found[1]) if found else None
 
@@ -73,7 +58,7 @@ def model_profile(spec: str, found: bool = False) -> ModelProfile:
         ProfileProblem: the operator's judge profile cannot be read.
     """
     _, _, name = spec.partition(":")
-    size = billions_of_parameters(name)
+    size = _billions_of_parameters(name)
     source: Source
     if (size is not None and size <= SMALL_MODEL_PARAMS) or (size is None and found):
         source = "small model" if size is not None else "found on the server"

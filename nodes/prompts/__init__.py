@@ -1,15 +1,8 @@
-"""Load and render the prompt templates that live beside this module.
+"""Load and render the Jinja prompt templates that live beside this module.
 
-Templates are Jinja2 files. A user replaces any of them by putting a file of the same name
-in a directory and naming it in `Context.prompts_dir`; templates not found there come from
-nodes/prompts/. Undefined variables are errors, so a mistyped replacement fails loudly.
-Templates render in Jinja's sandbox: a template can format the values it is given, but
-cannot reach Python internals (`cycler.__init__.__globals__` and the like raise
-`SecurityError`), so even an allowed prompts directory cannot run code.
-
-Templates are read from disk once and then kept: the built-in ones when this module is
-imported, a `prompts_dir`'s when the run's preflight loads them (`load_prompts`). Nodes
-that render them under `ainvoke` therefore do no file I/O on the event loop.
+`Context.prompts_dir` may replace any; undefined variables are errors; templates render in
+Jinja's sandbox, so even an allowed prompts directory cannot run code. They are read once
+(a `prompts_dir`'s by the run's preflight), so nodes under `ainvoke` do no file I/O.
 """
 
 from __future__ import annotations
@@ -23,10 +16,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 BUILT_IN_PROMPTS = Path(__file__).parent
-"""The directory holding the default templates."""
-
 PROMPT_NAMES = tuple(sorted(path.name for path in BUILT_IN_PROMPTS.glob("*.jinja")))
-"""Every template a run uses (a `prompts_dir` may replace any of them)."""
 
 
 @lru_cache(maxsize=16)

@@ -1,8 +1,7 @@
 """Agreement among candidates that pass the visible tests: which behaviour do most share?
 
-As in AlphaCode / CodeT: `probe_inputs` varies the literal arguments of the tests' calls,
-`pair_check` runs two candidates on them in the `tests` sandbox, comparing fingerprints of
-their results. It ranks passing drafts; it never changes a verdict.
+As in AlphaCode / CodeT: `probe_inputs` varies the literal arguments of the tests' calls, and
+two candidates run on them in the `tests` sandbox agree when their results do. It only ranks.
 """
 
 from __future__ import annotations
@@ -63,15 +62,7 @@ def _called_name(call: ast.Call, names: set[str], aliases: set[str]) -> str | No
     return None
 
 
-def _literal(node: ast.expr) -> tuple[bool, Any]:
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None
-    return _round_trips(value), value
-
-
-def _round_trips(value: Any) -> bool:  # no NaN, no infinity
+def _round_trips(value: Any) -> bool:
     try:
         return bool(ast.literal_eval(repr(value)) == value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -86,25 +77,18 @@ def _visible_calls(tests: str, module: str) -> list[Probe]:
     names, aliases = _imported_functions(tree, module)
     found: list[Probe] = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
+        if not isinstance(node, ast.Call) or any(k.arg is None for k in node.keywords):
             continue
         name = _called_name(node, names, aliases)
-        if name is None or any(isinstance(arg, ast.Starred) for arg in node.args):
+        if name is None or len(ast.unparse(node)) > MAX_LITERAL_CHARS:
             continue
-        if any(keyword.arg is None for keyword in node.keywords):
+        try:  # a starred argument is no literal either
+            args = tuple(ast.literal_eval(arg) for arg in node.args)
+            kwargs = tuple((str(k.arg), ast.literal_eval(k.value)) for k in node.keywords)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
-        if len(ast.unparse(node)) > MAX_LITERAL_CHARS:
-            continue
-        parsed = [_literal(arg) for arg in node.args]
-        keywords = [(keyword.arg, _literal(keyword.value)) for keyword in node.keywords]
-        if all(ok for ok, _ in parsed) and all(ok for _, (ok, _) in keywords):
-            found.append(
-                Probe(
-                    name,
-                    tuple(value for _, value in parsed),
-                    tuple((str(key), value) for key, (_, value) in keywords),
-                )
-            )
+        if _round_trips(args) and _round_trips(kwargs):  # no NaN, no infinity
+            found.append(Probe(name, args, kwargs))
     return list({call.source(): call for call in reversed(found)}.values())[::-1]
 
 
@@ -265,10 +249,9 @@ def test_same_behaviour_on_every_probe():
 """
 
 
-def pair_check(
+def _pair_check(
     criterion: TestSuite, probes: Sequence[Probe], left: str, right: str
-) -> tuple[TestSuite, str]:
-    """Return the suite and module that pass only if drafts `left` and `right` agree on `probes`."""
+) -> tuple[TestSuite, str]:  # a suite and module that pass if `left` and `right` agree
     tests = PAIR_TEST.format(module=criterion.module, count=len(probes))
     suite = criterion.model_copy(update={"tests": tests, "tests_file": None})
     sources = [extract_code(left), extract_code(right)]
@@ -307,7 +290,7 @@ def behaviour_groups(
         same = (
             lead
             for lead in dict.fromkeys(group)
-            if run_check(*pair_check(criterion, probes, drafts[lead], draft), trust).passed
+            if run_check(*_pair_check(criterion, probes, drafts[lead], draft), trust).passed
         )
         group.append(next(same, index))
     return Grouping(len(probes), group)
@@ -325,7 +308,7 @@ async def abehaviour_groups(
     for index, draft in enumerate(drafts):
         found = index
         for lead in dict.fromkeys(group):
-            pair = pair_check(criterion, probes, drafts[lead], draft)
+            pair = _pair_check(criterion, probes, drafts[lead], draft)
             if (await arun_check(*pair, trust)).passed:
                 found = lead
                 break

@@ -1,9 +1,8 @@
 """A pass from the LLM judge must quote the part of the artifact that shows it.
 
-Weak judges pass on the criterion's own sentence, the prompt, or the artifact copied back
-whole. A pass needs a quotation, in double quotes or backticks, that is found in the
-artifact (case, whitespace and edge punctuation aside; "..." may elide) and points at a
-part of it, not (nearly) all of it. Plain string matching, independent of any model.
+Weak judges pass on the criterion's own sentence or the artifact copied back whole. A pass
+needs a quotation found in the artifact (case, spacing and edge punctuation aside; "..." may
+elide) that points at a part of it, not (nearly) all of it. Plain string matching.
 """
 
 from __future__ import annotations

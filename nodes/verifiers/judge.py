@@ -1,23 +1,15 @@
 """The LLM judge: the critic model (or a panel) grades the rubric's `llm` criteria.
 
-`judge_requests` asks about all the `llm` criteria at once (`Context.judge_granularity=
-"rubric"`: the prompt names them by opaque ids, `c1`, `c2`, ..., and an answer whose ids
-still do not match but that grades as many criteria as were asked is read by position), or
-one per call (`"criterion"`: the answer names no criterion, `CriterionAnswer`). Either way
-a pass must quote the few words of the artifact that show it (`grounding`). With
-`judge_mode="extract"` the judge decides nothing: it copies the words that show one
-criterion and code decides (`extracted`); with `"extract_ask"`, where its words prove
-nothing it is asked yes or no instead of again (`second_looks`). A panel (`critic_models`,
-`critic_samples`) passes a criterion when a strict majority of the judges that answered
-pass it, and at least `critic_min_agreement` of them; a judge with no valid answer
-abstains, and if all abstain the critique records a verifier error (`judgement_of`).
+docs/judge.md has its modes (`judge_granularity`, `judge_mode`). A pass must quote the words
+of the artifact that show it (`grounding`). A panel passes a criterion by a strict majority
+of the judges that answered; if all abstain, the critique records a verifier error.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -81,8 +73,7 @@ def panel(context: Context) -> list[Judge]:
     return judges
 
 
-def opaque_ids(criteria: Sequence[CriterionBase]) -> list[str]:
-    """Return the ids the judge sees for `criteria`: `c1`, `c2`, ... in rubric order."""
+def _opaque_ids(criteria: Sequence[CriterionBase]) -> list[str]:
     return [f"c{position}" for position in range(1, len(criteria) + 1)]
 
 
@@ -92,39 +83,21 @@ def judge_prompt(
     """Build a judge's prompt: the criteria (by opaque ids) and the artifact, fenced."""
     shown = [
         {"id": opaque, "text": criterion.text}
-        for opaque, criterion in zip(opaque_ids(criteria), criteria, strict=True)
+        for opaque, criterion in zip(_opaque_ids(criteria), criteria, strict=True)
     ]
     ids = ", ".join(item["id"] for item in shown)
     fenced = {"rubric": shown, "artifact": artifact, "fence": secrets.token_hex(8), "ids": ids}
-    again = (
-        None if rejection is None else ("critic_retry.jinja", {"problems": rejection, "ids": ids})
-    )
+    retry = {"problems": rejection, "ids": ids}
+    again = None if rejection is None else ("critic_retry.jinja", retry)
     return conversation(
         context.prompts_dir, "critic_system.jinja", ("critic_grade.jinja", fenced), again
     )
 
 
-def one_criterion_prompt(
-    criterion: CriterionBase, artifact: str, context: Context, rejection: str | None
-) -> list[BaseMessage]:
-    """Build the prompt that asks about one criterion: its text and the artifact, fenced."""
-    fenced = {"criterion": criterion, "artifact": artifact, "fence": secrets.token_hex(8)}
-    again = None if rejection is None else ("critic_one_retry.jinja", {"problems": rejection})
-    return conversation(
-        context.prompts_dir, "critic_one_system.jinja", ("critic_one.jinja", fenced), again
-    )
+EXAMPLE_FENCE = "example"  # fixed, so a server can reuse the examples' prefix
 
 
-EXAMPLE_FENCE = "example"
-"""The markers around the examples' artifacts (fixed, so a server can reuse their prefix)."""
-
-
-def extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
-    """Return the worked examples of an extracting judge's prompt (a JSON list in a template).
-
-    Raises:
-        ValueError: the template is not a JSON list of artifact, statement and quote.
-    """
+def _extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
     examples = json.loads(render_prompt("critic_extract_examples.jinja", prompts_dir))
     fields = {"artifact", "statement", "quote"}
     if not isinstance(examples, list) or not all(
@@ -137,26 +110,18 @@ def extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
 def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) -> list[BaseMessage]:
     """Build the prompt that asks only for the words of the artifact that show one criterion.
 
-    Worked examples come first, as earlier turns of the conversation (a small model
-    follows what it was shown better than what it was told); then the artifact, fenced,
-    and the criterion.
+    Worked examples come first, as earlier turns (a small model follows what it was shown
+    better than what it was told); then the artifact, fenced, and the criterion.
     """
 
     def ask(text: str, statement: str, fence: str) -> HumanMessage:
-        return HumanMessage(
-            render_prompt(
-                "critic_extract.jinja",
-                context.prompts_dir,
-                artifact=text,
-                statement=statement,
-                fence=fence,
-            )
-        )
+        values = {"artifact": text, "statement": statement, "fence": fence}
+        return HumanMessage(render_prompt("critic_extract.jinja", context.prompts_dir, **values))
 
     messages: list[BaseMessage] = [
         SystemMessage(render_prompt("critic_extract_system.jinja", context.prompts_dir))
     ]
-    for example in extract_examples(context.prompts_dir):
+    for example in _extract_examples(context.prompts_dir):
         messages += [
             ask(example["artifact"], example["statement"], EXAMPLE_FENCE),
             AIMessage(example["quote"]),
@@ -167,27 +132,22 @@ def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) ->
 UNVERIFIED_PASS = (
     "Not met: the judge passed this without quoting the draft, so the pass could not be checked."
 )
-"""The evidence of a pass the judge could not ground, counted as a failure."""
-
-
 NOT_SURE_HINT = "Make it plain in the artifact, in words a reader can point to."
-"""The hint of a criterion the judge was not sure about, when it gave none."""
+NOT_GRADED = "Not met: the judge gave no valid result for this criterion."
 
 
-def with_real_ids(report: CriticReport, criteria: Sequence[CriterionBase]) -> CriticReport:
-    """Give the report's results the criteria's own ids.
+def _with_real_ids(report: CriticReport, criteria: Sequence[CriterionBase]) -> CriticReport:
+    """Give the results the criteria's own ids (the judge may use the opaque ones).
 
-    The judge was shown opaque ids (`opaque_ids`); an answer may use those or the real
-    ones. An answer whose ids match neither, but that grades exactly as many criteria as
-    were asked, is read by position: a judge that echoes a word of a criterion as its id
-    still gives a verdict.
+    An answer whose ids match neither, but that grades as many criteria as were asked, is
+    read by position: a judge that echoes a word of a criterion as its id still gives a verdict.
     """
     real = [criterion.id for criterion in criteria]
     given = [result.criterion_id.strip() for result in report.results]
     if set(given) == set(real):
         ids = given
     else:
-        opaque = dict(zip(opaque_ids(criteria), real, strict=True))
+        opaque = dict(zip(_opaque_ids(criteria), real, strict=True))
         ids = [opaque.get(name, name) for name in given]
         if set(ids) != set(real) and len(given) == len(real):
             ids = real
@@ -206,50 +166,35 @@ def accept_answer(
 ) -> Graded:
     """Turn a judge's structured answer into results for `criteria`, or raise `InvalidAnswer`.
 
-    Besides the report's own consistency (`check_report`), every pass must quote the few
-    words of the artifact that show it (`grounding`): a pass that quotes nothing, or the
-    whole artifact, is rejected. With `unverified="fail"` (the judge's last attempt) the
-    answer is taken on stricter terms instead: such passes, and the criteria it did not
-    grade validly (`salvaged`), count as not met. A pass no one can check is never a pass,
-    and one weak judgement neither ends the run nor leaves an artifact without a verdict.
+    A consistent report (`check_report`) whose passes are grounded is taken. With
+    `unverified="fail"` (the judge's last attempt) ungrounded passes, and criteria it did
+    not grade validly (`_salvaged`), are not met instead: a pass no one can check is never
+    a pass, and one weak judgement neither ends the run nor leaves a draft without a verdict.
     """
-    report = with_real_ids(parse_answer(answer, CriticReport), criteria)
-    # on the last attempt, what the answer failed to grade validly is not met
-    last = unverified == "fail"
-    results = salvaged(report, criteria) if last else check_report(report, criteria)
+    report = _with_real_ids(parse_answer(answer, CriticReport), criteria)
+    last = unverified == "fail"  # then what the answer failed to grade validly is not met
+    results = _salvaged(report, criteria) if last else check_report(report, criteria)
     ungrounded = ungrounded_passes(
         [(result.criterion_id, result.evidence) for result in results if result.passed], artifact
     )
     if ungrounded and unverified == "reject":
         raise InvalidVerdict(ungrounded)
-    if ungrounded:
-        results = [
-            result
-            if not result.passed or grounded(result.evidence, artifact)
-            else result.model_copy(
-                update={
-                    "passed": False,
-                    "evidence": UNVERIFIED_PASS,
-                    "hint": "",
-                }
-            )
-            for result in results
-        ]
+    failed = {"passed": False, "evidence": UNVERIFIED_PASS, "hint": ""}
+    results = [
+        result.model_copy(update=failed)
+        if result.passed and not grounded(result.evidence, artifact)
+        else result
+        for result in results
+    ]
     return results, report.feedback
 
 
-NOT_GRADED = "Not met: the judge gave no valid result for this criterion."
-"""The evidence of a criterion the judge's last answer did not grade validly."""
-
-
-def salvaged(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
+def _salvaged(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
     """Read a judge's last answer leniently: one result per criterion, never a false pass.
 
-    The first result with evidence for each criterion is kept (the report's overall claim
-    is ignored: the verdict derives it); a criterion it missed, graded only without
-    evidence, or marked terminal while passed, is not met. An answer that grades no
-    criterion validly is no answer (`InvalidVerdict`): a judge that says nothing usable
-    ends the run as `verifier_error` rather than failing every round.
+    The first result with evidence for each criterion is kept; one missed, graded without
+    evidence, or terminal while passed, is not met. An answer that grades no criterion
+    validly is none (`InvalidVerdict`): the run ends as `verifier_error`, not failing rounds.
     """
     kept: dict[str, CriterionResult] = {}
     for finding in report.results:
@@ -280,34 +225,28 @@ def accept_one(
     """
     found = parse_answer(answer, CriterionAnswer)
     quote = " ".join(found.quote.split()).strip().strip('"“”`')
+    hint = found.hint.strip()
     if found.verdict == "met":
         problem = quote_problem(quote, artifact)
         if problem is None:
-            return [
-                CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
-            ], ""
+            passed = CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
+            return [passed], ""
         if unverified == "reject":
             raise InvalidVerdict([f"the criterion was met but {problem}"])
-        result = CriterionResult(criterion_id=criterion.id, passed=False, evidence=UNVERIFIED_PASS)
-        return [result], ""
-    hint = found.hint.strip()
-    if found.verdict == "not sure":
+        evidence, hint = UNVERIFIED_PASS, ""
+    elif found.verdict == "not sure":
         evidence = "Not met: the judge was not sure, which counts as not met."
         hint = hint or NOT_SURE_HINT
     elif quote:
         evidence = f'Not met; the judge looked at "{quote}".'
     else:
         evidence = "Not met: nothing in the artifact shows it."
-    return [
-        CriterionResult(criterion_id=criterion.id, passed=False, evidence=evidence, hint=hint)
-    ], hint
+    result = CriterionResult(criterion_id=criterion.id, passed=False, evidence=evidence, hint=hint)
+    return [result], hint
 
 
-NO_WORDS = {"none", "n/a", "nothing", "no", "null"}
-"""Answers that say no words of the artifact show the criterion."""
-
+NO_WORDS = {"none", "n/a", "nothing", "no", "null"}  # no words of the artifact show it
 NOTHING_QUOTED = "Not met: the judge found no words in the artifact that show it."
-"""The evidence of a criterion the extracting judge found nothing for."""
 
 
 def extracted_quote(reply: str) -> str:
@@ -320,22 +259,18 @@ def extracted_quote(reply: str) -> str:
 def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Graded, str | None]:
     """Decide one criterion from the words the judge replied with, by code.
 
-    A quotation that is a short part of the artifact (`grounding.quote_problem`) passes;
-    "NONE" or nothing is not met. Words that are not in the artifact, or the artifact
-    copied whole, are not met either, and the second value says why (the judge may be
-    asked again); it is None when the decision is final.
+    A short part of the artifact (`grounding.quote_problem`) passes; "NONE" or nothing is not
+    met, and neither are other words, with the second value saying why (None: final).
     """
     quote = extracted_quote(reply)
+    problem = None
     if not quote or quote.lower().strip(" .!") in NO_WORDS:
-        result = CriterionResult(
-            criterion_id=criterion.id, passed=False, evidence=NOTHING_QUOTED, hint=NOT_SURE_HINT
-        )
-        return ([result], ""), None
-    problem = quote_problem(quote, artifact)
-    if problem is None:
+        evidence = NOTHING_QUOTED
+    elif (problem := quote_problem(quote, artifact)) is None:
         passed = CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
         return ([passed], ""), None
-    evidence = f'Not met: the judge\'s evidence "{quote[:200]}" is no evidence ({problem}).'
+    else:
+        evidence = f'Not met: the judge\'s evidence "{quote[:200]}" is no evidence ({problem}).'
     result = CriterionResult(
         criterion_id=criterion.id, passed=False, evidence=evidence, hint=NOT_SURE_HINT
     )
@@ -347,25 +282,36 @@ def accept_extracted(reply: str, criterion: CriterionBase, artifact: str) -> Gra
     return extracted(reply, criterion, artifact)[0]
 
 
-EXTRACT_MAX_TOKENS = 64
-"""The most tokens an extracting judge may reply with (a few words are asked for)."""
+EXTRACT_MAX_TOKENS = 64  # an extracting judge's reply: a few words are asked for
 
 
-def criterion_groups(
+def _criterion_groups(
     criteria: Sequence[CriterionBase], context: Context
 ) -> list[list[CriterionBase]]:
-    """Return the criteria asked together: all in one call, or one per call."""
     apart = context.judge_granularity == "criterion" or context.judge_mode != "verdict"
     return [[criterion] for criterion in criteria] if apart else [list(criteria)]
 
 
 def _structured(
-    spec: str,
-    context: Context,
-    schema: dict[str, Any],
-    prompt_for: Callable[[str | None], list[BaseMessage]],
-    accept: Callable[[dict[str, Any], Literal["reject", "fail"]], Graded],
+    spec: str, criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> Request[Graded]:
+    together = context.judge_granularity == "rubric" or len(criteria) > 1
+
+    def prompt_for(problem: str | None) -> list[BaseMessage]:
+        if together:
+            return judge_prompt(criteria, artifact, context, problem)
+        fenced = {"criterion": criteria[0], "artifact": artifact, "fence": secrets.token_hex(8)}
+        again = None if problem is None else ("critic_one_retry.jinja", {"problems": problem})
+        return conversation(
+            context.prompts_dir, "critic_one_system.jinja", ("critic_one.jinja", fenced), again
+        )
+
+    def accept(answer: dict[str, Any], unverified: Literal["reject", "fail"]) -> Graded:
+        if together:
+            return accept_answer(answer, criteria, artifact, unverified)
+        return accept_one(answer, criteria[0], artifact, unverified)
+
+    schema = critic_output_schema() if together else criterion_answer_schema()
     return Request(
         model=grading_model(spec, "critic", context),
         spec=spec,
@@ -386,9 +332,8 @@ def _extracting(
 ) -> Request[Graded]:
     """Ask for the words of the artifact that show `criterion`, in plain text; code decides.
 
-    Words that are not in the artifact (a small model copies the criterion's own words),
-    or the artifact copied whole, are asked for again with the reason; "NONE" and a short
-    quotation are final, and so is the last attempt's answer.
+    Words not in the artifact (a small model copies the criterion's own) or the whole
+    artifact are asked for again, with the reason; the last attempt's answer is final.
     """
 
     def read(reply: BaseMessage) -> Graded:
@@ -416,45 +361,22 @@ def _extracting(
     )
 
 
-def judge_request(
-    spec: str, criteria: Sequence[CriterionBase], artifact: str, context: Context
-) -> Request[Graded]:
-    """Return the request that asks the judge `spec` about `criteria` (module docstring)."""
-    if context.judge_mode != "verdict" and len(criteria) == 1:
-        return _extracting(spec, criteria[0], artifact, context)
-    if context.judge_granularity == "rubric" or len(criteria) > 1:
-        schema = critic_output_schema()
-
-        def prompt(problem: str | None) -> list[BaseMessage]:
-            return judge_prompt(criteria, artifact, context, problem)
-
-        def accept(answer: dict[str, Any], unverified: Literal["reject", "fail"]) -> Graded:
-            return accept_answer(answer, criteria, artifact, unverified)
-
-        return _structured(spec, context, schema, prompt, accept)
-    (one,) = criteria
-    return _structured(
-        spec,
-        context,
-        criterion_answer_schema(),
-        lambda problem: one_criterion_prompt(one, artifact, context, problem),
-        lambda answer, unverified: accept_one(answer, one, artifact, unverified),
-    )
-
-
 def judge_requests(
     criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> list[Request[Graded]]:
     """Return every request of a judgement: each group of criteria, asked of each judge."""
+    extracting = context.judge_mode != "verdict"  # then each group is one criterion
     return [
-        judge_request(judge.spec, group, artifact, context)
-        for group in criterion_groups(criteria, context)
+        _extracting(judge.spec, group[0], artifact, context)
+        if extracting
+        else _structured(judge.spec, group, artifact, context)
+        for group in _criterion_groups(criteria, context)
         for judge in panel(context)
     ]
 
 
-def doubted(answer: Answer[Graded], context: Context) -> bool:
-    """Tell whether an extracting judge's only answer was words that prove nothing."""
+def _doubted(answer: Answer[Graded], context: Context) -> bool:
+    # an extracting judge's only answer was words that prove nothing
     return (
         context.judge_mode == "extract_ask" and answer.value is not None and bool(answer.rejected)
     )
@@ -473,12 +395,9 @@ def second_looks(
     judges = panel(context)
     looks = []
     for index, answer in enumerate(answers):
-        if doubted(answer, context):
+        if _doubted(answer, context):
             text, spec = criteria[index // len(judges)].text, judges[index % len(judges)].spec
-            looks += [
-                yes_no_request(spec, text, artifact, context),
-                yes_no_request(spec, text, NULL_ARTIFACT, context),
-            ]
+            looks += [yes_no_request(spec, text, a, context) for a in (artifact, NULL_ARTIFACT)]
     return looks
 
 
@@ -491,7 +410,7 @@ def with_second_looks(
     """
     judges, decided = panel(context), []
     for index, answer in enumerate(answers):
-        if not doubted(answer, context):
+        if not _doubted(answer, context):
             decided.append(answer)
             continue
         asked, null = next(looks), next(looks)
@@ -499,31 +418,17 @@ def with_second_looks(
         threshold = profile.threshold if profile is not None else DEFAULT_THRESHOLD
         met = calibrated(asked.value, null.value)
         passed = met is not None and met >= threshold
-        said = (
-            "gave no probability of yes"
-            if met is None
-            else f"said {'yes' if passed else 'no'} (P(met) {met:.2f}, threshold {threshold:.2f})"
-        )
+        said = "gave no probability of yes"
+        if met is not None:
+            said = f"said {'yes' if passed else 'no'} (P(met) {met:.2f}, threshold {threshold:.2f})"
         assert answer.value is not None  # a doubted answer has one
-        result = answer.value[0][0].model_copy(
-            update={
-                "passed": passed,
-                "evidence": f"{'Met' if passed else 'Not met'}: its words were no evidence; "
-                f"asked yes or no, the judge {said}.",
-                "hint": "" if passed else NOT_SURE_HINT,
-                "p_met": met,
-            }
-        )
-        together: list[Answer[Any]] = [answer, asked, null]
-        spent = _spent(together)
+        outcome = "Met" if passed else "Not met"
+        evidence = f"{outcome}: its words were no evidence; asked yes or no, the judge {said}."
+        update = {"passed": passed, "evidence": evidence, "hint": "" if passed else NOT_SURE_HINT}
+        result = answer.value[0][0].model_copy(update={**update, "p_met": met})
+        spent = _spent([answer, asked, null])
         decided.append(
-            Answer(
-                value=([result], ""),
-                calls=spent.calls,
-                rejected=answer.rejected,
-                usage=spent.usage,
-                stopped=spent.stopped,
-            )
+            Answer(([result], ""), spent.calls, answer.rejected, spent.usage, spent.stopped)
         )
     return decided
 
@@ -545,11 +450,8 @@ def _majority(graded: list[tuple[Judge, Graded]], count: int, min_agreement: flo
             for _, answer in graded
             if answer[0][index].passed == passed and (answer[0][index].terminal or not terminal)
         )
-        results.append(
-            representative.model_copy(
-                update={"passed": passed, "votes": votes, "terminal": terminal}
-            )
-        )
+        decided = {"passed": passed, "votes": votes, "terminal": terminal}
+        results.append(representative.model_copy(update=decided))
     agreement = [
         sum(mine.passed == final.passed for mine, final in zip(answer[0], results, strict=True))
         for _, answer in graded
@@ -558,7 +460,7 @@ def _majority(graded: list[tuple[Judge, Graded]], count: int, min_agreement: flo
     return results, feedback
 
 
-def _spent(answers: Sequence[Answer[Any]] | Sequence[Judgement]) -> Judgement:
+def _spent(answers: Sequence[Answer[Any] | Judgement]) -> Judgement:
     return Judgement(
         calls=sum(answer.calls for answer in answers),
         usage=sum((answer.usage for answer in answers), TokenUsage()),
@@ -601,7 +503,7 @@ def judgement_of(
     docstring); a judgement the budgets cut short (`stopped`) decides nothing.
     """
     judges = panel(context)
-    groups = criterion_groups(criteria, context)
+    groups = _criterion_groups(criteria, context)
     parts = [
         _together(judges, list(answers[i * len(judges) : (i + 1) * len(judges)]), len(g), context)
         for i, g in enumerate(groups)

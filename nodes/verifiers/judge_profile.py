@@ -1,11 +1,7 @@
 """A judge profile: the threshold on P(met) that `critic-loop calibrate --fit` learned.
 
-Where the extracting judge's words prove nothing, `judge_mode: extract_ask` asks it yes
-or no and passes the criterion when P(met) (`yes_no`) reaches the profile's threshold.
-The profile that applies to a critic model is the operator's (`CRITIC_LOOP_JUDGE_PROFILE`,
-when it was fitted for that model), else one the project ships for it (`judge_profiles/`,
-fitted on the judge benchmark's fit set only). It is never the context's: a served
-client can neither choose nor supply one.
+A critic model's is the operator's (`CRITIC_LOOP_JUDGE_PROFILE`, if fitted for that model), else
+one shipped in `judge_profiles/`; never the context's: a served client cannot supply one.
 """
 
 from __future__ import annotations
@@ -19,11 +15,8 @@ from pydantic import BaseModel, Field, ValidationError
 from critic_loop.state.errors import ModelSetupError
 from critic_loop.state.operator_settings import operator_settings
 
-DEFAULT_THRESHOLD = 0.5
-"""The threshold of a judge nobody fitted: "yes" likelier than "no"."""
-
-SHIPPED = Path(__file__).with_name("judge_profiles")
-"""The profiles the project ships, one JSON file per model name."""
+DEFAULT_THRESHOLD = 0.5  # of a judge nobody fitted: "yes" likelier than "no"
+SHIPPED = Path(__file__).with_name("judge_profiles")  # one JSON file per model name
 
 
 class JudgeProfile(BaseModel):
@@ -76,8 +69,7 @@ def judge_profile(critic_model: str) -> JudgeProfile | None:
 
 
 @functools.cache
-def _operators(path: str) -> JudgeProfile | None:
-    """Read the operator's profile; None until `calibrate --fit` has written it."""
+def _operators(path: str) -> JudgeProfile | None:  # None until `calibrate --fit` wrote it
     return load_profile(Path(path)) if Path(path).exists() else None
 
 

@@ -1,13 +1,8 @@
 """A rubric linter: judged criteria that code could decide, and criteria too vague to grade.
 
-Small judges get counts, the presence of a phrase, punctuation and structure wrong; code
-gets them right for nothing. `lint_rubric` reads each `llm` criterion's sentence with
-plain patterns and reports it as **checkable** (a word or character limit, a phrase that
-must or must not appear, a question mark, digits, a number of lines, JSON or Python: with
-the deterministic criterion that decides it, `proposal`) or **vague** (a word of taste,
-with a checkable rewrite to consider). `critic-loop lint-rubric` prints the findings, a
-run notes them at its start (a "lint" event), and with `Context.lint_checks` the critic
-grades such criteria with the proposed check (`decided_by_code`).
+`lint_rubric` reports each `llm` criterion as checkable (with the deterministic criterion
+that decides it, `proposal`) or vague (with a rewrite to consider); with `Context.lint_checks`
+the critic grades such criteria by the proposed check (`decided_by_code`).
 """
 
 from __future__ import annotations
@@ -15,18 +10,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
 from critic_loop.state.rubric import AnyCriterion, CriterionBase
 
-NUMBER_WORDS = {
+NUMBER_WORDS = {  # numbers a criterion may spell out
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "twelve": 12, "twenty": 20,
 }  # fmt: skip
-"""Numbers a criterion may spell out."""
 
 NUMBER = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
 
@@ -43,12 +37,8 @@ class LintFinding:
 
     def as_json(self) -> dict[str, Any]:
         """Return the finding as JSON data."""
-        return {
-            "criterion": self.criterion_id,
-            "problem": self.problem,
-            "message": self.message,
-            "proposal": self.proposal,
-        }
+        found = asdict(self)
+        return {"criterion": found.pop("criterion_id"), **found}
 
 
 def _number(text: str) -> int:
@@ -98,41 +88,38 @@ ENDS = re.compile(r"\bends with\s+(?:the\s+(?:word|phrase|line)\s+)?" + QUOTED)
 STARTS = re.compile(r"\b(?:starts|begins) with\s+(?:the\s+(?:word|phrase)\s+)?" + QUOTED)
 
 
-def _phrase(cid: str, text: str, original: str) -> tuple[str, dict[str, Any] | None] | None:
-    def exact(found: re.Match[str]) -> str:
-        start, end = found.span(found.lastindex or 0)
-        return original[start:end]
-
-    if found := ABSENT.search(text):
-        phrase = exact(found)
-        return f"the absence of {phrase!r}: code searches for it", {
-            "id": cid,
+PHRASES: list[tuple[re.Pattern[str], str, Callable[[str], dict[str, Any]]]] = [
+    (
+        ABSENT,
+        "the absence of {!r}: code searches for it",
+        lambda phrase: {
             "kind": "regex",
             "pattern": re.escape(phrase),
             "must_match": False,
             "ignore_case": True,
-        }
-    if found := ENDS.search(text):
-        phrase = exact(found)
-        return f"how it ends ({phrase!r}): code checks it", {
-            "id": cid,
-            "kind": "regex",
-            "pattern": re.escape(phrase) + r"\W*\Z",
-        }
-    if found := STARTS.search(text):
-        phrase = exact(found)
-        return f"how it starts ({phrase!r}): code checks it", {
-            "id": cid,
-            "kind": "regex",
-            "pattern": r"\A\W*" + re.escape(phrase),
-        }
-    if found := PRESENT.search(text):
-        phrase = exact(found)
-        return f"the phrase {phrase!r}: code finds it", {
-            "id": cid,
-            "kind": "contains",
-            "phrases": [phrase],
-        }
+        },
+    ),
+    (
+        ENDS,
+        "how it ends ({!r}): code checks it",
+        lambda phrase: {"kind": "regex", "pattern": re.escape(phrase) + r"\W*\Z"},
+    ),
+    (
+        STARTS,
+        "how it starts ({!r}): code checks it",
+        lambda phrase: {"kind": "regex", "pattern": r"\A\W*" + re.escape(phrase)},
+    ),
+    (PRESENT, "the phrase {!r}: code finds it", lambda p: {"kind": "contains", "phrases": [p]}),
+]
+"""Criteria about a quoted phrase: (pattern, message, proposal for the phrase), in order."""
+
+
+def _phrase(cid: str, text: str, original: str) -> tuple[str, dict[str, Any] | None] | None:
+    for pattern, message, proposal in PHRASES:
+        if found := pattern.search(text):
+            start, end = found.span(found.lastindex or 0)
+            phrase = original[start:end]  # as the criterion writes it
+            return message.format(phrase), {"id": cid, **proposal(phrase)}
     return None
 
 
@@ -190,7 +177,7 @@ NAMES_ONE = re.compile(
 
 LINES = re.compile(rf"\b(?:has|is|in) exactly {NUMBER} lines\b")
 
-VAGUE: dict[str, str] = {
+VAGUE: dict[str, str] = {  # taste to a judge, and a checkable rewrite to consider
     "concise": "It has at most 80 words.",
     "brief": "It has at most 80 words.",
     "short": "It has at most 80 words.",
@@ -210,7 +197,6 @@ VAGUE: dict[str, str] = {
     "polished": "It has no spelling mistakes and no repeated words.",
     "effective": "Say what effect it must have, as something a reader can find.",
 }
-"""Words a judge can only take as taste, and a checkable rewrite to consider."""
 
 
 def _vague(text: str) -> str | None:

@@ -1,11 +1,8 @@
 """The judge's second look: asked yes or no, read from the probabilities of its first token.
 
-A small model's "yes" or "no" is a coin tossed with its own bias. The probabilities it
-gives the two words are a score instead: P(met) = P(yes) / (P(yes) + P(no)) on the first
-token (OpenAI-compatible servers return them as `logprobs`; langchain-openai puts them
-in `response_metadata`), with the pull the question has of itself removed (the same
-question about a content-free artifact: contextual calibration, Zhao et al. 2021). A
-threshold (`judge_profile`) turns the score into a decision.
+P(met) = P(yes) / (P(yes) + P(no)) on the first token (OpenAI-compatible servers return
+`logprobs`), with the question's own pull removed by asking it of a content-free artifact
+(contextual calibration, Zhao et al. 2021); a threshold (`judge_profile`) decides.
 """
 
 from __future__ import annotations
@@ -18,15 +15,12 @@ from collections.abc import Iterable, Mapping
 from langchain_core.messages import BaseMessage
 
 from critic_loop.nodes.models.gateway import Request
-from critic_loop.nodes.models.loading import load_chat_model, model_server
+from critic_loop.nodes.models.loading import grading_model, model_server
 from critic_loop.nodes.prompts import conversation
 from critic_loop.state.context import Context
 
-TOP_LOGPROBS = 10
-"""How many of the first token's likeliest alternatives to ask for."""
-
-NULL_ARTIFACT = "N/A"
-"""The content-free artifact whose answer measures the question's own pull."""
+TOP_LOGPROBS = 10  # of the first token's likeliest alternatives
+NULL_ARTIFACT = "N/A"  # content-free: its answer measures the question's own pull
 
 
 def first_token_logprobs(message: BaseMessage) -> list[tuple[str, float]]:
@@ -122,18 +116,9 @@ def yes_no_request(
     spec: str, statement: str, artifact: str, context: Context
 ) -> Request[float | None]:
     """Return the one-token question whose answer is P(met) (None: no log-probabilities)."""
-    model = load_chat_model(
-        spec,
-        role="critic",
-        temperature=0.0,
-        base_url=context.base_url,
-        max_tokens=1,
-        timeout=context.request_timeout,
-        max_retries=context.max_retries,
-        top_logprobs=TOP_LOGPROBS,
-    )
+    one_token = context.model_copy(update={"critic_temperature": 0.0, "critic_max_tokens": 1})
     return Request(
-        model=model,
+        model=grading_model(spec, "critic", one_token, top_logprobs=TOP_LOGPROBS),
         spec=spec,
         role="critic",
         server=model_server(spec, context),

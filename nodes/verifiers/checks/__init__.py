@@ -18,30 +18,19 @@ from critic_loop.nodes.verifiers.checks.test_suite import (
     run_test_suite,
     sandbox_for,
 )
-from critic_loop.state.rubric import (
-    CharCount,
-    Contains,
-    CriterionBase,
-    Headings,
-    MatchesJsonSchema,
-    PythonCheck,
-    PythonSyntax,
-    Regex,
-    TestSuite,
-    ValidJson,
-    WordCount,
-)
+from critic_loop.state import rubric
+from critic_loop.state.rubric import CriterionBase, PythonCheck, TestSuite
 from critic_loop.state.verdict import CheckResult
 
 _TEXT_CHECKS: dict[type[CriterionBase], Callable[[Any, str], CheckResult]] = {
-    WordCount: text.check_word_count,
-    CharCount: text.check_char_count,
-    Regex: text.check_regex,
-    Contains: text.check_contains,
-    Headings: text.check_headings,
-    ValidJson: lambda _, draft: structured.check_json(draft),
-    MatchesJsonSchema: structured.check_json_schema,
-    PythonSyntax: lambda _, draft: structured.check_python_syntax(draft),
+    rubric.WordCount: text.check_word_count,
+    rubric.CharCount: text.check_char_count,
+    rubric.Regex: text.check_regex,
+    rubric.Contains: text.check_contains,
+    rubric.Headings: text.check_headings,
+    rubric.ValidJson: lambda _, draft: structured.check_json(draft),
+    rubric.MatchesJsonSchema: structured.check_json_schema,
+    rubric.PythonSyntax: lambda _, draft: structured.check_python_syntax(draft),
 }
 
 

@@ -39,8 +39,5 @@ def run_python_check(criterion: PythonCheck, draft: str, trust: Trust = OPERATOR
         return _as_check_result(function(draft), reference)
     except Exception as error:
         logger.warning("check %s raised on a draft: %s", reference, error, exc_info=True)
-        return CheckResult(
-            passed=False,
-            evidence=f"The check {reference} raised {type(error).__name__}: {error}",
-            hint="",
-        )
+        evidence = f"The check {reference} raised {type(error).__name__}: {error}"
+        return CheckResult(passed=False, evidence=evidence)

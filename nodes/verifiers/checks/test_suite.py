@@ -1,8 +1,7 @@
 """The `tests` criterion: the rubric's test suite, run by `critic_loop.sandbox`, as a check.
 
-A client's drafted code runs only in the complete sandbox unless the operator allows less
-(`CRITIC_LOOP_ALLOW_INCOMPLETE_SANDBOX=true`); the operator's own runs use what there is,
-with a warning, unless `CRITIC_LOOP_REQUIRE_ISOLATION=1`.
+A client's drafted code runs only in the complete sandbox unless the operator allows less; the
+operator's own runs use what there is, with a warning, unless `CRITIC_LOOP_REQUIRE_ISOLATION=1`.
 """
 
 from __future__ import annotations

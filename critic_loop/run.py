@@ -18,10 +18,11 @@ from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
 from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.gateway import ModelUnreachable
-from critic_loop.persistence import aopen_persistence, checkpoints_listed, open_persistence
+from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.persistence.leases import ThreadLeases, local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
+from critic_loop.state.history import listed_checkpoints
 from critic_loop.state.loop import LoopState
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Critique, rounds_done
@@ -113,10 +114,10 @@ def _graded_checkpoints(
     checkpointer: BaseCheckpointSaver[Any], thread_id: str, round_number: int
 ) -> Iterator[RunnableConfig]:  # newest first, on every branch of the thread
     config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
-    points = {
-        str(item.config["configurable"]["checkpoint_id"]): _point(item)
-        for item in checkpoints_listed(checkpointer, config)
-    }
+    with listed_checkpoints(checkpointer, config) as listing:
+        points = {
+            str(item.config["configurable"]["checkpoint_id"]): _point(item) for item in listing
+        }
     graded: dict[str, int] = {}
     for checkpoint_id in sorted(points):  # oldest first: a parent before its children
         point = points[checkpoint_id]

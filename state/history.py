@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
@@ -21,3 +23,24 @@ def appended(current: list[Any], batches: Sequence[list[Any]]) -> list[Any]:
 def append_only() -> DeltaChannel[list[Any]]:
     """Return the channel of one history field (use it in `Annotated[list[X], ...]`)."""
     return DeltaChannel(appended, snapshot_frequency=SNAPSHOT_EVERY)
+
+
+@contextmanager
+def listed_checkpoints(checkpointer: Any, config: Any, **options: Any) -> Iterator[Iterator[Any]]:
+    """Yield a saver's checkpoint listing; close it even after a `break` (SQLite's holds a lock)."""
+    listing = checkpointer.list(config, **options)
+    try:
+        yield listing
+    finally:
+        close = getattr(listing, "close", None)
+        if close is not None:
+            close()
+
+
+def timestamp(checkpoint: Mapping[str, Any]) -> datetime | None:
+    """Return when a checkpoint was taken (its `ts`), in UTC; None if it does not say."""
+    try:
+        moment = datetime.fromisoformat(str(checkpoint["ts"]))
+    except (KeyError, ValueError):
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from critic_loop.errors import UsageProblem
-from critic_loop.state.history import append_only
+from critic_loop.state.history import append_only, listed_checkpoints, timestamp
 from critic_loop.state.loop import LoopState
 from critic_loop.thread_settings import StoredSettings, stored_settings
 
@@ -114,15 +114,6 @@ def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-def timestamp(checkpoint: Mapping[str, Any]) -> datetime | None:
-    """Return when a checkpoint was taken (its `ts`), in UTC; None if it does not say."""
-    try:
-        moment = datetime.fromisoformat(str(checkpoint["ts"]))
-    except (KeyError, ValueError):
-        return None
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def _is_root(item: CheckpointTuple) -> bool:
     return not item.config["configurable"].get("checkpoint_ns")
 
@@ -195,21 +186,6 @@ def _root_config(thread_id: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
 
 
-@contextlib.contextmanager
-def _listing(
-    checkpointer: BaseCheckpointSaver[Any], config: Any, **options: Any
-) -> Iterator[Iterator[CheckpointTuple]]:
-    # closed even after a `break`: the SQLite saver holds its connection's lock while a
-    # listing is open
-    listing = checkpointer.list(config, **options)
-    try:
-        yield listing
-    finally:
-        close = getattr(listing, "close", None)
-        if close is not None:
-            close()
-
-
 def line_of(
     steps: Mapping[str, Step], head: str, written: Mapping[str, Mapping[str, int]] | None = None
 ) -> list[Step]:
@@ -262,7 +238,9 @@ def round_seconds(line: Sequence[Step]) -> dict[int, float]:
 
 
 def _started(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> datetime | None:
-    with _listing(checkpointer, _root_config(thread_id), filter={"source": "input"}) as listing:
+    with listed_checkpoints(
+        checkpointer, _root_config(thread_id), filter={"source": "input"}
+    ) as listing:
         moments = [timestamp(item.checkpoint) for item in listing]
     return min((moment for moment in moments if moment is not None), default=None)
 
@@ -270,7 +248,7 @@ def _started(checkpointer: BaseCheckpointSaver[Any], thread_id: str) -> datetime
 def recent_threads(checkpointer: BaseCheckpointSaver[Any], limit: int | None) -> list[Thread]:
     """Return the `limit` most recently active runs (all with None), newest first."""
     latest: dict[str, CheckpointTuple] = {}
-    with _listing(checkpointer, None) as listing:
+    with listed_checkpoints(checkpointer, None) as listing:
         for item in listing:
             thread_id = _thread_of(item)
             if not _is_root(item) or thread_id in latest:
@@ -324,14 +302,14 @@ def _threads_with_lines(checkpointer: BaseCheckpointSaver[Any], gathered: _Pass)
 
 def all_threads(checkpointer: BaseCheckpointSaver[Any]) -> list[Thread]:
     """Return every run with its timeline, most recently active first, in one pass."""
-    with _listing(checkpointer, None) as listing:
+    with listed_checkpoints(checkpointer, None) as listing:
         gathered = _gathered(listing)
     return _threads_with_lines(checkpointer, gathered)
 
 
 def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: str) -> Thread:
     """Return one run with its timeline, reading its history once (else a UsageProblem)."""
-    with _listing(checkpointer, _root_config(thread_id)) as listing:
+    with listed_checkpoints(checkpointer, _root_config(thread_id)) as listing:
         gathered = _gathered(listing)
     threads = _threads_with_lines(checkpointer, gathered)
     if not threads:

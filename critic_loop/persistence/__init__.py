@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import aiosqlite
-from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -160,17 +159,6 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
     finally:
         await store_connection.close()
         await saver_connection.close()
-
-
-def checkpoints_listed(checkpointer: Any, config: RunnableConfig | None) -> Iterator[Any]:
-    """List a saver's checkpoints, then close the listing (SQLite's holds its connection)."""
-    listing = checkpointer.list(config)
-    try:
-        yield from listing
-    finally:
-        close = getattr(listing, "close", None)
-        if close is not None:
-            close()
 
 
 def _redacted(url: str) -> str:

@@ -15,12 +15,12 @@ from langchain_core.runnables import RunnableConfig
 from critic_loop.errors import ThreadBusy
 from critic_loop.graphs.app import loop_graph
 from critic_loop.persistence import (
-    checkpoints_listed,
     database_target,
     is_postgres,
     open_persistence,
     sqlite,
 )
+from critic_loop.state.history import listed_checkpoints, timestamp
 
 PRUNED_AT = "pruned_at"  # a compacted thread's last checkpoint's metadata: when (ISO)
 
@@ -109,25 +109,18 @@ class _Head:
 def _heads(checkpointer: Any) -> dict[str, _Head]:
     """Return each thread's last root checkpoint, in one pass over them (newest first)."""
     heads: dict[str, _Head] = {}
-    for item in checkpoints_listed(checkpointer, None):
-        configurable = item.config["configurable"]
-        thread_id = str(configurable["thread_id"])
-        if configurable.get("checkpoint_ns") or thread_id in heads:
-            continue
-        heads[thread_id] = _Head(
-            str(configurable["checkpoint_id"]),
-            _when(item.checkpoint),
-            compacted=PRUNED_AT in (item.metadata or {}),
-        )
+    with listed_checkpoints(checkpointer, None) as listing:
+        for item in listing:
+            configurable = item.config["configurable"]
+            thread_id = str(configurable["thread_id"])
+            if configurable.get("checkpoint_ns") or thread_id in heads:
+                continue
+            heads[thread_id] = _Head(
+                str(configurable["checkpoint_id"]),
+                timestamp(item.checkpoint),
+                compacted=PRUNED_AT in (item.metadata or {}),
+            )
     return heads
-
-
-def _when(checkpoint: Any) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(str(checkpoint["ts"]))
-    except (KeyError, ValueError):
-        return None
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _finished_run(

@@ -42,11 +42,9 @@ def loop_builder(
     add_distill: Callable[[Builder, str], None] = add_distill_subgraph,
     post_critique_hook: NodeBody | None = None,
 ) -> Builder:
-    """Wire the loop into a new graph made by `new_graph` (a `StateGraph` class).
+    """Wire the loop into a new `new_graph`; an engine passes what differs for it (Temporal).
 
-    An engine passes what differs for it (Temporal: a graph class that runs nodes as
-    activities, distill's steps inlined). `post_critique_hook(state, runtime)` runs after
-    every critique, before the route (as `create_react_agent`'s `post_model_hook`).
+    `post_critique_hook` runs after every critique, as `create_react_agent`'s post_model_hook.
     """
     builder = new_graph(state, context_schema=Context, input_schema=LoopInput, output_schema=output)
     builder.add_node("check_input", Node(check_input))
@@ -83,12 +81,7 @@ def build_graph(
     output: Literal["state", "result"] = "state",
     post_critique_hook: NodeBody | None = None,
 ) -> LoopGraph:
-    """Compile the app graph, optionally with a checkpointer and a store (for memory).
-
-    `output="state"` makes `invoke` return the whole state (every draft and critique);
-    `"result"` returns only `LoopOutput` (how it ended and the answer), as the served graph
-    does so that runs, Studio and MCP return the result.
-    """
+    """Compile the app graph; `output="result"` returns only `LoopOutput`, as served runs do."""
     builder = loop_builder(
         output=LoopOutput if output == "result" else LoopState,
         post_critique_hook=post_critique_hook,

@@ -76,22 +76,20 @@ def _unsaved() -> DistillGraph:
 
 
 def distill(handoff: DistillHandoff, runtime: Runtime[Context]) -> Any:
-    """Run the subgraph on the finished run, without checkpoints of its own.
+    """Run the subgraph on the finished run, without checkpoints (the history twice more).
 
-    They would store the run's history twice more. Under the parent's `durability="sync"`
-    LangGraph would wait for a checkpoint this graph never writes, hence `"exit"`.
+    Under the parent's `durability="sync"` it would wait for a checkpoint never written.
     """
     return _unsaved().invoke(handoff, durability="exit")
 
 
-async def adistill(handoff: DistillHandoff, runtime: Runtime[Context]) -> Any:
-    """`distill`, awaited."""
+async def _adistill(handoff: DistillHandoff, runtime: Runtime[Context]) -> Any:
     return await _unsaved().ainvoke(handoff, durability="exit")
 
 
 def add_distill_subgraph(builder: StateGraph[Any, Any, Any, Any], after: str) -> None:
     """Add distillation to `builder` as one step, `distill`, run after its step `after`."""
-    builder.add_node("distill", Node(distill, adistill))
+    builder.add_node("distill", Node(distill, _adistill))
     builder.add_edge(after, "distill")
     builder.add_edge("distill", END)
 

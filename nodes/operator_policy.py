@@ -124,10 +124,8 @@ def _amount(value: Any) -> Any:  # a list's length, the most "auto" candidates m
 def held_to_ceilings(context: Context, trust: Trust) -> Context:
     """Return `context` with every count and limit within the operator's ceilings.
 
-    A value nobody chose (a default above a ceiling, or no limit at all) is lowered to
-    the ceiling. A value chosen above it is refused in a served run (chosen: different
-    from this deployment's own default, `CRITIC_LOOP_<FIELD>` or built in) and kept in
-    the operator's own run (chosen: given by the caller or the environment).
+    A value nobody chose is lowered to the ceiling; one chosen above it is refused in a served
+    run (chosen: not this deployment's default) and kept in the operator's own.
 
     Raises:
         CeilingExceeded: a served client asked for more than a ceiling (all are named).

@@ -1,8 +1,6 @@
 """Refuse bad input and unusable models before any model is called.
 
-The task and rubric are validated (`LoopInput`) and written back as plain JSON; then each
-model's provider and key, the checks' code and files, the sandbox. Streams the "sandbox"
-and "lint" events.
+Streams the "sandbox" and "lint" events.
 """
 
 from __future__ import annotations
@@ -35,10 +33,7 @@ class SubmittedInput(TypedDict, total=False):
 
 
 def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR) -> None:
-    """Raise a clear error if the models, checks or prompts of a run cannot be used.
-
-    The distiller is not checked: memory never costs a run (its errors go to `memory_errors`).
-    """
+    """Raise if the worker's or critic's models, checks or prompts cannot be used."""
     worker_model(context, context.temperature)  # the very model round 1 will use
     grading_preflight(context, rubric, trust)
 

@@ -1,11 +1,7 @@
 """The critic: deterministic checks first, then the LLM judge, merged into one verdict each.
 
-It reads `CriticView` (never the task or the worker's conversation) and grades the newest
-round: a repeated draft gets its earlier verdict, an empty or oversized one fails; the checks
-run; the judge grades the candidates still in contention (none when failed checks rule out a
-pass); passing candidates with a test suite are ranked by behaviour (`verifiers.agreement`).
-A judge with no valid answer ends the run as `verifier_error`; budgets that stop it leave
-the rest not graded (`stopped`).
+It reads `CriticView`, never the task or the worker's conversation. The judge grades only the
+candidates still in contention after the checks.
 """
 
 from __future__ import annotations
@@ -43,14 +39,12 @@ def _critique(draft: Draft, attempts: int = 0, **fields: Any) -> Critique:
     return Critique(round=draft.round, candidate=draft.candidate, attempts=attempts, **fields)
 
 
-def not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
-    """Mark an `llm` criterion as not graded this round (the judge was skipped)."""
+def _not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
     evidence = f"Not graded this round: {why}"
     return CriterionResult(criterion_id=criterion.id, passed=False, skipped=True, evidence=evidence)
 
 
 def _graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[str, Critique]:
-    """Return each graded draft's text (`normalized`) with its critique, the earliest kept."""
     by_ref = {draft.ref: draft for draft in drafts}
     found: dict[str, Critique] = {}
     for critique in critiques:
@@ -61,7 +55,6 @@ def _graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dic
 
 
 def _as_repeat(original: Critique, draft: Draft) -> Critique:
-    """Return `original`'s verdict as the critique of `draft`, which repeats its draft."""
     where = {"round": draft.round, "candidate": draft.candidate, "duplicate_of": original.ref}
     unspent = {"attempts": 0, "rejected": [], "usage": TokenUsage(), "stopped": None}
     return original.model_copy(update={**where, **unspent})
@@ -70,7 +63,6 @@ def _as_repeat(original: Critique, draft: Draft) -> Critique:
 def _check_strength(
     rubric: Sequence[CriterionBase], checked: dict[str, CriterionResult]
 ) -> tuple[int, float]:
-    """Rank a draft by its checks alone: must checks passed, then their weighted share."""
     weights = {criterion.id: criterion for criterion in rubric}
     musts = sum(r.passed for cid, r in checked.items() if weights[cid].severity == "must")
     total = sum(weights[cid].weight for cid in checked) or 1.0
@@ -78,7 +70,6 @@ def _check_strength(
 
 
 def _with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) -> Critique:
-    """Return `critique` with its agreement recorded and told in the suite's evidence."""
     verdict = critique.verdict
     assert verdict is not None
     results = [
@@ -102,11 +93,10 @@ def _check_result(criterion: CriterionBase, outcome: CheckResult) -> CriterionRe
     )
 
 
-class RoundGrading:
+class _RoundGrading:
     """One round's grading between its I/O: what to check, whom to judge, what to compare."""
 
     def __init__(self, state: CriticView, context: Context, trust: Trust) -> None:
-        """Sort the round's drafts: stopped, unusable, repeated, or to be checked."""
         self.context, self.trust = context, trust
         self.ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
         self.rubric = decided_by_code(state.rubric) if context.lint_checks else state.rubric
@@ -140,12 +130,11 @@ class RoundGrading:
                 self.to_check.append(draft)
 
     def record_checks(self, draft: Draft, outcomes: Sequence[CheckResult]) -> None:
-        """Record the outcomes of `self.checks` on `draft`."""
         results = map(_check_result, self.checks, outcomes)
         self.checked[draft.ref] = {result.criterion_id: result for result in results}
 
     def judge_requests(self) -> list[Request[Graded]]:
-        """Choose the drafts the judge grades (those still in contention); return its requests."""
+        # the drafts still in contention are judged; the rest get their checks' verdict
         leading = max(
             (_check_strength(self.rubric, r) for r in self.checked.values()), default=(0, 0.0)
         )
@@ -177,7 +166,6 @@ class RoundGrading:
         ]
 
     def second_looks(self, answers: Sequence[Answer[Graded]]) -> list[Request[float | None]]:
-        """Return the yes/no questions where the extracting judge's words proved nothing."""
         return [
             look
             for draft, mine in self._by_draft(answers)
@@ -187,7 +175,6 @@ class RoundGrading:
     def record_judgements(
         self, answers: Sequence[Answer[Graded]], looks: Sequence[Answer[float | None]]
     ) -> None:
-        """Merge each judged draft's judgement (second looks decided) and checks into a critique."""
         taken = iter(looks)
         for draft, mine in self._by_draft(answers):
             looked = with_second_looks(mine, taken, self.context)
@@ -212,7 +199,6 @@ class RoundGrading:
             )
 
     def to_compare(self) -> tuple[TestSuite, list[str]] | None:
-        """Return the test suite and the drafts to group by behaviour, if several passed."""
         suite = next((c for c in self.rubric if isinstance(c, TestSuite)), None)
         compared = self._compared()
         if suite is None or sum(c.verdict.passed for c in compared if c.verdict) < 2:
@@ -220,7 +206,6 @@ class RoundGrading:
         return suite, [self.drafts[c.ref].text for c in compared]
 
     def record_grouping(self, grouping: Grouping | None) -> None:
-        """Record each compared critique's agreement (how many behaved like it)."""
         if grouping is None:
             return
         suite = next(c for c in self.rubric if isinstance(c, TestSuite))
@@ -237,7 +222,6 @@ class RoundGrading:
         ]
 
     def update(self, runtime: Runtime[Context]) -> dict[str, Any]:
-        """Return the critiques (and the feedback), each streamed as a verdict event."""
         by_ref = {critique.ref: critique for critique in self.done}
         done = self.done + [
             _as_repeat(by_ref[first], self.drafts[ref]) for ref, first in self.same_as.items()
@@ -268,7 +252,6 @@ class RoundGrading:
         )
 
     def _unusable(self, draft: Draft) -> Verdict | None:
-        """Fail every criterion of an empty or oversized draft (None: the draft can be graded)."""
         if draft.full_length is not None:
             limit = len(draft.text)
             evidence = f"The draft has {draft.full_length} characters; the most allowed is {limit}."
@@ -293,14 +276,14 @@ class RoundGrading:
     def _without_judge(self, ref: DraftRef, why: str) -> Critique:
         results = {
             **self.checked[ref],
-            **{c.id: not_graded(c, why) for c in self.judged_criteria},
+            **{c.id: _not_graded(c, why) for c in self.judged_criteria},
         }
         return _critique(self.drafts[ref], verdict=self._verdict(results))
 
 
 def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
     """Grade every draft of the newest round; append the critiques and the feedback."""
-    grading = RoundGrading(state, runtime.context, trust_of(runtime))
+    grading = _RoundGrading(state, runtime.context, trust_of(runtime))
     for draft in grading.to_check:
         outcomes = [run_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
@@ -315,7 +298,7 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
 
 async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
     """`critique`, awaiting the checks, the judge and the comparison."""
-    grading = RoundGrading(state, runtime.context, trust_of(runtime))
+    grading = _RoundGrading(state, runtime.context, trust_of(runtime))
     for draft in grading.to_check:
         outcomes = [await arun_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)

@@ -61,11 +61,9 @@ def ending(
 def finalize(
     state: LoopState, runtime: Runtime[Context]
 ) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
-    """Set `outcome`, `outcome_reason`, `exhausted_by`, `final`, `final_round`, `open_items`.
+    """End the run with its best draft, or (resumed with more rounds) go back to the worker.
 
-    `final` is the run's best draft; a thread resumed here with more rounds allowed goes back
-    to the worker. The memory steps run only when they have work; else the run ends here,
-    with the report the distill subgraph would have written.
+    The memory steps run only when they have work; else the run ends here, with their report.
     """
     context = runtime.context
     decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)

@@ -43,8 +43,7 @@ def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
     return messages
 
 
-def worker_request(turn: WorkerTurn, context: Context) -> Request[BaseMessage]:
-    """Return the worker's call for `turn`: a malformed reply is asked again (`worker_attempts`)."""
+def _worker_request(turn: WorkerTurn, context: Context) -> Request[BaseMessage]:
     return Request(
         model=worker_model(context, turn.temperature),
         spec=context.worker_model,
@@ -84,16 +83,12 @@ def drafted(
 
 
 def generate(turn: WorkerTurn, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Ask the worker for the draft `turn` describes, within what the budgets leave it.
-
-    A revision whose reply repeats its draft is asked again at once (`asked_again`); the
-    first reply stays if the second brings none.
-    """
+    """Ask the worker for `turn`'s draft; a reply repeating its draft is asked again at once."""
     ledger = Ledger(turn.allowance)
-    answer = ask(worker_request(turn, runtime.context), ledger)
+    answer = ask(_worker_request(turn, runtime.context), ledger)
     again = asked_again(turn, answer.value, runtime.context)
     if again is not None:
-        second = ask(worker_request(again, runtime.context), ledger)
+        second = ask(_worker_request(again, runtime.context), ledger)
         turn, answer = (again, second) if second.value is not None else (turn, answer)
     return drafted(turn, answer, ledger, runtime)
 
@@ -101,9 +96,9 @@ def generate(turn: WorkerTurn, runtime: Runtime[Context]) -> dict[str, Any]:
 async def agenerate(turn: WorkerTurn, runtime: Runtime[Context]) -> dict[str, Any]:
     """`generate`, awaiting the worker."""
     ledger = Ledger(turn.allowance)
-    answer = await aask(worker_request(turn, runtime.context), ledger)
+    answer = await aask(_worker_request(turn, runtime.context), ledger)
     again = asked_again(turn, answer.value, runtime.context)
     if again is not None:
-        second = await aask(worker_request(again, runtime.context), ledger)
+        second = await aask(_worker_request(again, runtime.context), ledger)
         turn, answer = (again, second) if second.value is not None else (turn, answer)
     return drafted(turn, answer, ledger, runtime)

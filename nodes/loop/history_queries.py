@@ -1,7 +1,7 @@
 """How the loop is doing, read from its history: rounds, the best draft, stalls, terminal items.
 
-Pure functions of the drafts and critiques, so the route, the worker's next turn and
-finalize agree, and a resumed or forked thread reads the same story from its checkpoint.
+Pure functions, so the route, the worker and finalize agree, and a resumed or forked thread
+reads the same story from its checkpoint.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ def latest_round(critiques: Sequence[Critique]) -> list[Critique]:
     return sorted((c for c in critiques if c.round == last), key=lambda c: c.candidate)
 
 
-def strength(critique: Critique) -> Strength:
-    """Rank a graded draft: most must criteria passed, then highest weighted score."""
+def _strength(critique: Critique) -> Strength:
     verdict = critique.verdict
     if verdict is None:
         return -1, -1.0
@@ -30,16 +29,11 @@ def strength(critique: Critique) -> Strength:
 
 
 def best_critique(critiques: Sequence[Critique]) -> Critique | None:
-    """Return the critique of the best draft so far, if any draft was graded.
-
-    Ties go to a draft whose grading the run's budgets did not cut short, then to the latest
-    round, then (among a round's candidates) to the one whose behaviour most candidates
-    share (`Critique.agreement`), then to the first candidate.
-    """
+    """Ties go to a grading not cut short, the latest round, `agreement`, the first candidate."""
 
     def rank(c: Critique) -> tuple[Strength, bool, int, int, int]:
         support = c.agreement.support if c.agreement is not None else 1  # 1: not compared
-        return strength(c), c.stopped is None, c.round, support, -c.candidate
+        return _strength(c), c.stopped is None, c.round, support, -c.candidate
 
     return max((c for c in critiques if c.verdict is not None), key=rank, default=None)
 
@@ -83,13 +77,7 @@ def no_score_gain(verdicts: Sequence[Verdict], window: int) -> bool:
 
 
 def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window: int) -> str | None:
-    """Say why revising has stalled, or None if it has not.
-
-    A round whose every draft repeats an earlier one stalls at once. Otherwise revising
-    has stalled when the last `window` rounds since the latest fresh sample (the
-    candidates of a round are one round: its best draft) failed the same criteria, or
-    brought no score gain over the best before them.
-    """
+    """Say why revising has stalled, or None (the rounds counted since the last fresh sample)."""
     latest = latest_round(critiques)
     repeats = [c for c in latest if c.duplicate_of is not None]
     if latest and len(repeats) == len(latest):
@@ -110,9 +98,7 @@ def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window:
 def confirmed_terminal(critiques: Sequence[Critique]) -> dict[str, str]:
     """Return the criteria that can never pass (id -> evidence), as far as it is confirmed.
 
-    A deterministic check's terminal failure counts at once, and so does a judge panel's
-    majority. A single LLM judge can be wrong about that, so its terminal call counts only
-    once it was made in two rounds.
+    A single LLM judge can be wrong about that, so its terminal call counts in two rounds only.
     """
     confirmed: dict[str, str] = {}
     rounds: dict[str, set[int]] = {}

@@ -61,10 +61,7 @@ def decide(
     reviews: Sequence[Review] = (),
     rubric: Sequence[CriterionBase] = (),
 ) -> Decision | GoOn:
-    """Return how the run ends after this history (and people's reviews), or how it goes on.
-
-    `rubric` tells how many candidates round 1 may draw (`more_candidates`).
-    """
+    """Return how the run ends after this history (and people's reviews), or how it goes on."""
     critiques = with_overrides(critiques, reviews)
     latest = latest_round(critiques)
     if not latest:

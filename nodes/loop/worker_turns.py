@@ -31,11 +31,7 @@ MAX_SUMMARY_CHARACTERS = 300  # of the line on earlier failures a fresh sample g
 
 
 def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
-    """Return how many first drafts round 1 may write (`Context.candidates`, "auto" resolved).
-
-    "auto" draws several only when code can choose among them: a test suite, or checks only,
-    and only when the first one fails (`more_candidates`).
-    """
+    """Resolve "auto": several only when code can choose among them (a test suite, or checks)."""
     if context.candidates != "auto":
         return context.candidates
     code_chooses = any(isinstance(criterion, TestSuite) for criterion in rubric) or all(
@@ -53,17 +49,13 @@ def more_candidates(
     return max(0, candidate_count(context, rubric) - len(critiques))
 
 
-def side_by_side(
+def _side_by_side(
     count: int,
     left: Allowance,
     temperatures: tuple[float, float],
     first: int = 1,
     **turn: Any,
 ) -> list[WorkerTurn]:
-    """Return `count` turns of one round, from candidate `first`, sharing `left`.
-
-    Candidate 1 is drawn at `temperatures[0]`, the others at `temperatures[1]`.
-    """
     count = max(1, count if left.calls is None else min(count, left.calls))
     return [
         WorkerTurn(
@@ -82,12 +74,11 @@ def first_turns(
     context: Context,
     rubric: Sequence[CriterionBase] = (),
 ) -> list[WorkerTurn]:
-    """Return round 1's turns: one per candidate, or under "auto" the first alone.
+    """Under "auto" the first candidate alone; the others are drawn only if it fails.
 
-    The others are drawn only if it fails (`more_candidates`): most first drafts that pass
-    would have passed alone, and three calls for them cost twice what one does.
+    (Most first drafts that pass would have passed alone, and three calls cost twice one.)
     """
-    return side_by_side(
+    return _side_by_side(
         1 if context.candidates == "auto" else candidate_count(context, rubric),
         allowance(Spent(), context),
         (context.temperature, context.sample_temperature),
@@ -145,10 +136,7 @@ def _failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) 
 
 
 def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
-    """Return how many fresh drafts the next fresh-sample round draws (0: none are left).
-
-    `auto` doubles the largest fresh round when round 1 drew several, within `sample_budget`.
-    """
+    """`auto` doubles the largest fresh round when round 1 drew several, within `sample_budget`."""
     if context.on_stall != "auto":
         return 1
     fresh = Counter(draft.round for draft in drafts if draft.origin != "revision")
@@ -159,15 +147,11 @@ def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
 def next_turns(
     state: LoopState, context: Context, action: Literal["candidates", "revision", "resample"]
 ) -> list[WorkerTurn]:
-    """Return the worker's next turns: round 1's other candidates, or the next round's.
-
-    The next round revises the best draft, or draws fresh drafts: a batch (`fresh_batch`),
-    or one when no draft was graded.
-    """
+    """Return round 1's other candidates, a revision of the best draft, or fresh drafts."""
     best = best_critique(state.critiques)
     left = allowance(spent_on(state.drafts, state.critiques), context)
     if action == "candidates":
-        return side_by_side(
+        return _side_by_side(
             more_candidates(state.critiques, context, state.rubric),
             left,
             (context.temperature, context.sample_temperature),
@@ -191,7 +175,7 @@ def next_turns(
                 allowance=left,
             )
         ]
-    return side_by_side(
+    return _side_by_side(
         fresh_batch(state.drafts, context) if best is not None else 1,
         left,
         (context.sample_temperature, context.sample_temperature),
@@ -203,10 +187,9 @@ def next_turns(
 
 
 def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
-    """Return the turn to ask instead when `reply` repeats the draft `turn` revises, else None.
+    """Return a fresh sample of the round when `reply` repeats the draft `turn` revises.
 
-    A small model that copied its reply copies it again with the draft in view, so this is a
-    fresh sample of the same round: the task and the feedback as one line, at `sample_temperature`.
+    (A small model that copied its reply copies it again with the draft in view.)
     """
     if reply is None or turn.revises is None:
         return None

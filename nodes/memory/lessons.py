@@ -18,7 +18,6 @@ MAX_LESSON_CHARACTERS = 300  # longer hints (test output, long notes) are report
 
 
 def _last_hint(critiques: Sequence[Critique], criterion_id: str, before: int) -> str:
-    """Return the hint of the latest round before `before` that failed `criterion_id`."""
     for critique in sorted(critiques, key=lambda c: (c.round, -c.candidate), reverse=True):
         if critique.round >= before or critique.verdict is None:
             continue

@@ -108,10 +108,7 @@ class _Distilling:
 
 
 def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling | dict[str, Any]:
-    """Find the run's lessons and the rules that fit its task: what to ask the distiller.
-
-    Returns the update itself when there is nothing to ask (not distilled, or failed).
-    """
+    # what to ask the distiller; the update itself when there is nothing to ask
     context = runtime.context
     store = memory_store(runtime)
     lessons = observed_lessons(state.critiques, state.rubric)

@@ -53,10 +53,7 @@ def _candidates(store: BaseStore, scope: str, task: str) -> list[Item]:
 def relevant_rules(
     store: BaseStore, scope: str, task: str, *, limit: int, floor: float
 ) -> list[Item]:
-    """Return up to `limit` rules of `scope` at least `floor` relevant to `task`.
-
-    The most useful come first, then the most relevant, then the most recently changed.
-    """
+    """Return up to `limit` rules at least `floor` relevant: most useful, relevant, recent first."""
     words = topic_words(task)
     scored = [(item, relevance(words, item.value)) for item in _candidates(store, scope, task)]
     kept = [(item, score) for item, score in scored if score >= floor]

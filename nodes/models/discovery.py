@@ -47,13 +47,10 @@ def _listed_model(base_url: str, timeout: float) -> str | None:
 def discover_model(
     base_url: str, timeout: float = DISCOVERY_TIMEOUT, attempts: int = DISCOVERY_ATTEMPTS
 ) -> str:
-    """Return the first model the OpenAI-compatible server at `base_url` lists (asked now).
-
-    A busy server gets `attempts` tries of `timeout` seconds each.
+    """Return the first model the server at `base_url` lists, `attempts` times `timeout` s.
 
     Raises:
-        DiscoveryFailed: the server never answered, or lists no model; the message names
-            the server, what went wrong and how to go on without it.
+        DiscoveryFailed: the server never answered, or lists no model.
     """
     problem = "it lists no model"
     for attempt in range(1, attempts + 1):
@@ -99,12 +96,8 @@ def _known_model(base_url: str) -> str | None:
     return answer[1]
 
 
-def model_at(base_url: str) -> str:
-    """Return the model the server at `base_url` serves: asked once per `DISCOVERY_TTL`.
-
-    Raises:
-        DiscoveryFailed: the server could not say (a failure is not kept: the next run asks).
-    """
+def _model_at(base_url: str) -> str:
+    # asked once per DISCOVERY_TTL; a failure is not kept: the next run asks
     key = base_url.rstrip("/")
     with _asking:  # runs starting together ask once
         model = _known_model(key)
@@ -136,7 +129,7 @@ def _found_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict
         return {}
     base_url = server_url(chosen.get("base_url"), environ)
     if base_url:
-        model = f"openai:{model_at(base_url)}"
+        model = f"openai:{_model_at(base_url)}"
         return {"worker_model": model, "critic_model": model}
     if environ.get("OPENAI_API_KEY"):
         return {}
@@ -152,8 +145,6 @@ def _named(field: str, chosen: Mapping[str, Any], environ: Mapping[str, str]) ->
 
 def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
     """Return the models a run left unset and their profiles' settings it left unset.
-
-    `chosen` are the run's own settings; they stand.
 
     Raises:
         DiscoveryFailed: the run's server could not say which model it serves.

@@ -220,7 +220,6 @@ class _Exchange(Generic[T]):
         return _bound(request.model, request.role, request.schema, self.method, strict)
 
     def answered(self, reply: Any) -> None:
-        """Settle the call and read its answer."""
         raw = reply.get("raw") if self.request.schema is not None else reply
         usage = _usage_of(raw, self.prompt)
         self.ledger.settle(self.estimate, usage)

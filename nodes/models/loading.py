@@ -168,8 +168,5 @@ def grading_model(
 
 
 def role_tags(role: str) -> list[str]:
-    """Return the LangChain tags of a role's model calls ("critic_loop", "critic_loop:<role>").
-
-    Chat UIs filter the `messages` stream by them (the worker's drafts, or the critic's answers).
-    """
+    """Return the tags chat UIs filter the `messages` stream by (the worker's, the critic's)."""
     return ["critic_loop", f"critic_loop:{role}"]

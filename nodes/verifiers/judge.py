@@ -1,8 +1,7 @@
 """The LLM judge: the critic model (or a panel) grades the rubric's `llm` criteria.
 
-docs/judge.md has its modes (`judge_granularity`, `judge_mode`). A pass must quote the words
-of the artifact that show it (`grounding`). A panel passes a criterion by a strict majority
-of the judges that answered; if all abstain, the critique records a verifier error.
+docs/judge.md has its modes and a panel's vote. A pass must quote the words of the artifact
+that show it (`grounding`).
 """
 
 from __future__ import annotations
@@ -108,10 +107,9 @@ def _extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
 
 
 def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) -> list[BaseMessage]:
-    """Build the prompt that asks only for the words of the artifact that show one criterion.
+    """Ask for the words that show `criterion`, after worked examples as earlier turns.
 
-    Worked examples come first, as earlier turns (a small model follows what it was shown
-    better than what it was told); then the artifact, fenced, and the criterion.
+    (A small model follows what it was shown better than what it was told.)
     """
 
     def ask(text: str, statement: str, fence: str) -> HumanMessage:
@@ -137,11 +135,8 @@ NOT_GRADED = "Not met: the judge gave no valid result for this criterion."
 
 
 def _with_real_ids(report: CriticReport, criteria: Sequence[CriterionBase]) -> CriticReport:
-    """Give the results the criteria's own ids (the judge may use the opaque ones).
-
-    An answer whose ids match neither, but that grades as many criteria as were asked, is
-    read by position: a judge that echoes a word of a criterion as its id still gives a verdict.
-    """
+    # ids that are neither the criteria's nor the opaque ones are read by position when the
+    # count matches: a judge that echoes a word of a criterion as its id still gives a verdict
     real = [criterion.id for criterion in criteria]
     given = [result.criterion_id.strip() for result in report.results]
     if set(given) == set(real):
@@ -164,12 +159,10 @@ def accept_answer(
     artifact: str,
     unverified: Literal["reject", "fail"] = "reject",
 ) -> Graded:
-    """Turn a judge's structured answer into results for `criteria`, or raise `InvalidAnswer`.
+    """Raise `InvalidAnswer` unless the report is consistent and its passes grounded.
 
-    A consistent report (`check_report`) whose passes are grounded is taken. With
-    `unverified="fail"` (the judge's last attempt) ungrounded passes, and criteria it did
-    not grade validly (`_salvaged`), are not met instead: a pass no one can check is never
-    a pass, and one weak judgement neither ends the run nor leaves a draft without a verdict.
+    With `unverified="fail"` (the last attempt) those are not met instead: a pass no one can
+    check is never a pass, and one weak judgement neither ends the run nor leaves no verdict.
     """
     report = _with_real_ids(parse_answer(answer, CriticReport), criteria)
     last = unverified == "fail"  # then what the answer failed to grade validly is not met
@@ -190,12 +183,8 @@ def accept_answer(
 
 
 def _salvaged(report: CriticReport, criteria: Sequence[CriterionBase]) -> list[CriterionResult]:
-    """Read a judge's last answer leniently: one result per criterion, never a false pass.
-
-    The first result with evidence for each criterion is kept; one missed, graded without
-    evidence, or terminal while passed, is not met. An answer that grades no criterion
-    validly is none (`InvalidVerdict`): the run ends as `verifier_error`, not failing rounds.
-    """
+    # the first result with evidence per criterion is kept, the rest not met; an answer that
+    # grades none validly raises: the run ends as `verifier_error`, not as failing rounds
     kept: dict[str, CriterionResult] = {}
     for finding in report.results:
         usable = any(character.isalnum() for character in finding.evidence)
@@ -217,11 +206,9 @@ def accept_one(
     artifact: str,
     unverified: Literal["reject", "fail"] = "reject",
 ) -> Graded:
-    """Turn a one-criterion answer (`CriterionAnswer`) into its result, or raise `InvalidAnswer`.
+    """Raise `InvalidAnswer` on "met" without a short quotation of the artifact (last: not met).
 
-    "met" passes only with a quotation found in the artifact that is a short part of it
-    (`grounding.quote_problem`); otherwise the answer is rejected, or on the last attempt
-    (`unverified="fail"`) counted as not met. "not sure" is not met, with a hint.
+    "not sure" is not met, with a hint.
     """
     found = parse_answer(answer, CriterionAnswer)
     quote = " ".join(found.quote.split()).strip().strip('"“”`')
@@ -257,10 +244,9 @@ def extracted_quote(reply: str) -> str:
 
 
 def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Graded, str | None]:
-    """Decide one criterion from the words the judge replied with, by code.
+    """Pass a short part of the artifact; else not met, with why the words prove nothing.
 
-    A short part of the artifact (`grounding.quote_problem`) passes; "NONE" or nothing is not
-    met, and neither are other words, with the second value saying why (None: final).
+    The second value is None when the answer is final (a pass, or "NONE").
     """
     quote = extracted_quote(reply)
     problem = None
@@ -275,11 +261,6 @@ def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Grad
         criterion_id=criterion.id, passed=False, evidence=evidence, hint=NOT_SURE_HINT
     )
     return ([result], ""), problem
-
-
-def accept_extracted(reply: str, criterion: CriterionBase, artifact: str) -> Graded:
-    """Decide one criterion from the words the judge replied with (see `extracted`)."""
-    return extracted(reply, criterion, artifact)[0]
 
 
 EXTRACT_MAX_TOKENS = 64  # an extracting judge's reply: a few words are asked for
@@ -330,11 +311,8 @@ def _structured(
 def _extracting(
     spec: str, criterion: CriterionBase, artifact: str, context: Context
 ) -> Request[Graded]:
-    """Ask for the words of the artifact that show `criterion`, in plain text; code decides.
-
-    Words not in the artifact (a small model copies the criterion's own) or the whole
-    artifact are asked for again, with the reason; the last attempt's answer is final.
-    """
+    # words not in the artifact (a small model copies the criterion's) or the whole artifact
+    # are asked for again, with the reason; the last attempt's answer is final
 
     def read(reply: BaseMessage) -> Graded:
         graded, problem = extracted(reply.text, criterion, artifact)
@@ -355,7 +333,7 @@ def _extracting(
         server=model_server(spec, context),
         prompt=extract_prompt(criterion, artifact, context),
         read=read,
-        read_last=lambda reply: accept_extracted(reply.text, criterion, artifact),
+        read_last=lambda reply: extracted(reply.text, criterion, artifact)[0],
         retry=retry,
         attempts=1 if context.judge_mode == "extract_ask" else context.critic_attempts,
     )
@@ -388,10 +366,7 @@ def second_looks(
     answers: Sequence[Answer[Graded]],
     context: Context,
 ) -> list[Request[float | None]]:
-    """Return the yes/no questions for the answers to `judge_requests` that were `doubted`.
-
-    Two each: about the artifact, and about a content-free one (`yes_no.calibrated`).
-    """
+    """Two yes/no questions per `doubted` answer: the artifact's, a content-free one's."""
     judges = panel(context)
     looks = []
     for index, answer in enumerate(answers):
@@ -404,10 +379,7 @@ def second_looks(
 def with_second_looks(
     answers: Sequence[Answer[Graded]], looks: Iterator[Answer[float | None]], context: Context
 ) -> list[Answer[Graded]]:
-    """Decide each `doubted` answer by its two looks, taken in turn from `looks`.
-
-    It passes when P(met) reaches the threshold of the critic's judge profile.
-    """
+    """Pass each `doubted` answer whose two `looks` reach the judge profile's threshold."""
     judges, decided = panel(context), []
     for index, answer in enumerate(answers):
         if not _doubted(answer, context):
@@ -497,11 +469,7 @@ def _together(
 def judgement_of(
     criteria: Sequence[CriterionBase], answers: Sequence[Answer[Graded]], context: Context
 ) -> Judgement:
-    """Combine the answers to `judge_requests(criteria, ...)` into the panel's judgement.
-
-    A criterion passes when a strict majority of the judges that answered pass it (module
-    docstring); a judgement the budgets cut short (`stopped`) decides nothing.
-    """
+    """Combine the answers to `judge_requests`; one the budgets cut short decides nothing."""
     judges = panel(context)
     groups = _criterion_groups(criteria, context)
     parts = [

@@ -37,11 +37,7 @@ class ProfileProblem(ModelSetupError):
 
 @functools.cache
 def load_profile(path: Path) -> JudgeProfile:
-    """Read a judge profile (JSON), once per path.
-
-    Raises:
-        ProfileProblem: the file is missing or is not a judge profile (the message says why).
-    """
+    """Raise `ProfileProblem` if the file is missing or is not a judge profile."""
     try:
         found = JudgeProfile.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except OSError as error:
@@ -52,13 +48,7 @@ def load_profile(path: Path) -> JudgeProfile:
 
 
 def judge_profile(critic_model: str) -> JudgeProfile | None:
-    """Return the judge profile that applies to `critic_model` (module docstring), if any.
-
-    The operator's file is read once per process (`save_profile` reads it again).
-
-    Raises:
-        ProfileProblem: the operator named a file that is no judge profile.
-    """
+    """Raise `ProfileProblem` if the operator named a file that is no judge profile."""
     path = operator_settings().judge_profile
     own = _operators(path) if path else None
     if own is not None and own.model == critic_model:

@@ -262,11 +262,7 @@ _CRITERION: TypeAdapter[Any] = TypeAdapter(AnyCriterion)
 
 
 def code_check_for(criterion: CriterionBase) -> CriterionBase | None:
-    """Return the check that decides a judged criterion in its place, if the linter has one.
-
-    The check keeps the criterion's id, text, severity and weight, so the verdict reads
-    as if the judge had graded it.
-    """
+    """Return the linter's check for a judged criterion, keeping its id, text and weights."""
     proposal = next((f.proposal for f in lint_criterion(criterion) if f.proposal), None)
     if proposal is None:
         return None

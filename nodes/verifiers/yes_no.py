@@ -38,10 +38,7 @@ def first_token_logprobs(message: BaseMessage) -> list[tuple[str, float]]:
 
 
 def share_of_yes(alternatives: Iterable[tuple[str, float]]) -> float | None:
-    """Return P(yes) / (P(yes) + P(no)) over a token's alternatives (any case or spacing).
-
-    None when neither word is among them: the model did not answer the question.
-    """
+    """Return P(yes) / (P(yes) + P(no)) over the alternatives; None if neither word is there."""
     mass = {"yes": 0.0, "no": 0.0}
     for token, logprob in alternatives:
         word = token.strip().lower()
@@ -82,11 +79,7 @@ def _base_form(verb: str) -> str | None:
 
 
 def as_question(statement: str) -> str:
-    """Ask `statement` as a question ("It names a season." asks "Does it name a season?").
-
-    A subject ("It", "The function") and a verb in the present tense are turned around;
-    any other sentence is asked as "Is it true that ...?".
-    """
+    """Ask "It names a season." as "Does it name a season?"; else "Is it true that ...?"."""
     text = " ".join(statement.split()).rstrip(".!").strip()
     found = _SUBJECT.match(text)
     if found:

@@ -19,8 +19,8 @@ from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.verifiers.judge import (
     EXTRACT_MAX_TOKENS,
     NOTHING_QUOTED,
-    accept_extracted,
     extract_prompt,
+    extracted,
     judge_requests,
     judgement_of,
 )
@@ -42,7 +42,7 @@ SEASON = Criterion(id="season", text="It names a season (spring, summer, autumn 
 
 
 def test_a_short_quotation_found_in_the_artifact_passes() -> None:
-    [result], _ = accept_extracted("costs 45 dollars", PRICE, JACKET)
+    [result], _ = extracted("costs 45 dollars", PRICE, JACKET)[0]
     assert result.passed and result.evidence == '"costs 45 dollars"'
 
 
@@ -57,7 +57,7 @@ def test_a_short_quotation_found_in_the_artifact_passes() -> None:
     ],
 )
 def test_no_words_words_not_in_the_artifact_or_all_of_it_are_not_met(quote, why) -> None:
-    [result], _ = accept_extracted(quote, SEASON, JACKET)
+    [result], _ = extracted(quote, SEASON, JACKET)[0]
     assert not result.passed and why in result.evidence
     assert result.hint  # the worker is told something it can act on
 
@@ -67,7 +67,7 @@ def test_no_words_words_not_in_the_artifact_or_all_of_it_are_not_met(quote, why)
     ['"costs 45 dollars"', "`costs 45 dollars`\nThe price is stated.", "  costs 45 dollars. "],
 )
 def test_the_reply_is_read_as_its_first_line_without_quotation_marks(reply) -> None:
-    [result], _ = accept_extracted(reply, PRICE, JACKET)
+    [result], _ = extracted(reply, PRICE, JACKET)[0]
     assert result.passed
 
 

@@ -28,11 +28,7 @@ def _as_check_result(value: Any, reference: str) -> CheckResult:
 
 
 def run_python_check(criterion: PythonCheck, draft: str, trust: Trust = OPERATOR) -> CheckResult:
-    """Call the criterion's function on the draft; an exception is a failure with evidence.
-
-    Raises:
-        TrustViolation: a client named a function the operator did not allow.
-    """
+    """Raise `TrustViolation` if a client named a function the operator did not allow."""
     reference = str(criterion.function)
     function = resolve_check(reference, trust)
     try:

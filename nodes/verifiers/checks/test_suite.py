@@ -22,12 +22,7 @@ from critic_loop.state.verdict import CheckResult
 
 
 def sandbox_for(trust: Trust) -> sandbox.Isolation:
-    """Return the sandbox this run's drafted code runs in (probed once per process).
-
-    Raises:
-        IsolationUnavailable: the run is served, the sandbox incomplete and the operator
-            did not allow that; or CRITIC_LOOP_REQUIRE_ISOLATION=1 and it is incomplete.
-    """
+    """Raise `IsolationUnavailable` if the sandbox is incomplete where the run must have it."""
     found = sandbox.isolation()
     if trust.served and not found.complete and not trust.policy.allow_incomplete_sandbox:
         raise IsolationUnavailable(

@@ -63,11 +63,7 @@ def _snippet(draft: str, match: regex.Match[str]) -> str:
 
 
 def check_regex(criterion: Regex, draft: str) -> CheckResult:
-    """Check that the pattern occurs (or, with must_match false, that it does not).
-
-    The match runs with the operator's time limit (`CRITIC_LOOP_REGEX_TIMEOUT_SECONDS`): a
-    pattern that backtracks past it fails the criterion, with evidence saying so.
-    """
+    """Check that the pattern occurs (or not); past the operator's time limit it fails."""
     pattern = f"/{criterion.pattern}/"
     limit = operator_settings().regex_timeout_seconds
     try:

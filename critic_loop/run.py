@@ -179,7 +179,16 @@ class _Run:
         return self.options.get("wait_for_thread", False)
 
 
-def _run(task: str, rubric: RubricLike, options: RunOptions) -> _Run:
+def _checked(options: Mapping[str, Any], allowed: Any, caller: str) -> None:
+    # `**options: Unpack[...]` is not checked when the code runs: a misspelt keyword would
+    # otherwise be ignored (say, `db=` running in the default database)
+    unknown = sorted(set(options) - allowed.__required_keys__ - allowed.__optional_keys__)
+    if unknown:
+        raise TypeError(f"{caller}() got unexpected keyword argument(s): {', '.join(unknown)}")
+
+
+def _run(task: str, rubric: RubricLike, options: RunOptions, caller: str) -> _Run:
+    _checked(options, RunOptions, caller)
     context = context_for_run(options.get("context"))
     thread_id = options.get("thread_id") or uuid4().hex
     return _Run(thread_id, context, loop_input(task, rubric), options)
@@ -310,7 +319,7 @@ def run_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> Lo
         ThreadBusy: another run is writing to `thread_id` right now.
         ReviewPending: the run paused for review and no `reviewer` was given.
     """
-    run = _run(task, rubric, options)
+    run = _run(task, rubric, options, "run_loop")
     with _graph(run) as (graph, location):
         return _drive(graph, _start(graph.get_state(run.config), run, location), run.config, run)
 
@@ -324,6 +333,7 @@ def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions])
     Raises:
         LookupError: the thread has no such round.
     """
+    _checked(options, ForkOptions, "fork_loop")
     run = _Run(thread_id, context_for_run(options.get("context")), None, cast(RunOptions, options))
     with _graph(run) as (graph, _):
         return _drive(graph, None, _round_checkpoint(graph, thread_id, round_number), run)
@@ -331,7 +341,7 @@ def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions])
 
 async def arun_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> LoopState:
     """`run_loop` with the graph's async API (and an async checkpointer and store)."""
-    run = _run(task, rubric, options)
+    run = _run(task, rubric, options, "arun_loop")
     async with _agraph(run) as (graph, location):
         start = _start(await graph.aget_state(run.config), run, location)
         return await _adrive(graph, start, run.config, run)

@@ -22,7 +22,7 @@ from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.persistence.leases import ThreadLeases, local_leases
 from critic_loop.results import result_of
 from critic_loop.state.context import Context, as_context
-from critic_loop.state.history import listed_checkpoints
+from critic_loop.state.history import highest_round, listed_checkpoints
 from critic_loop.state.loop import LoopState
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Critique, rounds_done
@@ -92,11 +92,6 @@ class _Point:
     written: int  # the highest round among critiques the steps taken from it wrote (-1: none)
 
 
-def _highest_round(records: Any) -> int:
-    rounds = [r.get("round") for r in records or [] if isinstance(r, Mapping)]
-    return max((r for r in rounds if isinstance(r, int)), default=0)
-
-
 def _point(item: Any) -> _Point:
     stored = item.checkpoint.get("channel_values", {}).get(CRITIQUES)
     stored = getattr(stored, "value", stored)  # a snapshot of the channel holds its value
@@ -105,8 +100,8 @@ def _point(item: Any) -> _Point:
     return _Point(
         item.config,
         str(parent) if parent else None,
-        _highest_round(stored if isinstance(stored, list) else []),
-        max((_highest_round(value) for value in written), default=-1),
+        highest_round(stored if isinstance(stored, list) else []),
+        max((highest_round(value) for value in written), default=-1),
     )
 
 

@@ -44,3 +44,9 @@ def timestamp(checkpoint: Mapping[str, Any]) -> datetime | None:
     except (KeyError, ValueError):
         return None
     return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def highest_round(records: Any) -> int:
+    """Return the highest `round` among stored records (plain dicts), 0 if none has one."""
+    rounds = [r.get("round") for r in records or [] if isinstance(r, Mapping)]
+    return max((r for r in rounds if isinstance(r, int)), default=0)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from critic_loop.errors import UsageProblem
-from critic_loop.state.history import append_only, listed_checkpoints, timestamp
+from critic_loop.state.history import append_only, highest_round, listed_checkpoints, timestamp
 from critic_loop.state.loop import LoopState
 from critic_loop.thread_settings import StoredSettings, stored_settings
 
@@ -73,7 +73,7 @@ class Thread:
 
     @property
     def rounds(self) -> int:
-        return _latest_round(self.values.get("critiques"))
+        return highest_round(self.values.get("critiques"))
 
     @property
     def task(self) -> str:
@@ -93,11 +93,6 @@ class Thread:
     def round_seconds(self) -> dict[int, float]:
         """Time each round on the timeline (docs/commands.md); untimed ones left out."""
         return round_seconds(self.line)
-
-
-def _latest_round(records: Any) -> int:
-    rounds = [r.get("round") for r in records or [] if isinstance(r, Mapping)]
-    return max((r for r in rounds if isinstance(r, int)), default=0)
 
 
 def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,8 +124,8 @@ def _step(item: CheckpointTuple) -> Step:
         checkpoint_id=str(item.checkpoint["id"]),
         parent_id=str(parent) if parent else None,
         at=timestamp(item.checkpoint),
-        drafted=_latest_round(values.get("drafts")),
-        graded=_latest_round(values.get("critiques")),
+        drafted=highest_round(values.get("drafts")),
+        graded=highest_round(values.get("critiques")),
         run=str(run) if (run := (item.metadata or {}).get("run_id")) else None,
     )
 
@@ -138,7 +133,7 @@ def _step(item: CheckpointTuple) -> Step:
 def _written_rounds(item: CheckpointTuple) -> dict[str, int]:
     writes = item.pending_writes or []
     return {
-        field: _latest_round(
+        field: highest_round(
             [record for _, channel, value in writes if channel == key for record in value or []]
         )
         for key, field in ROUNDS_FROM.items()

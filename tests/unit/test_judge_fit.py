@@ -83,6 +83,20 @@ def test_a_fit_keeps_its_cross_validated_figures_not_its_own() -> None:
     assert (profile.threshold, profile.labels) == (pytest.approx(0.4), 40)
 
 
+def test_a_fits_figures_are_those_of_labels_its_threshold_never_saw() -> None:
+    # one artifact ("odd") sits between the others: a threshold fitted on every label
+    # separates it too, but a fold that never saw it draws the line elsewhere
+    labelled = [
+        scored(p, label, g) for g in "abcdefghi" for p, label in ((0.9, True), (0.1, False))
+    ]
+    labelled += [scored(0.5, True, "odd"), scored(0.3, False, "odd")]
+    profile, table = fit_profile(labelled, "openai:small")
+    own = agreement(labelled, decisions(labelled, profile.threshold))
+    assert own.accuracy == 1.0
+    assert table.accuracy == pytest.approx(0.95) and table.accuracy < own.accuracy
+    assert profile.cross_validated["agreement"] == pytest.approx(0.95)
+
+
 def test_a_profile_saved_is_the_profile_loaded(tmp_path: Path) -> None:
     profile = JudgeProfile(model="openai:small", threshold=0.42, labels=147)
     path = tmp_path / "profiles" / "judge.json"

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import re
 import sys
 import threading
@@ -26,6 +25,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from benchmarks.harness.report import write_atomically
 from benchmarks.judge.cases import CASES, Case, Pair
 from benchmarks.judge.held_out import HELD_OUT
 from critic_loop.nodes.verifiers import yes_no
@@ -122,10 +122,8 @@ class Probe:
             found = json.loads(self.path.read_text())
             self.answers = {**found.get("answers", {}), **self.answers}
             self.rows = {**found.get("rows", {}), **self.rows}
-        partial = self.path.with_name(self.path.name + f".{os.getpid()}.partial")
         data = {"settings": self.settings, "answers": self.answers, "rows": self.rows}
-        partial.write_text(json.dumps(data, indent=0))
-        partial.replace(self.path)
+        write_atomically(self.path, data)
 
 
 def run_variant(probe: Probe, variant: str, item: Item) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.tables import share
 from benchmarks.judge.probe import SETS, Item, items
 from critic_loop.judge_fit import Scored, agreement, cross_validated, fit_profile, fit_threshold
 from critic_loop.nodes.verifiers.checks import run_check
@@ -177,8 +178,8 @@ def figures(answers: Answers, set_name: str, cv: bool) -> list[str]:
         calls, tokens = answers.cost(list(zip(open_items, asked, strict=True)))
         artifacts = len({item.case.id for item in chosen})
         kappa = "-" if table.kappa is None else f"{table.kappa:.2f}"
-        fp = f"{table.false_pass}/{table.human_fail} {100 * (table.false_pass_rate or 0):.0f}%"
-        ff = f"{table.false_fail}/{table.human_pass} {100 * (table.false_fail_rate or 0):.0f}%"
+        fp = share(table.false_pass, table.human_fail)
+        ff = share(table.false_fail, table.human_pass)
         lines.append(
             f"{config.name:26s} {100 * (table.accuracy or 0):4.0f}% {kappa:>6} {fp:>11} "
             f"{ff:>11} {f'{len(chosen)}/{len(every)}':>9} "

@@ -68,9 +68,8 @@ def settled(runtime: Runtime[Any]) -> Runtime[Context]:
     """
     given, trust = runtime.context, trust_of(runtime)
     key = (id(given), trust.served, id(trust.policy))
-    known = _settled.get(key)
-    if known is not None and known[0]() is given:
-        return runtime.override(context=known[1])
+    if (known := _known(given, trust)) is not None:
+        return runtime.override(context=known)
     context = with_available_models(check_context(as_context(given), trust))
     if isinstance(given, Context):
         forget = partial(_settled.pop, key, None)  # bound now: still there at shutdown
@@ -78,9 +77,15 @@ def settled(runtime: Runtime[Any]) -> Runtime[Context]:
     return runtime.override(context=context)
 
 
+def _known(given: Any, trust: Trust) -> Context | None:
+    known = _settled.get((id(given), trust.served, id(trust.policy)))
+    return known[1] if known is not None and known[0]() is given else None
+
+
 def needs_network(runtime: Runtime[Any]) -> bool:
     """Say whether `settled(runtime)` would ask a model server which model it serves."""
-    return needs_discovery(as_context(runtime.context))
+    known = _known(runtime.context, trust_of(runtime))
+    return known is None and needs_discovery(as_context(runtime.context))
 
 
 def check_context(context: Context, trust: Trust) -> Context:

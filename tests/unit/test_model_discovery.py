@@ -1,10 +1,14 @@
 """Runs use the models the machine has, unless they chose: one rule for every entry point."""
 
 import pytest
+from langgraph.runtime import Runtime
 
 from critic_loop.nodes.models import discovery as model_choice
+from critic_loop.nodes.models import profiles
 from critic_loop.nodes.models.discovery import GEMINI_MODELS, LOCAL_SETTINGS
 from critic_loop.nodes.models.discovery import available_models as choose_models
+from critic_loop.nodes.operator_policy import needs_network, settled
+from critic_loop.state.context import Context
 
 
 @pytest.fixture
@@ -111,3 +115,14 @@ def test_a_busy_server_is_waited_for(monkeypatch) -> None:
         monkeypatch.setattr(model_choice, "_listed_model", slow_then_answer)
         assert model_choice.discover_model(server.base_url)
     assert calls == [model_choice.DISCOVERY_TIMEOUT] * 3
+
+
+def test_a_settled_context_needs_no_network_again(monkeypatch) -> None:
+    monkeypatch.setattr(model_choice, "discover_model", lambda url: "qwen2.5-coder-0.5b-instruct")
+    monkeypatch.setattr(profiles, "_looked_up", set())  # no profile read by earlier tests
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://h/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    runtime = Runtime(context=Context())
+    assert needs_network(runtime)  # its models are still to discover
+    assert settled(runtime).context.worker_model == "openai:qwen2.5-coder-0.5b-instruct"
+    assert not needs_network(runtime)  # the nodes after the first do not leave the loop

@@ -72,6 +72,7 @@ LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
 
 RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16  # 3 steps a round at the largest cap, + fixed
+# steps (round 1 may take 3 more: its other candidates)
 
 
 def build_graph(

@@ -1,12 +1,14 @@
 """Every model call goes through one gateway, a few of critic-loop's own frames below a node."""
 
+import threading
 import traceback
 from pathlib import Path
 from typing import Any
 
 from critic_loop.graphs.app import build_graph
 from tests.support.contexts import scripted_context
-from tests.support.rubrics import TASK
+from tests.support.rubrics import RUBRIC, TASK
+from tests.support.verdicts import graded
 
 PRODUCT = [Path(__file__).resolve().parents[2] / folder for folder in ("graphs", "nodes", "state")]
 
@@ -39,3 +41,22 @@ def test_a_model_request_is_at_most_four_of_our_frames_below_langgraph(models) -
     assert stacks["worker"][-1] == "gateway.py:ask" and len(stacks["worker"]) <= 4
     assert stacks["critic"][-1] == "gateway.py:ask" and len(stacks["critic"]) <= 4
     assert stacks["critic"][0] == "node.py:invoke"  # the node, behind the operator's policy
+
+
+def test_a_structured_answer_under_invoke_starts_no_thread(models, monkeypatch) -> None:
+    # include_raw=True would parse beside a passthrough in a RunnableParallel: a thread pool
+    # per call, a third of a round's time at zero latency
+    started: list[list[str]] = []
+    original = threading.Thread.start
+
+    def start(thread: threading.Thread) -> None:
+        started.append(own_frames())
+        original(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    models.script("worker", "Recursion is a function calling itself.")
+    models.script("critic", graded(RUBRIC))
+    rubric = [criterion.model_dump() for criterion in RUBRIC]
+    out = build_graph().invoke({"task": TASK, "rubric": rubric}, context=scripted_context())
+    assert out["outcome"] == "passed" and models["critic"].calls == 1
+    assert [frames for frames in started if "gateway.py:ask" in frames] == []

@@ -81,10 +81,10 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
             0.0,
         ),
         (
-            "structured-output binding made (with_structured_output, include_raw=True)",
-            "nodes/models/gateway.py:_Exchange.next_call, per call",
-            lambda: model.with_structured_output(schema, method="json_schema", include_raw=True),
-            1.0,
+            "structured-output binding made (with_structured_output)",
+            "nodes/models/gateway.py:_bound, once per model, schema and method",
+            lambda: model.with_structured_output(schema, method="json_schema"),
+            0.0,
         ),
         (
             "verdict JSON schema fetched (critic_output_schema, built once)",
@@ -95,9 +95,10 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
         (
             "thread pool for a parallel runnable (1 task, start + shutdown)",
             "langchain_core RunnableParallel.invoke -> get_executor_for_config (x2 per "
-            "with_structured_output(include_raw=True) call; the plain loop pays it too)",
+            "with_structured_output(include_raw=True) call; the plain and minimal loops pay "
+            "it, critic-loop's gateway parses the answer itself)",
             pool,
-            2.0,
+            0.0,
         ),
         (
             f"state validated as CriticView + LoopState (round {rounds})",

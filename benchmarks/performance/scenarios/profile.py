@@ -3,7 +3,7 @@
 The decomposition (`decompose.py`) and the suspects timed alone (`micro.py`) are measured
 without a profiler, against the overhead per round measured beside the plain loop.
 
-`cProfile` sees only the thread that enables it, and critic-loop's critic call runs in a
+`cProfile` sees only the thread that enables it, and the baselines' critic call runs in a
 pool thread (LangChain's parallel runnable behind `with_structured_output(include_raw=True)`),
 so each thread started during the profiled run gets a profiler of its own and the
 profiles are merged. A function's share is its cumulative time over the run's wall time

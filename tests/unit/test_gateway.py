@@ -1,13 +1,20 @@
 """Every model call goes through one gateway, a few of critic-loop's own frames below a node."""
 
+import json
 import threading
 import traceback
 from pathlib import Path
 from typing import Any
 
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableLambda
+
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.models.gateway import Request, ask
+from critic_loop.nodes.models.ledger import Ledger
 from tests.support.contexts import scripted_context
 from tests.support.rubrics import RUBRIC, TASK
+from tests.support.scripted_model import ScriptedChatModel
 from tests.support.verdicts import graded
 
 PRODUCT = [Path(__file__).resolve().parents[2] / folder for folder in ("graphs", "nodes", "state")]
@@ -60,3 +67,32 @@ def test_a_structured_answer_under_invoke_starts_no_thread(models, monkeypatch) 
     out = build_graph().invoke({"task": TASK, "rubric": rubric}, context=scripted_context())
     assert out["outcome"] == "passed" and models["critic"].calls == 1
     assert [frames for frames in started if "gateway.py:ask" in frames] == []
+
+
+class OwnStructuredOutput(ScriptedChatModel):
+    """A model whose structured binding is not a model-then-parser sequence."""
+
+    def with_structured_output(self, schema: Any, *, include_raw: bool = False, **_: Any) -> Any:
+        def answer(prompt: Any) -> Any:
+            reply = self.invoke(prompt)
+            parsed = json.loads(reply.text)
+            return (
+                {"raw": reply, "parsed": parsed, "parsing_error": None} if include_raw else parsed
+            )
+
+        return RunnableLambda(answer)
+
+
+def test_a_structured_binding_that_cannot_be_taken_apart_answers_as_langchain_gives_it() -> None:
+    model = OwnStructuredOutput(replies=['{"verdict": "yes"}'])
+    request = Request(
+        model=model,
+        spec="scripted:own",
+        role="critic",
+        server=None,
+        prompt=[HumanMessage("Is it?")],
+        read=lambda triple: (triple["parsed"], triple["raw"].text),
+        schema={"type": "object", "properties": {"verdict": {"type": "string"}}},
+    )
+    answer = ask(request, Ledger())
+    assert answer.value == ({"verdict": "yes"}, '{"verdict": "yes"}') and answer.calls == 1

@@ -186,16 +186,6 @@ def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]
     return examples
 
 
-def _calibration_context(parameters: Mapping[str, Any]) -> Context:
-    from critic_loop.nodes.models.discovery import with_available_models
-
-    skip = bool(parameters.get("skip_judge_on_failed_check"))
-    # the user's own settings are checked (building the Context) before asking any server
-    return with_available_models(
-        context_from_flags({**parameters, "skip_judge_on_failed_check": skip})
-    )
-
-
 def _outcome(graded: Graded) -> str:
     if graded.error is not None:
         return "no verdict"
@@ -358,6 +348,8 @@ def _report_lines(figures: Mapping[str, Any]) -> list[str]:
 @context_options
 def calibrate(**parameters: Any) -> None:
     """Measure the critic against human labels (see CALIBRATE_HELP)."""
+    from critic_loop.nodes.models.discovery import with_available_models
+
     labels: Path = parameters["labels"]
     rubric_file: Path | None = parameters["rubric_file"]
     target = _fit_target(parameters) if parameters["fit"] else None
@@ -365,7 +357,10 @@ def calibrate(**parameters: Any) -> None:
     examples = read_labels(labels, shared)
     if target is not None:
         parameters = {**parameters, "judge_mode": "extract_ask"}
-    context = _calibration_context(parameters)
+    skip = bool(parameters.get("skip_judge_on_failed_check"))
+    # the user's own settings are checked (building the Context) before asking any server
+    flags = context_from_flags({**parameters, "skip_judge_on_failed_check": skip})
+    context = with_available_models(flags)
     graded = _grade_all(examples, context)
     figures = _report(graded, context, len(examples))
     if target is not None:

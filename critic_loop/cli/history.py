@@ -223,17 +223,6 @@ def _feedback_lines(note: WorkerFeedback | None) -> list[str]:
     return lines + [f"  - {hint}" for hint in note.hints]
 
 
-def _records(thread: Thread) -> tuple[list[Draft], list[Critique], list[WorkerFeedback]]:
-    from critic_loop.state.records import Critique, Draft, WorkerFeedback
-
-    values = thread.values
-    return (
-        [Draft.model_validate(item) for item in values.get("drafts") or []],
-        [Critique.model_validate(item) for item in values.get("critiques") or []],
-        [WorkerFeedback.model_validate(item) for item in values.get("feedback") or []],
-    )
-
-
 def _rubric_lines(rubric: Any) -> list[str]:
     lines = ["rubric:"]
     for criterion in rubric or []:
@@ -251,7 +240,7 @@ def _rubric_lines(rubric: Any) -> list[str]:
 
 def story(thread: Thread, diff: bool) -> list[str]:
     """Tell a run round by round: drafts, verdicts, evidence and hints, feedback, outcome."""
-    drafts, critiques, feedback = _records(thread)
+    drafts, critiques, feedback = thread.records()
     seconds = thread.round_seconds()
     status = thread.outcome or "unfinished"
     lines = [f"thread {thread.thread_id}: {status} after {thread.rounds} round(s)"]

@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import uuid4
@@ -523,23 +523,22 @@ def _has_no_model(context: Context) -> bool:
 
 @contextmanager
 def _download_bar() -> Iterator[Any]:
-    bar: Any = None
+    with ExitStack() as stack:
+        bar: Any = None
 
-    def progress(done: int, total: int | None) -> None:
-        nonlocal bar
-        if current().quiet:
-            return
-        if bar is None:
-            click.echo("critic-loop: downloading the embedded model (once)", err=True)
-            bar = click.progressbar(length=max(total or 0, 1), label="model", file=sys.stderr)
-            bar.__enter__()
-        bar.update(done - bar.pos)
+        def progress(done: int, total: int | None) -> None:
+            nonlocal bar
+            if current().quiet:
+                return
+            if bar is None:
+                click.echo("critic-loop: downloading the embedded model (once)", err=True)
+                length = max(total or 0, 1)
+                bar = stack.enter_context(
+                    click.progressbar(length=length, label="model", file=sys.stderr)
+                )
+            bar.update(done - bar.pos)
 
-    try:
         yield progress
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
 
 
 def _embedded_model() -> dict[str, Any]:

@@ -242,8 +242,8 @@ class SectionedCommand(click.Command):
                 continue
             heading = getattr(parameter, "section", None) or self.other_section
             sections.setdefault(heading, []).append(record)
-        others = sections.pop(self.other_section, [])
-        for heading, records in [*sections.items(), (self.other_section, others)]:
+        sections[self.other_section] = sections.pop(self.other_section, [])  # listed last
+        for heading, records in sections.items():
             if records:
                 with formatter.section(heading):
                     formatter.write_dl(records)

@@ -89,7 +89,6 @@ class Graded:
 
 
 def _rubric(value: Any, where: str) -> list[CriterionBase]:
-
     from critic_loop.grading import checked_rubric
 
     if not isinstance(value, list):

@@ -466,7 +466,7 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
     checkpoint timestamps: from the last checkpoint before a round's first draft to the
     first holding its critique).
     """
-    from critic_loop.cli.plotting import require_matplotlib
+    from critic_loop.cli.plotting import plot_runs, require_matplotlib
     from critic_loop.cli.run_stats import figures_of, statistics_of
     from critic_loop.cli.stored_threads import all_threads, open_database
 
@@ -482,8 +482,6 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
     if plot is not None:
         if not runs:
             raise UsageProblem(f"nothing to plot: no finished runs{in_scope}")
-        from critic_loop.cli.plotting import plot_runs
-
         title = f"critic-loop: {len(runs)} finished run(s)" + (
             f", scope {scope!r}" if scope else ""
         )

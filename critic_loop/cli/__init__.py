@@ -111,15 +111,11 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def _sigterm_stops_the_run() -> Iterator[None]:
-    try:
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    except ValueError:  # not the main thread: leave signals alone
+    with contextlib.ExitStack() as stack:
+        with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+            previous = signal.signal(signal.SIGTERM, _raise_terminated)
+            stack.callback(signal.signal, signal.SIGTERM, previous)
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _resume_command(arguments: Sequence[str], thread_id: str) -> str:

@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -103,22 +104,19 @@ def _thread_options(command: F) -> F:
 def _in_background(work: Callable[[], T]) -> T:
     # the main thread is left to signals: Ctrl-C (or SIGTERM) stops the wait at once, not
     # after a model call in flight; the abandoned step was not saved and runs again on resume
-    outcome: list[T] = []
-    failure: list[BaseException] = []
+    outcome: Future[T] = Future()
 
     def run() -> None:
         try:
-            outcome.append(work())
+            outcome.set_result(work())
         except BaseException as error:  # handed to the waiting thread
-            failure.append(error)
+            outcome.set_exception(error)
 
     worker = threading.Thread(target=run, name="critic-loop-run", daemon=True)
     worker.start()
     while worker.is_alive():
         worker.join(0.2)
-    if failure:
-        raise failure[0]
-    return outcome[0]
+    return outcome.result()
 
 
 def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:

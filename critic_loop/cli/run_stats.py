@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from critic_loop.cli.stored_threads import Thread
+from critic_loop.cli.stored_threads import Thread, round_seconds
 from critic_loop.nodes.loop.history_queries import best_critique
 from critic_loop.state.budget import spent_on
 from critic_loop.state.records import Outcome, TokenUsage
@@ -76,7 +76,7 @@ def figures_of(thread: Thread) -> RunFigures:
         best_by_round=best_by_round,
         worker=sum((draft.usage for draft in drafts), TokenUsage()),
         critic=sum((critique.usage for critique in critiques), TokenUsage()),
-        round_seconds=thread.round_seconds(),
+        round_seconds=round_seconds(thread.line),
         seconds=(ended - started).total_seconds() if started and ended else None,
     )
 

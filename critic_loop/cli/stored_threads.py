@@ -99,10 +99,6 @@ class Thread:
             [WorkerFeedback.model_validate(item) for item in self.values.get("feedback") or []],
         )
 
-    def round_seconds(self) -> dict[int, float]:
-        """Time each round on the timeline (docs/commands.md); untimed ones left out."""
-        return round_seconds(self.line)
-
 
 def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     """Return the loop's state from a checkpoint's channel values (its input from `__start__`)."""

@@ -74,8 +74,8 @@ def _say(message: str) -> None:
 GLOBAL_FLAGS = ("-q", "--quiet", "-v", "--verbose", "--debug")
 
 
-def _global_flag_misplaced(problem: click.NoSuchOption, arguments: list[str]) -> str | None:
-    flag = problem.option_name
+def _global_flag_misplaced(problem: click.ClickException, arguments: list[str]) -> str | None:
+    flag = problem.option_name if isinstance(problem, click.NoSuchOption) else None
     if flag not in GLOBAL_FLAGS or flag not in arguments:
         return None
     rest = [argument for argument in arguments if argument != flag]
@@ -88,16 +88,13 @@ def _invoke(arguments: list[str]) -> int:
         status = cli.main(args=arguments, prog_name="critic-loop", standalone_mode=False)
     except click.exceptions.Exit as done:  # --help, --version
         return int(done.exit_code)
-    except click.NoSuchOption as problem:
+    except click.ClickException as problem:  # a bad flag or value, found by click
         advice = _global_flag_misplaced(problem, arguments)
         if advice is None:
             problem.show()
             return int(problem.exit_code)
         _say(advice)
         return 2
-    except click.ClickException as problem:  # a bad flag or value, found by click
-        problem.show()
-        return int(problem.exit_code)
     except click.Abort:
         _say("aborted")
         return 130
@@ -114,15 +111,11 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def _sigterm_stops_the_run() -> Iterator[None]:
-    try:
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    except ValueError:  # not the main thread: leave signals alone
+    with contextlib.ExitStack() as stack:
+        with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+            previous = signal.signal(signal.SIGTERM, _raise_terminated)
+            stack.callback(signal.signal, signal.SIGTERM, previous)
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _resume_command(arguments: Sequence[str], thread_id: str) -> str:

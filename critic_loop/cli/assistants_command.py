@@ -7,7 +7,6 @@ deployed another way, or after its environment changed.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import click
 
@@ -29,6 +28,8 @@ def assistants(url: str, presets: str, api_key: str | None) -> int:
     Run it with the server's environment: `auto` installs each preset whose key (or local
     model server, asked for its model) this shell has. Installing again updates in place.
     """
+    import asyncio
+
     from langgraph_sdk import get_client
 
     from critic_loop.serving.assistants import chosen_presets, install
@@ -43,13 +44,8 @@ def assistants(url: str, presets: str, api_key: str | None) -> int:
             "OPENAI_BASE_URL (or --presets none was given)"
         )
 
-    async def install_all() -> list[dict[str, Any]]:
-        client = get_client(url=url, api_key=api_key)
-        return await install(client, chosen, os.environ)
-
-    import asyncio
-
-    installed = asyncio.run(install_all())
+    client = get_client(url=url, api_key=api_key)
+    installed = asyncio.run(install(client, chosen, os.environ))
     for assistant in installed:
         context = assistant.get("context") or {}
         models = f"worker {context.get('worker_model', 'default')}, critic " + str(

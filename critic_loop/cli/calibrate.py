@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,7 +89,6 @@ class Graded:
 
 
 def _rubric(value: Any, where: str) -> list[CriterionBase]:
-
     from critic_loop.grading import checked_rubric
 
     if not isinstance(value, list):
@@ -186,16 +186,6 @@ def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]
     return examples
 
 
-def _calibration_context(parameters: Mapping[str, Any]) -> Context:
-    from critic_loop.nodes.models.discovery import with_available_models
-
-    skip = bool(parameters.get("skip_judge_on_failed_check"))
-    # the user's own settings are checked (building the Context) before asking any server
-    return with_available_models(
-        context_from_flags({**parameters, "skip_judge_on_failed_check": skip})
-    )
-
-
 def _outcome(graded: Graded) -> str:
     if graded.error is not None:
         return "no verdict"
@@ -218,7 +208,7 @@ def _grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
             grading_preflight(context, example.rubric)
             checked.add(key)
     graded: list[Graded] = []
-    with _GradingProgress(len(examples)) as progress:
+    with _grading_progress(len(examples)) as progress:
         for example in examples:
             try:
                 critique = critique_artifact(example.artifact, example.rubric, context)
@@ -234,7 +224,7 @@ def _grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
                 item = Graded(example, {r.criterion_id: r for r in critique.verdict.results})
             item.calls = critique.attempts
             graded.append(item)
-            progress.graded(example.name, critique.attempts, _outcome(item))
+            progress(example.name, critique.attempts, _outcome(item))
     return graded
 
 
@@ -358,6 +348,8 @@ def _report_lines(figures: Mapping[str, Any]) -> list[str]:
 @context_options
 def calibrate(**parameters: Any) -> None:
     """Measure the critic against human labels (see CALIBRATE_HELP)."""
+    from critic_loop.nodes.models.discovery import with_available_models
+
     labels: Path = parameters["labels"]
     rubric_file: Path | None = parameters["rubric_file"]
     target = _fit_target(parameters) if parameters["fit"] else None
@@ -365,7 +357,10 @@ def calibrate(**parameters: Any) -> None:
     examples = read_labels(labels, shared)
     if target is not None:
         parameters = {**parameters, "judge_mode": "extract_ask"}
-    context = _calibration_context(parameters)
+    skip = bool(parameters.get("skip_judge_on_failed_check"))
+    # the user's own settings are checked (building the Context) before asking any server
+    flags = context_from_flags({**parameters, "skip_judge_on_failed_check": skip})
+    context = with_available_models(flags)
     graded = _grade_all(examples, context)
     figures = _report(graded, context, len(examples))
     if target is not None:
@@ -444,44 +439,40 @@ def _fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
-class _GradingProgress:
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.done = 0
-        self.calls = 0
-        self.started = time.monotonic()
-        self._bar: Any = None
-
-    def __enter__(self) -> _GradingProgress:
+@contextlib.contextmanager
+def _grading_progress(total: int) -> Iterator[Callable[[str, int, str], None]]:
+    started = time.monotonic()
+    done = calls = 0
+    with contextlib.ExitStack() as stack:
+        bar: Any = None
         if sys.stderr.isatty():
-            self._bar = click.progressbar(
-                length=self.total,
-                label="grading",
-                file=sys.stderr,
-                show_eta=True,
-                show_pos=True,
-                item_show_func=lambda item: item,
+            bar = stack.enter_context(
+                click.progressbar(
+                    length=total,
+                    label="grading",
+                    file=sys.stderr,
+                    show_eta=True,
+                    show_pos=True,
+                    item_show_func=lambda item: item,
+                )
             )
-            self._bar.__enter__()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(*exc)
+        def graded(name: str, spent: int, outcome: str) -> None:
+            nonlocal done, calls
+            done += 1
+            calls += spent
+            if bar is not None:
+                bar.update(1, f"{calls} call(s); {name}: {outcome}")
+                return
+            elapsed = time.monotonic() - started
+            left = elapsed / done * (total - done)
+            click.echo(
+                f"graded {done}/{total} {name}: {outcome}; {spent} call(s), "
+                f"{calls} in all; {elapsed:.0f} s so far, about {left:.0f} s left",
+                err=True,
+            )
 
-    def graded(self, name: str, calls: int, outcome: str) -> None:
-        self.done += 1
-        self.calls += calls
-        if self._bar is not None:
-            self._bar.update(1, f"{self.calls} call(s); {name}: {outcome}")
-            return
-        elapsed = time.monotonic() - self.started
-        left = elapsed / self.done * (self.total - self.done)
-        click.echo(
-            f"graded {self.done}/{self.total} {name}: {outcome}; {calls} call(s), "
-            f"{self.calls} in all; {elapsed:.0f} s so far, about {left:.0f} s left",
-            err=True,
-        )
+        yield graded
 
 
 @click.command("lint-rubric")

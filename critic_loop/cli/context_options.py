@@ -33,14 +33,6 @@ SECTION_STARTS = {
 fields' order, to the next one's start, so a new field joins its neighbours' section."""
 
 
-def _setting_sections() -> dict[str, str]:
-    sections, current = {}, "Settings"
-    for name in Context.model_fields:
-        current = SECTION_STARTS.get(name, current)
-        sections[name] = current
-    return sections
-
-
 def option_name(field: str) -> str:
     """Return the flag of a `Context` field: `max_iterations` -> `--max-iterations`."""
     return "--" + field.replace("_", "-")
@@ -160,7 +152,10 @@ def _context_option(name: str, info: FieldInfo, section: str) -> Callable[[F], F
 
 def context_options(command: F) -> F:
     """Add one option per `Context` field to a click command, under its section."""
-    sections = _setting_sections()
+    sections, current = {}, "Settings"
+    for name in Context.model_fields:
+        current = SECTION_STARTS.get(name, current)
+        sections[name] = current
     for name, info in reversed(Context.model_fields.items()):
         command = _context_option(name, info, sections[name])(command)
     return command
@@ -242,8 +237,8 @@ class SectionedCommand(click.Command):
                 continue
             heading = getattr(parameter, "section", None) or self.other_section
             sections.setdefault(heading, []).append(record)
-        others = sections.pop(self.other_section, [])
-        for heading, records in [*sections.items(), (self.other_section, others)]:
+        sections[self.other_section] = sections.pop(self.other_section, [])  # listed last
+        for heading, records in sections.items():
             if records:
                 with formatter.section(heading):
                     formatter.write_dl(records)

@@ -127,10 +127,9 @@ def _spent_line(state: LoopState) -> str:
 
 
 def _show_request(request: dict[str, Any]) -> None:
-    candidate = f" (candidate {request['candidate']})" if request.get("candidate", 1) > 1 else ""
     score = request.get("score")
     shown = f", weighted score {score:.2f}" if isinstance(score, float) else ""
-    where = f"round {request['round']}{candidate}{shown}"
+    where = round_label(request) + shown
     lines = ["", f"review: {request['review']}; the best draft is {where}", "--- draft ---"]
     lines += [request["draft"], "--- the critic ---"]
     for criterion in request["criteria"]:

@@ -173,19 +173,6 @@ def _revised_draft(draft: Draft, drafts: Sequence[Draft]) -> Draft | None:
     return earlier[-1] if earlier else None
 
 
-def _draft_diff(before: Draft, after: Draft) -> list[str]:
-    lines = list(
-        difflib.unified_diff(
-            before.text.splitlines(),
-            after.text.splitlines(),
-            fromfile=_draft_label(before),
-            tofile=_draft_label(after),
-            lineterm="",
-        )
-    )
-    return lines or ["(no changes)"]
-
-
 def _draft_lines(draft: Draft, drafts: Sequence[Draft], diff: bool) -> list[str]:
     if draft.stopped is not None:
         calls = f"{draft.attempts} worker call(s)"
@@ -195,10 +182,15 @@ def _draft_lines(draft: Draft, drafts: Sequence[Draft], diff: bool) -> list[str]
         about += f"; cut from {draft.full_length} characters"
     base = _revised_draft(draft, drafts) if diff else None
     if base is not None:
-        return [
-            f"--- draft, {_draft_label(draft)} ({about}); changes ---",
-            *_draft_diff(base, draft),
-        ]
+        changes = difflib.unified_diff(
+            base.text.splitlines(),
+            draft.text.splitlines(),
+            fromfile=_draft_label(base),
+            tofile=_draft_label(draft),
+            lineterm="",
+        )
+        heading = f"--- draft, {_draft_label(draft)} ({about}); changes ---"
+        return [heading, *(list(changes) or ["(no changes)"])]
     return [f"--- draft, {_draft_label(draft)} ({about}) ---", draft.text]
 
 
@@ -223,17 +215,6 @@ def _feedback_lines(note: WorkerFeedback | None) -> list[str]:
     return lines + [f"  - {hint}" for hint in note.hints]
 
 
-def _records(thread: Thread) -> tuple[list[Draft], list[Critique], list[WorkerFeedback]]:
-    from critic_loop.state.records import Critique, Draft, WorkerFeedback
-
-    values = thread.values
-    return (
-        [Draft.model_validate(item) for item in values.get("drafts") or []],
-        [Critique.model_validate(item) for item in values.get("critiques") or []],
-        [WorkerFeedback.model_validate(item) for item in values.get("feedback") or []],
-    )
-
-
 def _rubric_lines(rubric: Any) -> list[str]:
     lines = ["rubric:"]
     for criterion in rubric or []:
@@ -251,8 +232,10 @@ def _rubric_lines(rubric: Any) -> list[str]:
 
 def story(thread: Thread, diff: bool) -> list[str]:
     """Tell a run round by round: drafts, verdicts, evidence and hints, feedback, outcome."""
-    drafts, critiques, feedback = _records(thread)
-    seconds = thread.round_seconds()
+    from critic_loop.cli.stored_threads import round_seconds
+
+    drafts, critiques, feedback = thread.records()
+    seconds = round_seconds(thread.line)
     status = thread.outcome or "unfinished"
     lines = [f"thread {thread.thread_id}: {status} after {thread.rounds} round(s)"]
     times = f"started {when(thread.started_at)} UTC"
@@ -351,7 +334,7 @@ def show(thread_id: str, db: str | None, diff: bool, as_json: bool) -> None:
     hint, the feedback the worker was given, then the outcome, its reason and the final
     draft. THREAD is a thread id as `critic-loop runs` lists it.
     """
-    from critic_loop.cli.stored_threads import open_database, read_thread
+    from critic_loop.cli.stored_threads import open_database, read_thread, round_seconds
 
     with open_database(db) as persistence:
         thread = read_thread(persistence.checkpointer, thread_id, persistence.location)
@@ -362,7 +345,7 @@ def show(thread_id: str, db: str | None, diff: bool, as_json: bool) -> None:
                 "finished": thread.finished,
                 "pruned_at": thread.pruned_at,
                 **_times(thread),
-                "round_seconds": {str(n): s for n, s in thread.round_seconds().items()},
+                "round_seconds": {str(n): s for n, s in round_seconds(thread.line).items()},
                 "values": thread.values,
             }
         )
@@ -477,7 +460,7 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
     checkpoint timestamps: from the last checkpoint before a round's first draft to the
     first holding its critique).
     """
-    from critic_loop.cli.plotting import require_matplotlib
+    from critic_loop.cli.plotting import plot_runs, require_matplotlib
     from critic_loop.cli.run_stats import figures_of, statistics_of
     from critic_loop.cli.stored_threads import all_threads, open_database
 
@@ -493,8 +476,6 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
     if plot is not None:
         if not runs:
             raise UsageProblem(f"nothing to plot: no finished runs{in_scope}")
-        from critic_loop.cli.plotting import plot_runs
-
         title = f"critic-loop: {len(runs)} finished run(s)" + (
             f", scope {scope!r}" if scope else ""
         )

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import click
+from pydantic import ValidationError
 
 from critic_loop.cli.context_options import SectionedCommand, db_option, json_option, option
+from critic_loop.cli.history import echo_json, when
 from critic_loop.errors import UsageProblem
 
 if TYPE_CHECKING:
@@ -20,8 +24,6 @@ SCOPE_HELP = "The memory scope [default: $CRITIC_LOOP_MEMORY_SCOPE, else default
 
 
 def _chosen_scope(scope: str | None) -> str:
-    import os
-
     scope = scope or os.environ.get("CRITIC_LOOP_MEMORY_SCOPE") or "default"
     if not SCOPE_PATTERN.match(scope):
         raise UsageProblem(
@@ -53,8 +55,6 @@ def _rules_of(store: BaseStore, scope: str) -> list[Item]:
 
 
 def _rule_summary(item: Item) -> dict[str, Any]:
-    from pydantic import ValidationError
-
     from critic_loop.state.rules import Rule
 
     try:
@@ -93,10 +93,6 @@ def _run(provenance: dict[str, Any]) -> str:
 
 
 def _time(text: str) -> str:
-    from datetime import datetime
-
-    from critic_loop.cli.history import when
-
     return when(datetime.fromisoformat(text)) + " UTC"
 
 
@@ -147,8 +143,6 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
         empty = not all_scopes and not listed[scopes[0]]
         elsewhere = [other for other in _scopes_of(store) if other not in scopes] if empty else []
     if as_json:
-        from critic_loop.cli.history import echo_json
-
         echo_json([summary for summaries in listed.values() for summary in summaries])
         return
     if not scopes:

@@ -8,7 +8,8 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from concurrent.futures import Future
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import uuid4
@@ -103,22 +104,19 @@ def _thread_options(command: F) -> F:
 def _in_background(work: Callable[[], T]) -> T:
     # the main thread is left to signals: Ctrl-C (or SIGTERM) stops the wait at once, not
     # after a model call in flight; the abandoned step was not saved and runs again on resume
-    outcome: list[T] = []
-    failure: list[BaseException] = []
+    outcome: Future[T] = Future()
 
     def run() -> None:
         try:
-            outcome.append(work())
+            outcome.set_result(work())
         except BaseException as error:  # handed to the waiting thread
-            failure.append(error)
+            outcome.set_exception(error)
 
     worker = threading.Thread(target=run, name="critic-loop-run", daemon=True)
     worker.start()
     while worker.is_alive():
         worker.join(0.2)
-    if failure:
-        raise failure[0]
-    return outcome[0]
+    return outcome.result()
 
 
 def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
@@ -523,23 +521,22 @@ def _has_no_model(context: Context) -> bool:
 
 @contextmanager
 def _download_bar() -> Iterator[Any]:
-    bar: Any = None
+    with ExitStack() as stack:
+        bar: Any = None
 
-    def progress(done: int, total: int | None) -> None:
-        nonlocal bar
-        if current().quiet:
-            return
-        if bar is None:
-            click.echo("critic-loop: downloading the embedded model (once)", err=True)
-            bar = click.progressbar(length=max(total or 0, 1), label="model", file=sys.stderr)
-            bar.__enter__()
-        bar.update(done - bar.pos)
+        def progress(done: int, total: int | None) -> None:
+            nonlocal bar
+            if current().quiet:
+                return
+            if bar is None:
+                click.echo("critic-loop: downloading the embedded model (once)", err=True)
+                length = max(total or 0, 1)
+                bar = stack.enter_context(
+                    click.progressbar(length=length, label="model", file=sys.stderr)
+                )
+            bar.update(done - bar.pos)
 
-    try:
         yield progress
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
 
 
 def _embedded_model() -> dict[str, Any]:

@@ -9,10 +9,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from critic_loop.cli.stored_threads import Thread
+from critic_loop.cli.stored_threads import Thread, round_seconds
 from critic_loop.nodes.loop.history_queries import best_critique
 from critic_loop.state.budget import spent_on
-from critic_loop.state.records import Critique, Draft, Outcome, TokenUsage
+from critic_loop.state.records import Outcome, TokenUsage
 from critic_loop.state.rules import MemoryReport
 from critic_loop.state.verdict import Verdict
 
@@ -43,10 +43,6 @@ class RunFigures:
     """From the run's submission to its last checkpoint."""
 
 
-def _records(values: Any, model: type[Draft] | type[Critique]) -> list[Any]:
-    return [model.model_validate(item) for item in values or []]
-
-
 def _passes(verdict: Verdict | None) -> dict[str, bool]:
     if verdict is None:
         return {}
@@ -55,8 +51,7 @@ def _passes(verdict: Verdict | None) -> dict[str, bool]:
 
 def figures_of(thread: Thread) -> RunFigures:
     """Reduce a finished run to the figures it contributes."""
-    drafts: list[Draft] = _records(thread.values.get("drafts"), Draft)
-    critiques: list[Critique] = _records(thread.values.get("critiques"), Critique)
+    drafts, critiques, _ = thread.records()
     rounds = max((critique.round for critique in critiques), default=0)
     first = best_critique([c for c in critiques if c.round == 1])
     final = best_critique(critiques)
@@ -81,7 +76,7 @@ def figures_of(thread: Thread) -> RunFigures:
         best_by_round=best_by_round,
         worker=sum((draft.usage for draft in drafts), TokenUsage()),
         critic=sum((critique.usage for critique in critiques), TokenUsage()),
-        round_seconds=thread.round_seconds(),
+        round_seconds=round_seconds(thread.line),
         seconds=(ended - started).total_seconds() if started and ended else None,
     )
 

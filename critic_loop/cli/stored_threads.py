@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from critic_loop.errors import UsageProblem
 from critic_loop.state.history import append_only, highest_round, listed_checkpoints, timestamp
 from critic_loop.state.loop import LoopState
+from critic_loop.state.records import Critique, Draft, WorkerFeedback
 from critic_loop.thread_settings import StoredSettings, stored_settings
 
 if TYPE_CHECKING:
@@ -90,9 +91,13 @@ class Thread:
                 return str(rule["scope"])
         return None
 
-    def round_seconds(self) -> dict[int, float]:
-        """Time each round on the timeline (docs/commands.md); untimed ones left out."""
-        return round_seconds(self.line)
+    def records(self) -> tuple[list[Draft], list[Critique], list[WorkerFeedback]]:
+        """Its drafts, critiques and feedback to the worker, as records."""
+        return (
+            [Draft.model_validate(item) for item in self.values.get("drafts") or []],
+            [Critique.model_validate(item) for item in self.values.get("critiques") or []],
+            [WorkerFeedback.model_validate(item) for item in self.values.get("feedback") or []],
+        )
 
 
 def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
@@ -258,30 +263,22 @@ def recent_threads(checkpointer: BaseCheckpointSaver[Any], limit: int | None) ->
     return threads
 
 
-@dataclass
-class _Pass:
-    latest: dict[str, CheckpointTuple] = field(default_factory=dict)
-    steps: dict[str, dict[str, Step]] = field(default_factory=dict)
-    written: dict[str, dict[str, int]] = field(default_factory=dict)
-
-
-def _gathered(items: Iterable[CheckpointTuple]) -> _Pass:
-    gathered = _Pass()
-    for item in items:
-        if not _is_root(item):
-            continue
-        thread_id = _thread_of(item)
-        step = _step(item)
-        gathered.steps.setdefault(thread_id, {})[step.checkpoint_id] = step
-        gathered.written[step.checkpoint_id] = _written_rounds(item)
-        gathered.latest.setdefault(thread_id, item)
-    return gathered
-
-
-def _threads_with_lines(checkpointer: BaseCheckpointSaver[Any], gathered: _Pass) -> list[Thread]:
-    steps, written = gathered.steps, gathered.written
+def _threads(checkpointer: BaseCheckpointSaver[Any], config: Any) -> list[Thread]:
+    # one pass over the root checkpoints: each thread's latest, its steps and their writes
+    latest: dict[str, CheckpointTuple] = {}
+    steps: dict[str, dict[str, Step]] = {}
+    written: dict[str, dict[str, int]] = {}
+    with listed_checkpoints(checkpointer, config) as listing:
+        for item in listing:
+            if not _is_root(item):
+                continue
+            thread_id = _thread_of(item)
+            step = _step(item)
+            steps.setdefault(thread_id, {})[step.checkpoint_id] = step
+            written[step.checkpoint_id] = _written_rounds(item)
+            latest.setdefault(thread_id, item)
     threads = []
-    for thread_id, item in gathered.latest.items():
+    for thread_id, item in latest.items():
         thread = _head(checkpointer, item)
         if thread is None:
             continue
@@ -297,16 +294,12 @@ def _threads_with_lines(checkpointer: BaseCheckpointSaver[Any], gathered: _Pass)
 
 def all_threads(checkpointer: BaseCheckpointSaver[Any]) -> list[Thread]:
     """Return every run with its timeline, most recently active first, in one pass."""
-    with listed_checkpoints(checkpointer, None) as listing:
-        gathered = _gathered(listing)
-    return _threads_with_lines(checkpointer, gathered)
+    return _threads(checkpointer, None)
 
 
 def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: str) -> Thread:
     """Return one run with its timeline, reading its history once (else a UsageProblem)."""
-    with listed_checkpoints(checkpointer, _root_config(thread_id)) as listing:
-        gathered = _gathered(listing)
-    threads = _threads_with_lines(checkpointer, gathered)
+    threads = _threads(checkpointer, _root_config(thread_id))
     if not threads:
         raise UsageProblem(f"no run with thread id {thread_id!r} in {where}")
     return threads[0]

@@ -28,10 +28,7 @@ NODE_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="critic-loo
 
 
 class Node(Runnable[Any, Any]):
-    """A node's sync body and, optionally, its async one, run behind the operator's policy.
-
-    It wraps the sync body: LangGraph reads the input schema and `Command` destinations there.
-    """
+    """Wraps the sync body: LangGraph reads the input schema and `Command` destinations there."""
 
     def __init__(
         self,

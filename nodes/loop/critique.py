@@ -39,11 +39,6 @@ def _critique(draft: Draft, attempts: int = 0, **fields: Any) -> Critique:
     return Critique(round=draft.round, candidate=draft.candidate, attempts=attempts, **fields)
 
 
-def _not_graded(criterion: CriterionBase, why: str) -> CriterionResult:
-    evidence = f"Not graded this round: {why}"
-    return CriterionResult(criterion_id=criterion.id, passed=False, skipped=True, evidence=evidence)
-
-
 def _graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dict[str, Critique]:
     by_ref = {draft.ref: draft for draft in drafts}
     found: dict[str, Critique] = {}
@@ -274,11 +269,11 @@ class _RoundGrading:
         return not self._verdict({**hoped, **checked}).passed
 
     def _without_judge(self, ref: DraftRef, why: str) -> Critique:
+        skipped = {"passed": False, "skipped": True, "evidence": f"Not graded this round: {why}"}
         results = {
-            **self.checked[ref],
-            **{c.id: _not_graded(c, why) for c in self.judged_criteria},
+            c.id: CriterionResult(criterion_id=c.id, **skipped) for c in self.judged_criteria
         }
-        return _critique(self.drafts[ref], verdict=self._verdict(results))
+        return _critique(self.drafts[ref], verdict=self._verdict({**self.checked[ref], **results}))
 
 
 def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -25,19 +25,15 @@ from critic_loop.state.rules import MemoryReport
 
 def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> list[OpenItem]:
     """List the criteria the chosen draft fails; every criterion if it was never graded."""
-    text = {criterion.id: criterion.describe() for criterion in rubric}
     if critique is None or critique.verdict is None:
         never = "Not graded: the verifier gave no acceptable verdict."
         return [
             OpenItem(criterion_id=c.id, text=c.describe(), evidence=never, hint="") for c in rubric
         ]
+    text = {criterion.id: criterion.describe() for criterion in rubric}
+    shown = {"criterion_id", "evidence", "hint"}
     return [
-        OpenItem(
-            criterion_id=result.criterion_id,
-            text=text[result.criterion_id],
-            evidence=result.evidence,
-            hint=result.hint,
-        )
+        OpenItem(text=text[result.criterion_id], **result.model_dump(include=shown))
         for result in critique.verdict.unmet
     ]
 

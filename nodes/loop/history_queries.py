@@ -12,8 +12,6 @@ from critic_loop.state.context import MAX_ITERATIONS_LIMIT
 from critic_loop.state.records import Critique, Draft, DraftRef, Review, rounds_done
 from critic_loop.state.verdict import SCORE_TOLERANCE, CriterionResult, Verdict
 
-Strength = tuple[int, float]  # must criteria passed, then weighted score
-
 
 def latest_round(critiques: Sequence[Critique]) -> list[Critique]:
     """Return the critiques of the latest graded round, in candidate order."""
@@ -21,19 +19,14 @@ def latest_round(critiques: Sequence[Critique]) -> list[Critique]:
     return sorted((c for c in critiques if c.round == last), key=lambda c: c.candidate)
 
 
-def _strength(critique: Critique) -> Strength:
-    verdict = critique.verdict
-    if verdict is None:
-        return -1, -1.0
-    return verdict.musts_passed, verdict.score
-
-
 def best_critique(critiques: Sequence[Critique]) -> Critique | None:
     """Ties go to a grading not cut short, the latest round, `agreement`, the first candidate."""
 
-    def rank(c: Critique) -> tuple[Strength, bool, int, int, int]:
+    def rank(c: Critique) -> tuple[int, float, bool, int, int, int]:
+        assert c.verdict is not None  # only graded critiques are ranked
         support = c.agreement.support if c.agreement is not None else 1  # 1: not compared
-        return _strength(c), c.stopped is None, c.round, support, -c.candidate
+        strength = c.verdict.musts_passed, c.verdict.score
+        return *strength, c.stopped is None, c.round, support, -c.candidate
 
     return max((c for c in critiques if c.verdict is not None), key=rank, default=None)
 
@@ -51,12 +44,6 @@ def draft_of(drafts: Sequence[Draft], ref: DraftRef) -> Draft:
 def normalized(text: str) -> str:
     """Return `text` with runs of whitespace made one space (how repeats are recognized)."""
     return " ".join(text.split())
-
-
-def _per_round_verdicts(critiques: Sequence[Critique], since: int) -> list[Verdict]:
-    numbers = range(since, rounds_done(critiques) + 1)
-    bests = (best_critique([c for c in critiques if c.round == n]) for n in numbers)
-    return [best.verdict for best in bests if best is not None and best.verdict is not None]
 
 
 def repeated_failures(verdicts: Sequence[Verdict], window: int) -> bool:
@@ -85,7 +72,9 @@ def stall_reason(critiques: Sequence[Critique], drafts: Sequence[Draft], window:
         assert earlier is not None
         return f"round {latest[0].round} repeated the draft of round {earlier.round} word for word"
     fresh_start = max((d.round for d in drafts if d.origin == "resample"), default=1)
-    verdicts = _per_round_verdicts(critiques, fresh_start)
+    numbers = range(fresh_start, rounds_done(critiques) + 1)
+    bests = (best_critique([c for c in critiques if c.round == n]) for n in numbers)
+    verdicts = [best.verdict for best in bests if best is not None and best.verdict is not None]
     if repeated_failures(verdicts, window):
         failing = ", ".join(sorted(verdicts[-1].failing_ids))
         return f"the same criteria failed {window} times in a row: {failing}"

@@ -50,18 +50,15 @@ def more_candidates(
 
 
 def _side_by_side(
-    count: int,
-    left: Allowance,
-    temperatures: tuple[float, float],
-    first: int = 1,
-    **turn: Any,
+    count: int, left: Allowance, context: Context, first: int = 1, **turn: Any
 ) -> list[WorkerTurn]:
     count = max(1, count if left.calls is None else min(count, left.calls))
+    sampled = context.sample_temperature
     return [
         WorkerTurn(
             **turn,
             candidate=number,
-            temperature=temperatures[0] if number == 1 else temperatures[1],
+            temperature=context.temperature if (number, turn["mode"]) == (1, "first") else sampled,
             allowance=left.share(count),
         )
         for number in range(first, first + count)
@@ -81,7 +78,7 @@ def first_turns(
     return _side_by_side(
         1 if context.candidates == "auto" else candidate_count(context, rubric),
         allowance(Spent(), context),
-        (context.temperature, context.sample_temperature),
+        context,
         task=task,
         round=1,
         mode="first",
@@ -154,7 +151,7 @@ def next_turns(
         return _side_by_side(
             more_candidates(state.critiques, context, state.rubric),
             left,
-            (context.temperature, context.sample_temperature),
+            context,
             first=len(state.drafts) + 1,
             task=state.task,
             round=1,
@@ -178,7 +175,7 @@ def next_turns(
     return _side_by_side(
         fresh_batch(state.drafts, context) if best is not None else 1,
         left,
-        (context.sample_temperature, context.sample_temperature),
+        context,
         **common,
         mode="resample",
         rules=[rule.text for rule in state.recalled_rules],

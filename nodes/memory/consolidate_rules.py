@@ -72,12 +72,6 @@ class _Consolidation:
             self.report.rejected.append(f"{action} {text!r}: {problem}")
         return problem is not None
 
-    def _unknown(self, operation: RuleOperation) -> bool:
-        if operation.rule_id in self.rules:
-            return False
-        self.report.rejected.append(f"{operation.action}: no rule has id {operation.rule_id!r}")
-        return True
-
     def _write(self, rule_id: str, rule: Rule) -> None:
         self.rules[rule_id] = rule
         self.store.put(rules_namespace(rule.scope), rule_id, rule.model_dump(mode="json"))
@@ -136,7 +130,8 @@ class _Consolidation:
 
     def update(self, operation: RuleOperation, criteria: list[str]) -> bool:
         """Rewrite a rule; merge it into another rule if the new text duplicates that one."""
-        if self._unknown(operation) or self._refused(operation.action, operation.text):
+        if operation.rule_id not in self.rules:  # its text passed `apply`'s refusal already
+            self.report.rejected.append(f"{operation.action}: no rule has id {operation.rule_id!r}")
             return False
         duplicate = find_duplicate(operation.text, self._texts(), exclude=operation.rule_id)
         if duplicate is not None:
@@ -186,7 +181,6 @@ def _stored_rules(items: list[Any]) -> dict[str, Rule]:
 
 
 def _consolidate(work: _Consolidation, max_rules: int) -> None:
-    """Read the scope's rules afresh, store the lessons, retire the weakest."""
     work.rules = _stored_rules(read_scope(work.store, work.report.scope))
     restated: list[Lesson] = []
     for operation in work.state.proposed or []:

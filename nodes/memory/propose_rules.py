@@ -92,9 +92,6 @@ class _Distilling:
     report: MemoryReport
     update: dict[str, Any]
 
-    def failed(self, error: Exception) -> dict[str, Any]:
-        return _failed(self.update, self.report, self.ledger, error)
-
     def finished(self, answer: Answer[DistillerReport]) -> dict[str, Any]:
         if answer.value is None:
             problem = answer.stopped or answer.rejected[-1]
@@ -167,7 +164,7 @@ def propose_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, A
     try:
         answer = ask(plan.request, plan.ledger)
     except Exception as error:
-        return plan.failed(error)
+        return _failed(plan.update, plan.report, plan.ledger, error)
     return plan.finished(answer)
 
 
@@ -179,5 +176,5 @@ async def apropose_rules(state: DistillState, runtime: Runtime[Context]) -> dict
     try:
         answer = await aask(plan.request, plan.ledger)
     except Exception as error:
-        return plan.failed(error)
+        return _failed(plan.update, plan.report, plan.ledger, error)
     return plan.finished(answer)

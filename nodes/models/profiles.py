@@ -38,11 +38,6 @@ class ModelProfile(BaseModel):
     settings: dict[str, Any]
 
 
-def _billions_of_parameters(name: str) -> float | None:  # "llama-3.1-8b-instruct": 8.0
-    found = _SIZE.search(name.lower())
-    return float(found[1]) if found else None
-
-
 _looked_up: set[str] = set()
 
 
@@ -58,7 +53,8 @@ def model_profile(spec: str, found: bool = False) -> ModelProfile:
         ProfileProblem: the operator's judge profile cannot be read.
     """
     _, _, name = spec.partition(":")
-    size = _billions_of_parameters(name)
+    found_size = _SIZE.search(name.lower())  # "llama-3.1-8b-instruct": 8 (billion)
+    size = float(found_size[1]) if found_size else None
     source: Source
     if (size is not None and size <= SMALL_MODEL_PARAMS) or (size is None and found):
         source = "small model" if size is not None else "found on the server"

@@ -11,11 +11,12 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, runnable_suite
-from critic_loop.nodes.verifiers.checks import arun_check, run_check
+from critic_loop.nodes.verifiers.checks import arun_check
 from critic_loop.nodes.verifiers.checks.structured import extract_code
 from critic_loop.state.rubric import TestSuite
 
@@ -281,19 +282,8 @@ def behaviour_groups(
             operator did not allow that), or CRITIC_LOOP_REQUIRE_ISOLATION=1.
         CeilingExceeded: a served client set a limit above the operator's ceiling.
     """
-    criterion = runnable_suite(criterion, trust)
-    probes = probe_inputs(criterion)
-    if not probes:
-        return None
-    group: list[int] = []
-    for index, draft in enumerate(drafts):
-        same = (
-            lead
-            for lead in dict.fromkeys(group)
-            if run_check(*_pair_check(criterion, probes, drafts[lead], draft), trust).passed
-        )
-        group.append(next(same, index))
-    return Grouping(len(probes), group)
+    with ThreadPoolExecutor(1) as thread:  # the caller's thread may be running a loop
+        return thread.submit(asyncio.run, abehaviour_groups(criterion, drafts, trust)).result()
 
 
 async def abehaviour_groups(

@@ -238,9 +238,8 @@ NOTHING_QUOTED = "Not met: the judge found no words in the artifact that show it
 
 def extracted_quote(reply: str) -> str:
     """Read the words a judge replied with: its first line, without quotation marks."""
-    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
-    first = lines[0] if lines else ""
-    return " ".join(first.split()).strip().strip("\"“”`'").strip()
+    first = next((line for line in reply.splitlines() if line.strip()), "")
+    return " ".join(first.split()).strip("\"“”`'").strip()
 
 
 def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Graded, str | None]:

@@ -177,32 +177,29 @@ NAMES_ONE = re.compile(
 
 LINES = re.compile(rf"\b(?:has|is|in) exactly {NUMBER} lines\b")
 
-VAGUE: dict[str, str] = {  # taste to a judge, and a checkable rewrite to consider
-    "concise": "It has at most 80 words.",
-    "brief": "It has at most 80 words.",
-    "short": "It has at most 80 words.",
-    "clear": "Each sentence has at most 25 words.",
-    "readable": "Each sentence has at most 25 words.",
-    "engaging": "It opens with a question or a concrete example.",
-    "compelling": "It states one benefit for the reader in its first sentence.",
-    "interesting": "It includes one concrete example.",
-    "professional": "It contains no slang, emoji or exclamation marks.",
-    "appropriate": "Say for whom and what it must contain.",
-    "high quality": "Name the properties a reader can check.",
-    "high-quality": "Name the properties a reader can check.",
-    "well written": "Name the properties a reader can check.",
-    "well-written": "Name the properties a reader can check.",
-    "good": "Name the properties a reader can check.",
-    "nice": "Name the properties a reader can check.",
-    "polished": "It has no spelling mistakes and no repeated words.",
-    "effective": "Say what effect it must have, as something a reader can find.",
+VAGUE: dict[tuple[str, ...], str] = {  # taste to a judge, and a checkable rewrite to consider
+    ("concise", "brief", "short"): "It has at most 80 words.",
+    ("clear", "readable"): "Each sentence has at most 25 words.",
+    ("engaging",): "It opens with a question or a concrete example.",
+    ("compelling",): "It states one benefit for the reader in its first sentence.",
+    ("interesting",): "It includes one concrete example.",
+    ("professional",): "It contains no slang, emoji or exclamation marks.",
+    ("appropriate",): "Say for whom and what it must contain.",
+    ("high quality", "high-quality", "well written", "well-written", "good", "nice"): (
+        "Name the properties a reader can check."
+    ),
+    ("polished",): "It has no spelling mistakes and no repeated words.",
+    ("effective",): "Say what effect it must have, as something a reader can find.",
 }
 
 
 def _vague(text: str) -> str | None:
-    for word, rewrite in VAGUE.items():
-        if re.search(rf"\b{re.escape(word)}\b", text):
-            return f"{word!r} is taste to a judge; say what a reader can check, e.g. {rewrite!r}"
+    for words, rewrite in VAGUE.items():
+        for word in words:
+            if re.search(rf"\b{re.escape(word)}\b", text):
+                return (
+                    f"{word!r} is taste to a judge; say what a reader can check, e.g. {rewrite!r}"
+                )
     return None
 
 

@@ -14,7 +14,6 @@ from critic_loop.nodes.verifiers.checks.structured import extract_code
 from critic_loop.sandbox import isolation as sandbox
 from critic_loop.sandbox import runner
 from critic_loop.sandbox.memory_bound import MIB, MemoryBound
-from critic_loop.sandbox.report import Judged
 from critic_loop.state.errors import IsolationUnavailable
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import TestSuite
@@ -64,18 +63,14 @@ def memory_plan(criterion: TestSuite, isolation: sandbox.Isolation) -> MemoryBou
     return runner.memory_plan(_limits(criterion), isolation, host_limits())
 
 
-def _check_result(judged: Judged) -> CheckResult:
-    return CheckResult(
-        passed=judged.passed, evidence=judged.evidence, hint=judged.hint, terminal=judged.terminal
-    )
-
-
 def run_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
     """Run the criterion's tests against the draft's code (blocking) and grade it."""
-    return _check_result(runner.run_suite(_suite(criterion), extract_code(draft), host_limits()))
+    judged = runner.run_suite(_suite(criterion), extract_code(draft), host_limits())
+    return CheckResult.model_validate(judged, from_attributes=True)
 
 
 async def arun_test_suite(criterion: TestSuite, draft: str) -> CheckResult:
     """`run_test_suite` without blocking the event loop."""
     suite = await asyncio.to_thread(_suite, criterion)
-    return _check_result(await runner.arun_suite(suite, extract_code(draft), host_limits()))
+    judged = await runner.arun_suite(suite, extract_code(draft), host_limits())
+    return CheckResult.model_validate(judged, from_attributes=True)

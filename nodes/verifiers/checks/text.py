@@ -77,23 +77,18 @@ def check_regex(criterion: Regex, draft: str) -> CheckResult:
             ),
             hint="Rewrite the text this pattern is about more plainly.",
         )
+    if match is None:
+        hint = f"Include text that matches {pattern}." if criterion.must_match else ""
+        nothing = f"Nothing in the draft matches {pattern}."
+        return CheckResult(passed=not criterion.must_match, evidence=nothing, hint=hint)
+    snippet = _snippet(draft, match)
     if criterion.must_match:
-        if match:
-            return CheckResult(
-                passed=True, evidence=f"It matches {pattern}: {_snippet(draft, match)!r}."
-            )
-        return CheckResult(
-            passed=False,
-            evidence=f"Nothing in the draft matches {pattern}.",
-            hint=f"Include text that matches {pattern}.",
-        )
-    if match:
-        return CheckResult(
-            passed=False,
-            evidence=f"It matches {pattern} at {_snippet(draft, match)!r}.",
-            hint=f"Remove or rewrite the text matching {pattern} (first at {match.group(0)!r}).",
-        )
-    return CheckResult(passed=True, evidence=f"Nothing in the draft matches {pattern}.")
+        return CheckResult(passed=True, evidence=f"It matches {pattern}: {snippet!r}.")
+    return CheckResult(
+        passed=False,
+        evidence=f"It matches {pattern} at {snippet!r}.",
+        hint=f"Remove or rewrite the text matching {pattern} (first at {match.group(0)!r}).",
+    )
 
 
 def check_contains(criterion: Contains, draft: str) -> CheckResult:

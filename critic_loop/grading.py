@@ -45,16 +45,6 @@ def _grading_context(context: Context | Mapping[str, Any] | None) -> Context:
     return as_context(settings)
 
 
-def _inputs(artifact: str, rubric: RubricLike, context: Any) -> tuple[Any, Any]:
-    from langgraph.runtime import Runtime
-
-    from critic_loop.state.loop import CriticView
-    from critic_loop.state.records import Draft
-
-    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
-    return view, Runtime(context=_grading_context(context))
-
-
 @functools.cache
 def _critic() -> Any:
     from critic_loop.nodes.loop.critique import acritique, critique
@@ -75,9 +65,13 @@ def critique_artifact(
         ModelSetupError: a critic model cannot be created.
         openai.APIError, httpx.HTTPError: the model server failed (after its retries).
     """
-    from critic_loop.state.records import Critique
+    from langgraph.runtime import Runtime
 
-    update = _critic()(*_inputs(artifact, rubric, context))
+    from critic_loop.state.loop import CriticView
+    from critic_loop.state.records import Critique, Draft
+
+    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
+    update = _critic()(view, Runtime(context=_grading_context(context)))
     return Critique.model_validate(update["critiques"][0])
 
 

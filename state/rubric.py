@@ -348,9 +348,8 @@ class TestSuite(CriterionBase):
 
 
 def _kind_of(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("kind", "llm"))
-    return str(getattr(value, "kind", "llm"))
+    kind = value.get("kind", "llm") if isinstance(value, dict) else getattr(value, "kind", "llm")
+    return str(kind)
 
 
 AnyCriterion = Annotated[  # chosen by `kind` (default "llm")
@@ -406,7 +405,10 @@ def _unique_ids(criteria: list[CriterionBase]) -> list[CriterionBase]:
 def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
     for criterion in _unique_ids(criteria):
         _storable(criterion)
-    conflict = _first_contradiction(criteria)
+    # near-linear in the rubric; the pattern matches share a time budget (undecided: none)
+    conflict = (
+        _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
+    )
     if conflict is not None:
         first, second, reason = conflict
         first, second = sorted((first, second), key=criteria.index)  # in rubric order
@@ -417,11 +419,6 @@ def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
 Conflict = tuple[CriterionBase, CriterionBase, str]  # two criteria, and why both cannot pass
 
 
-def _first_contradiction(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    # near-linear in the rubric; the pattern matches share a time budget (undecided: none)
-    return _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
-
-
 def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
     for kind in (WordCount, CharCount):
         counted = [c for c in criteria if isinstance(c, kind)]
@@ -430,8 +427,7 @@ def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
         tightest = min(counted, key=lambda c: MAX_COUNT if c.max is None else c.max)
         highest = max(counted, key=lambda c: c.min or 0)
         if tightest.max is not None and tightest.max < (highest.min or 0):
-            unit = kind.unit
-            said = f"at most {tightest.max} {unit} and at least {highest.min} {unit}"
+            said = f"at most {tightest.max} {kind.unit} and at least {highest.min} {kind.unit}"
             return tightest, highest, said
     return None
 

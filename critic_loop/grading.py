@@ -40,9 +40,7 @@ def checked_rubric(rubric: RubricLike) -> list[CriterionBase]:
 def _grading_context(context: Context | Mapping[str, Any] | None) -> Context:
     if isinstance(context, Context):
         return context
-    settings = dict(context or {})
-    settings.setdefault("skip_judge_on_failed_check", False)
-    return as_context(settings)
+    return as_context({"skip_judge_on_failed_check": False, **(context or {})})
 
 
 @functools.cache

@@ -270,24 +270,22 @@ def _start(snapshot: StateSnapshot, run: _Run, location: str | None) -> dict[str
 
 def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
     """Stream the thread from `start` (input, or None to resume) to its result."""
-    on_event = run.options.get("on_event")
+    on_event = run.options.get("on_event") or (lambda event: None)
     while True:
         with _resumable(run.thread_id):
             for event in graph.stream(start, **_stream_options(config, run)):
-                if on_event is not None:
-                    on_event(event)
+                on_event(event)
         start, config = _next_input(graph.get_state(run.config), run), run.config
         if isinstance(start, LoopState):
             return start
 
 
 async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
-    on_event = run.options.get("on_event")
+    on_event = run.options.get("on_event") or (lambda event: None)
     while True:
         with _resumable(run.thread_id):
             async for event in graph.astream(start, **_stream_options(config, run)):
-                if on_event is not None:
-                    on_event(event)
+                on_event(event)
         start, config = _next_input(await graph.aget_state(run.config), run), run.config
         if isinstance(start, LoopState):
             return start

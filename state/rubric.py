@@ -210,8 +210,8 @@ class ValidJson(CriterionBase):
         return "The artifact is valid JSON."
 
 
-def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
-    # the `$ref`s that do not resolve within `schema` (none are ever fetched)
+def _unresolvable_reference(schema: dict[str, Any]) -> str | None:
+    # the first `$ref` that does not resolve within `schema` (none is ever fetched)
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import specification_with
@@ -221,7 +221,6 @@ def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
     specification = specification_with(str(schema.get("$schema", default)))
     resource = specification.create_resource({key: v for key, v in schema.items() if key != "$id"})
     resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
-    unresolved = []
     for node in _json_values(schema):
         reference = node.get("$ref") if isinstance(node, dict) else None
         if not isinstance(reference, str):
@@ -229,8 +228,8 @@ def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
         try:
             resolver.lookup(reference)
         except Unresolvable:
-            unresolved.append(reference)
-    return unresolved
+            return reference
+    return None
 
 
 class MatchesJsonSchema(CriterionBase):
@@ -256,11 +255,10 @@ class MatchesJsonSchema(CriterionBase):
             validators.validator_for(value).check_schema(value)
         except SchemaError as error:
             raise ValueError(f"invalid JSON Schema: {error.message}") from error
-        unresolved = _unresolvable_references(value)
-        if unresolved:
+        if (unresolved := _unresolvable_reference(value)) is not None:
             raise ValueError(
                 "the JSON Schema's $ref must point inside the schema (nothing is fetched); "
-                f"cannot resolve {unresolved[0]!r}"
+                f"cannot resolve {unresolved!r}"
             )
         return value
 

@@ -40,19 +40,7 @@ def checked_rubric(rubric: RubricLike) -> list[CriterionBase]:
 def _grading_context(context: Context | Mapping[str, Any] | None) -> Context:
     if isinstance(context, Context):
         return context
-    settings = dict(context or {})
-    settings.setdefault("skip_judge_on_failed_check", False)
-    return as_context(settings)
-
-
-def _inputs(artifact: str, rubric: RubricLike, context: Any) -> tuple[Any, Any]:
-    from langgraph.runtime import Runtime
-
-    from critic_loop.state.loop import CriticView
-    from critic_loop.state.records import Draft
-
-    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
-    return view, Runtime(context=_grading_context(context))
+    return as_context({"skip_judge_on_failed_check": False, **(context or {})})
 
 
 @functools.cache
@@ -75,9 +63,13 @@ def critique_artifact(
         ModelSetupError: a critic model cannot be created.
         openai.APIError, httpx.HTTPError: the model server failed (after its retries).
     """
-    from critic_loop.state.records import Critique
+    from langgraph.runtime import Runtime
 
-    update = _critic()(*_inputs(artifact, rubric, context))
+    from critic_loop.state.loop import CriticView
+    from critic_loop.state.records import Critique, Draft
+
+    view = CriticView(rubric=checked_rubric(rubric), drafts=[Draft(round=1, text=artifact)])
+    update = _critic()(view, Runtime(context=_grading_context(context)))
     return Critique.model_validate(update["critiques"][0])
 
 

@@ -67,15 +67,13 @@ def cross_validated(
 ) -> list[bool]:
     """Decide each criterion with a threshold fitted on the other folds' labels."""
     assigned = folds(scored, count)
-    decided = [False] * len(scored)
-    for fold in set(assigned):
-        threshold = fit([item for item, f in zip(scored, assigned, strict=True) if f != fold])
-        held = [index for index, f in enumerate(assigned) if f == fold]
-        for index, passed in zip(
-            held, decisions([scored[i] for i in held], threshold), strict=True
-        ):
-            decided[index] = passed
-    return decided
+    thresholds = {
+        fold: fit([item for item, f in zip(scored, assigned, strict=True) if f != fold])
+        for fold in set(assigned)
+    }
+    return [
+        decisions([item], thresholds[fold])[0] for item, fold in zip(scored, assigned, strict=True)
+    ]
 
 
 def fit_profile(

@@ -217,16 +217,12 @@ class FileLocks(KeyedLock):
             except BlockingIOError:
                 os.close(fd)
                 return None
-            try:
-                same = os.fstat(fd).st_ino == os.stat(path).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:
-                os.close(fd)
-                continue
-            os.ftruncate(fd, 0)
-            os.write(fd, json.dumps(_holder_note()).encode())
-            return lambda: _release_file(path, fd)
+            with contextlib.suppress(FileNotFoundError):
+                if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                    os.ftruncate(fd, 0)
+                    os.write(fd, json.dumps(_holder_note()).encode())
+                    return lambda: _release_file(path, fd)
+            os.close(fd)
 
     def _holder(self, key: str) -> str:
         for _ in range(5):  # the holder writes its note just after it took the lock

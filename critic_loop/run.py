@@ -68,15 +68,6 @@ def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
     return with_available_models(as_context(value))
 
 
-def _invocation(config: RunnableConfig, context: Context) -> RunnableConfig:
-    # a fresh run_id and the run's settings, copied into every checkpoint the invocation
-    # writes (as LangGraph server does), so `critic-loop stats` can tell a run's work from
-    # its pauses and `critic-loop run --thread-id` resumes with the thread's settings
-    by_client = operator_settings().untrusted_input
-    metadata = {"run_id": uuid4().hex, **settings_metadata(context, by_client)}
-    return {**config, "metadata": {**config.get("metadata", {}), **metadata}}
-
-
 # Where a thread can be forked: the checkpoints taken right after a round was graded. Reading
 # every state would replay the thread's writes each time (time in the square of its length);
 # this lists its checkpoints once: a checkpoint's graded round is the highest among the
@@ -235,11 +226,17 @@ def _resumable(thread_id: str) -> Iterator[None]:
         raise
 
 
-def _options(run: _Run) -> dict[str, Any]:
+def _stream_options(config: RunnableConfig, run: _Run) -> dict[str, Any]:
+    # a fresh run_id and the run's settings, copied into every checkpoint the invocation
+    # writes (as LangGraph server does), so `critic-loop stats` can tell a run's work from
+    # its pauses and `critic-loop run --thread-id` resumes with the thread's settings
+    by_client = operator_settings().untrusted_input
+    metadata = {"run_id": uuid4().hex, **settings_metadata(run.context, by_client)}
     # only a handler's events are streamed (custom): streaming them makes LangGraph hand
     # every step to its thread pool; without, a step's single task runs in this thread
     mode = "custom" if run.options.get("on_event") else "updates"
-    return {"context": run.context, "stream_mode": mode, "durability": "sync"}
+    invocation: RunnableConfig = {**config, "metadata": {**config.get("metadata", {}), **metadata}}
+    return {"config": invocation, "context": run.context, "stream_mode": mode, "durability": "sync"}
 
 
 def _next_input(snapshot: StateSnapshot, run: _Run) -> LoopState | Command[Any]:
@@ -273,26 +270,22 @@ def _start(snapshot: StateSnapshot, run: _Run, location: str | None) -> dict[str
 
 def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
     """Stream the thread from `start` (input, or None to resume) to its result."""
-    on_event = run.options.get("on_event")
+    on_event = run.options.get("on_event") or (lambda event: None)
     while True:
         with _resumable(run.thread_id):
-            for event in graph.stream(start, _invocation(config, run.context), **_options(run)):
-                if on_event is not None:
-                    on_event(event)
+            for event in graph.stream(start, **_stream_options(config, run)):
+                on_event(event)
         start, config = _next_input(graph.get_state(run.config), run), run.config
         if isinstance(start, LoopState):
             return start
 
 
 async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
-    on_event = run.options.get("on_event")
+    on_event = run.options.get("on_event") or (lambda event: None)
     while True:
         with _resumable(run.thread_id):
-            async for event in graph.astream(
-                start, _invocation(config, run.context), **_options(run)
-            ):
-                if on_event is not None:
-                    on_event(event)
+            async for event in graph.astream(start, **_stream_options(config, run)):
+                on_event(event)
         start, config = _next_input(await graph.aget_state(run.config), run), run.config
         if isinstance(start, LoopState):
             return start

@@ -37,15 +37,13 @@ bounded_feedback = _cut_at("max_feedback_chars")
 def share(lengths: Iterable[int], budget: int) -> int | None:
     """Return the largest cap under which the lengths sum to at most `budget` (None: they fit)."""
     ordered = sorted(lengths)
-    if sum(ordered) <= budget:
-        return None
     spent = 0
     for position, length in enumerate(ordered):
         left = len(ordered) - position
         if spent + length * left > budget:
             return max(0, (budget - spent) // left)
         spent += length
-    return None  # not reached: the lengths did not fit
+    return None  # each length times those left never exceeded the budget: they all fit
 
 
 def depth_of(value: Any, limit: int) -> int:

@@ -252,10 +252,8 @@ class Context(BaseSettings):
 
 def as_context(value: Context | Mapping[str, Any] | None) -> Context:
     """Build a `Context` from a `Context`, a mapping of its fields, or nothing (defaults)."""
-    if value is None:
-        return Context()
     if isinstance(value, Context):
         return value
-    if isinstance(value, Mapping):
-        return Context(**dict(value))
+    if value is None or isinstance(value, Mapping):
+        return Context(**dict(value or {}))
     raise TypeError(f"expected a critic-loop Context or a mapping, got {type(value).__name__}")

@@ -138,9 +138,7 @@ class WorkerTurn(BaseModel):
 
     @property
     def revises(self) -> DraftRef | None:
-        if self.mode != "revision" or not self.history:
-            return None
-        return DraftRef(round=self.history[-1].round, candidate=self.history[-1].candidate)
+        return self.history[-1].ref if self.mode == "revision" and self.history else None
 
 
 class CriticView(BaseModel):

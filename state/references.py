@@ -29,13 +29,6 @@ def _importable_as(reference: str) -> Any:
         return None
 
 
-def _allowed_for_clients(reference: str, modules: Sequence[str]) -> bool:
-    if reference in _registered:
-        return True
-    module = reference.partition(":")[0]
-    return any(reference == allowed or module == allowed for allowed in modules)
-
-
 def resolve_reference(
     reference: str, *, client: bool = False, client_modules: Sequence[str] = ()
 ) -> Callable[..., Any]:
@@ -47,7 +40,7 @@ def resolve_reference(
     """
     if reference in _registered:
         return _registered[reference]
-    if client and not _allowed_for_clients(reference, client_modules):
+    if client and not {reference, reference.partition(":")[0]} & set(client_modules):
         raise TrustViolation(
             f"python check {reference!r} is not allowed: clients may use only the functions "
             "the operator registered (critic_loop.register_check) or those of the modules "

@@ -210,8 +210,8 @@ class ValidJson(CriterionBase):
         return "The artifact is valid JSON."
 
 
-def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
-    # the `$ref`s that do not resolve within `schema` (none are ever fetched)
+def _unresolvable_reference(schema: dict[str, Any]) -> str | None:
+    # the first `$ref` that does not resolve within `schema` (none is ever fetched)
     from referencing import Registry
     from referencing.exceptions import Unresolvable
     from referencing.jsonschema import specification_with
@@ -221,7 +221,6 @@ def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
     specification = specification_with(str(schema.get("$schema", default)))
     resource = specification.create_resource({key: v for key, v in schema.items() if key != "$id"})
     resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
-    unresolved = []
     for node in _json_values(schema):
         reference = node.get("$ref") if isinstance(node, dict) else None
         if not isinstance(reference, str):
@@ -229,8 +228,8 @@ def _unresolvable_references(schema: dict[str, Any]) -> list[str]:
         try:
             resolver.lookup(reference)
         except Unresolvable:
-            unresolved.append(reference)
-    return unresolved
+            return reference
+    return None
 
 
 class MatchesJsonSchema(CriterionBase):
@@ -256,11 +255,10 @@ class MatchesJsonSchema(CriterionBase):
             validators.validator_for(value).check_schema(value)
         except SchemaError as error:
             raise ValueError(f"invalid JSON Schema: {error.message}") from error
-        unresolved = _unresolvable_references(value)
-        if unresolved:
+        if (unresolved := _unresolvable_reference(value)) is not None:
             raise ValueError(
                 "the JSON Schema's $ref must point inside the schema (nothing is fetched); "
-                f"cannot resolve {unresolved[0]!r}"
+                f"cannot resolve {unresolved!r}"
             )
         return value
 
@@ -348,9 +346,8 @@ class TestSuite(CriterionBase):
 
 
 def _kind_of(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("kind", "llm"))
-    return str(getattr(value, "kind", "llm"))
+    kind = value.get("kind", "llm") if isinstance(value, dict) else getattr(value, "kind", "llm")
+    return str(kind)
 
 
 AnyCriterion = Annotated[  # chosen by `kind` (default "llm")
@@ -406,7 +403,10 @@ def _unique_ids(criteria: list[CriterionBase]) -> list[CriterionBase]:
 def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
     for criterion in _unique_ids(criteria):
         _storable(criterion)
-    conflict = _first_contradiction(criteria)
+    # near-linear in the rubric; the pattern matches share a time budget (undecided: none)
+    conflict = (
+        _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
+    )
     if conflict is not None:
         first, second, reason = conflict
         first, second = sorted((first, second), key=criteria.index)  # in rubric order
@@ -417,11 +417,6 @@ def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
 Conflict = tuple[CriterionBase, CriterionBase, str]  # two criteria, and why both cannot pass
 
 
-def _first_contradiction(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    # near-linear in the rubric; the pattern matches share a time budget (undecided: none)
-    return _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
-
-
 def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
     for kind in (WordCount, CharCount):
         counted = [c for c in criteria if isinstance(c, kind)]
@@ -430,8 +425,7 @@ def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
         tightest = min(counted, key=lambda c: MAX_COUNT if c.max is None else c.max)
         highest = max(counted, key=lambda c: c.min or 0)
         if tightest.max is not None and tightest.max < (highest.min or 0):
-            unit = kind.unit
-            said = f"at most {tightest.max} {unit} and at least {highest.min} {unit}"
+            said = f"at most {tightest.max} {kind.unit} and at least {highest.min} {kind.unit}"
             return tightest, highest, said
     return None
 

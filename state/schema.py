@@ -30,6 +30,4 @@ def portable_schema(model: type[BaseModel], description: str) -> dict[str, Any]:
             return [inline(item) for item in node]
         return node
 
-    inlined: dict[str, Any] = inline(schema)
-    inlined["description"] = description
-    return inlined
+    return {**inline(schema), "description": description}

@@ -25,14 +25,6 @@ class DownloadFailed(RuntimeError):
     """The model file could not be downloaded whole and intact; the message says why."""
 
 
-def _sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 @contextlib.contextmanager
 def _held(lock_path: Path) -> Iterator[None]:
     lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -115,7 +107,8 @@ def download(
         if destination.is_file():
             return destination
         _fetch(url, part, progress, timeout)
-        found = _sha256_of(part)
+        with part.open("rb") as stream:
+            found = hashlib.file_digest(stream, "sha256").hexdigest()
         if found != sha256.lower():
             part.unlink()
             raise DownloadFailed(

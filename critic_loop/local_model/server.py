@@ -28,12 +28,6 @@ class ServerFailed(RuntimeError):
     """The embedded model server did not start; the message ends with its log's last lines."""
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _die_with_parent() -> None:  # pragma: no cover (runs in the child, before exec)
     # PR_SET_PDEATHSIG; SIGKILL, as on SIGTERM it would first finish a request for nobody
     with contextlib.suppress(OSError, AttributeError):
@@ -79,7 +73,9 @@ class LocalModelServer:
         Raises:
             ServerFailed: it exited, or did not answer within `startup_timeout` seconds.
         """
-        self.port = _free_port()
+        with socket.socket() as probe:  # a free port
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(

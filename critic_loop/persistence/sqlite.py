@@ -81,16 +81,14 @@ def reembed_stale_vectors(path: Path, index: Any) -> int:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         if "store_vectors" not in tables:
             return 0
+        width = 4 * int(index["dims"])  # bytes of one float32 vector of the index
         stale = connection.execute(
-            "SELECT DISTINCT prefix, key FROM store_vectors WHERE length(embedding) != ?",
-            (4 * int(index["dims"]),),
+            "SELECT DISTINCT prefix, key FROM store_vectors WHERE length(embedding) != ?", (width,)
         ).fetchall()
         if not stale:
             return 0
         logger.warning("re-embedding %d stored item(s) made with other dimensions", len(stale))
-        connection.execute(
-            "DELETE FROM store_vectors WHERE length(embedding) != ?", (4 * int(index["dims"]),)
-        )
+        connection.execute("DELETE FROM store_vectors WHERE length(embedding) != ?", (width,))
         store = SqliteStore(connection, index=index)
         for prefix, key in stale:
             namespace = tuple(prefix.split("."))

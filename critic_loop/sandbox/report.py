@@ -171,14 +171,12 @@ def defined_tests(source: str) -> list[str]:
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
     names = [node.name for node in tree.body if isinstance(node, functions)]
     for node in tree.body:
-        if isinstance(node, ast.ClassDef) and _test_class(node):
+        if isinstance(node, ast.ClassDef) and (
+            node.name.startswith("Test")
+            or any(ast.unparse(base).endswith("TestCase") for base in node.bases)
+        ):
             names += [item.name for item in node.body if isinstance(item, functions)]
     return [name for name in names if name.startswith("test")]
-
-
-def _test_class(node: ast.ClassDef) -> bool:
-    bases = [ast.unparse(base) for base in node.bases]
-    return node.name.startswith("Test") or any(base.endswith("TestCase") for base in bases)
 
 
 def scrub_secrets(text: str) -> str:

@@ -87,16 +87,12 @@ def _unusable_tests(suite: Suite) -> str | None:  # why no draft could pass thes
         return f"The test file does not compile: {error.msg} at line {error.lineno}."
     except (RecursionError, MemoryError, ValueError):
         return "The test file cannot be parsed (it is nested too deeply, or not text)."
-    imported = {
-        alias.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for alias in node.names
-    } | {
-        node.module.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
-    }
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imported.add(node.module.split(".")[0])
     for name in sorted(imported - {suite.module}):
         if importlib.util.find_spec(name) is None:
             return f"The test file imports {name!r}, which is not installed."

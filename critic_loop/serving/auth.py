@@ -112,28 +112,25 @@ async def own_resources(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
     return {OWNER_KEY: owner}
 
 
-def _context_refusal(context: Any) -> Auth.exceptions.HTTPException | None:
+def _police_context(context: Any) -> None:
     # only `Context` fields are read (other keys are LangGraph's); the nodes check again
     if not isinstance(context, dict):
-        return None
+        return
     fields = {key: value for key, value in context.items() if key in Context.model_fields}
     try:
         check_context(Context(**fields), Trust(served=True))
     except ValidationError as error:
         problems = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()]
-        return _refused(422, "the run's context: " + "; ".join(problems))
+        raise _refused(422, "the run's context: " + "; ".join(problems)) from None
     except TrustViolation as error:
-        return _refused(403, str(error))
-    return None
+        raise _refused(403, str(error)) from None
 
 
 @auth.on.threads.create_run
 async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """Keep runs to their creators; refuse one whose context the operator refuses (403)."""
     context = (value.get("kwargs") or {}).get("context") if isinstance(value, dict) else None
-    refusal = await asyncio.to_thread(_context_refusal, context)  # paths are resolved on disk
-    if refusal is not None:
-        raise refusal
+    await asyncio.to_thread(_police_context, context)  # paths are resolved on disk
     return await own_resources(ctx, value)
 
 
@@ -141,9 +138,7 @@ async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any
 async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, Any] | None:
     """Keep assistants to their creators (the server's are everyone's); police their context."""
     if ctx.action in ("create", "update") and isinstance(value, dict):
-        refusal = await asyncio.to_thread(_context_refusal, value.get("context"))
-        if refusal is not None:
-            raise refusal
+        await asyncio.to_thread(_police_context, value.get("context"))
     owned = await own_resources(ctx, value)
     if owned is not None and ctx.action in ("read", "search"):
         # `$or` of two exact matches (the runtimes' filters support it beside $eq, $contains)

@@ -67,9 +67,8 @@ async def _tool(name: str, assistant: dict[str, Any], request: Request) -> dict[
     schema = dict(schemas.get("input_schema") or {"type": "object", "properties": {}})
     properties = dict(schema.get("properties") or {})
     if schemas.get("context_schema"):
-        context = dict(schemas["context_schema"])
-        context["description"] = "Settings for this run (optional; see the server's README)."
-        properties["context"] = context
+        about = "Settings for this run (optional; see the server's README)."
+        properties["context"] = {**schemas["context_schema"], "description": about}
     schema["properties"] = properties
     description = assistant.get("description") or f"Runs the {assistant['graph_id']} graph."
     return {

@@ -106,8 +106,7 @@ def activity_options(context: Context, settings: TemporalSettings) -> dict[str, 
 
 def fits_worker(run: Context, worker: Context, settings: TemporalSettings) -> str | None:
     """Say why a worker cannot run a run's context, or None (timeouts are fixed at its start)."""
-    unsupported = unsupported_setting(run)
-    if unsupported is not None:
+    if (unsupported := unsupported_setting(run)) is not None:
         return unsupported
     allowed = node_budgets(worker, settings)
     needed = node_budgets(run, settings)

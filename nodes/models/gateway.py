@@ -153,10 +153,13 @@ def _bound(
         options: dict[str, Any] = {"method": method}
         if method != "json_mode" and strict:
             options["strict"] = True
-        bound = model.with_structured_output(schema, **options)
-        if isinstance(bound, RunnableSequence):  # the bound model, then its parser
-            first, *rest = bound.steps
-            bound, parser = first, rest[0] if len(rest) == 1 else RunnableSequence(*rest)
+        structured = model.with_structured_output(schema, **options)
+        steps = structured.steps if isinstance(structured, RunnableSequence) else []
+        if steps and isinstance(getattr(steps[0], "bound", steps[0]), BaseChatModel):
+            bound, *rest = steps  # the bound model, then its parser
+            parser = (rest[0] if len(rest) == 1 else RunnableSequence(*rest)).with_config(
+                tags=role_tags(role)
+            )
         else:
             bound = model.with_structured_output(schema, include_raw=True, **options)
     pair = (bound.with_config(tags=role_tags(role)), parser)
@@ -166,12 +169,9 @@ def _bound(
     return pair
 
 
-def _parsed(parser: Runnable[Any, Any], reply: BaseMessage) -> dict[str, Any]:
+def _triple(raw: BaseMessage, parsed: Any = None, error: Exception | None = None) -> dict[str, Any]:
     # LangChain's raw/parsed/parsing_error triple, as include_raw=True gives it
-    try:
-        return {"raw": reply, "parsed": parser.invoke(reply), "parsing_error": None}
-    except Exception as failure:  # an unreadable answer is an invalid one
-        return {"raw": reply, "parsed": None, "parsing_error": failure}
+    return {"raw": raw, "parsed": parsed, "parsing_error": error}
 
 
 @dataclass(frozen=True)
@@ -241,8 +241,6 @@ class _Exchange(Generic[T]):
         return model
 
     def answered(self, reply: Any) -> None:
-        if self.parser is not None:
-            reply = _parsed(self.parser, reply)
         raw = reply.get("raw") if self.request.schema is not None else reply
         usage = _usage_of(raw, self.prompt)
         self.ledger.settle(self.estimate, usage)
@@ -311,8 +309,13 @@ def ask(request: Request[T], ledger: Ledger) -> Answer[T]:
             reply = model.invoke(exchange.prompt)
         except Exception as error:
             exchange.failed(error)
-        else:
-            exchange.answered(reply)
+            continue
+        if exchange.parser is not None:
+            try:
+                reply = _triple(reply, exchange.parser.invoke(reply))
+            except Exception as failure:  # an unreadable answer is an invalid one
+                reply = _triple(reply, error=failure)
+        exchange.answered(reply)
     return exchange.answer
 
 
@@ -324,8 +327,13 @@ async def aask(request: Request[T], ledger: Ledger) -> Answer[T]:
             reply = await model.ainvoke(exchange.prompt)
         except Exception as error:
             exchange.failed(error)
-        else:
-            exchange.answered(reply)
+            continue
+        if exchange.parser is not None:  # awaited: a sync parse would block on async callbacks
+            try:
+                reply = _triple(reply, await exchange.parser.ainvoke(reply))
+            except Exception as failure:  # an unreadable answer is an invalid one
+                reply = _triple(reply, error=failure)
+        exchange.answered(reply)
     return exchange.answer
 
 

@@ -1,17 +1,21 @@
 """Every model call goes through one gateway, a few of critic-loop's own frames below a node."""
 
+import asyncio
 import json
 import threading
 import traceback
 from pathlib import Path
 from typing import Any
 
+from blockbuster import BlockBuster
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableLambda
+from pydantic import BaseModel
 
 from critic_loop.graphs.app import build_graph
-from critic_loop.nodes.models.gateway import Request, ask
+from critic_loop.nodes.models.gateway import Request, aask, ask, parse_answer
 from critic_loop.nodes.models.ledger import Ledger
+from critic_loop.nodes.models.loading import role_tags
 from tests.support.contexts import scripted_context
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.scripted_model import ScriptedChatModel
@@ -96,3 +100,64 @@ def test_a_structured_binding_that_cannot_be_taken_apart_answers_as_langchain_gi
     )
     answer = ask(request, Ledger())
     assert answer.value == ({"verdict": "yes"}, '{"verdict": "yes"}') and answer.calls == 1
+
+
+class Verdict(BaseModel):
+    verdict: str
+
+
+def verdict_request(model: ScriptedChatModel) -> Request[tuple[Verdict, str]]:
+    """Asks for a `Verdict` by function calling; reads it with the raw reply's type."""
+    return Request(
+        model=model,
+        spec="scripted:verdict",
+        role="critic",
+        server=None,
+        prompt=[HumanMessage("Is it?")],
+        read=lambda triple: (parse_answer(triple, Verdict), type(triple["raw"]).__name__),
+        schema=Verdict.model_json_schema(),
+        method="function_calling",
+    )
+
+
+async def streamed_events(role_tags_only: bool = False) -> list[Any]:
+    """The events of a runnable awaiting a structured answer, streamed under BlockBuster."""
+
+    async def node(_: Any) -> Any:
+        model = ScriptedChatModel(replies=[{"verdict": "yes"}])
+        return (await aask(verdict_request(model), Ledger())).value
+
+    include = role_tags("critic") if role_tags_only else None
+    blocker = BlockBuster()  # as `langgraph dev` runs every node
+    blocker.activate()
+    try:
+        stream = RunnableLambda(node).astream_events({}, version="v2", include_tags=include)
+        return [event async for event in stream]
+    finally:
+        blocker.deactivate()
+
+
+def test_an_awaited_structured_answer_blocks_nothing_while_events_stream() -> None:
+    # astream_events adds async callbacks: a sync parse would wait for them on a lock in the
+    # event loop, which BlockBuster (and so the dev server) refuses
+    events = asyncio.run(streamed_events())
+    assert events[-1]["data"]["output"] == (Verdict(verdict="yes"), "AIMessage")
+
+
+def test_the_parsed_answer_is_tagged_with_the_role_as_the_model_call_is() -> None:
+    events = asyncio.run(streamed_events(role_tags_only=True))
+    assert any(event["event"] == "on_chat_model_end" for event in events)
+    assert any(event["data"].get("output") == {"verdict": "yes"} for event in events)
+
+
+class PreparesItsPrompt(ScriptedChatModel):
+    """A model whose structured binding starts with a step of its own, not the model call."""
+
+    def with_structured_output(self, schema: Any, **options: Any) -> Any:
+        structured = super().with_structured_output(schema, **options)
+        return RunnableLambda(lambda prompt: prompt, name="prepare") | structured
+
+
+def test_a_binding_that_does_not_start_with_the_model_is_asked_whole() -> None:
+    answer = ask(verdict_request(PreparesItsPrompt(replies=[{"verdict": "yes"}])), Ledger())
+    assert answer.value == (Verdict(verdict="yes"), "AIMessage") and answer.calls == 1

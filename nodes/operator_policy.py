@@ -67,11 +67,11 @@ def settled(runtime: Runtime[Any]) -> Runtime[Context]:
         DiscoveryFailed: the run's model server could not say which model it serves.
     """
     given, trust = runtime.context, trust_of(runtime)
-    key = (id(given), trust.served, id(trust.policy))
     if (known := _known(given, trust)) is not None:
         return runtime.override(context=known)
     context = with_available_models(check_context(as_context(given), trust))
     if isinstance(given, Context):
+        key = (id(given), trust.served, id(trust.policy))
         forget = partial(_settled.pop, key, None)  # bound now: still there at shutdown
         _settled[key] = (weakref.ref(given, lambda _: forget()), context)
     return runtime.override(context=context)

@@ -12,15 +12,18 @@ import signal
 import socket
 import tempfile
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from critic_loop.sandbox import boundary, memory_bound
 from critic_loop.sandbox.bounded_run import PairFinished, run_pair
 from critic_loop.sandbox.isolation import Command, Isolation, Limits, build, ensure_isolation, lost
 from critic_loop.sandbox.report import Judged, defined_tests, judge, parse_report, scrub_secrets
+
+T = TypeVar("T")
 
 OUTPUT_TAIL = 1500  # of the end of pytest's output, in the evidence
 MAX_REPORT_BYTES = 8 * 1024 * 1024  # a longer report is not read: the run fails
@@ -214,14 +217,19 @@ async def arun_suite(suite: Suite, code: str, host: HostLimits) -> Judged:
     return _judged(suite, harness, draft, finished)
 
 
-def run_suite(suite: Suite, code: str, host: HostLimits) -> Judged:
-    """Run `arun_suite` to its end from sync code (the same raises)."""
+def run_to_end(work: Coroutine[Any, Any, T]) -> T:
+    """Run `work` to its end from sync code, in a thread of its own if this one runs a loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(arun_suite(suite, code, host))
+        return asyncio.run(work)
     with concurrent.futures.ThreadPoolExecutor(1) as thread:  # this thread's loop is busy
-        return thread.submit(asyncio.run, arun_suite(suite, code, host)).result()
+        return thread.submit(asyncio.run, work).result()
+
+
+def run_suite(suite: Suite, code: str, host: HostLimits) -> Judged:
+    """Run `arun_suite` to its end from sync code (the same raises)."""
+    return run_to_end(arun_suite(suite, code, host))
 
 
 def _tail(output: str) -> str:

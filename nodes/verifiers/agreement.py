@@ -11,13 +11,13 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, runnable_suite
 from critic_loop.nodes.verifiers.checks import arun_check
 from critic_loop.nodes.verifiers.checks.structured import extract_code
+from critic_loop.sandbox.runner import run_to_end
 from critic_loop.state.rubric import TestSuite
 
 MAX_PROBES = 32
@@ -282,8 +282,7 @@ def behaviour_groups(
             operator did not allow that), or CRITIC_LOOP_REQUIRE_ISOLATION=1.
         CeilingExceeded: a served client set a limit above the operator's ceiling.
     """
-    with ThreadPoolExecutor(1) as thread:  # the caller's thread may be running a loop
-        return thread.submit(asyncio.run, abehaviour_groups(criterion, drafts, trust)).result()
+    return run_to_end(abehaviour_groups(criterion, drafts, trust))
 
 
 async def abehaviour_groups(

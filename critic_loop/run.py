@@ -118,15 +118,16 @@ def _graded_checkpoints(
 
 
 def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
-    # invoked from the checkpoint right after the round was graded, route runs again (a fork)
+    # a branch from the checkpoint right after the round was graded, its next turn (if the
+    # edge after grading sent one) dropped: the fork routes again, under its own context
     checkpointer = graph.checkpointer
     if not isinstance(checkpointer, BaseCheckpointSaver):
         raise LookupError("forking a thread needs the graph's checkpointer")
     for config in _graded_checkpoints(checkpointer, thread_id, round_number):
         snapshot = graph.get_state(config)
         critiques = [Critique.model_validate(c) for c in snapshot.values.get("critiques", [])]
-        if snapshot.next == ("route",) and rounds_done(critiques) == round_number:
-            return snapshot.config
+        if snapshot.next and rounds_done(critiques) == round_number:
+            return graph.update_state(snapshot.config, None, as_node="route")
     raise LookupError(f"thread {thread_id} has no graded round {round_number}")
 
 
@@ -324,7 +325,8 @@ def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions])
     _checked(options, ForkOptions, "fork_loop")
     run = _Run(thread_id, context_for_run(options.get("context")), None, cast(RunOptions, options))
     with _graph(run) as (graph, _):
-        return _drive(graph, None, _round_checkpoint(graph, thread_id, round_number), run)
+        branch = _round_checkpoint(graph, thread_id, round_number)
+        return _drive(graph, Command(goto="route"), branch, run)
 
 
 async def arun_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> LoopState:

@@ -22,7 +22,7 @@ from critic_loop.nodes.loop.check_input import check_input
 from critic_loop.nodes.loop.critique import acritique, critique
 from critic_loop.nodes.loop.finalize import finalize
 from critic_loop.nodes.loop.generate import agenerate, generate
-from critic_loop.nodes.loop.route import first_round, route
+from critic_loop.nodes.loop.route import first_round, next_turn_or_route, route
 from critic_loop.nodes.memory.recall import recall
 from critic_loop.nodes.memory.record_usage import record_rule_usage
 from critic_loop.nodes.node import Node, policed_path
@@ -58,12 +58,12 @@ def loop_builder(
     builder.add_edge("check_input", "recall")
     builder.add_conditional_edges("recall", policed_path(first_round), ["generate"])
     builder.add_edge("generate", "critique")
-    if post_critique_hook is None:
-        builder.add_edge("critique", "route")
-    else:
+    graded = "critique"
+    if post_critique_hook is not None:
         builder.add_node("post_critique_hook", Node(post_critique_hook))
         builder.add_edge("critique", "post_critique_hook")
-        builder.add_edge("post_critique_hook", "route")
+        graded = "post_critique_hook"
+    builder.add_conditional_edges(graded, policed_path(next_turn_or_route), ["generate", "route"])
     add_distill(builder, "record_rule_usage")
     return builder
 
@@ -71,8 +71,8 @@ def loop_builder(
 LoopGraph = CompiledStateGraph[LoopState, Context, Any, Any]
 """The compiled loop. Input: a mapping shaped like `LoopInput`; output: the state values."""
 
-RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16  # 3 steps a round at the largest cap, + fixed
-# steps (round 1 may take 3 more: its other candidates)
+RECURSION_LIMIT = 3 * MAX_ITERATIONS_LIMIT + 16  # at most 3 steps a round (2 unless a person
+# reviews it) at the largest cap, + fixed steps (round 1 may take 3 more: its other candidates)
 
 
 def build_graph(

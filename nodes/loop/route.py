@@ -1,8 +1,8 @@
 """Decide, from the history alone, whether the loop goes on, how, and how it ends.
 
 `decide` is a pure function of the drafts, critiques and context (no counter to drift);
-`finalize` calls it again. `route` is a node returning `Command`, so a thread forked or
-resumed with another `max_iterations` routes by the new one.
+`finalize` calls it again. The edge after grading sends the next turn of a run that goes on
+unreviewed; `route`, a node returning `Command`, decides the rest (reviews, ends, forks).
 """
 
 from __future__ import annotations
@@ -150,16 +150,37 @@ def first_round(state: LoopState, runtime: Runtime[Context]) -> list[Send]:
     return [to_worker(turn) for turn in turns]
 
 
-def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
-    """Choose the next step after critique (worker or finalize), asking a person first if set."""
-    context = runtime.context
+def _after_grading(state: LoopState, context: Context) -> tuple[Decision | GoOn, str | None]:
+    # the decision, and why a person is asked before it takes effect (None: nobody is)
     decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)
+    if isinstance(decision, GoOn) and decision.action == "candidates":
+        return decision, None
     stalled = (isinstance(decision, GoOn) and decision.action == "resample") or (
         isinstance(decision, Decision) and decision.outcome == "stalled"
     )
     exhausted = isinstance(decision, Decision) and decision.outcome == "exhausted"
-    more = isinstance(decision, GoOn) and decision.action == "candidates"
-    reason = None if more else review_reason(state, context, stalled, exhausted)
+    return decision, review_reason(state, context, stalled, exhausted)
+
+
+def next_turn_or_route(
+    state: LoopState, runtime: Runtime[Context]
+) -> Send | list[Send] | Literal["route"]:
+    """After grading: send the worker its next turn when the run goes on unreviewed, else route.
+
+    A conditional edge, so a round that goes on is two steps (and two checkpoints), as in the
+    minimal loop; `route` stays a node for what needs one: a person's review (`interrupt`), the
+    end, and a fork deciding a graded round again.
+    """
+    decision, reason = _after_grading(state, runtime.context)
+    if isinstance(decision, GoOn) and reason is None:
+        return send_next_turn(state, runtime.context, decision)
+    return "route"
+
+
+def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["generate", "finalize"]]:
+    """Choose the next step after critique (worker or finalize), asking a person first if set."""
+    context = runtime.context
+    decision, reason = _after_grading(state, context)
     review = ask_person(state, reason) if reason is not None else None
     writes: dict[str, list[Any]] | None = None
     if review is not None:

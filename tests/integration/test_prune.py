@@ -108,7 +108,7 @@ def runs(request, tmp_path) -> Iterator[Runs]:
                 loop_input(TASK, RUBRIC),
                 thread_config(stopped),
                 context={**long_run_context(3, server.base_url), "memory": False},
-                interrupt_after=["route"],
+                interrupt_after=["critique"],
             )
         reviewing = f"reviewing-{tag}"
         with pytest.raises(ReviewPending):

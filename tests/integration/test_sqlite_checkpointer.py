@@ -38,9 +38,10 @@ def test_invoke_returns_every_draft_and_history_shows_each_round(
     assert [d["text"] for d in out["drafts"]] == ["draft 1", "draft 2", "draft 3"]
     assert [c["verdict"]["passed"] for c in out["critiques"]] == [False, False, True]
 
-    # checkpoints: the input, START, check_input, recall, generate + critique + route per
-    # round, finalize; with no store the memory steps have nothing to do and are skipped
-    assert len(history) == 4 + 3 * 3 + 1
+    # checkpoints: the input, START, check_input, recall, generate + critique per round
+    # (a round that goes on is routed on the edge), route and finalize at the end; with no
+    # store the memory steps have nothing to do and are skipped
+    assert len(history) == 4 + 3 * 2 + 2
     assert "record_rule_usage" not in {task.name for s in history for task in s.tasks}
     oldest_first = list(reversed(history))
     after_critique = [
@@ -50,7 +51,7 @@ def test_invoke_returns_every_draft_and_history_shows_each_round(
     ]
     assert [len(s.values["critiques"]) for s in after_critique] == [1, 2, 3]
     assert [len(s.values["drafts"]) for s in after_critique] == [1, 2, 3]
-    # each route step's decision, round by round
+    # each round's decision, round by round
     decisions = [
         s.next
         for s in oldest_first
@@ -104,4 +105,4 @@ async def test_async_saver_with_ainvoke(models, context, tmp_path) -> None:
         ]
     assert state.outcome == "passed"
     assert state.rounds == 3
-    assert len(history) == 4 + 3 * 3 + 1  # no store: the memory steps are skipped
+    assert len(history) == 4 + 3 * 2 + 2  # no store: the memory steps are skipped

@@ -67,8 +67,8 @@ def write(database: str, base_url: str) -> None:
         )
         config = thread_config(UNFINISHED)
         start: Any = loop_input(TASK, RUBRIC)
-        for _ in range(2):  # stop after each round's route step
-            graph.invoke(start, config, context=context(base_url, 5), interrupt_after=["route"])
+        for _ in range(2):  # stop after each round is graded (and its next turn sent)
+            graph.invoke(start, config, context=context(base_url, 5), interrupt_after=["critique"])
             start = None
 
 

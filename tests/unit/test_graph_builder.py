@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -65,10 +66,49 @@ def test_a_node_added_after_the_critique_runs_in_process(models, context, loop_i
     edges = edges_of(graph)
     assert {
         ("critique", "post_critique_hook", False),
-        ("post_critique_hook", "route", False),
+        ("post_critique_hook", "route", True),
+        ("post_critique_hook", "generate", True),
     } <= edges
-    assert ("critique", "route", False) not in edges
-    assert ("critique", "route", False) in edges_of(build_graph())
+    assert ("critique", "route", True) not in edges
+    assert {("critique", "route", True), ("critique", "generate", True)} <= edges_of(build_graph())
+
+
+def steps_taken(graph: Any, config: dict[str, Any]) -> list[str]:
+    history = reversed(list(graph.get_state_history(config)))
+    return [task.name for snapshot in history for task in snapshot.tasks]
+
+
+def test_a_round_that_goes_on_is_two_steps_and_a_reviewed_one_three(
+    models, context, loop_input
+) -> None:
+    models.script("worker", "draft 1", "draft 2", "draft 3")
+    models.script(
+        "critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"length": "y"}), graded(RUBRIC)
+    )
+    graph = build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "unreviewed"}}
+    settings = {"memory": False, "stall_rounds": 10}
+    out = graph.invoke(loop_input, config, context=context.model_copy(update=settings))
+    assert out["outcome"] == "passed"
+    rounds = ["generate", "critique"] * 3
+    assert steps_taken(graph, config) == [
+        START,
+        "check_input",
+        "recall",
+        *rounds,
+        "route",
+        "finalize",
+    ]
+
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC))
+    config = {"configurable": {"thread_id": "reviewed"}}
+    reviewed = context.model_copy(update={**settings, "review": "every_round"})
+    graph.invoke(loop_input, config, context=reviewed)
+    graph.invoke(Command(resume={"action": "reject", "feedback": "x"}), config, context=reviewed)
+    assert graph.get_state(config).next == ("route",)  # round 2 waits for its review
+    rounds = ["generate", "critique", "route"] * 2
+    assert steps_taken(graph, config) == [START, "check_input", "recall", *rounds]
 
 
 GRAPH_BUILDING = {

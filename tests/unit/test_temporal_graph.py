@@ -13,8 +13,8 @@ from langgraph.types import Command, Send
 from critic_loop.graphs.app import build_graph, loop_builder
 from critic_loop.nodes import operator_policy
 from critic_loop.nodes.loop.finalize import finalize
-from critic_loop.nodes.loop.route import first_round, route
-from critic_loop.nodes.node import Node
+from critic_loop.nodes.loop.route import first_round, next_turn_or_route, route
+from critic_loop.nodes.node import Node, policed_path
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.loop import CriticView, LoopState
@@ -92,7 +92,10 @@ def test_on_temporal_decisions_run_in_the_workflow_and_the_rest_in_activities() 
     assert callable(graph.nodes["generate"].metadata["summary_fn"])
     for name in IN_WORKFLOW:  # decisions and branches are async in the workflow
         assert asyncio.iscoroutinefunction(graph.nodes[name].runnable.afunc), name
-    assert {source for source in graph.branches} == {"recall", "propose_rules"}
+    assert {source for source in graph.branches} == {"recall", "critique", "propose_rules"}
+    for source, branches in graph.branches.items():
+        for branch in branches.values():
+            assert asyncio.iscoroutinefunction(branch.path.afunc), source
     activity_nodes = set(where) - IN_WORKFLOW
     assert activities_of(graph) == {f"{GRAPH_NAME}.{name}" for name in activity_nodes}
 
@@ -107,15 +110,15 @@ def test_a_node_added_after_the_critique_shows_in_both_engines() -> None:
     def audit(view: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
         return {}
 
-    added = {("critique", "post_critique_hook", False), ("post_critique_hook", "route", False)}
+    added = {("critique", "post_critique_hook", False), ("post_critique_hook", "route", True)}
     in_process = edges_of(build_graph(post_critique_hook=audit))
-    assert added <= in_process and ("critique", "route", False) not in in_process
+    assert added <= in_process and ("critique", "route", True) not in in_process
 
     options = {**OPTIONS, "post_critique_hook": OPTIONS["critique"]}
     graph = build_temporal_graph(options, post_critique_hook=audit)
     assert graph.nodes["post_critique_hook"].metadata["execute_in"] == "activity"
     on_temporal = edges_of(graph.compile())
-    assert added <= on_temporal and ("critique", "route", False) not in on_temporal
+    assert added <= on_temporal and ("critique", "route", True) not in on_temporal
     assert ("consolidate_rules", END, False) in on_temporal  # and distill is still inlined
     assert f"{GRAPH_NAME}.post_critique_hook" in activities_of(graph)
 
@@ -143,9 +146,14 @@ def loop_state(critiques: list[Critique], **fields: Any) -> LoopState:
     return LoopState(task=TASK, rubric=RUBRIC, critiques=critiques, drafts=drafts, **fields)
 
 
+def target(goto: Any) -> Any:
+    if isinstance(goto, list):
+        return [target(item) for item in goto]
+    return (goto.node, goto.arg) if isinstance(goto, Send) else goto
+
+
 def comparable(command: Command[Any]) -> tuple[Any, Any]:
-    goto = command.goto
-    return (goto.node, goto.arg) if isinstance(goto, Send) else goto, command.update
+    return target(command.goto), command.update
 
 
 def in_the_workflow(decision: Any, state: LoopState, context: Context) -> Any:
@@ -156,7 +164,7 @@ def in_the_workflow(decision: Any, state: LoopState, context: Context) -> Any:
 
 @pytest.mark.parametrize("history", list(STATES))
 @pytest.mark.parametrize("memory", [True, False])
-def test_in_the_workflow_route_and_finalize_decide_as_in_process(history, memory) -> None:
+def test_in_the_workflow_the_decisions_decide_as_in_process(history, memory) -> None:
     context = SETTLED.model_copy(update={"memory": memory})
     rules = [RecalledRule(id="r1", text="Be brief.", scope="default")]
     state = loop_state(STATES[history], recalled_rules=rules)
@@ -164,6 +172,9 @@ def test_in_the_workflow_route_and_finalize_decide_as_in_process(history, memory
     for decision in (route, finalize):
         expected = Node(decision)(state, in_process)
         assert comparable(in_the_workflow(decision, state, context)) == comparable(expected)
+    edge = policed_path(next_turn_or_route)(state, in_process)
+    assert target(in_the_workflow(next_turn_or_route, state, context)) == target(edge)
+    assert (edge == "route") == (history != "revise")  # only a run that goes on skips route
 
 
 def test_in_the_workflow_finalize_ends_a_run_whose_memory_has_nothing_to_do() -> None:

@@ -6,7 +6,7 @@ around the few places the time changes hands, so they cost microseconds per roun
 - model calls: each call the gateway makes (the LangChain runnable's `invoke`, HTTP
   included), timed around the runnable `gateway._Exchange.next_call` returns;
 - node logic: the rest of each node body (`check_input`, `generate`, `critique`, `route`,
-  `finalize`);
+  `finalize`) and of the edge after grading (`next_turn_or_route`);
 - LangGraph: the loop's wall time minus both.
 
 Parts of each are timed too: the functions in `PARTS` where the nodes call them, the
@@ -92,7 +92,14 @@ def timed_critic_loop(base_url: str, buckets: Buckets) -> Iterator[CriticLoopMem
     from critic_loop.graphs import app
 
     with ExitStack() as stack:
-        for name in ("check_input", "generate", "critique", "route", "finalize"):  # at build
+        for name in (
+            "check_input",
+            "generate",
+            "critique",
+            "next_turn_or_route",
+            "route",
+            "finalize",
+        ):
             stack.enter_context(
                 mock.patch.object(app, name, _timed(getattr(app, name), buckets, "node bodies"))
             )

@@ -3,7 +3,7 @@
 `WriteTimer` wraps a (synchronous) saver's `put` and `put_writes` on the instance and adds
 up the time each call takes, by round: a round starts with the write of its draft (a
 write to the `drafts` channel) and takes every write after it until the next draft, so
-its generate, critique and route steps' checkpoints and writes are all counted in it.
+its steps' checkpoints and writes (generate, critique, and route when it runs) count.
 The time includes serializing (and compressing) what is stored, which is where a
 checkpoint holding the whole history paid for its length. Beside the time it counts the
 bytes each round hands the saver (serialized with the saver's own serializer, outside

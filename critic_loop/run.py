@@ -117,18 +117,20 @@ def _graded_checkpoints(
             yield point.config
 
 
-def _round_checkpoint(graph: LoopGraph, thread_id: str, round_number: int) -> RunnableConfig:
-    # a branch from the checkpoint right after the round was graded, its next turn (if the
-    # edge after grading sent one) dropped: the fork routes again, under its own context
+def _round_checkpoint(graph: LoopGraph, run: _Run, round_number: int) -> RunnableConfig:
+    # a branch from the checkpoint right after the round was graded, whose next step is route
+    # (a turn the edge after grading had sent is dropped): the fork decides by its own context
     checkpointer = graph.checkpointer
     if not isinstance(checkpointer, BaseCheckpointSaver):
         raise LookupError("forking a thread needs the graph's checkpointer")
-    for config in _graded_checkpoints(checkpointer, thread_id, round_number):
+    for config in _graded_checkpoints(checkpointer, run.thread_id, round_number):
         snapshot = graph.get_state(config)
         critiques = [Critique.model_validate(c) for c in snapshot.values.get("critiques", [])]
-        if snapshot.next and rounds_done(critiques) == round_number:
-            return graph.update_state(snapshot.config, None, as_node="route")
-    raise LookupError(f"thread {thread_id} has no graded round {round_number}")
+        graded = snapshot.next and set(snapshot.next) <= {"generate", "route"}
+        if graded and rounds_done(critiques) == round_number:
+            branch = _stream_options(snapshot.config, run)["config"]  # with the fork's settings
+            return graph.update_state(branch, Command(goto="route"), as_node="route")
+    raise LookupError(f"thread {run.thread_id} has no graded round {round_number}")
 
 
 class ForkOptions(TypedDict, total=False):
@@ -325,8 +327,7 @@ def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions])
     _checked(options, ForkOptions, "fork_loop")
     run = _Run(thread_id, context_for_run(options.get("context")), None, cast(RunOptions, options))
     with _graph(run) as (graph, _):
-        branch = _round_checkpoint(graph, thread_id, round_number)
-        return _drive(graph, Command(goto="route"), branch, run)
+        return _drive(graph, None, _round_checkpoint(graph, run, round_number), run)
 
 
 async def arun_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> LoopState:

@@ -63,7 +63,8 @@ def loop_builder(
         builder.add_node("post_critique_hook", Node(post_critique_hook))
         builder.add_edge("critique", "post_critique_hook")
         graded = "post_critique_hook"
-    builder.add_conditional_edges(graded, policed_path(next_turn_or_route), ["generate", "route"])
+    decide = policed_path(next_turn_or_route, outside_a_run="route")  # a state edit: route decides
+    builder.add_conditional_edges(graded, decide, ["generate", "route"])
     add_distill(builder, "record_rule_usage")
     return builder
 

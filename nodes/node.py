@@ -17,12 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from langchain_core.runnables import Runnable, RunnableConfig
+from langgraph.errors import InvalidUpdateError
 from langgraph.runtime import Runtime, get_runtime
 from pydantic import BaseModel
 
 from critic_loop.nodes.operator_policy import needs_network, settled
 
 R = TypeVar("R")
+E = TypeVar("E")
 
 NODE_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="critic-loop-node")
 
@@ -84,11 +86,24 @@ class Node(Runnable[Any, Any]):
         return await self.arun(input, get_runtime())
 
 
-def policed_path(func: Callable[[Any, Runtime[Any]], R]) -> Callable[[Any, Runtime[Any]], R]:
-    """Return a conditional edge's decision behind the operator's policy, like a `Node`."""
+def policed_path(
+    func: Callable[[Any, Runtime[Any]], R], outside_a_run: E | None = None
+) -> Callable[[Any], R | E]:
+    """Return a conditional edge's decision behind the operator's policy, like a `Node`.
+
+    The edge reads the run's runtime itself, for `update_state` (a state edit from Studio or
+    the SDK) runs a node's edges outside any run, with none: the edge then goes to
+    `outside_a_run`, the step that decides once the run goes on, or refuses the edit.
+    """
 
     @functools.wraps(func)
-    def path(state: Any, runtime: Runtime[Any]) -> R:
-        return func(state, settled(runtime))
+    def path(state: Any) -> R | E:
+        runtime: Runtime[Any] | None = get_runtime()
+        if runtime is not None:
+            return func(state, settled(runtime))
+        if outside_a_run is None:
+            raise InvalidUpdateError(f"{func.__name__} decides only in a run: edit as another step")
+        return outside_a_run
 
+    path.__signature__ = inspect.signature(path, follow_wrapped=False)  # type: ignore[attr-defined]
     return path

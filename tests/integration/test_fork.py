@@ -9,11 +9,13 @@ import asyncio
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.errors import InvalidUpdateError
 
 from critic_loop import ReviewPending, ThreadFinished, arun_loop, fork_loop, run_loop
 from critic_loop.graphs.app import build_graph
 from critic_loop.run import RunStart
 from critic_loop.state.context import Context
+from critic_loop.thread_settings import stored_settings
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
 
@@ -109,6 +111,60 @@ def test_fork_with_a_different_worker_model(models, saver) -> None:
     )
     assert forked.final == "draft 2 by the stronger worker"
     assert models["stronger"].calls == 1
+
+
+def test_a_fork_of_a_reviewed_thread_waits_for_its_person_with_its_own_settings(
+    models, saver
+) -> None:
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"tone": "x"}))
+    reviewed = context(max_iterations=2, review="every_round")
+    answers = iter([{"action": "reject", "feedback": "warmer"}, {"action": "stop"}])
+    original = run_loop(
+        TASK,
+        RUBRIC,
+        context=reviewed,
+        checkpointer=saver,
+        thread_id="t",
+        reviewer=lambda _: next(answers),
+    )
+    assert original.outcome == "cancelled" and original.rounds == 2
+
+    forked = context(max_iterations=4, review="every_round")
+    with pytest.raises(ReviewPending) as waiting:
+        fork_loop("t", 1, context=forked, checkpointer=saver)
+    assert waiting.value.request["round"] == 1
+    head = build_graph(checkpointer=saver).get_state({"configurable": {"thread_id": "t"}})
+    assert head.next == ("route",)  # the review waits at the branch's head, with its settings
+    assert stored_settings(head.metadata).values["max_iterations"] == 4
+
+    accepted = run_loop(
+        TASK,
+        RUBRIC,
+        context=forked,
+        checkpointer=saver,
+        thread_id="t",
+        reviewer=lambda _: {"action": "accept"},
+    )
+    assert accepted.outcome == "accepted"
+    assert [d.text for d in accepted.drafts] == ["draft 1"]
+
+
+def test_a_state_edit_after_grading_leaves_the_decision_to_route(models, saver) -> None:
+    models.script("worker", "draft 1")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}))
+    graph = build_graph(checkpointer=saver)
+    config = {"configurable": {"thread_id": "edited"}}
+    start = {"task": TASK, "rubric": [c.model_dump() for c in RUBRIC]}
+    graph.invoke(start, config, context=context(), interrupt_after=["critique"])
+    assert graph.get_state(config).next == ("generate",)  # the edge sent the next turn
+    graph.update_state(config, {"feedback": []})  # as the last step, critique (Studio's edit)
+    assert graph.get_state(config).next == ("route",)
+    models.script("worker", "draft 2")
+    models.script("critic", graded(RUBRIC))
+    assert graph.invoke(None, config, context=context())["outcome"] == "passed"
+    with pytest.raises(InvalidUpdateError, match="first_round decides only in a run"):
+        graph.update_state(config, {"feedback": []}, as_node="recall")
 
 
 def test_unknown_round_is_a_clear_error(models, saver) -> None:

@@ -5,7 +5,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from critic_loop.nodes.loop.history_queries import no_score_gain, repeated_failures
-from critic_loop.nodes.loop.route import Decision, GoOn, decide, route
+from critic_loop.nodes.loop.review import review_reason
+from critic_loop.nodes.loop.route import Decision, GoOn, decide, next_turn_or_route, route
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique
@@ -146,3 +147,43 @@ def test_a_fresh_batch_goes_to_the_worker_as_one_send_per_sample() -> None:
     assert {(send.node, send.arg["round"], send.arg["mode"]) for send in goto} == {
         ("generate", 3, "resample")
     }
+
+
+HISTORIES = [(), (("tone",),), (("tone",), ("tone",)), (("tone",),) * 3, (("tone", "length"), ())]
+CONTEXTS = [
+    CONTEXT,
+    Context(max_iterations=10),
+    Context(max_iterations=10, on_stall="resample", stall_rounds=2),
+    Context(max_iterations=2),
+    Context(candidates=3),
+    *(
+        Context(max_iterations=3, stall_rounds=2, review=when)
+        for when in ("every_round", "on_stall", "on_exhausted")
+    ),
+]
+
+
+def sent(goto: object) -> object:
+    if isinstance(goto, list):
+        return [sent(item) for item in goto]
+    return (goto.node, goto.arg) if isinstance(goto, Send) else goto
+
+
+@pytest.mark.parametrize("failing_sets", HISTORIES)
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_the_edge_after_grading_sends_what_route_would_and_leaves_it_the_rest(
+    failing_sets, context
+) -> None:
+    critiques = history(*failing_sets)
+    drafts = [{"round": c.round, "text": f"draft {c.round}"} for c in critiques]
+    state = LoopState(task=TASK, rubric=RUBRIC, critiques=critiques, drafts=drafts)
+    runtime = Runtime(context=context)
+    edge = next_turn_or_route(state, runtime)
+    decision = decide(state.critiques, state.drafts, context, rubric=state.rubric)
+    if edge != "route":
+        command = route(state, runtime)  # asks nobody: route would send the same turn
+        assert sent(command.goto) == sent(edge) and command.update is None
+        return
+    stalled = isinstance(decision, GoOn) and decision.action == "resample"
+    asks = review_reason(state, context, stalled, exhausted=False) is not None
+    assert isinstance(decision, Decision) or asks or not critiques

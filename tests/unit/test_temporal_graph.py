@@ -14,7 +14,7 @@ from critic_loop.graphs.app import build_graph, loop_builder
 from critic_loop.nodes import operator_policy
 from critic_loop.nodes.loop.finalize import finalize
 from critic_loop.nodes.loop.route import first_round, next_turn_or_route, route
-from critic_loop.nodes.node import Node, policed_path
+from critic_loop.nodes.node import Node
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.loop import CriticView, LoopState
@@ -172,7 +172,7 @@ def test_in_the_workflow_the_decisions_decide_as_in_process(history, memory) -> 
     for decision in (route, finalize):
         expected = Node(decision)(state, in_process)
         assert comparable(in_the_workflow(decision, state, context)) == comparable(expected)
-    edge = policed_path(next_turn_or_route)(state, in_process)
+    edge = next_turn_or_route(state, in_process)
     assert target(in_the_workflow(next_turn_or_route, state, context)) == target(edge)
     assert (edge == "route") == (history != "revise")  # only a run that goes on skips route
 

@@ -10,6 +10,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import InvalidUpdateError
+from langgraph.pregel import Pregel
 
 from critic_loop import ReviewPending, ThreadFinished, arun_loop, fork_loop, run_loop
 from critic_loop.graphs.app import build_graph
@@ -165,6 +166,19 @@ def test_a_state_edit_after_grading_leaves_the_decision_to_route(models, saver) 
     assert graph.invoke(None, config, context=context())["outcome"] == "passed"
     with pytest.raises(InvalidUpdateError, match="first_round decides only in a run"):
         graph.update_state(config, {"feedback": []}, as_node="recall")
+
+
+def test_a_run_reads_its_result_from_the_stream_not_from_the_thread(
+    models, saver, monkeypatch
+) -> None:
+    reads = []
+    get_state = Pregel.get_state
+    monkeypatch.setattr(Pregel, "get_state", lambda *a, **k: reads.append(1) or get_state(*a, **k))
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC))
+    state = run_loop(TASK, RUBRIC, context=context(), checkpointer=saver, thread_id="once")
+    assert state.outcome == "passed" and [d.text for d in state.drafts] == ["draft 1", "draft 2"]
+    assert len(reads) == 1  # where the thread stands before it starts; no replay at the end
 
 
 def test_unknown_round_is_a_clear_error(models, saver) -> None:

@@ -235,52 +235,31 @@ def _stream_options(config: RunnableConfig, run: _Run) -> dict[str, Any]:
     # its pauses and `critic-loop run --thread-id` resumes with the thread's settings
     by_client = operator_settings().untrusted_input
     metadata = {"run_id": uuid4().hex, **settings_metadata(run.context, by_client)}
-    # the state after each step and a pause's request, as `invoke` reads them (no replay of
-    # the thread's writes at the end); a handler's events only when there is one (custom):
-    # streaming them makes LangGraph hand every step to its thread pool
-    modes = ["updates", "values", *(["custom"] if run.options.get("on_event") else [])]
+    # the state and a pause as `invoke` reads them (no replay of the thread's writes at the
+    # end); custom events only for a handler: they make LangGraph run each step in its pool
+    mode = ["updates", "values", *(["custom"] if run.options.get("on_event") else [])]
     invocation: RunnableConfig = {**config, "metadata": {**config.get("metadata", {}), **metadata}}
-    return {
-        "config": invocation,
-        "context": run.context,
-        "stream_mode": modes,
-        "durability": "sync",
-    }
+    return {"config": invocation, "context": run.context, "stream_mode": mode, "durability": "sync"}
 
 
-@dataclass
-class _Streamed:
-    """What a stream showed: the state after its last step, and a pause's request."""
-
-    values: dict[str, Any] | None = None
-    request: Any = None
-
-    def take(self, mode: str, chunk: Any, on_event: EventHandler) -> None:
-        """Keep a chunk's state or request; hand a custom event to `on_event`."""
-        if mode == "values":
-            self.values = chunk
-        elif mode == "updates" and "__interrupt__" in chunk:  # as `invoke` reads a pause
-            self.request = chunk["__interrupt__"][0].value
-        elif mode == "custom":
-            on_event(chunk)
-
-    @property
-    def nothing(self) -> bool:
-        """Tell whether the stream ran no step (then the thread's state says where it is)."""
-        return self.values is None and self.request is None
-
-    @classmethod
-    def of(cls, snapshot: StateSnapshot) -> _Streamed:
-        """Read a thread's state as a stream would have shown it."""
-        waiting = (waiting.value for task in snapshot.tasks for waiting in task.interrupts)
-        return cls(snapshot.values, next(waiting, None))
+def _keep(seen: dict[str, Any], mode: str, chunk: Any, on_event: EventHandler) -> None:
+    """Keep the state after the stream's last step and a pause's request, as `invoke` does."""
+    if mode == "custom":
+        on_event(chunk)
+    elif mode == "values" or "__interrupt__" in chunk:
+        seen[mode] = chunk
 
 
-def _next_input(streamed: _Streamed, run: _Run) -> LoopState | Command[Any]:
+def _as_seen(snapshot: StateSnapshot) -> dict[str, Any]:  # for a stream that ran no step
+    return {"values": snapshot.values, "updates": {"__interrupt__": snapshot.interrupts}}
+
+
+def _next_input(seen: dict[str, Any], run: _Run) -> LoopState | Command[Any]:
     """Return the run's result, or a reviewer's answer to resume it with (else `ReviewPending`)."""
-    request = streamed.request
-    if request is None:
-        return result_of(streamed.values or {}, run.context)
+    waiting = seen.get("updates", {}).get("__interrupt__")
+    if not waiting:
+        return result_of(seen.get("values") or {}, run.context)
+    request = waiting[0].value
     reviewer = run.options.get("reviewer")
     if reviewer is None:
         raise ReviewPending(run.thread_id, request)
@@ -309,13 +288,11 @@ def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> L
     """Stream the thread from `start` (input, or None to resume) to its result."""
     on_event = run.options.get("on_event") or (lambda event: None)
     while True:
-        streamed = _Streamed()
+        seen: dict[str, Any] = {}
         with _resumable(run.thread_id):
             for mode, chunk in graph.stream(start, **_stream_options(config, run)):
-                streamed.take(mode, chunk, on_event)
-        if streamed.nothing:
-            streamed = _Streamed.of(graph.get_state(run.config))
-        start, config = _next_input(streamed, run), run.config
+                _keep(seen, mode, chunk, on_event)
+        start, config = _next_input(seen or _as_seen(graph.get_state(run.config)), run), run.config
         if isinstance(start, LoopState):
             return start
 
@@ -323,13 +300,12 @@ def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> L
 async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
     on_event = run.options.get("on_event") or (lambda event: None)
     while True:
-        streamed = _Streamed()
+        seen: dict[str, Any] = {}
         with _resumable(run.thread_id):
             async for mode, chunk in graph.astream(start, **_stream_options(config, run)):
-                streamed.take(mode, chunk, on_event)
-        if streamed.nothing:
-            streamed = _Streamed.of(await graph.aget_state(run.config))
-        start, config = _next_input(streamed, run), run.config
+                _keep(seen, mode, chunk, on_event)
+        seen = seen or _as_seen(await graph.aget_state(run.config))
+        start, config = _next_input(seen, run), run.config
         if isinstance(start, LoopState):
             return start
 

@@ -91,9 +91,8 @@ def policed_path(
 ) -> Callable[[Any], R | E]:
     """Return a conditional edge's decision behind the operator's policy, like a `Node`.
 
-    The edge reads the run's runtime itself, for `update_state` (a state edit from Studio or
-    the SDK) runs a node's edges outside any run, with none: the edge then goes to
-    `outside_a_run`, the step that decides once the run goes on, or refuses the edit.
+    `update_state` (a state edit) runs edges outside any run, with no runtime: the edge then
+    goes to `outside_a_run`, the step that decides once the run goes on, or refuses the edit.
     """
 
     @functools.wraps(func)

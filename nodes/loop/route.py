@@ -153,12 +153,10 @@ def first_round(state: LoopState, runtime: Runtime[Context]) -> list[Send]:
 def _after_grading(state: LoopState, context: Context) -> tuple[Decision | GoOn, str | None]:
     # the decision, and why a person is asked before it takes effect (None: nobody is)
     decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)
-    if isinstance(decision, GoOn) and decision.action == "candidates":
+    kind = decision[0]  # how it goes on (GoOn.action) or ends (Decision.outcome)
+    if kind == "candidates":
         return decision, None
-    stalled = (isinstance(decision, GoOn) and decision.action == "resample") or (
-        isinstance(decision, Decision) and decision.outcome == "stalled"
-    )
-    exhausted = isinstance(decision, Decision) and decision.outcome == "exhausted"
+    stalled, exhausted = kind in {"resample", "stalled"}, kind == "exhausted"
     return decision, review_reason(state, context, stalled, exhausted)
 
 
@@ -167,9 +165,8 @@ def next_turn_or_route(
 ) -> Send | list[Send] | Literal["route"]:
     """After grading: send the worker its next turn when the run goes on unreviewed, else route.
 
-    A conditional edge, so a round that goes on is two steps (and two checkpoints), as in the
-    minimal loop; `route` stays a node for what needs one: a person's review (`interrupt`), the
-    end, and a fork deciding a graded round again.
+    An edge, so a round that goes on is two steps, as in the minimal loop; `route` is a node
+    for what needs one: a person's review (`interrupt`), the end, a fork deciding again.
     """
     decision, reason = _after_grading(state, runtime.context)
     if isinstance(decision, GoOn) and reason is None:

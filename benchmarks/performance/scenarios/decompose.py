@@ -92,14 +92,7 @@ def timed_critic_loop(base_url: str, buckets: Buckets) -> Iterator[CriticLoopMem
     from critic_loop.graphs import app
 
     with ExitStack() as stack:
-        for name in (
-            "check_input",
-            "generate",
-            "critique",
-            "next_turn_or_route",
-            "route",
-            "finalize",
-        ):
+        for name in "check_input generate critique next_turn_or_route route finalize".split():
             stack.enter_context(
                 mock.patch.object(app, name, _timed(getattr(app, name), buckets, "node bodies"))
             )

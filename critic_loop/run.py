@@ -246,8 +246,10 @@ def _keep(seen: dict[str, Any], mode: str, chunk: Any, on_event: EventHandler) -
     """Keep the state after the stream's last step and a pause's request, as `invoke` does."""
     if mode == "custom":
         on_event(chunk)
-    elif mode == "values" or "__interrupt__" in chunk:
+    elif mode == "values":
         seen[mode] = chunk
+    elif "__interrupt__" in chunk:
+        seen.setdefault(mode, chunk)  # the first pause, as the thread's state lists them
 
 
 def _as_seen(snapshot: StateSnapshot) -> dict[str, Any]:  # for a stream that ran no step
@@ -273,7 +275,7 @@ def _start(snapshot: StateSnapshot, run: _Run, location: str | None) -> dict[str
     even a last step whose writes were saved without its checkpoint (no next step shown).
     """
     kept, fresh, on_start = snapshot.values, run.fresh or {}, run.options.get("on_start")
-    if kept.get("outcome") is not None and not snapshot.next:
+    if kept.get("outcome") is not None and not snapshot.tasks:  # `next` omits written steps
         raise ThreadFinished(
             f"thread {run.thread_id} already finished ({kept['outcome']}); "
             "use a new thread id, or fork_loop to continue it from an earlier round"

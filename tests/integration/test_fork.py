@@ -11,6 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import InvalidUpdateError
 from langgraph.pregel import Pregel
+from langgraph.store.memory import InMemoryStore
 
 from critic_loop import ReviewPending, ThreadFinished, arun_loop, fork_loop, run_loop
 from critic_loop.graphs.app import build_graph
@@ -179,6 +180,36 @@ def test_a_run_reads_its_result_from_the_stream_not_from_the_thread(
     state = run_loop(TASK, RUBRIC, context=context(), checkpointer=saver, thread_id="once")
     assert state.outcome == "passed" and [d.text for d in state.drafts] == ["draft 1", "draft 2"]
     assert len(reads) == 1  # where the thread stands before it starts; no replay at the end
+
+
+class DiesAfterFinalize(InMemorySaver):
+    """Saves finalize's writes, then dies before the checkpoint that follows them."""
+
+    armed = False
+
+    def put_writes(self, config, writes, task_id, task_path=""):
+        super().put_writes(config, writes, task_id, task_path)
+        self.armed = self.armed or any(channel == "outcome" for channel, _ in writes)
+
+    def put(self, config, checkpoint, metadata, new_versions):
+        if self.armed:
+            self.armed = False
+            raise RuntimeError("the process died here")
+        return super().put(config, checkpoint, metadata, new_versions)
+
+
+def test_a_run_that_died_after_its_outcome_was_written_resumes_to_learn(models) -> None:
+    saver, store = DiesAfterFinalize(), InMemoryStore()
+    models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "warmer"}), graded(RUBRIC))
+    models.script("distill", {"operations": []})
+    learning = context(memory=True, distill_model="scripted:distill")
+    options = {"context": learning, "checkpointer": saver, "store": store, "thread_id": "t"}
+    with pytest.raises(RuntimeError, match="died here"):
+        run_loop(TASK, RUBRIC, **options)
+    resumed = run_loop(TASK, RUBRIC, **options)  # not ThreadFinished: memory's steps are left
+    assert resumed.outcome == "passed" and resumed.memory_report is not None
+    assert models["distill"].calls == 1
 
 
 def test_unknown_round_is_a_clear_error(models, saver) -> None:

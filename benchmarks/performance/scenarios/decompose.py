@@ -35,6 +35,9 @@ from benchmarks.performance.timing import median
 Buckets = defaultdict[str, float]
 
 
+TIMED = ("check_input", "generate", "critique", "next_turn_or_route", "route", "finalize")
+
+
 def _timed(function: Callable[..., Any], buckets: Buckets, name: str) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         start = time.perf_counter()
@@ -92,7 +95,7 @@ def timed_critic_loop(base_url: str, buckets: Buckets) -> Iterator[CriticLoopMem
     from critic_loop.graphs import app
 
     with ExitStack() as stack:
-        for name in "check_input generate critique next_turn_or_route route finalize".split():
+        for name in TIMED:
             stack.enter_context(
                 mock.patch.object(app, name, _timed(getattr(app, name), buckets, "node bodies"))
             )

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from critic_loop.state.context import Context
     from critic_loop.state.rubric import CriterionBase
 
-ARTIFACT_KEYS = frozenset({"id", "artifact", "labels", "rubric"})
+ARTIFACT_KEYS = frozenset({"id", "artifact", "labels", "rubric", "family"})
 
 
 CALIBRATE_HELP = """Measure the critic against human labels.
@@ -46,7 +46,7 @@ LABELS.jsonl holds one JSON object per line:
   {"id": "a1", "artifact": "...", "labels": {"clear": true, "short": false}}
   {"artifact": "...", "labels": {...}, "rubric": [...]}    a rubric of its own
 Labels are true when the humans passed the criterion; criteria without a label are
-graded but not compared.
+graded but not compared. A "family" (the kind of text, for fits by family) is not read.
 
 With --fit, the judge (judge_mode extract_ask) learns its threshold on P(met) from the
 labels: the profile is written where CRITIC_LOOP_JUDGE_PROFILE names and later runs with

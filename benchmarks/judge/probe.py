@@ -17,39 +17,22 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
 from benchmarks.harness.report import write_atomically
-from benchmarks.judge.cases import CASES, Case, Pair
-from benchmarks.judge.held_out import HELD_OUT
+from benchmarks.judge.families import Item, items
 from critic_loop.nodes.verifiers import yes_no
 from critic_loop.nodes.verifiers.grounding import quote_problem
 from critic_loop.nodes.verifiers.judge import NO_WORDS, extract_prompt, extracted_quote
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Criterion
 
-SETS: dict[str, tuple[Case, ...]] = {"held_out": HELD_OUT, "fit": CASES}
 FENCE = re.compile(r"\b[0-9a-f]{16}\b")  # a fence's fresh random token
-
-
-@dataclass(frozen=True)
-class Item:
-    """One labelled pair, and the set it comes from."""
-
-    set: str
-    case: Case
-    pair: Pair
-
-    @property
-    def key(self) -> str:
-        """Name the pair: set/case/pair."""
-        return f"{self.set}/{self.case.id}/{self.pair.id}"
 
 
 YES_NO: dict[str, Callable[[Item], list[BaseMessage]]] = {
@@ -137,11 +120,6 @@ def run_variant(probe: Probe, variant: str, item: Item) -> dict[str, Any]:
     nothing = not quote or quote.lower().strip(" .!") in NO_WORDS
     problem = "nothing quoted" if nothing else quote_problem(quote, item.case.artifact)
     return {"quote": quote, "problem": problem, "asked": [key]}
-
-
-def items(sets: list[str]) -> Iterator[Item]:
-    """Every labelled pair of the chosen sets, in order."""
-    return (Item(name, case, pair) for name in sets for case in SETS[name] for pair in case.pairs)
 
 
 def main(argv: list[str] | None = None) -> int:

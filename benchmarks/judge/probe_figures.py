@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.harness.tables import share
-from benchmarks.judge.probe import SETS, Item, items
+from benchmarks.judge.families import SETS, Item, items
 from critic_loop.judge_fit import Scored, agreement, cross_validated, fit_profile, fit_threshold
 from critic_loop.nodes.verifiers.checks import run_check
 from critic_loop.nodes.verifiers.judge_profile import DEFAULT_THRESHOLD, save_profile

@@ -6,7 +6,7 @@ import json
 import math
 from pathlib import Path
 
-from benchmarks.judge import probe
+from benchmarks.judge import families, probe
 from benchmarks.judge.probe_figures import Answers, figures
 from critic_loop.nodes.verifiers.yes_no import yes_no_prompt
 
@@ -96,7 +96,7 @@ def test_the_shipped_judge_decides_the_held_out_set_as_the_probe_measured() -> N
     decided, calls = [], 0
     with ScriptedOpenAIServer(replay, model_id=settings["model"]) as server:
         context = {"critic_model": f"openai:{settings['model']}", "base_url": server.base_url}
-        for case in probe.SETS["held_out"]:
+        for case in families.SETS["held_out"]:
             rubric = [{"id": pair.id, "text": pair.text} for pair in case.pairs]
             critique = critique_artifact(case.artifact, rubric, context)
             assert critique.verdict is not None

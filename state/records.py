@@ -122,6 +122,11 @@ class Critique(DraftRecord):
     agreement: Agreement | None = Field(
         default=None, description="How many passing candidates behaved like this one."
     )
+    regressed: str | None = Field(
+        default=None,
+        description="Why this failing revision is worse than the draft it revises (it fails "
+        "what that draft passed, or keeps little of its text): never the run's best, then.",
+    )
     stopped: str | None = Field(
         default=None, description="Why a run budget ran out before grading was done."
     )
@@ -161,7 +166,10 @@ class WorkerFeedback(DraftRecord):
 
     summary: Note = Field(default="", description="The critic's overall note to the worker.")
     hints: list[Hint] = Field(
-        default_factory=list, description="The smallest useful changes, one per failing check."
+        default_factory=list, description="What to change: each failing criterion's, each once."
+    )
+    kept: list[Hint] = Field(
+        default_factory=list, description="The draft's own words a judged pass quoted, to keep."
     )
 
 

@@ -12,11 +12,12 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import verdict_event
-from critic_loop.nodes.loop.feedback import worker_feedback
-from critic_loop.nodes.loop.history_queries import normalized
+from critic_loop.nodes.loop.feedback import WORD, worker_feedback
+from critic_loop.nodes.loop.history_queries import normalized, regression
 from critic_loop.nodes.models.gateway import Answer, Request, aask_all, ask_all
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, trust_of
+from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.verifiers.agreement import Grouping, abehaviour_groups, behaviour_groups
 from critic_loop.nodes.verifiers.checks import arun_check, run_check
 from critic_loop.nodes.verifiers.judge import (
@@ -27,6 +28,7 @@ from critic_loop.nodes.verifiers.judge import (
     with_second_looks,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
+from critic_loop.nodes.verifiers.statements import as_instruction
 from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
@@ -77,6 +79,30 @@ def _with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) 
     return critique.model_copy(update=update)
 
 
+ECHO_WORDS = 5  # runs of this many words shared with the instructions
+ECHO_SHARE = 0.5  # a draft made this much of instructions' word runs repeats them
+
+
+def _grams(text: str) -> set[tuple[str, ...]]:
+    words = [word.lower() for word in WORD.findall(text)]
+    return {tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+
+
+def _instruction_grams(
+    rubric: Sequence[CriterionBase], critiques: Sequence[Critique], prompts_dir: str | None
+) -> set[tuple[str, ...]]:
+    # what the worker was told: its standing instructions, and every hint it can have been given
+    told = [render_prompt(name, prompts_dir) for name in ("worker_system.jinja",)]
+    told += [as_instruction(c.describe()) for c in rubric if not c.deterministic]
+    told += [r.hint for c in critiques if c.verdict for r in c.verdict.results if r.hint]
+    return {gram for text in told for gram in _grams(text)}
+
+
+def _echoes(text: str, instructions: set[tuple[str, ...]]) -> bool:
+    grams = _grams(text)
+    return bool(grams) and len(grams & instructions) >= ECHO_SHARE * len(grams)
+
+
 HOPELESS = "the failed checks already rule out a pass."
 BEHIND = "another candidate did better on the checks."
 
@@ -98,6 +124,8 @@ class _RoundGrading:
         self.checks = [criterion for criterion in self.rubric if criterion.deterministic]
         self.judged_criteria = [c for c in self.rubric if not c.deterministic]
         graded = {critique.ref for critique in state.critiques}
+        self.history, self.earlier = state.drafts, state.critiques
+        self.instructions = _instruction_grams(self.rubric, state.critiques, context.prompts_dir)
         earlier = _graded_texts(state.drafts, state.critiques)
         pending = sorted(
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
@@ -224,7 +252,9 @@ class _RoundGrading:
         seconds = self.ledger.seconds
         critiques, feedback = [], []
         for critique in sorted(done, key=lambda critique: (critique.round, critique.candidate)):
-            critique = critique.model_copy(update={"seconds": seconds})
+            draft = self.drafts[critique.ref]
+            lost = regression(draft, critique.verdict, self.history, self.earlier)
+            critique = critique.model_copy(update={"seconds": seconds, "regressed": lost})
             runtime.stream_writer(verdict_event(critique))
             critiques.append(critique.model_dump(mode="json"))
             verdict = critique.verdict
@@ -253,10 +283,15 @@ class _RoundGrading:
             hint = f"Write a complete artifact of fewer than {limit} characters."
         elif not draft.text.strip():
             evidence, hint = "The draft is empty.", "Write the artifact the task asks for."
+        elif _echoes(draft.text, self.instructions):
+            evidence = "The draft repeats the instructions it was given, not the artifact."
+            hint = "Write the artifact the task asks for; do not repeat your instructions."
         else:
             return None
         failed = {
-            c.id: CriterionResult(criterion_id=c.id, evidence=evidence, passed=False, hint=hint)
+            c.id: CriterionResult(
+                criterion_id=c.id, evidence=evidence, passed=False, hint=hint, source="check"
+            )
             for c in self.rubric
         }
         return self._verdict(failed, f"{evidence} Reply with the complete artifact.")

@@ -26,7 +26,8 @@ def _fragments(quote: str) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
-def _quotations(evidence: str) -> list[str]:
+def quotations(evidence: str) -> list[str]:
+    """Return what `evidence` quotes, in double quotes or backticks."""
     return [next(group for group in match.groups() if group) for match in QUOTED.finditer(evidence)]
 
 
@@ -51,7 +52,7 @@ NO_QUOTATION = "it quotes nothing of the artifact in double quotes"
 
 
 def _grounding_problem(evidence: str, artifact: str) -> str | None:
-    problems = [quote_problem(quote, artifact) for quote in _quotations(evidence)]
+    problems = [quote_problem(quote, artifact) for quote in quotations(evidence)]
     if not problems:
         return NO_QUOTATION
     return None if None in problems else problems[0]

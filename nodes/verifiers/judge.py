@@ -130,7 +130,6 @@ def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) ->
 UNVERIFIED_PASS = (
     "Not met: the judge passed this without quoting the draft, so the pass could not be checked."
 )
-NOT_SURE_HINT = "Make it plain in the artifact, in words a reader can point to."
 NOT_GRADED = "Not met: the judge gave no valid result for this criterion."
 
 
@@ -223,7 +222,6 @@ def accept_one(
         evidence, hint = UNVERIFIED_PASS, ""
     elif found.verdict == "not sure":
         evidence = "Not met: the judge was not sure, which counts as not met."
-        hint = hint or NOT_SURE_HINT
     elif quote:
         evidence = f'Not met; the judge looked at "{quote}".'
     else:
@@ -256,9 +254,7 @@ def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Grad
         return ([passed], ""), None
     else:
         evidence = f'Not met: the judge\'s evidence "{quote[:200]}" is no evidence ({problem}).'
-    result = CriterionResult(
-        criterion_id=criterion.id, passed=False, evidence=evidence, hint=NOT_SURE_HINT
-    )
+    result = CriterionResult(criterion_id=criterion.id, passed=False, evidence=evidence)
     return ([result], ""), problem
 
 
@@ -395,7 +391,7 @@ def with_second_looks(
         assert answer.value is not None  # a doubted answer has one
         outcome = "Met" if passed else "Not met"
         evidence = f"{outcome}: its words were no evidence; asked yes or no, the judge {said}."
-        update = {"passed": passed, "evidence": evidence, "hint": "" if passed else NOT_SURE_HINT}
+        update = {"passed": passed, "evidence": evidence}
         result = answer.value[0][0].model_copy(update={**update, "p_met": met})
         spent = _spent([answer, asked, null])
         decided.append(

@@ -8,7 +8,6 @@ P(met) = P(yes) / (P(yes) + P(no)) on the first token (OpenAI-compatible servers
 from __future__ import annotations
 
 import math
-import re
 import secrets
 from collections.abc import Iterable, Mapping
 
@@ -17,6 +16,7 @@ from langchain_core.messages import BaseMessage
 from critic_loop.nodes.models.gateway import Request
 from critic_loop.nodes.models.loading import grading_model, model_server
 from critic_loop.nodes.prompts import conversation
+from critic_loop.nodes.verifiers.statements import as_question
 from critic_loop.state.context import Context
 
 TOP_LOGPROBS = 10  # of the first token's likeliest alternatives
@@ -60,37 +60,6 @@ def calibrated(asked: float | None, null: float | None) -> float | None:
     asked, null = (min(max(p, 1e-6), 1 - 1e-6) for p in (asked, null))
     shift = math.log(asked / (1 - asked)) - math.log(null / (1 - null))
     return 1 / (1 + math.exp(-shift))
-
-
-_SUBJECT = re.compile(r"^(it|the \w+|this \w+)\s+(\S+)\s*(.*)$", re.IGNORECASE | re.S)
-_BE = {"is", "are", "was", "were", "can", "will", "should", "must", "does"}
-
-
-def _base_form(verb: str) -> str | None:
-    if verb == "has":
-        return "have"
-    if verb.endswith("ies") and len(verb) > 4:
-        return verb[:-3] + "y"
-    if re.search(r"(ss|sh|ch|x|z|o)es$", verb):
-        return verb[:-2]
-    if verb.endswith("s") and not verb.endswith("ss"):
-        return verb[:-1]
-    return None
-
-
-def as_question(statement: str) -> str:
-    """Ask "It names a season." as "Does it name a season?"; else "Is it true that ...?"."""
-    text = " ".join(statement.split()).rstrip(".!").strip()
-    found = _SUBJECT.match(text)
-    if found:
-        subject, verb, rest = found[1], found[2].lower(), found[3]
-        subject, tail = subject[0].lower() + subject[1:], f" {rest}" if rest else ""
-        if verb in _BE:
-            return f"{verb.capitalize()} {subject}{tail}?"
-        base = _base_form(verb)
-        if base is not None:
-            return f"Does {subject} {base}{tail}?"
-    return f"Is it true that {text[:1].lower() + text[1:]}?"
 
 
 def yes_no_prompt(

@@ -86,7 +86,8 @@ def test_worker_feedback_items_are_bounded(limits) -> None:
         feedback="z" * 999,
     )
     note = worker_feedback(1, 1, verdict, rubric)
-    assert len(note.hints[0]) == 150 and len(note.summary) == 300
+    assert note.hints[0] == "Make sure your text is friendly."  # the criterion, told
+    assert len(note.hints[1]) == 150 and len(note.summary) == 300
 
 
 def test_sixteen_thousand_failing_cases_give_evidence_within_the_limit() -> None:

@@ -69,11 +69,36 @@ def test_exhausted_returns_the_best_draft_not_the_last(models, context, loop_inp
 
 def test_best_draft_ties_go_to_the_latest(models, context, loop_input) -> None:
     models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"tone": "y"}))
+    out = run(loop_input, context, max_iterations=2, on_stall="stop", stall_rounds=3)
+    assert out["outcome"] == "exhausted"
+    assert out["final"] == "draft 2"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
+
+
+def test_a_revision_that_fails_what_its_draft_passed_is_never_the_final(
+    models, context, loop_input
+) -> None:
+    """Same score, but the revision lost `length`, which draft 1 passed: draft 1 stays best."""
+    models.script("worker", "draft 1 is long enough", "draft 2 is long enough too")
     models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"length": "y"}))
     out = run(loop_input, context, max_iterations=2)
     assert out["outcome"] == "exhausted"
-    assert out["final"] == "draft 2"
-    assert [item["criterion_id"] for item in out["open_items"]] == ["length"]
+    assert out["final"] == "draft 1 is long enough"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
+    assert "length" in out["critiques"][1]["regressed"]
+
+
+def test_a_failing_revision_that_shrank_to_a_fragment_is_never_the_final(
+    models, context, loop_input
+) -> None:
+    """The quickstart's shrinking hash map: 8 characters of 113, failing, is not the best."""
+    first = "A hash map stores values under keys and finds each one by hashing its key."
+    models.script("worker", first, "hash map")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"tone": "y"}))
+    out = run(loop_input, context, max_iterations=2, on_stall="stop", stall_rounds=3)
+    assert out["final"] == first
+    assert out["critiques"][1]["regressed"].startswith("it keeps 8 of the")
 
 
 def test_stalled_when_the_same_criteria_keep_failing(models, context, loop_input) -> None:

@@ -51,22 +51,14 @@ class OperatorSettings(BaseSettings):
     shared_memory_scopes: CommaList = Field(
         default_factory=list, description="Memory scopes every authenticated user shares."
     )
-    memory_curators: CommaList = Field(
-        default_factory=list, description="Users who may read and correct the shared scopes."
-    )
-    max_rule_chars: int = Field(
-        default=500, ge=50, description="The longest rule recall gives; a longer one is skipped."
-    )
+    memory_curators: CommaList = Field(default_factory=list, description="Who may edit them.")
+    max_rule_chars: int = Field(default=500, ge=50, description="The longest rule recall gives.")
     max_recalled_chars: int = Field(
-        default=4_000, ge=200, description="The most rule text recall gives a run in all."
+        default=4_000, ge=200, description="Rule text recalled, in all."
     )
-    webhook_hosts: CommaList = Field(
-        default_factory=list, description="Hosts clients' webhooks may call (none: no webhooks)."
-    )
-    max_pending_runs: int = Field(
-        default=10, ge=1, description="Runs one user may have pending or running at once."
-    )
-    max_crons: int = Field(default=5, ge=0, description="Crons one user may keep.")
+    webhook_hosts: CommaList = Field(default_factory=list, description="Hosts webhooks may call.")
+    max_pending_runs: int = Field(default=10, ge=1, description="A user's runs waiting or running.")
+    max_crons: int = Field(default=5, ge=0, description="The crons one user may keep.")
     max_task_chars: int = Field(
         default=100_000, ge=1, description="The longest task, in characters."
     )

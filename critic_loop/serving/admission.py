@@ -1,8 +1,6 @@
-"""What a user may have the server do besides running: webhooks, and how much may wait.
+"""Webhooks only to hosts the operator allows, at public addresses; quotas of what may wait.
 
-A webhook goes only to a host the operator allows, never to a private, loopback or link-local
-address; each user keeps at most so many runs pending or running, and so many crons.
-docs/security.md ("Webhooks", "Quotas") states it.
+docs/security.md ("Webhooks", "Quotas").
 """
 
 from __future__ import annotations
@@ -17,8 +15,6 @@ from urllib.parse import urlsplit
 from langgraph_sdk import get_client
 
 from critic_loop.state.operator_settings import operator_settings
-
-WAITING = ("pending", "running")
 
 
 def _allowed(host: str) -> bool:
@@ -62,7 +58,7 @@ async def quota_problem(mine: Mapping[str, Any], crons: bool) -> str | None:
     most, waiting = settings.max_pending_runs, 0
     for thread in await server.threads.search(metadata=mine, status="busy", limit=most):
         runs = await server.runs.list(thread["thread_id"], limit=most)
-        waiting += sum(run["status"] in WAITING for run in runs)
+        waiting += sum(run["status"] in ("pending", "running") for run in runs)
     if waiting < most:
         return None
     return (

@@ -113,11 +113,10 @@ async def own_resources(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
     return {OWNER_KEY: owner}
 
 
-def _settings_of(payload: Any) -> Any:
+def _settings_of(payload: dict[str, Any]) -> Any:
     # what a run made from `payload` is set with: `config.configurable`, then `context`
-    config = payload.get("config") if isinstance(payload, dict) else None
+    config, context = payload.get("config"), payload.get("context")
     configurable = config.get("configurable") if isinstance(config, dict) else None
-    context = payload.get("context") if isinstance(payload, dict) else None
     if not isinstance(configurable, dict):
         return context
     return {**configurable, **(context if isinstance(context, dict) else {})}
@@ -138,12 +137,14 @@ def _police_context(context: Any) -> None:
 
 
 async def _admitted(
-    ctx: Auth.types.AuthContext, value: Any, payload: Any, quota: str | None
+    ctx: Auth.types.AuthContext, value: Any, key: str, quota: str | None = None
 ) -> Auth.types.FilterType | None:
-    # refuse (403) settings the operator refuses and a webhook to a host not allowed, then
-    # (429) what passes the user's quota of `quota` ("runs", "crons"); claim it for its user
+    # refuse (403) what `value[key]` sets that the operator refuses, a webhook to a host not
+    # allowed, then (429) what passes the user's quota of `quota`; claim it for its user
+    payload = value.get(key) if isinstance(value, dict) else None
+    payload = payload if isinstance(payload, dict) else {}
     await asyncio.to_thread(_police_context, _settings_of(payload))  # paths: resolved on disk
-    webhook = payload.get("webhook") if isinstance(payload, dict) else None
+    webhook = payload.get("webhook")
     problem = await asyncio.to_thread(webhook_problem, str(webhook)) if webhook else None
     if problem is not None:
         raise _refused(403, f"webhook refused: {problem}")
@@ -154,26 +155,22 @@ async def _admitted(
     return owned
 
 
-def _payload(value: Any, key: str) -> Any:
-    return value.get(key) if isinstance(value, dict) else None
-
-
 @auth.on.threads.create_run
 async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """Keep runs to their creators; refuse one the operator refuses (403) or over quota (429)."""
-    return await _admitted(ctx, value, _payload(value, "kwargs"), "runs")
+    return await _admitted(ctx, value, "kwargs", "runs")
 
 
 @auth.on.crons.create
 async def own_crons_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """As `own_runs_within_policy`, for the runs a new cron will start."""
-    return await _admitted(ctx, value, _payload(value, "payload"), "crons")
+    return await _admitted(ctx, value, "payload", "crons")
 
 
 @auth.on.crons.update
 async def changed_crons_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """As `own_runs_within_policy`, for a cron's new settings (no quota: it exists)."""
-    return await _admitted(ctx, value, _payload(value, "payload"), None)
+    return await _admitted(ctx, value, "payload")
 
 
 @auth.on.assistants

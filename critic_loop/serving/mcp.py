@@ -94,22 +94,11 @@ def _error(code: int, message: str, request_id: Any) -> JSONResponse:
     return JSONResponse(body)
 
 
-def _detail(answer: httpx.Response) -> str:
-    try:
-        return str(answer.json()["detail"])
-    except (ValueError, KeyError, TypeError):
-        return answer.text
-
-
-class BadParams(ValueError):
-    """The request's params are not what its method takes, or the server refused the run."""
-
-
 def _object(value: Any, what: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise BadParams(f"{what} must be an object, not {type(value).__name__}")
+        raise ValueError(f"{what} must be an object, not {type(value).__name__}")
     return value
 
 
@@ -118,7 +107,7 @@ async def _call_tool(params: dict[str, Any], request: Request) -> dict[str, Any]
     context = _object(arguments.pop("context", None) or params.get("context"), "context")
     assistant = (await _assistants(request)).get(str(params.get("name")))
     if assistant is None:
-        raise BadParams(f"Unknown tool: {params.get('name')}")
+        raise ValueError(f"Unknown tool: {params.get('name')}")
     try:
         output = await _client().runs.wait(
             None,
@@ -129,7 +118,7 @@ async def _call_tool(params: dict[str, Any], request: Request) -> dict[str, Any]
             headers=_headers(request),
         )
     except httpx.HTTPStatusError as refused:  # a ceiling, a quota: the server's own words
-        raise BadParams(_detail(refused.response)) from None
+        raise ValueError(str(refused.response.json().get("detail"))) from None
     if isinstance(output, dict) and "__error__" in output:
         error = output["__error__"]
         message = f"{error.get('error', 'Error')}: {error.get('message', '')}".strip(": ")
@@ -160,9 +149,7 @@ async def _answer(method: Any, params: dict[str, Any], request: Request) -> dict
         return {}
     if method == "tools/list":
         named = await _assistants(request)
-        return {
-            "tools": [await _tool(name, assistant, request) for name, assistant in named.items()]
-        }
+        return {"tools": [await _tool(name, each, request) for name, each in named.items()]}
     if method == "tools/call":
         return await _call_tool(params, request)
     return None  # no such method
@@ -181,7 +168,7 @@ async def _handle(request: Request) -> Response:
     try:
         params = check_depth(_object(message.get("params"), "params"), "params")
         answer = await _answer(method, params, request)
-    except ValueError as error:  # BadParams, or nested too deeply
+    except ValueError as error:  # bad params, nested too deeply, or a run refused
         return _error(INVALID_PARAMS, str(error), request_id)
     except Exception:
         logger.exception("MCP %s failed", method)

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import worker_feedback
 from critic_loop.nodes.loop.history_queries import normalized
-from critic_loop.nodes.memory.graded import binding, critique_seal
+from critic_loop.nodes.memory.graded import binding, seal
 from critic_loop.nodes.models.gateway import Answer, Request, aask_all, ask_all
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, trust_of
@@ -225,7 +225,7 @@ class _RoundGrading:
         seconds, bound = self.ledger.seconds, binding(runtime)
         critiques, feedback = [], []
         for critique in sorted(done, key=lambda critique: (critique.round, critique.candidate)):
-            sealed = critique_seal(bound, critique) if bound else None  # memory may be shared
+            sealed = seal(bound, critique) if bound else None  # memory may be shared
             critique = critique.model_copy(update={"seconds": seconds, "seal": sealed})
             runtime.stream_writer(verdict_event(critique))
             critiques.append(critique.model_dump(mode="json"))

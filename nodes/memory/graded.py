@@ -1,10 +1,9 @@
 """A shared memory scope learns only from what this server graded, never from a client's edits.
 
-In a run whose user may write a shared scope, the critique node seals each critique and recall
-each rule it gives: an HMAC of what it says, bound to the graph and the thread, that a client
-cannot make. A critique or a recalled rule written through the API (`update_state`, `Command`,
-a `Send` to a memory step) or given to the served `distill` graph has no seal that holds, so
-that run's memory steps reach only the caller's own scopes (docs/security.md, "Shared memory").
+Where a run may write a shared scope, the critique node and recall seal what they make (an HMAC
+bound to the graph and the thread), which no client can: a run whose critiques or recalled rules
+a client wrote (`update_state`, `Command`, `Send`), or the served `distill` graph, lacks the
+seals, and its memory steps reach only the caller's own scopes (docs/security.md).
 """
 
 from __future__ import annotations
@@ -32,32 +31,24 @@ def _key() -> bytes:  # the token secret keeps seals valid in all the server's p
 
 
 def binding(runtime: Runtime[Any]) -> str | None:
-    """Return what this run's seals are bound to (graph and thread), if it may share memory."""
+    """Return the graph and thread this run's seals are bound to, if it may share memory."""
     server, execution = runtime.server_info, runtime.execution_info
-    if server is None or execution is None or not execution.thread_id:
+    if not (server and execution and execution.thread_id and run_owner(runtime)):
         return None
-    if run_owner(runtime) is None or not operator_settings().shared_memory_scopes:
-        return None
-    return f"{server.graph_id}/{execution.thread_id}"
+    return (
+        f"{server.graph_id}/{execution.thread_id}"
+        if operator_settings().shared_memory_scopes
+        else None
+    )
 
 
-def seal(bound: str, content: str) -> str:
-    """Return the seal of `content` in the run `bound` names."""
+def seal(bound: str, made: Critique | RecalledRule) -> str:
+    """Return the seal of a critique (what it says of which draft) or of a recalled rule."""
+    if isinstance(made, Critique):
+        content = made.model_dump_json(include={"round", "candidate", "verdict"})
+    else:
+        content = f"{made.scope}/{made.id}"
     return hmac.new(_key(), f"{bound}\0{content}".encode(), hashlib.sha256).hexdigest()
-
-
-def critique_seal(bound: str, critique: Critique) -> str:
-    """Return the seal of what `critique` says of which draft."""
-    return seal(bound, critique.model_dump_json(include={"round", "candidate", "verdict"}))
-
-
-def rule_seal(bound: str, rule: RecalledRule) -> str:
-    """Return the seal of a rule recall gave."""
-    return seal(bound, f"{rule.scope}/{rule.id}")
-
-
-def _holds(given: str | None, expected: str) -> bool:
-    return given is not None and hmac.compare_digest(given, expected)
 
 
 def graded_here(
@@ -66,12 +57,11 @@ def graded_here(
     outcome: Outcome | None = None,
     recalled: Sequence[RecalledRule] = (),
 ) -> bool:
-    """Say whether every critique and recalled rule is this run's own, and the outcome fits."""
+    """Say whether every critique and recalled rule is sealed here, and the outcome fits them."""
     bound = binding(runtime)
+    made = [*critiques, *recalled]
     if bound is None or not critiques:
         return False
-    if not all(_holds(c.seal, critique_seal(bound, c)) for c in critiques):
-        return False
-    if not all(_holds(rule.seal, rule_seal(bound, rule)) for rule in recalled):
+    if not all(m.seal and hmac.compare_digest(m.seal, seal(bound, m)) for m in made):
         return False
     return outcome != "passed" or any(c.verdict is not None and c.verdict.passed for c in critiques)

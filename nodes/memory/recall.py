@@ -15,7 +15,7 @@ from langgraph.store.base import BaseStore, Item, SearchItem
 from pydantic import BaseModel, ValidationError
 
 from critic_loop.nodes.events import recall_event
-from critic_loop.nodes.memory.graded import binding, rule_seal
+from critic_loop.nodes.memory.graded import binding, seal
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import HEAD, SLACK, strength, strongest_rules
 from critic_loop.nodes.memory.relevance import relevance, topic_words
@@ -81,9 +81,8 @@ def _recalled(items: list[Item], scope: str, bound: str | None) -> list[Recalled
             continue
         if len(rule.text) <= room:
             room -= len(rule.text)
-            recalled.append(
-                rule if bound is None else rule.model_copy(update={"seal": rule_seal(bound, rule)})
-            )
+            rule.seal = seal(bound, rule) if bound else None
+            recalled.append(rule)
     return recalled
 
 

@@ -31,14 +31,14 @@ class Ledger:
     def out_of(self, prompt_tokens: int = 0) -> Budget | None:
         """Return the budget this step has used up (prompts in flight count), or None.
 
-        `prompt_tokens`: a call about to be sent, whose prompt alone must fit what is left.
+        `prompt_tokens`: a call about to be sent, whose prompt must fit the whole token budget.
         """
         left = self.allowance
         if left.calls is not None and self.calls >= left.calls:
             return "call_budget"
-        spent = self.usage.input_tokens + self.usage.output_tokens
-        held, sent = spent + self.reserved, spent + prompt_tokens
-        if left.tokens is not None and (held >= left.tokens or sent > left.tokens):
+        used = self.usage.input_tokens + self.usage.output_tokens + self.reserved
+        too_big = left.largest_prompt is not None and prompt_tokens > left.largest_prompt
+        if too_big or (left.tokens is not None and used >= left.tokens):
             return "token_budget"
         if left.seconds is not None and self.seconds >= left.seconds:
             return "time_budget_seconds"

@@ -9,7 +9,7 @@ import pytest
 from langgraph.runtime import ExecutionInfo, Runtime, ServerInfo
 from langgraph.store.memory import InMemoryStore
 
-from critic_loop.nodes.memory.graded import critique_seal, graded_here, rule_seal
+from critic_loop.nodes.memory.graded import graded_here, seal
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.recall import RecallView, recall
 from critic_loop.nodes.memory.relevance import topic_of
@@ -49,7 +49,7 @@ def critique(round_: int, fails: dict[str, str] | None = None) -> Critique:
 
 
 def sealed(made: Critique, bound: str = "critic_loop/t1") -> Critique:
-    return made.model_copy(update={"seal": critique_seal(bound, made)})
+    return made.model_copy(update={"seal": seal(bound, made)})
 
 
 def test_critiques_the_critic_sealed_in_this_thread_share_memory_and_no_others() -> None:
@@ -69,7 +69,7 @@ def test_critiques_the_critic_sealed_in_this_thread_share_memory_and_no_others()
 def test_a_recalled_rule_counts_in_a_shared_scope_only_with_recalls_seal() -> None:
     honest = [sealed(critique(1))]
     rule = RecalledRule(id="r1", text="Give one.", scope="team")
-    given = rule.model_copy(update={"seal": rule_seal("critic_loop/t1", rule)})
+    given = rule.model_copy(update={"seal": seal("critic_loop/t1", rule)})
     assert graded_here(runtime(), honest, "passed", [given])
     assert not graded_here(runtime(), honest, "passed", [rule])  # named in a client's `Send`
 
@@ -106,6 +106,4 @@ def test_recall_gives_no_overlong_rule_and_a_bounded_text_in_all(
     recalled = recall(RecallView(task=TASK), served)["recalled_rules"]
     assert "huge" not in {rule["id"] for rule in recalled}
     assert len(recalled) > 0 and sum(len(rule["text"]) for rule in recalled) <= 300
-    assert all(
-        rule["seal"] == rule_seal("critic_loop/t1", RecalledRule(**rule)) for rule in recalled
-    )
+    assert all(rule["seal"] == seal("critic_loop/t1", RecalledRule(**rule)) for rule in recalled)

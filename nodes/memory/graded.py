@@ -59,7 +59,7 @@ def graded_here(
 ) -> bool:
     """Say whether every critique and recalled rule is sealed here, and the outcome fits them."""
     bound = binding(runtime)
-    made = [*critiques, *recalled]
+    made: list[Critique | RecalledRule] = [*critiques, *recalled]
     if bound is None or not critiques:
         return False
     if not all(m.seal and hmac.compare_digest(m.seal, seal(bound, m)) for m in made):

@@ -201,8 +201,8 @@ def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[st
     store = memory_store(runtime, shared=graded_here(runtime, state.critiques, state.outcome))
     if store is None or state.proposed is None or state.outcome is None:
         return {}
-    shared = in_shared_scope(store, context.memory_scope)  # kept as the operator says, naming
-    thread_id = state.source_thread_id or (  # no user's thread
+    shared = in_shared_scope(store, context.memory_scope)  # the operator's size; no thread named
+    thread_id = state.source_thread_id or (
         runtime.execution_info.thread_id if runtime.execution_info else None
     )
     work = _Consolidation(
@@ -222,8 +222,8 @@ def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[st
     )
     try:
         with holding(store, context.memory_scope):
-            most = operator_settings().ceilings.max_rules if shared else context.max_rules  # type: ignore[attr-defined]
-            _consolidate(work, most)
+            most = operator_settings().ceilings.max_rules  # type: ignore[attr-defined]
+            _consolidate(work, most if shared else context.max_rules)
     except Exception as error:
         logger.warning("writing rules failed: %s", error, exc_info=True)
         return {

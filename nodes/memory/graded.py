@@ -33,13 +33,10 @@ def _key() -> bytes:  # the token secret keeps seals valid in all the server's p
 def binding(runtime: Runtime[Any]) -> str | None:
     """Return the graph and thread this run's seals are bound to, if it may share memory."""
     server, execution = runtime.server_info, runtime.execution_info
-    if not (server and execution and execution.thread_id and run_owner(runtime)):
+    shares = operator_settings().shared_memory_scopes and run_owner(runtime)
+    if not (server and execution and execution.thread_id and shares):
         return None
-    return (
-        f"{server.graph_id}/{execution.thread_id}"
-        if operator_settings().shared_memory_scopes
-        else None
-    )
+    return f"{server.graph_id}/{execution.thread_id}"
 
 
 def seal(bound: str, made: Critique | RecalledRule) -> str:

@@ -133,6 +133,9 @@ class Critique(DraftRecord):
     seconds: float = Field(
         default=0.0, ge=0, description="Seconds the round's grading took (every candidate)."
     )
+    seal: str | None = Field(
+        default=None, description="The server's mark that its critic made it (shared memory)."
+    )
 
     @model_validator(mode="after")
     def _bounded(self) -> Self:

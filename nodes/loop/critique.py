@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from critic_loop.nodes.events import verdict_event
 from critic_loop.nodes.loop.feedback import WORD, worker_feedback
 from critic_loop.nodes.loop.history_queries import normalized, regression
+from critic_loop.nodes.memory.graded import binding, seal
 from critic_loop.nodes.models.gateway import Answer, Request, aask_all, ask_all
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, trust_of
@@ -124,7 +125,7 @@ class _RoundGrading:
         self.checks = [criterion for criterion in self.rubric if criterion.deterministic]
         self.judged_criteria = [c for c in self.rubric if not c.deterministic]
         graded = {critique.ref for critique in state.critiques}
-        self.history, self.earlier = state.drafts, state.critiques
+        self.history = state.drafts, state.critiques
         self.instructions = _instruction_grams(self.rubric, state.critiques, context.prompts_dir)
         earlier = _graded_texts(state.drafts, state.critiques)
         pending = sorted(
@@ -249,12 +250,13 @@ class _RoundGrading:
         done = self.done + [
             _as_repeat(by_ref[first], self.drafts[ref]) for ref, first in self.same_as.items()
         ]
-        seconds = self.ledger.seconds
+        seconds, bound = self.ledger.seconds, binding(runtime)
         critiques, feedback = [], []
         for critique in sorted(done, key=lambda critique: (critique.round, critique.candidate)):
-            draft = self.drafts[critique.ref]
-            lost = regression(draft, critique.verdict, self.history, self.earlier)
+            lost = regression(self.drafts[critique.ref], critique.verdict, *self.history)
             critique = critique.model_copy(update={"seconds": seconds, "regressed": lost})
+            sealed = seal(bound, critique) if bound else None  # memory may be shared
+            critique = critique.model_copy(update={"seal": sealed})
             runtime.stream_writer(verdict_event(critique))
             critiques.append(critique.model_dump(mode="json"))
             verdict = critique.verdict

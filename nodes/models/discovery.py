@@ -17,6 +17,7 @@ from typing import Any
 
 from critic_loop.nodes.models.profiles import LOCAL_SETTINGS as LOCAL_SETTINGS
 from critic_loop.nodes.models.profiles import model_profile, profile_known, profile_settings
+from critic_loop.nodes.models.redaction import redacted
 from critic_loop.state.context import Context
 from critic_loop.state.errors import DiscoveryFailed as DiscoveryFailed
 
@@ -52,7 +53,7 @@ def discover_model(
     Raises:
         DiscoveryFailed: the server never answered, or lists no model.
     """
-    problem = "it lists no model"
+    problem, shown = "it lists no model", redacted(base_url.rstrip("/"))
     for attempt in range(1, attempts + 1):
         try:
             model = _listed_model(base_url, timeout)
@@ -60,12 +61,12 @@ def discover_model(
             reason = getattr(error, "reason", None) or error
             if isinstance(reason, ConnectionRefusedError):  # naming a model won't help
                 raise DiscoveryFailed(
-                    f"nothing answers at {base_url.rstrip('/')} (connection refused): start the "
+                    f"nothing answers at {shown} (connection refused): start the "
                     "model server there, or point --base-url (or OPENAI_BASE_URL) at one that runs"
                 ) from error
             problem = f"{type(error).__name__}: {reason}"
             logger.debug(
-                "asking %s for its models failed (attempt %d): %s", base_url, attempt, problem
+                "asking %s for its models failed (attempt %d): %s", shown, attempt, problem
             )
             if attempt < attempts:
                 time.sleep(float(attempt))
@@ -74,7 +75,7 @@ def discover_model(
             return model
         break
     raise DiscoveryFailed(
-        f"asked {base_url.rstrip('/')}/models which model it serves ({attempts} tries, "
+        f"asked {shown}/models which model it serves ({attempts} tries, "
         f"{timeout:g} s each) and got no answer: {problem}. Is the server up at that address? "
         "Or name the model yourself with --model openai:<name>"
     )

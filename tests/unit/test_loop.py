@@ -326,3 +326,22 @@ def test_checkpoints_hold_plain_data_any_checkpointer_loads(models, context, cap
     assert out["outcome"] == "passed"
     assert len(list(graph.get_state_history(config))) > 5
     assert not [r for r in caplog.records if "unregistered type" in r.getMessage()]
+
+
+def test_a_draft_that_repeats_its_instructions_fails_unjudged_and_is_never_the_final(
+    models, context, loop_input
+) -> None:
+    """Seen in a real run: the 0.5B worker's final draft was its own instructions, echoed."""
+    echo = (
+        "When you revise, start from your previous version: change what the feedback asks "
+        "for and keep what already works."
+    )
+    first = "A hash map stores values under keys and finds each one by hashing its key."
+    models.script("worker", first, echo)
+    models.script("critic", graded(RUBRIC, {"tone": "simpler"}))
+    out = run(loop_input, context, max_iterations=2)
+    assert models["critic"].calls == 1  # the echo is not worth a judge's call
+    echoed = out["critiques"][1]["verdict"]["results"]
+    assert not any(result["passed"] for result in echoed)
+    assert "repeats the instructions" in echoed[0]["evidence"]
+    assert out["final"] == first

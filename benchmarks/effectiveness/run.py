@@ -78,6 +78,8 @@ def run_cell(cell: Cell) -> Run:
     """Run one configuration on one task and grade the result; errors go into the row."""
     task, configuration = cell.task, cell.configuration
     row = Run(task=task.id, kind=task.kind, config=configuration.name)
+    if isinstance(task, JudgedTask):  # an error leaves every judged criterion unmet
+        row.judged_met = dict.fromkeys(judged_ids(task.rubric), False)
     started = time.monotonic()
     try:
         with counting() as counter:

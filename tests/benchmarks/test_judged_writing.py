@@ -37,6 +37,7 @@ from critic_loop.state.verdict import CriterionResult, Verdict
 from tests.support.openai_server import (
     ARTIFACT,
     Answer,
+    Failure,
     ScriptedOpenAIServer,
     Structured,
     Text,
@@ -353,3 +354,19 @@ def test_the_tier_runs_end_to_end_and_counts_the_judges_false_passes(
     assert table["default"][-4:] == ["1/1", "0/2 0%", "2/2 100%", "0"]
     assert table["single_shot"][-4:] == ["0/0", "0/2 0%", "-", "0"]  # one shot declares none
     assert "README rows (judged tasks):" in printed
+
+
+def test_a_run_that_failed_counts_its_judged_criteria_as_not_met() -> None:
+    from benchmarks.effectiveness.configs import CONFIGS
+    from benchmarks.effectiveness.run import run_cell
+    from benchmarks.harness.configs import resolve
+    from benchmarks.harness.runner import Cell
+
+    with ScriptedOpenAIServer(lambda request: Failure(400, "refused by the test")) as refusing:
+        settings = {"worker_model": "openai:scripted", "critic_model": "openai:scripted"}
+        shared = {**settings, "base_url": refusing.base_url, "memory": False}
+        [default] = resolve(["default"], shared, CONFIGS)
+        row = run_cell(Cell(1, 0, CHESS, default))
+    assert row.error is not None
+    assert row.judged_met == {"meeting_time": False, "own_set": False}
+    assert row.false_passes == [] and not row.degenerate

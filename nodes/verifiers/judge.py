@@ -6,20 +6,19 @@ that show it (`grounding`).
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from critic_loop.nodes.models.gateway import Answer, Request, parse_answer
 from critic_loop.nodes.models.loading import grading_model, model_server
-from critic_loop.nodes.prompts import conversation, render_prompt
+from critic_loop.nodes.prompts import conversation, render_prompt, worked_examples
 from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
 from critic_loop.nodes.verifiers.judge_profile import DEFAULT_THRESHOLD, judge_profile
-from critic_loop.nodes.verifiers.yes_no import NULL_ARTIFACT, calibrated, yes_no_request
+from critic_loop.nodes.verifiers.yes_no import yes_no_request
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.rubric import CriterionBase
@@ -93,38 +92,16 @@ def judge_prompt(
     )
 
 
-EXAMPLE_FENCE = "example"  # fixed, so a server can reuse the examples' prefix
-
-
-def _extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
-    examples = json.loads(render_prompt("critic_extract_examples.jinja", prompts_dir))
-    fields = {"artifact", "statement", "quote"}
-    if not isinstance(examples, list) or not all(
-        isinstance(item, dict) and set(item) == fields for item in examples
-    ):
-        raise ValueError("critic_extract_examples.jinja must be a JSON list of " + str(fields))
-    return examples
-
-
 def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) -> list[BaseMessage]:
-    """Ask for the words that show `criterion`, after worked examples as earlier turns.
-
-    (A small model follows what it was shown better than what it was told.)
-    """
-
-    def ask(text: str, statement: str, fence: str) -> HumanMessage:
-        values = {"artifact": text, "statement": statement, "fence": fence}
-        return HumanMessage(render_prompt("critic_extract.jinja", context.prompts_dir, **values))
-
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("critic_extract_system.jinja", context.prompts_dir))
-    ]
-    for example in _extract_examples(context.prompts_dir):
-        messages += [
-            ask(example["artifact"], example["statement"], EXAMPLE_FENCE),
-            AIMessage(example["quote"]),
-        ]
-    return [*messages, ask(artifact, criterion.text, secrets.token_hex(8))]
+    """Ask for the words that show `criterion`, after worked examples as earlier turns."""
+    values = {"artifact": artifact, "statement": criterion.text, "fence": secrets.token_hex(8)}
+    return worked_examples(
+        context.prompts_dir,
+        "critic_extract_system.jinja",
+        "critic_extract.jinja",
+        "critic_extract_examples.jinja",
+        values,
+    )
 
 
 UNVERIFIED_PASS = (
@@ -249,7 +226,7 @@ def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Grad
     problem = None
     if not quote or quote.lower().strip(" .!") in NO_WORDS:
         evidence = NOTHING_QUOTED
-    elif (problem := quote_problem(quote, artifact)) is None:
+    elif (problem := quote_problem(quote, artifact, short_whole=False)) is None:
         passed = CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
         return ([passed], ""), None
     else:
@@ -307,10 +284,15 @@ def _extracting(
     spec: str, criterion: CriterionBase, artifact: str, context: Context
 ) -> Request[Graded]:
     # words not in the artifact (a small model copies the criterion's) or the whole artifact
-    # are asked for again, with the reason; the last attempt's answer is final
+    # are asked for again, with the reason; the last attempt's answer is final. With a second
+    # look to come (extract_ask), "NONE" is not final either: a small judge says it of met
+    # criteria it cannot quote ("It is written in French.")
+    looks = context.judge_mode == "extract_ask"
 
     def read(reply: BaseMessage) -> Graded:
         graded, problem = extracted(reply.text, criterion, artifact)
+        if problem is None and looks and not graded[0][0].passed:
+            problem = "quotes no words of the artifact"
         if problem is not None:
             raise InvalidAnswer([f"the evidence {problem}"])
         return graded
@@ -330,7 +312,7 @@ def _extracting(
         read=read,
         read_last=lambda reply: extracted(reply.text, criterion, artifact)[0],
         retry=retry,
-        attempts=1 if context.judge_mode == "extract_ask" else context.critic_attempts,
+        attempts=1 if looks else context.critic_attempts,
     )
 
 
@@ -361,29 +343,30 @@ def second_looks(
     answers: Sequence[Answer[Graded]],
     context: Context,
 ) -> list[Request[float | None]]:
-    """Two yes/no questions per `doubted` answer: the artifact's, a content-free one's."""
+    """One yes/no question per `doubted` answer, asked of the artifact."""
     judges = panel(context)
-    looks = []
-    for index, answer in enumerate(answers):
-        if _doubted(answer, context):
-            text, spec = criteria[index // len(judges)].text, judges[index % len(judges)].spec
-            looks += [yes_no_request(spec, text, a, context) for a in (artifact, NULL_ARTIFACT)]
-    return looks
+    return [
+        yes_no_request(
+            judges[index % len(judges)].spec, criteria[index // len(judges)].text, artifact, context
+        )
+        for index, answer in enumerate(answers)
+        if _doubted(answer, context)
+    ]
 
 
 def with_second_looks(
     answers: Sequence[Answer[Graded]], looks: Iterator[Answer[float | None]], context: Context
 ) -> list[Answer[Graded]]:
-    """Pass each `doubted` answer whose two `looks` reach the judge profile's threshold."""
+    """Pass each `doubted` answer whose look reaches the judge profile's threshold."""
     judges, decided = panel(context), []
     for index, answer in enumerate(answers):
         if not _doubted(answer, context):
             decided.append(answer)
             continue
-        asked, null = next(looks), next(looks)
+        look = next(looks)
         profile = judge_profile(judges[index % len(judges)].spec)
         threshold = profile.threshold if profile is not None else DEFAULT_THRESHOLD
-        met = calibrated(asked.value, null.value)
+        met = look.value
         passed = met is not None and met >= threshold
         said = "gave no probability of yes"
         if met is not None:
@@ -391,9 +374,9 @@ def with_second_looks(
         assert answer.value is not None  # a doubted answer has one
         outcome = "Met" if passed else "Not met"
         evidence = f"{outcome}: its words were no evidence; asked yes or no, the judge {said}."
-        update = {"passed": passed, "evidence": evidence}
-        result = answer.value[0][0].model_copy(update={**update, "p_met": met})
-        spent = _spent([answer, asked, null])
+        update = {"passed": passed, "evidence": evidence, "p_met": met}
+        result = answer.value[0][0].model_copy(update=update)
+        spent = _spent([answer, look])
         decided.append(
             Answer(([result], ""), spent.calls, answer.rejected, spent.usage, spent.stopped)
         )

@@ -1,8 +1,7 @@
-"""A criterion's sentence read as grammar: asked as a question, or told as an instruction.
+"""A criterion's sentence told as an instruction, for a worker whose draft failed it.
 
-"It names a season." is asked "Does it name a season?" (the judge's yes/no look) and, when a
-draft fails it, told to the worker as "Name a season." (a requirement the task never stated
-reaches the worker only as its hint). Plain string rules; anything else is said as it is.
+"It names a season." is told "Name a season.": a requirement the task never stated reaches
+the worker only as its hint. Plain string rules; anything else is said as it is.
 """
 
 from __future__ import annotations
@@ -34,21 +33,6 @@ def _parts(statement: str) -> tuple[str, str, str, str] | None:
         return None
     subject = found[1][0].lower() + found[1][1:]
     return text, subject, found[2].lower(), found[3]
-
-
-def as_question(statement: str) -> str:
-    """Ask "It names a season." as "Does it name a season?"; else "Is it true that ...?"."""
-    text = " ".join(statement.split()).rstrip(".!").strip()
-    parts = _parts(statement)
-    if parts is not None:
-        _, subject, verb, rest = parts
-        tail = f" {rest}" if rest else ""
-        if verb in _BE:
-            return f"{verb.capitalize()} {subject}{tail}?"
-        base = _base_form(verb)
-        if base is not None:
-            return f"Does {subject} {base}{tail}?"
-    return f"Is it true that {text[:1].lower() + text[1:]}?"
 
 
 def as_instruction(statement: str) -> str:

@@ -15,8 +15,7 @@ from langchain_core.messages import BaseMessage
 
 from critic_loop.nodes.models.gateway import Request
 from critic_loop.nodes.models.loading import grading_model, model_server
-from critic_loop.nodes.prompts import conversation
-from critic_loop.nodes.verifiers.statements import as_question
+from critic_loop.nodes.prompts import worked_examples
 from critic_loop.state.context import Context
 
 TOP_LOGPROBS = 10  # of the first token's likeliest alternatives
@@ -63,15 +62,18 @@ def calibrated(asked: float | None, null: float | None) -> float | None:
 
 
 def yes_no_prompt(
-    statement: str, artifact: str, prompts_dir: str | None = None
+    statement: str, artifact: str, prompts_dir: str | None = None, leave_out: str | None = None
 ) -> list[BaseMessage]:
-    """Build the yes/no question about one criterion of the artifact, fenced."""
-    asked = {
-        "artifact": artifact,
-        "question": as_question(statement),
-        "fence": secrets.token_hex(8),
-    }
-    return conversation(prompts_dir, "critic_yes_no_system.jinja", ("critic_yes_no.jinja", asked))
+    """Ask whether the fenced artifact shows `statement`, after worked examples."""
+    values = {"artifact": artifact, "statement": statement, "fence": secrets.token_hex(8)}
+    return worked_examples(
+        prompts_dir,
+        "critic_yes_no_system.jinja",
+        "critic_yes_no.jinja",
+        "critic_yes_no_examples.jinja",
+        values,
+        leave_out,
+    )
 
 
 def yes_no_request(

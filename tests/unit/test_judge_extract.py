@@ -181,22 +181,16 @@ def test_the_readmes_season_is_not_passed_on_rain_whoever_named_the_small_model(
 
 YES = (("yes", -0.1), ("no", -2.4))
 NO = (("no", -0.05), ("yes", -3.0))
-LEANS_NO = (("no", -0.4), ("yes", -1.1))
 
 
-def second_look(on_artifact: tuple[tuple[str, float], ...]):
-    """A judge that quotes words not in the artifact, then answers yes/no by logprobs.
-
-    Asked about the content-free artifact ("N/A"), it leans to no.
-    """
+def second_look(on_artifact: tuple[tuple[str, float], ...], words: str = "a price in dollars"):
+    """A judge that replies `words` when asked for them, then answers yes/no by logprobs."""
 
     def answer(request: dict) -> Text:
         if not request.get("logprobs"):
-            return Text("a price in dollars")  # words of the criterion, not of the artifact
+            return Text(words)
         assert request["max_tokens"] == 1 and request["top_logprobs"] >= 2
-        on_nothing = "\nN/A\n" in request["messages"][-1]["content"]
-        chosen = LEANS_NO if on_nothing else on_artifact
-        return Text(chosen[0][0], top_logprobs=chosen)
+        return Text(on_artifact[0][0], top_logprobs=on_artifact)
 
     return answer
 
@@ -206,13 +200,36 @@ def test_extract_ask_asks_yes_or_no_where_the_words_prove_nothing(on_artifact, p
     with ScriptedOpenAIServer(second_look(on_artifact)) as server:
         context = {"critic_model": "openai:scripted", "base_url": server.base_url}
         critique = critique_artifact(JACKET, [PRICE], context | {"judge_mode": "extract_ask"})
-    assert len(server.requests) == critique.attempts == 3  # the words, then two questions
+    assert len(server.requests) == critique.attempts == 2  # the words, then one question
     assert critique.verdict is not None
     [result] = critique.verdict.results
     assert result.passed is passed and result.p_met is not None
     assert (result.p_met >= 0.5) is passed  # the threshold nobody fitted (no profile)
     assert "asked yes or no" in result.evidence
     assert "not in the artifact" in critique.rejected[0]
+
+
+@pytest.mark.parametrize(("on_artifact", "passed"), [(YES, True), (NO, False)])
+def test_a_reply_of_no_words_gets_the_second_look(on_artifact, passed) -> None:
+    """The 0.5B judge says NONE of met criteria it cannot quote ("It is written in French.")."""
+    with ScriptedOpenAIServer(second_look(on_artifact, words="NONE")) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        critique = critique_artifact(JACKET, [PRICE], context | {"judge_mode": "extract_ask"})
+    assert len(server.requests) == 2 and server.requests[1]["max_tokens"] == 1
+    assert critique.verdict is not None and critique.verdict.results[0].passed is passed
+
+
+def test_a_whole_artifact_quote_of_a_short_draft_does_not_pass_by_itself() -> None:
+    """ "hash map" quoted for "It explains how a hash map finds a value": the look decides."""
+    explains = Criterion(id="how", text="It explains how a hash map finds a value.")
+    with ScriptedOpenAIServer(second_look(NO, words="hash map")) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        critique = critique_artifact(
+            "hash map", [explains], context | {"judge_mode": "extract_ask"}
+        )
+    assert len(server.requests) == 2  # the words, then the question: the quote was no evidence
+    assert critique.verdict is not None and not critique.verdict.passed
+    assert "whole artifact" in critique.rejected[0]
 
 
 def test_extract_ask_keeps_what_a_quote_or_none_decides() -> None:

@@ -61,3 +61,30 @@ def test_a_failing_call_reaches_the_worker_as_the_test_wrote_it_with_each_note_o
     assert "slugify('  many   spaces here ') returned '--many---spaces-here-'" in revision
     assert revision.count("isinstance(slugify(text), str) raised ValueError: short") == 1
     assert "test_gives_text[x], test_gives_text[y]" in revision
+
+
+CONFIG_SCHEMA = {
+    "type": "object",
+    "required": ["config"],
+    "properties": {
+        "config": {
+            "type": "object",
+            "required": ["name", "port"],
+            "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
+        }
+    },
+}
+
+
+def test_fenced_json_is_read_inside_its_fence_and_every_schema_error_is_named_in_words() -> None:
+    rubric = [
+        {"id": "config", "kind": "json_schema", "schema": CONFIG_SCHEMA},
+        {"id": "json", "kind": "json"},
+    ]
+    wrong = '```json\n{"config": {"port": "8080"}}\n```'
+    right = 'Here it is:\n```json\n{"config": {"name": "web", "port": 8080}}\n```'
+    revision = worker_prompts(rubric, wrong, right)[1]
+    assert "The value at config.name is missing; the value at config.port must be an integer." in (
+        revision
+    )
+    assert "is not of type" not in revision and "required property" not in revision

@@ -141,35 +141,25 @@ class Context(BaseSettings):
     )
     judge_granularity: Literal["rubric", "criterion"] = Field(
         default="rubric",
-        description=(
-            "rubric: one judge call for every LLM criterion; criterion: one call each. "
-            "Unset, it follows the critic model (critic-loop models)."
-        ),
+        description="rubric: one judge call for every LLM criterion; criterion: one call each.",
     )
     judge_mode: Literal["verdict", "extract", "extract_ask"] = Field(
         default="verdict",
         description=(
             "verdict: the judge decides; extract: it quotes the artifact and code decides; "
             "extract_ask: as extract, and a yes/no probability at the judge profile's "
-            "threshold where its words are not in the artifact. Unset, it follows the "
-            "critic model (critic-loop models)."
+            "threshold where its words are not in the artifact."
         ),
     )
     lint_checks: bool = Field(
         default=False,
-        description=(
-            "Grade what the rubric linter can decide with its exact check. Unset, it follows "
-            "the critic model (critic-loop models)."
-        ),
+        description="Grade what the rubric linter can decide with its exact check.",
     )
     worker_max_tokens: int | None = Field(
         default=None,
         ge=16,
         le=200_000,
-        description=(
-            "Cap on a draft's length in tokens. Unset, it follows the worker model "
-            "(critic-loop models)."
-        ),
+        description="Cap on a draft's length in tokens.",
     )
     critic_max_tokens: int = Field(
         default=2048, ge=64, le=200_000, description="Cap on a judge's or the distiller's answer."

@@ -12,12 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from critic_loop.nodes.models.discovery import (
-    GEMINI_MODELS,
-    LOCAL_SETTINGS,
-    DiscoveryFailed,
-    discover_model,
-)
+from critic_loop.nodes.models.discovery import GEMINI_MODELS, DiscoveryFailed, available_models
+from critic_loop.state.context import Context
 
 logger = logging.getLogger(__name__)
 
@@ -47,11 +43,11 @@ def _local_url(environ: Mapping[str, str]) -> str | None:
 
 
 def _local_settings(environ: Mapping[str, str]) -> dict[str, Any]:
-    url = _local_url(environ)
-    if url is None:
+    # what a command-line run on the same server gets; settings the environment sets stand
+    if _local_url(environ) is None:
         raise LookupError("the local preset needs OPENAI_BASE_URL in the server's environment")
-    model = f"openai:{discover_model(url)}"
-    return {"worker_model": model, "critic_model": model, **LOCAL_SETTINGS}
+    chosen = {name for name in Context.model_fields if f"CRITIC_LOOP_{name.upper()}" in environ}
+    return available_models(dict.fromkeys(chosen), environ)
 
 
 PRESETS: dict[str, Preset] = {

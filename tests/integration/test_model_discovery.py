@@ -14,6 +14,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from critic_loop import arun_loop, build_graph, run_loop
 from critic_loop.nodes.models import discovery
+from critic_loop.serving.assistants import PRESETS
+from critic_loop.state.context import Context
 from tests.support.openai_server import RoleScript, ScriptedOpenAIServer
 from tests.support.verdicts import QUOTE, graded
 
@@ -209,3 +211,15 @@ def test_models_answers_at_once_from_what_another_process_asked_a_busy_server(ru
     assert first.returncode == second.returncode == 0
     assert second.stdout == first.stdout and "qwen2.5-coder-0.5b-instruct" in second.stdout
     assert server.model_listings == 1 and took < 1
+
+
+@pytest.mark.parametrize("model_id", ["qwen2.5-coder-0.5b-instruct", "scripted", "llama-3.1-70b"])
+def test_the_served_local_assistant_runs_with_what_the_command_line_runs(run_cli, model_id) -> None:
+    with ScriptedOpenAIServer([], model_id=model_id) as server:
+        env = {"OPENAI_BASE_URL": server.base_url}
+        shown = json.loads(run_cli("models", "--json", env=env).stdout)
+        assistant = Context(**PRESETS["local"].settings(env))
+    models = {f"{role}_model": found["model"] for role, found in shown["models"].items()}
+    settings = {field: setting["value"] for field, setting in shown["settings"].items()}
+    assert {field: getattr(assistant, field) for field in models} == models
+    assert {field: getattr(assistant, field) for field in settings} == settings

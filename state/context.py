@@ -11,6 +11,15 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 MAX_ITERATIONS_LIMIT = 100  # the largest iteration cap a run may ask for
 MAX_CANDIDATES = 8  # the most first drafts a run may ask for
 AUTO_CANDIDATES = 3  # the first drafts `candidates="auto"` writes when code can choose
+MODEL_FIELDS = ("worker_model", "critic_model")  # settled from the machine when none is named
+LOCAL_SETTINGS: dict[str, Any] = {  # what suits small models (see `benchmarks/judge/results`)
+    "judge_granularity": "criterion",
+    "judge_mode": "extract",
+    "lint_checks": True,
+    "worker_max_tokens": 1024,
+}
+WORKER_FIELDS = frozenset({"worker_max_tokens"})  # from the worker's profile; the rest: critic's
+PROFILE_FIELDS = tuple(LOCAL_SETTINGS)  # the settings a model's profile may give a run
 
 # the provider holds the schema (many local servers refuse), a forced tool call, or JSON mode
 StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]

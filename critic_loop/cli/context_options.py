@@ -17,9 +17,7 @@ from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
 from critic_loop.errors import UsageProblem
-from critic_loop.nodes.models.discovery import MODEL_FIELDS
-from critic_loop.nodes.models.profiles import PROFILE_FIELDS, WORKER_FIELDS
-from critic_loop.state.context import Context
+from critic_loop.state.context import MODEL_FIELDS, PROFILE_FIELDS, WORKER_FIELDS, Context
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -83,9 +83,8 @@ def embedded_model_context(
             running.start()
     model = f"openai:{running.alias}"
     profile = model_profile(model, found=True)  # as for any server's model (docs/models.md)
-    models = {"worker_model": model, "critic_model": model}
-    settings = {**models, **profile_settings(profile, profile, {}), **SERVER_SETTINGS}
-    return {"base_url": running.base_url, **settings}
+    found = {"base_url": running.base_url, "worker_model": model, "critic_model": model}
+    return {**found, **profile_settings(profile, profile, {}), **SERVER_SETTINGS}
 
 
 def stop_embedded_model() -> None:

@@ -17,8 +17,9 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from critic_loop.nodes.models.profiles import LOCAL_SETTINGS as LOCAL_SETTINGS
 from critic_loop.nodes.models.profiles import model_profile, profile_known, profile_settings
+from critic_loop.state.context import LOCAL_SETTINGS as LOCAL_SETTINGS
+from critic_loop.state.context import MODEL_FIELDS as MODEL_FIELDS  # naming either: none found
 from critic_loop.state.context import Context
 from critic_loop.state.errors import DiscoveryFailed as DiscoveryFailed
 
@@ -29,7 +30,6 @@ GEMINI_MODELS = {
     "critic_model": "google_genai:gemini-2.5-pro",
 }
 
-MODEL_FIELDS = ("worker_model", "critic_model")  # naming either turns discovery off
 DISCOVERY_TIMEOUT = 30.0  # seconds for a `/models` answer: a busy local server is slow
 DISCOVERY_ATTEMPTS = 3  # tries, waiting 1 s, then 2 s, between them
 DISCOVERY_TTL = 300.0  # seconds an answer is reused (a server restarted is noticed)

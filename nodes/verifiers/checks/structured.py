@@ -6,7 +6,7 @@ import ast
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import ValidationError, validators
 from referencing import Registry
@@ -20,8 +20,8 @@ from critic_loop.state.verdict import CheckResult
 FENCED_CODE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 PYTHON = frozenset({"python", "py", "python3"})
 MAX_SCHEMA_ERRORS = 10  # the hint names this many, and counts the rest
-TYPE_NAMES = {"array": "a list", "boolean": "true or false", "integer": "an integer", "null": "null"}
-TYPE_NAMES |= {"object": "an object"}
+TYPE_NAMES = {"array": "a list", "boolean": "true or false", "integer": "an integer"}
+TYPE_NAMES |= {"null": "null", "object": "an object"}
 RULES = {  # what a schema keyword asks of a value, in words (`{}`: the keyword's value)
     "type": "must be {}",
     "enum": "must be one of {}",
@@ -94,23 +94,17 @@ def _worded(value: Any, keyword: str) -> str:
 def _described(error: ValidationError) -> list[str]:
     """Say what the document must change, in sentences (not shaped like JSON values)."""
     path, keyword, instance = list(error.path), str(error.validator), error.instance
+    value, schema = cast(Any, error.validator_value), cast(dict[str, Any], error.schema)
     if keyword == "required" and isinstance(instance, dict):
-        return [
-            f"{_place([*path, name])} is missing"
-            for name in error.validator_value
-            if name not in instance
-        ]
+        return [f"{_place([*path, name])} is missing" for name in value if name not in instance]
     if keyword == "additionalProperties" and isinstance(instance, dict):
-        allowed = error.schema.get("properties", {})
-        patterns = error.schema.get("patternProperties", {})
+        named, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
         extra = [
-            key
-            for key in instance
-            if key not in allowed and not any(re.search(p, key) for p in patterns)
+            k for k in instance if k not in named and not any(re.search(p, k) for p in patterns)
         ]
         return [f"{_place([*path, key])} is not allowed here: remove it" for key in extra]
     rule = RULES.get(keyword, f'must meet the schema\'s "{keyword}" rule')
-    return [f"{_place(path)} {rule.format(_worded(error.validator_value, keyword))}"]
+    return [f"{_place(path)} {rule.format(_worded(value, keyword))}"]
 
 
 def check_json_schema(criterion: MatchesJsonSchema, draft: str) -> CheckResult:

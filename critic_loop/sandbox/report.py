@@ -19,7 +19,7 @@ MAX_NOTE_CHARACTERS = 200
 SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
 ASSERT_EQUAL = re.compile(r"^assert (?P<left>.+?) == (?P<right>.+)$")
 WHERE_CALL = re.compile(r"^\+\s+where (?P<value>.+?) = (?P<call>[\w.]+\(.*\))$")
-TEST_FRAME = re.compile(r"^\S+:(\d+): in test")
+TEST_FRAME = re.compile(r"^[^:\s]+:\d+: in test")
 # errors of a call across the boundary to the drafted code: their message is the note
 BOUNDARY_ERRORS = ("NotPlainData", "DraftEnded", "DraftRaised", "BrokenReply")
 
@@ -29,34 +29,28 @@ def _bounded(text: str) -> str:  # on one line and cut, its whitespace as writte
     return text if len(text) <= MAX_NOTE_CHARACTERS else text[: MAX_NOTE_CHARACTERS - 3] + "..."
 
 
-def _statement(traceback: str, source: str) -> str:
-    """Return the test's failing statement: whole from the test file, else its line as quoted."""
-    lines = traceback.splitlines()
-    frames = [(n, frame) for n, line in enumerate(lines[:-1]) if (frame := TEST_FRAME.match(line))]
-    if not frames:
-        return ""
-    position, frame = frames[0]
-    with suppress(SyntaxError, ValueError, RecursionError):
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.stmt) and node.lineno == int(frame[1]):
-                return ast.get_source_segment(source, node) or ""
-    return lines[position + 1].strip()
-
-
 def _written(node: ast.expr, statement: str) -> str:  # as written, or its repr if on many lines
     text = ast.get_source_segment(statement, node) or ""
     return text if "\n" not in text else ast.unparse(node)
 
 
-def _asserted(statement: str) -> tuple[str, str]:
-    """Return what a failing assert tested, as written, and the left side of its `==` (or "")."""
-    with suppress(SyntaxError, ValueError, RecursionError):
-        tested = next(iter(ast.parse(statement).body), None)
-        if isinstance(tested, ast.Assert):
-            test = tested.test
+def _asserted(traceback: str, source: str) -> tuple[str, str]:
+    """Return what the failing assert tested, as written, and the left side of its `==` (or "").
+
+    The assert is read whole from the test file, else from the line the traceback quotes.
+    """
+    lines = traceback.splitlines()
+    frame = next((n for n, line in enumerate(lines[:-1]) if TEST_FRAME.match(line)), None)
+    if frame is None:
+        return "", ""
+    at = int(lines[frame].split(":")[1])
+    for text, line in ((source, at), (lines[frame + 1].strip(), 1)):
+        with suppress(SyntaxError, ValueError, RecursionError, StopIteration):
+            nodes = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Assert)]
+            test = next(node.test for node in nodes if node.lineno == line)
             equal = isinstance(test, ast.Compare) and [type(op) for op in test.ops] == [ast.Eq]
-            left = _written(test.left, statement) if isinstance(test, ast.Compare) else ""
-            return _written(test, statement), left if equal else ""
+            left = _written(test.left, text) if isinstance(test, ast.Compare) and equal else ""
+            return _written(test, text), left
     return "", ""
 
 
@@ -75,8 +69,7 @@ def describe_failure(message: str, traceback: str = "", source: str = "") -> str
     error, _, said = reported[-1].partition(": ")
     if error in BOUNDARY_ERRORS:  # "add(1, 2) returned an object of type Any, not plain..."
         return _bounded(said)
-    statement = _statement(traceback, source)
-    tested, left = _asserted(statement)
+    tested, left = _asserted(traceback, source)
     found = next((m for line in reported if (m := ASSERT_EQUAL.match(line))), None)
     if found and "(" in left:
         return _bounded(f"{left} returned {found['left']}, expected {found['right']}")

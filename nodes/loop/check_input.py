@@ -71,11 +71,9 @@ def grading_preflight(
 
 
 def refuse_a_second_run(state: SubmittedInput) -> None:
-    """Refuse new input on a thread that holds a run: its rounds would start again at 1.
+    """Refuse input to a thread holding a run, whose rounds would start again at 1.
 
-    Raises:
-        ThreadFinished: the thread's run ended.
-        InvalidInput: the thread's run has not ended (it resumes from `None`, not input).
+    Raises ThreadFinished (the run ended) or InvalidInput (it resumes from `None` as input).
     """
     thread = get_config()["configurable"].get("thread_id")
     if state.get("outcome") is not None:
@@ -84,12 +82,8 @@ def refuse_a_second_run(state: SubmittedInput) -> None:
             "use a new thread id, or fork_loop (critic-loop fork) to go on from a round"
         )
     if state.get("drafts"):
-        raise InvalidInput(
-            [
-                f"thread {thread} holds a run that has not finished: resume it with no input "
-                "(graph.invoke(None, config), or run_loop with its thread id), or use a new one"
-            ]
-        )
+        unfinished = f"thread {thread} holds a run that has not finished: resume it from None"
+        raise InvalidInput([f"{unfinished} (run_loop with its thread id), or use a new one"])
 
 
 def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:

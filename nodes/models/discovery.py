@@ -82,15 +82,6 @@ def discover_model(
     )
 
 
-def served_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str | None:
-    """Return the first model an OpenAI-compatible server lists, or None if it cannot say."""
-    try:
-        return discover_model(base_url, timeout)
-    except DiscoveryFailed as failure:
-        logger.warning("%s", failure)
-        return None
-
-
 def _known_model(base_url: str) -> str | None:
     answer = _answers.get(base_url.rstrip("/"))
     if answer is None or not 0 <= time.time() - answer[0] <= DISCOVERY_TTL:
@@ -113,15 +104,14 @@ def _model_at(base_url: str) -> str:
     # asked once per DISCOVERY_TTL by any process; a failure is not kept: the next run asks
     key = base_url.rstrip("/")
     with _asking:  # runs starting together ask once
-        _answers.update({**_stored_answers(), **_answers})
-        model = _known_model(key)
-        if model is None:
-            model = discover_model(key)
-            _answers[key] = (time.time(), model)
+        if _known_model(key) is None:  # the file only then: a node may call this on its loop
+            _answers.update(_stored_answers())
+        if _known_model(key) is None:
+            _answers[key] = (time.time(), discover_model(key))
             with suppress(OSError):
                 _answers_file().parent.mkdir(parents=True, exist_ok=True)
                 _answers_file().write_text(json.dumps(_answers))
-    return model
+        return _answers[key][1]
 
 
 def forget_servers() -> None:

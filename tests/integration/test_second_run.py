@@ -38,7 +38,9 @@ def test_a_second_invoke_on_a_finished_thread_is_refused_and_show_lists_each_rou
         first = graph.invoke({"task": TASK, "rubric": RUBRIC}, CONFIG, context=context(server))
         calls = len(server.requests)
         with pytest.raises(ThreadFinished, match="hash-maps-1 already finished \\(passed\\)"):
-            graph.invoke({"task": TASK, "rubric": RUBRIC}, CONFIG, context=context(server))
+            graph.invoke(
+                {"task": "Greet a cat.", "rubric": RUBRIC}, CONFIG, context=context(server)
+            )
         with pytest.raises(ThreadFinished, match="use a new thread id"):
             run_loop(TASK, RUBRIC, thread_id="hash-maps-1", database=db, context=context(server))
         again = run_cli(
@@ -51,6 +53,7 @@ def test_a_second_invoke_on_a_finished_thread_is_refused_and_show_lists_each_rou
     shown = run_cli("show", "hash-maps-1", "--db", db)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.count("draft, round 1") == 1
+    assert TASK in shown.stdout and "Greet a cat." not in shown.stdout  # the run's own task
 
 
 async def test_a_second_ainvoke_is_refused_and_an_unfinished_thread_resumes_from_none(

@@ -28,14 +28,10 @@ RULES = {  # what a schema keyword asks of a value, in words (`{}`: the keyword'
     "const": "must be {}",
     "minimum": "must be at least {}",
     "maximum": "must be at most {}",
-    "exclusiveMinimum": "must be more than {}",
-    "exclusiveMaximum": "must be less than {}",
-    "multipleOf": "must be a multiple of {}",
     "minLength": "must be at least {} characters long",
     "maxLength": "must be at most {} characters long",
     "minItems": "must hold at least {} items",
     "maxItems": "must hold at most {} items",
-    "uniqueItems": "must not hold the same item twice",
     "pattern": "must match the regular expression {}",
 }
 
@@ -103,7 +99,7 @@ def _described(error: ValidationError) -> list[str]:
             k for k in instance if k not in named and not any(re.search(p, k) for p in patterns)
         ]
         return [f"{_place([*path, key])} is not allowed here: remove it" for key in extra]
-    rule = RULES.get(keyword, f'must meet the schema\'s "{keyword}" rule')
+    rule = RULES.get(keyword, f"must meet the schema's {keyword} of {{}}")
     return [f"{_place(path)} {rule.format(_worded(value, keyword))}"]
 
 

@@ -82,6 +82,15 @@ def discover_model(
     )
 
 
+def served_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str | None:
+    """Return the first model an OpenAI-compatible server lists, or None if it cannot say."""
+    try:
+        return discover_model(base_url, timeout)
+    except DiscoveryFailed as failure:
+        logger.warning("%s", failure)
+        return None
+
+
 def _known_model(base_url: str) -> str | None:
     answer = _answers.get(base_url.rstrip("/"))
     if answer is None or not 0 <= time.time() - answer[0] <= DISCOVERY_TTL:

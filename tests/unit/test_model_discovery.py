@@ -94,6 +94,7 @@ def test_an_unreachable_server_is_an_error_not_a_silent_fallback(monkeypatch) ->
     assert "refused" in message.lower()
     assert "start the model server there" in message  # naming a model would not help
     assert "--model" not in message
+    assert model_choice.served_model("http://127.0.0.1:9/v1", timeout=0.5) is None
 
 
 def test_a_busy_server_is_waited_for(monkeypatch) -> None:

@@ -66,7 +66,7 @@ async def test_a_second_ainvoke_is_refused_and_an_unfinished_thread_resumes_from
             interrupted = {**context(server), "review": "every_round"}
             await graph.ainvoke({"task": TASK, "rubric": RUBRIC}, CONFIG, context=interrupted)
             calls = len(server.requests)
-            with pytest.raises(InvalidInput, match="has not finished: resume it with no input"):
+            with pytest.raises(InvalidInput, match="has not finished: resume it from None"):
                 await graph.ainvoke({"task": TASK, "rubric": RUBRIC}, CONFIG, context=interrupted)
             assert len(server.requests) == calls
             state = await graph.aget_state(CONFIG)

@@ -417,6 +417,8 @@ class ScriptedOpenAIServer:
         self.tokens: dict[int, int] = {}
         """The total tokens the server reported for each answered request, by its `id()`."""
         self.model_listings = 0  # GET /models: how often a client asked which model it serves
+        self.models_delay = 0.0
+        """Seconds GET /models waits, as llama-cpp-python's does behind a generation."""
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", port), self._handler())
         self._thread = threading.Thread(
@@ -491,6 +493,7 @@ class ScriptedOpenAIServer:
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     server.model_listings += 1
+                    time.sleep(server.models_delay)
                     self._send_json(200, {"object": "list", "data": [{"id": server.model_id}]})
                 else:
                     self._send_json(404, {"error": {"message": "not found"}})

@@ -21,14 +21,17 @@ from critic_loop.nodes.operator_policy import Trust, trust_of
 from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.verifiers.agreement import Grouping, abehaviour_groups, behaviour_groups
 from critic_loop.nodes.verifiers.checks import arun_check, run_check
+from critic_loop.nodes.verifiers.grounding import quotations, quote_problem
 from critic_loop.nodes.verifiers.judge import (
     Graded,
+    Judgement,
     judge_requests,
     judgement_of,
     second_looks,
     with_second_looks,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
+from critic_loop.nodes.verifiers.specifics import without_specifics
 from critic_loop.nodes.verifiers.statements import as_instruction
 from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
@@ -126,6 +129,7 @@ class _RoundGrading:
         self.judged_criteria = [c for c in self.rubric if not c.deterministic]
         graded = {critique.ref for critique in state.critiques}
         self.history = state.drafts, state.critiques
+        self.earlier = state.critiques
         self.instructions = _instruction_grams(self.rubric, state.critiques, context.prompts_dir)
         earlier = _graded_texts(state.drafts, state.critiques)
         pending = sorted(
@@ -136,6 +140,9 @@ class _RoundGrading:
         self.to_check: list[Draft] = []
         self.checked: dict[DraftRef, dict[str, CriterionResult]] = {}
         self.to_judge: list[Draft] = []
+        self.asked: dict[DraftRef, list[CriterionBase]] = {}  # what the judge is asked, each
+        self.carried: dict[DraftRef, dict[str, CriterionResult]] = {}
+        self.counts: dict[DraftRef, int] = {}  # the requests asked of each draft
         self.same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
         first_with: dict[str, DraftRef] = {}
         for draft in pending:
@@ -174,26 +181,46 @@ class _RoundGrading:
                 self.to_judge.append(self.drafts[ref])
             else:
                 self.done.append(self._without_judge(ref, why))
-        return [
-            request
-            for draft in self.to_judge
-            for request in judge_requests(self.judged_criteria, draft.text, self.context)
-        ]
+        requests = []
+        for draft in self.to_judge:
+            carried = self._carried(draft)
+            self.carried[draft.ref] = carried
+            self.asked[draft.ref] = [c for c in self.judged_criteria if c.id not in carried]
+            mine = judge_requests(self.asked[draft.ref], draft.text, self.context)
+            self.counts[draft.ref] = len(mine)
+            requests += mine
+        return requests
+
+    def _carried(self, draft: Draft) -> dict[str, CriterionResult]:
+        # a revision keeps the judged passes of its draft whose quotation it still holds:
+        # no call to ask what the judge already found, in words still there
+        base = next((c for c in self.earlier if c.ref == draft.revises and c.verdict), None)
+        if base is None or base.verdict is None:
+            return {}
+        judged = {criterion.id for criterion in self.judged_criteria}
+        carried = {}
+        for result in base.verdict.results:
+            quoted = quotations(result.evidence)[:1] if result.source == "judge" else []
+            still = [q for q in quoted if quote_problem(q, draft.text, short_whole=False) is None]
+            if result.passed and result.criterion_id in judged and still:
+                kept = f'"{still[0]}" (still in the draft; passed in round {base.round})'
+                carried[result.criterion_id] = result.model_copy(update={"evidence": kept})
+        return carried
 
     def _by_draft(
         self, answers: Sequence[Answer[Graded]]
     ) -> list[tuple[Draft, Sequence[Answer[Graded]]]]:
-        size = len(answers) // len(self.to_judge) if self.to_judge else 0
-        return [
-            (draft, answers[index * size : (index + 1) * size])
-            for index, draft in enumerate(self.to_judge)
-        ]
+        found, start = [], 0
+        for draft in self.to_judge:
+            found.append((draft, answers[start : start + self.counts[draft.ref]]))
+            start += self.counts[draft.ref]
+        return found
 
     def second_looks(self, answers: Sequence[Answer[Graded]]) -> list[Request[float | None]]:
         return [
             look
             for draft, mine in self._by_draft(answers)
-            for look in second_looks(self.judged_criteria, draft.text, mine, self.context)
+            for look in second_looks(self.asked[draft.ref], draft.text, mine, self.context)
         ]
 
     def record_judgements(
@@ -202,13 +229,15 @@ class _RoundGrading:
         taken = iter(looks)
         for draft, mine in self._by_draft(answers):
             looked = with_second_looks(mine, taken, self.context)
-            judgement = judgement_of(self.judged_criteria, looked, self.context)
+            asked = self.asked[draft.ref]
+            judgement = judgement_of(asked, looked, self.context) if asked else Judgement()
             verdict = None
             if judgement.stopped is not None:
                 verdict = self._without_judge(draft.ref, f"{judgement.stopped}.").verdict
             elif judgement.error is None:
-                results = {**self.checked[draft.ref]}
-                results.update((result.criterion_id, result) for result in judgement.results)
+                results = {**self.checked[draft.ref], **self.carried[draft.ref]}
+                judged = without_specifics(judgement.results, asked, draft.text)
+                results.update((result.criterion_id, result) for result in judged)
                 verdict = self._verdict(results, judgement.feedback)
             self.done.append(
                 _critique(

@@ -25,6 +25,8 @@ from critic_loop.nodes.verifiers.grounding import quotations, quote_problem
 from critic_loop.nodes.verifiers.judge import (
     Graded,
     Judgement,
+    confirmation,
+    confirmed,
     judge_requests,
     judgement_of,
     second_looks,
@@ -251,6 +253,47 @@ class _RoundGrading:
                 )
             )
 
+    def confirmations(self) -> list[Request[float | None]]:
+        # a judged pass a quotation alone decided, on a draft the run would end on, is asked
+        # yes or no as well: the more drafts a run grades, the likelier one quote misleads
+        self.confirming: list[tuple[int, CriterionBase]] = []
+        if self.context.judge_mode != "extract_ask":
+            return []
+        by_id = {criterion.id: criterion for criterion in self.judged_criteria}
+        for index, critique in enumerate(self.done):
+            verdict, asked = critique.verdict, self.asked.get(critique.ref, [])
+            if verdict is None or not verdict.passed:
+                continue
+            self.confirming += [
+                (index, by_id[r.criterion_id])
+                for r in verdict.results
+                if r.passed
+                and r.source == "judge"
+                and r.p_met is None
+                and by_id.get(r.criterion_id) in asked
+            ]
+        return [
+            confirmation(criterion, self.drafts[self.done[index].ref].text, self.context)
+            for index, criterion in self.confirming
+        ]
+
+    def record_confirmations(self, looks: Sequence[Answer[float | None]]) -> None:
+        for (index, criterion), look in zip(self.confirming, looks, strict=True):
+            critique = self.done[index]
+            assert critique.verdict is not None  # only passing verdicts are confirmed
+            results = {
+                r.criterion_id: confirmed(r, look, self.context)
+                if r.criterion_id == criterion.id
+                else r
+                for r in critique.verdict.results
+            }
+            spent = {
+                "verdict": self._verdict(results, critique.verdict.feedback),
+                "attempts": critique.attempts + look.calls,
+                "usage": critique.usage + look.usage,
+            }
+            self.done[index] = critique.model_copy(update=spent)
+
     def to_compare(self) -> tuple[TestSuite, list[str]] | None:
         suite = next((c for c in self.rubric if isinstance(c, TestSuite)), None)
         compared = self._compared()
@@ -351,6 +394,7 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
     answers = ask_all(grading.judge_requests(), grading.ledger)
     looks = ask_all(grading.second_looks(answers), grading.ledger)
     grading.record_judgements(answers, looks)
+    grading.record_confirmations(ask_all(grading.confirmations(), grading.ledger))
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -366,6 +410,7 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
     answers = await aask_all(grading.judge_requests(), grading.ledger)
     looks = await aask_all(grading.second_looks(answers), grading.ledger)
     grading.record_judgements(answers, looks)
+    grading.record_confirmations(await aask_all(grading.confirmations(), grading.ledger))
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

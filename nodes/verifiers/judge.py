@@ -364,9 +364,7 @@ def with_second_looks(
             decided.append(answer)
             continue
         look = next(looks)
-        profile = judge_profile(judges[index % len(judges)].spec)
-        threshold = profile.threshold if profile is not None else DEFAULT_THRESHOLD
-        met = look.value
+        threshold, met = _threshold(judges[index % len(judges)].spec), look.value
         passed = met is not None and met >= threshold
         said = "gave no probability of yes"
         if met is not None:
@@ -381,6 +379,33 @@ def with_second_looks(
             Answer(([result], ""), spent.calls, answer.rejected, spent.usage, spent.stopped)
         )
     return decided
+
+
+def _threshold(spec: str) -> float:
+    profile = judge_profile(spec)
+    return profile.threshold if profile is not None else DEFAULT_THRESHOLD
+
+
+def confirmation(
+    criterion: CriterionBase, artifact: str, context: Context
+) -> Request[float | None]:
+    """Return the yes/no look that confirms a quoted pass before a run ends on it."""
+    return yes_no_request(context.critic_model, criterion.text, artifact, context)
+
+
+def confirmed(
+    result: CriterionResult, look: Answer[float | None], context: Context
+) -> CriterionResult:
+    """Keep a quoted pass the look confirms; else it is not met, saying why."""
+    threshold, met = _threshold(context.critic_model), look.value
+    if met is not None and met >= threshold:
+        return result.model_copy(update={"p_met": met})
+    said = "no probability of yes" if met is None else f"P(met) {met:.2f}"
+    evidence = (
+        f"Not met: it quoted {result.evidence}, but asked yes or no before the run ended on "
+        f"it, the judge gave {said} (threshold {threshold:.2f})."
+    )
+    return result.model_copy(update={"passed": False, "evidence": evidence, "p_met": met})
 
 
 def carried(votes: dict[str, bool], min_agreement: float) -> bool:

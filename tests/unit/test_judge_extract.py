@@ -232,11 +232,38 @@ def test_a_whole_artifact_quote_of_a_short_draft_does_not_pass_by_itself() -> No
     assert "whole artifact" in critique.rejected[0]
 
 
-def test_extract_ask_keeps_what_a_quote_or_none_decides() -> None:
-    with ScriptedOpenAIServer(copies_the_last_word_of_the_artifact) as server:
+@pytest.mark.parametrize(("look", "passed"), [(YES, True), (NO, False)])
+def test_a_quoted_pass_the_run_would_end_on_is_confirmed_by_a_look(look, passed) -> None:
+    """One quote is weak evidence: before a draft passes on it, the judge is asked yes or no."""
+    with ScriptedOpenAIServer(second_look(look, words="costs 45 dollars")) as server:
         context = {"critic_model": "openai:scripted", "base_url": server.base_url}
-        verdict = grade(JACKET, [PRICE], context | {"judge_mode": "extract_ask"})
-    assert len(server.requests) == 1 and verdict.passed and verdict.results[0].p_met is None
+        critique = critique_artifact(JACKET, [PRICE], context | {"judge_mode": "extract_ask"})
+    assert len(server.requests) == critique.attempts == 2  # the words, then the confirmation
+    assert critique.verdict is not None and critique.verdict.passed is passed
+    [result] = critique.verdict.results
+    assert result.p_met is not None
+    if not passed:
+        assert 'quoted "costs 45 dollars"' in result.evidence
+
+
+def test_a_quoted_pass_on_a_draft_that_fails_elsewhere_is_not_confirmed() -> None:
+    """Confirmation is for drafts a run would end on: a failing one costs no extra call."""
+    season = Criterion(id="season", text="It names a season.")
+    price, no_season = second_look(NO, words="costs 45 dollars"), second_look(NO, words="NONE")
+
+    def judge(request: dict) -> Text:
+        asked = request["messages"][-1]["content"]
+        return (no_season if "season" in asked else price)(request)
+
+    with ScriptedOpenAIServer(judge) as server:
+        context = {"critic_model": "openai:scripted", "base_url": server.base_url}
+        context |= {"judge_mode": "extract_ask", "lint_checks": False}
+        critique = critique_artifact(JACKET, [PRICE, season], context)
+    # the words for each; NONE for the season gets a look, which says no: the draft fails,
+    # so its quoted price is not asked about again
+    assert critique.verdict is not None and not critique.verdict.passed
+    assert [r.passed for r in critique.verdict.results] == [True, False]
+    assert len(server.requests) == 3
 
 
 def test_a_judge_profile_is_the_operators_never_a_clients() -> None:

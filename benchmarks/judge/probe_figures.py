@@ -27,6 +27,7 @@ from critic_loop.nodes.verifiers.checks import run_check
 from critic_loop.nodes.verifiers.judge import extracted
 from critic_loop.nodes.verifiers.judge_profile import JudgeProfile, save_profile
 from critic_loop.nodes.verifiers.rubric_lint import code_check_for
+from critic_loop.nodes.verifiers.ruled_out import ruled_out
 from critic_loop.state.rubric import Criterion
 
 
@@ -68,9 +69,12 @@ class Answers:
 
 
 def lint_decision(item: Item) -> bool | None:
-    """Return the linter's exact decision on a pair, or None when code cannot decide it."""
-    check = code_check_for(Criterion(id=item.pair.id, text=item.pair.text))
-    return None if check is None else run_check(check, item.case.artifact).passed
+    """Return code's decision on a pair (the linter's check, or a rule), or None: a judge's."""
+    criterion = Criterion(id=item.pair.id, text=item.pair.text)
+    check = code_check_for(criterion)
+    if check is not None:
+        return run_check(check, item.case.artifact).passed
+    return False if ruled_out(criterion, item.case.artifact, small_judge=True) else None
 
 
 @dataclass(frozen=True)
@@ -81,19 +85,22 @@ class Config:
     needs: tuple[str, ...]  # the probe variants it reads
     quote: bool  # a quote passes; else (and for NONE) the look decides
     look: bool
+    confirmed: bool = False  # a quote passes only if the look does too (a draft ending a run)
 
     def asked(self, answers: Answers, item: Item) -> tuple[str, ...]:
         """Return the variants this configuration asks about the pair."""
         if lint_decision(item) is not None:
             return ()
-        if self.quote and (answers.quoted(item) or not self.look):
+        if self.quote and not self.confirmed and (answers.quoted(item) or not self.look):
             return ("extract",)
         return self.needs
 
     def score(self, answers: Answers, item: Item) -> float | None:
         """Return the pair's P(met) for a threshold: 1 for a quote, else the look's."""
-        if self.quote and answers.quoted(item):
+        if self.quote and answers.quoted(item) and not self.confirmed:
             return 1.0
+        if self.confirmed and not answers.quoted(item):
+            return answers.look(item)  # the look alone decided it on the draft
         return answers.look(item) if self.look else 0.0
 
 
@@ -101,6 +108,7 @@ CONFIGS = (
     Config("extract", ("extract",), quote=True, look=False),
     Config("look", ("look",), quote=False, look=True),
     Config("extract_ask", ("extract", "look"), quote=True, look=True),
+    Config("confirmed", ("extract", "look"), quote=True, look=True, confirmed=True),
 )
 
 

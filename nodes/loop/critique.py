@@ -33,7 +33,7 @@ from critic_loop.nodes.verifiers.judge import (
     with_second_looks,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
-from critic_loop.nodes.verifiers.specifics import without_specifics
+from critic_loop.nodes.verifiers.ruled_out import ruled_out
 from critic_loop.nodes.verifiers.statements import as_instruction
 from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
@@ -185,7 +185,10 @@ class _RoundGrading:
                 self.done.append(self._without_judge(ref, why))
         requests = []
         for draft in self.to_judge:
-            carried = self._carried(draft)
+            small = self.context.judge_mode != "verdict"
+            ruled = {c: ruled_out(c, draft.text, small) for c in self.judged_criteria}
+            carried = {c.id: _check_result(c, why) for c, why in ruled.items() if why is not None}
+            carried |= self._carried(draft)  # code's, or the last draft's, so nobody is asked
             self.carried[draft.ref] = carried
             self.asked[draft.ref] = [c for c in self.judged_criteria if c.id not in carried]
             mine = judge_requests(self.asked[draft.ref], draft.text, self.context)
@@ -238,8 +241,7 @@ class _RoundGrading:
                 verdict = self._without_judge(draft.ref, f"{judgement.stopped}.").verdict
             elif judgement.error is None:
                 results = {**self.checked[draft.ref], **self.carried[draft.ref]}
-                judged = without_specifics(judgement.results, asked, draft.text)
-                results.update((result.criterion_id, result) for result in judged)
+                results.update((result.criterion_id, result) for result in judgement.results)
                 verdict = self._verdict(results, judgement.feedback)
             self.done.append(
                 _critique(

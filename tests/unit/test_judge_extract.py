@@ -220,13 +220,15 @@ def test_a_reply_of_no_words_gets_the_second_look(on_artifact, passed) -> None:
 
 
 def test_a_whole_artifact_quote_of_a_short_draft_does_not_pass_by_itself() -> None:
-    """ "hash map" quoted for "It explains how a hash map finds a value": the look decides."""
+    """A short draft quoted whole for "It explains how a hash map finds a value": a look decides.
+
+    (Under four words, code rules it out before any judge is asked.)
+    """
     explains = Criterion(id="how", text="It explains how a hash map finds a value.")
-    with ScriptedOpenAIServer(second_look(NO, words="hash map")) as server:
+    short = "hash maps find values"
+    with ScriptedOpenAIServer(second_look(NO, words=short)) as server:
         context = {"critic_model": "openai:scripted", "base_url": server.base_url}
-        critique = critique_artifact(
-            "hash map", [explains], context | {"judge_mode": "extract_ask"}
-        )
+        critique = critique_artifact(short, [explains], context | {"judge_mode": "extract_ask"})
     assert len(server.requests) == 2  # the words, then the question: the quote was no evidence
     assert critique.verdict is not None and not critique.verdict.passed
     assert "whole artifact" in critique.rejected[0]

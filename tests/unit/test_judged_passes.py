@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from critic_loop.graphs.app import build_graph
-from critic_loop.nodes.verifiers.specifics import specifics, without_specifics
+from critic_loop.nodes.verifiers.ruled_out import ruled_out, specifics
 from critic_loop.state.rubric import Criterion
-from critic_loop.state.verdict import CriterionResult
 from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
@@ -29,15 +28,34 @@ def test_what_a_criterion_names_that_a_draft_must_hold(criterion: str, named: li
     assert specifics(criterion) == named
 
 
-def test_a_judged_pass_without_what_its_criterion_names_is_not_met() -> None:
+def test_code_rules_out_a_draft_without_what_its_criterion_names() -> None:
     """The chess club's false pass: a welcome naming no day or time passed a judge."""
     meeting = Criterion(id="time", text="It gives the meeting day and time: Tuesday at 7 pm.")
-    passed = [CriterionResult(criterion_id="time", passed=True, evidence='"Welcome"')]
     lacking = "Welcome to our chess club! If you have any problems, ask for help."
-    [result] = without_specifics(passed, [meeting], lacking)
-    assert not result.passed and "'7', 'Tuesday'" in result.evidence
-    [kept] = without_specifics(passed, [meeting], "We meet on Tuesdays at seven pm.")
-    assert kept.passed  # "seven" says 7
+    why = ruled_out(meeting, lacking, small_judge=False)
+    assert why is not None and not why.passed and "'7', 'Tuesday'" in why.evidence
+    assert why.hint == "Give the meeting day and time: Tuesday at 7 pm."
+    assert (
+        ruled_out(meeting, "We meet on Tuesdays at seven pm.", small_judge=False) is None
+    )  # "seven" says 7
+
+
+@pytest.mark.parametrize(
+    ("criterion", "draft", "out"),
+    [
+        ("It explains how a hash map finds a value.", "hash map", True),
+        ("It summarises the article in three bullet points.", "Summary:", True),
+        ("It tells the customer how to contact support.", "Refund policy", True),
+        ("It names a city.", "Paris", False),  # a name takes one word
+        ("It says the parcel arrived late.", "Parcel arrived two days late.", False),
+    ],
+)
+def test_to_a_small_judge_a_draft_of_three_words_states_nothing_a_criterion_asks_it_to_say(
+    criterion: str, draft: str, out: bool
+) -> None:
+    ruled = ruled_out(Criterion(id="c", text=criterion), draft, small_judge=True)
+    assert (ruled is not None) is out
+    assert ruled_out(Criterion(id="c", text=criterion), draft, small_judge=False) is None
 
 
 def test_a_revision_keeps_the_judged_passes_whose_quotation_it_still_holds(

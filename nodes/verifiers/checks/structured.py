@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
+import sys
+import tokenize
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -14,7 +17,7 @@ from referencing.exceptions import Unresolvable
 
 from critic_loop.state.bounds import text_depth
 from critic_loop.state.operator_settings import operator_settings
-from critic_loop.state.rubric import MatchesJsonSchema
+from critic_loop.state.rubric import PYTHON_FEATURES, MatchesJsonSchema, PythonFeature
 from critic_loop.state.verdict import CheckResult
 
 FENCED_CODE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
@@ -150,3 +153,60 @@ def check_python_syntax(draft: str) -> CheckResult:
             hint=f"Fix the syntax error at line {error.lineno} ({error.msg}).",
         )
     return CheckResult(passed=True, evidence="The code parses as Python.")
+
+
+def _features(tree: ast.Module, code: str) -> dict[str, int]:
+    # how many of each feature the code has
+    nodes = list(ast.walk(tree))
+    functions = [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    classes = [n for n in nodes if isinstance(n, ast.ClassDef)]
+    calls = [n.func.id for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    imported = [a.name for n in nodes if isinstance(n, ast.Import) for a in n.names]
+    imported += [n.module or "" for n in nodes if isinstance(n, ast.ImportFrom) and not n.level]
+    hinted = [a for f in functions for a in (*f.args.args, *f.args.kwonlyargs) if a.annotation]
+    first = functions[0] if functions else None
+    return {
+        "docstring": sum(ast.get_docstring(n) is not None for n in [tree, *functions, *classes]),
+        "type_hints": len(hinted) + sum(f.returns is not None for f in functions),
+        "loop": sum(isinstance(n, ast.For | ast.AsyncFor | ast.While) for n in nodes),
+        "recursion": sum(f.name in calls for f in functions),
+        "print": sum(  # a function's own prints, not a usage example's
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+            for scope in list[ast.AST](functions) or [tree]
+            for n in ast.walk(scope)
+        ),
+        "return": sum(isinstance(n, ast.Return) and n.value is not None for n in nodes),
+        "comment": sum(
+            t.type == tokenize.COMMENT for t in tokenize.generate_tokens(io.StringIO(code).readline)
+        ),
+        "f_string": sum(isinstance(n, ast.JoinedStr) for n in nodes),
+        "import": len(imported),
+        "stdlib_only": all(m.split(".")[0] in sys.stdlib_module_names for m in imported),
+        "parameters": len(first.args.args) + len(first.args.kwonlyargs) if first else 0,
+        "methods": sum(isinstance(m, ast.FunctionDef) for m in classes[0].body) if classes else 0,
+    }
+
+
+def check_python_feature(criterion: PythonFeature, draft: str) -> CheckResult:
+    """Find a feature in the drafted code's syntax tree (its fenced block, if any)."""
+    code = extract_code(draft)
+    try:
+        found = _features(ast.parse(code), code)[criterion.feature]
+    except SyntaxError as error:
+        return CheckResult(
+            passed=False,
+            evidence=f"The code does not parse as Python ({error.msg} at line {error.lineno}).",
+            hint=f"Fix the syntax error at line {error.lineno} ({error.msg}).",
+        )
+    what = PYTHON_FEATURES[criterion.feature]
+    if criterion.count is not None:
+        passed, said = found == criterion.count, f"{found} of {what}"
+    else:
+        passed = bool(found) == criterion.present
+        said = f"{what}" if found else f"no {what}"
+    wanted = criterion.describe().rstrip(".")
+    return CheckResult(
+        passed=passed,
+        evidence=f"The code has {said}.",
+        hint="" if passed else f"Change the code so that: {wanted[:1].lower() + wanted[1:]}.",
+    )

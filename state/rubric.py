@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Annotated, Any, ClassVar, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union, get_args
 
 import regex
 from pydantic import (
@@ -15,11 +15,13 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    GetCoreSchemaHandler,
     Tag,
     field_validator,
     model_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import CoreSchema
 
 from critic_loop.state.bounds import check_depth
 from critic_loop.state.operator_settings import operator_settings
@@ -69,6 +71,13 @@ def _json_values(value: Any) -> Iterator[Any]:
 NonBlank = Annotated[str, AfterValidator(_require_text)]
 KIND_DESCRIPTION = "Which kind of criterion this is; it decides the fields it takes."
 
+KINDS: dict[str, type[CriterionBase]] = {}
+"""Every kind of criterion, as a rubric names it, and its class: each class that declares a
+`kind` joins when it is defined. The rubric's schema, its conflicts, the checks, the command
+line's `--check` and the public names follow from it."""
+
+Conflict = tuple["CriterionBase", "CriterionBase", str]  # two criteria, why both cannot pass
+
 
 class CriterionBase(BaseModel):
     """What every criterion has: a stable id and a description."""
@@ -91,6 +100,24 @@ class CriterionBase(BaseModel):
     )
     weight: float = Field(default=1.0, gt=0, le=100, description="Its share of the weighted score.")
     deterministic: ClassVar[bool] = True  # decided by code; only `Criterion` is not
+    check: ClassVar[str | None] = None
+    """The function deciding it, (criterion, draft) -> CheckResult, as "module:function" of
+    `critic_loop.nodes.verifiers.checks`; None: the judge, or code the rubric names."""
+    check_blocks: ClassVar[bool] = False  # its check may block: a thread runs it under ainvoke
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if "kind" in vars(cls).get("__annotations__", {}):  # declared here, not inherited
+            (kind,) = get_args(cls.model_fields["kind"].annotation)
+            if kind in KINDS:
+                raise TypeError(f"kind {kind!r} is declared by {KINDS[kind].__name__} already")
+            KINDS[kind] = cls
+
+    @classmethod
+    def conflict(cls, criteria: Sequence[CriterionBase]) -> Conflict | None:
+        """Return two of `criteria` (one of this kind) that no draft can both pass, and why."""
+        return None
 
     def describe(self) -> str:
         """Say what the criterion requires, for reports (its text, else a description)."""
@@ -129,6 +156,19 @@ class CountBounds(CriterionBase):
             raise ValueError(f"min ({self.min}) is above max ({self.max})")
         return self
 
+    @classmethod
+    def conflict(cls, criteria: Sequence[CriterionBase]) -> Conflict | None:
+        """Return the tightest `max` of this unit below the highest `min`."""
+        counted = [c for c in criteria if isinstance(c, cls)]
+        if not counted:
+            return None
+        tightest = min(counted, key=lambda c: MAX_COUNT if c.max is None else c.max)
+        highest = max(counted, key=lambda c: c.min or 0)
+        if tightest.max is not None and tightest.max < (highest.min or 0):
+            said = f"at most {tightest.max} {cls.unit} and at least {highest.min} {cls.unit}"
+            return tightest, highest, said
+        return None
+
     def _default_text(self) -> str:
         if self.min is not None and self.max is not None:
             return f"The artifact has between {self.min} and {self.max} {self.unit}."
@@ -142,6 +182,7 @@ class WordCount(CountBounds):
 
     unit: ClassVar[str] = "words"
     kind: Literal["word_count"] = Field(description=KIND_DESCRIPTION)
+    check = "text:check_word_count"
 
 
 class CharCount(CountBounds):
@@ -149,12 +190,14 @@ class CharCount(CountBounds):
 
     unit: ClassVar[str] = "characters"
     kind: Literal["char_count"] = Field(description=KIND_DESCRIPTION)
+    check = "text:check_char_count"
 
 
 class Regex(CriterionBase):
     """The artifact matches (or must not match) a regular expression."""
 
     kind: Literal["regex"] = Field(description=KIND_DESCRIPTION)
+    check = "text:check_regex"
     pattern: str = Field(min_length=1, description="A Python regular expression.")
     must_match: bool = Field(
         default=True, description="True: the pattern must occur; False: it must not."
@@ -175,6 +218,20 @@ class Regex(CriterionBase):
     def flags(self) -> int:
         return int(regex.MULTILINE | (regex.IGNORECASE if self.ignore_case else 0))
 
+    @classmethod
+    def conflict(cls, criteria: Sequence[CriterionBase]) -> Conflict | None:
+        """Return a pattern one criterion requires and another forbids."""
+        required = {
+            (c.pattern, c.ignore_case): c for c in criteria if isinstance(c, Regex) and c.must_match
+        }
+        for forbidding in criteria:
+            if isinstance(forbidding, Regex) and not forbidding.must_match:
+                found = required.get((forbidding.pattern, forbidding.ignore_case))
+                if found is not None:
+                    said = f"the pattern /{found.pattern}/ is required and forbidden"
+                    return found, forbidding, said
+        return None
+
     def _default_text(self) -> str:
         verb = "matches" if self.must_match else "does not match"
         return f"The artifact {verb} the pattern /{self.pattern}/."
@@ -184,17 +241,48 @@ class Contains(CriterionBase):
     """The artifact contains each of a list of phrases."""
 
     kind: Literal["contains"] = Field(description=KIND_DESCRIPTION)
+    check = "text:check_contains"
     phrases: list[NonBlank] = Field(min_length=1, description="Each must appear.")
     case_sensitive: bool = Field(default=False, description="Match case exactly.")
 
     def _default_text(self) -> str:
         return "The artifact contains: " + "; ".join(repr(p) for p in self.phrases) + "."
 
+    @classmethod
+    def conflict(cls, criteria: Sequence[CriterionBase]) -> Conflict | None:
+        """Return a required phrase that a forbidding pattern matches wherever it appears.
+
+        The pattern matches share a time budget; undecided within it is no conflict.
+        """
+        deadline = time.monotonic() + CONTRADICTION_BUDGET_SECONDS
+        forbidding = [c for c in criteria if isinstance(c, Regex) and not c.must_match]
+        # a phrase matched without regard to case can dodge a case-sensitive pattern in a
+        # case variant: only patterns that ignore case bind it
+        ignoring_case = [c for c in forbidding if c.ignore_case]
+        pairs = (
+            (contains, pattern, phrase)
+            for contains in criteria
+            if isinstance(contains, Contains)
+            for pattern in (forbidding if contains.case_sensitive else ignoring_case)
+            for phrase in contains.phrases
+        )
+        for contains, pattern, phrase in pairs:
+            if (left := deadline - time.monotonic()) <= 0:
+                return None
+            try:
+                found = regex.search(pattern.pattern, f"x {phrase} x", pattern.flags, timeout=left)
+            except TimeoutError:
+                return None
+            if found:
+                return contains, pattern, f"{phrase!r} is required and forbidden"
+        return None
+
 
 class Headings(CriterionBase):
     """The artifact has each of a list of Markdown headings (any level)."""
 
     kind: Literal["headings"] = Field(description=KIND_DESCRIPTION)
+    check = "text:check_headings"
     headings: list[NonBlank] = Field(min_length=1, description="Each must be a heading.")
 
     def _default_text(self) -> str:
@@ -205,6 +293,7 @@ class ValidJson(CriterionBase):
     """The artifact is valid JSON."""
 
     kind: Literal["json"] = Field(description=KIND_DESCRIPTION)
+    check = "structured:check_json"
 
     def _default_text(self) -> str:
         return "The artifact is valid JSON."
@@ -236,6 +325,7 @@ class MatchesJsonSchema(CriterionBase):
     """The artifact is JSON valid against a JSON Schema."""
 
     kind: Literal["json_schema"] = Field(description=KIND_DESCRIPTION)
+    check = "structured:check_json_schema"
     json_schema: dict[str, Any] = Field(alias="schema", description="The JSON Schema.")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -270,6 +360,7 @@ class PythonSyntax(CriterionBase):
     """The artifact (or its fenced code block) is syntactically valid Python."""
 
     kind: Literal["python_syntax"] = Field(description=KIND_DESCRIPTION)
+    check = "structured:check_python_syntax"
 
     def _default_text(self) -> str:
         return "The artifact is valid Python."
@@ -287,6 +378,7 @@ class Language(CriterionBase):
     """The artifact's prose is written in one language, as a language identifier reads it."""
 
     kind: Literal["language"] = Field(description=KIND_DESCRIPTION)
+    check, check_blocks = "text:check_language", True  # its first use reads a model
     language: Literal[tuple(LANGUAGES)] = Field(  # type: ignore[valid-type]
         description="The language, by its ISO 639-1 code: " + ", ".join(LANGUAGES) + "."
     )
@@ -315,6 +407,7 @@ class PythonFeature(CriterionBase):
     """The drafted Python has a feature code finds in its syntax tree (or, counted, so many)."""
 
     kind: Literal["python_feature"] = Field(description=KIND_DESCRIPTION)
+    check = "structured:check_python_feature"
     feature: Literal[tuple(PYTHON_FEATURES)] = Field(  # type: ignore[valid-type]
         description="What to find: " + ", ".join(PYTHON_FEATURES) + "."
     )
@@ -405,22 +498,18 @@ def _kind_of(value: Any) -> str:
     return str(kind)
 
 
-AnyCriterion = Annotated[  # chosen by `kind` (default "llm")
-    Annotated[Criterion, Tag("llm")]
-    | Annotated[WordCount, Tag("word_count")]
-    | Annotated[CharCount, Tag("char_count")]
-    | Annotated[Regex, Tag("regex")]
-    | Annotated[Contains, Tag("contains")]
-    | Annotated[Headings, Tag("headings")]
-    | Annotated[ValidJson, Tag("json")]
-    | Annotated[MatchesJsonSchema, Tag("json_schema")]
-    | Annotated[PythonSyntax, Tag("python_syntax")]
-    | Annotated[Language, Tag("language")]
-    | Annotated[PythonFeature, Tag("python_feature")]
-    | Annotated[PythonCheck, Tag("python")]
-    | Annotated[TestSuite, Tag("tests")],
-    Discriminator(_kind_of),
-]
+if TYPE_CHECKING:
+    AnyCriterion = CriterionBase
+else:
+
+    class AnyCriterion:
+        """Any kind of criterion, chosen by its `kind` (default "llm"): a union of `KINDS`."""
+
+        @classmethod
+        def __get_pydantic_core_schema__(cls, _: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+            members = tuple(Annotated[kind, Tag(tag)] for tag, kind in KINDS.items())
+            union = Union[members]  # noqa: UP007  (of a tuple: `|` takes two)
+            return handler.generate_schema(Annotated[union, Discriminator(_kind_of)])
 
 
 def _check_task(value: str) -> str:
@@ -461,66 +550,12 @@ def _check_rubric(criteria: list[CriterionBase]) -> list[CriterionBase]:
     for criterion in _unique_ids(criteria):
         _storable(criterion)
     # near-linear in the rubric; the pattern matches share a time budget (undecided: none)
-    conflict = (
-        _bounds_conflict(criteria) or _pattern_conflict(criteria) or _phrase_conflict(criteria)
-    )
+    conflict = next(filter(None, (kind.conflict(criteria) for kind in KINDS.values())), None)
     if conflict is not None:
         first, second, reason = conflict
         first, second = sorted((first, second), key=criteria.index)  # in rubric order
         raise ValueError(f"criteria {first.id!r} and {second.id!r} contradict each other: {reason}")
     return criteria
-
-
-Conflict = tuple[CriterionBase, CriterionBase, str]  # two criteria, and why both cannot pass
-
-
-def _bounds_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    for kind in (WordCount, CharCount):
-        counted = [c for c in criteria if isinstance(c, kind)]
-        if not counted:
-            continue
-        tightest = min(counted, key=lambda c: MAX_COUNT if c.max is None else c.max)
-        highest = max(counted, key=lambda c: c.min or 0)
-        if tightest.max is not None and tightest.max < (highest.min or 0):
-            said = f"at most {tightest.max} {kind.unit} and at least {highest.min} {kind.unit}"
-            return tightest, highest, said
-    return None
-
-
-def _pattern_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    required = {
-        (c.pattern, c.ignore_case): c for c in criteria if isinstance(c, Regex) and c.must_match
-    }
-    for forbidding in criteria:
-        if isinstance(forbidding, Regex) and not forbidding.must_match:
-            found = required.get((forbidding.pattern, forbidding.ignore_case))
-            if found is not None:
-                return found, forbidding, f"the pattern /{found.pattern}/ is required and forbidden"
-    return None
-
-
-def _phrase_conflict(criteria: Sequence[CriterionBase]) -> Conflict | None:
-    # a required phrase that a forbidding pattern matches wherever it appears
-    deadline = time.monotonic() + CONTRADICTION_BUDGET_SECONDS
-    forbidding = [c for c in criteria if isinstance(c, Regex) and not c.must_match]
-    # a phrase matched without regard to case can dodge a case-sensitive pattern in a
-    # case variant: only patterns that ignore case bind it
-    ignoring_case = [c for c in forbidding if c.ignore_case]
-    for contains in (c for c in criteria if isinstance(c, Contains)):
-        for pattern in forbidding if contains.case_sensitive else ignoring_case:
-            for phrase in contains.phrases:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None
-                try:
-                    found = regex.search(
-                        pattern.pattern, f"x {phrase} x", pattern.flags, timeout=left
-                    )
-                except TimeoutError:
-                    return None
-                if found:
-                    return contains, pattern, f"{phrase!r} is required and forbidden"
-    return None
 
 
 Task = Annotated[

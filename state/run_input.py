@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from typing import Any, get_args
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, model_validator
 
 from critic_loop.state.bounds import check_depth
 from critic_loop.state.errors import InvalidInput
-from critic_loop.state.rubric import AnyCriterion, CriterionBase, Rubric, Task
+from critic_loop.state.rubric import KINDS, CriterionBase, Rubric, Task
 
 EXAMPLE_INPUT: dict[str, JsonValue] = {
     "task": "Write a two-sentence product description for a 750 ml insulated bottle that "
@@ -37,19 +37,8 @@ class LoopInput(BaseModel):
         return check_depth(data)
 
 
-def _kinds() -> dict[str, type[BaseModel]]:
-    union = get_args(AnyCriterion)[0]
-    classes = [get_args(member)[0] for member in get_args(union)]
-    return {get_args(cls.model_fields["kind"].annotation)[0]: cls for cls in classes}
-
-
-CRITERION_CLASSES = _kinds()  # each kind of criterion, as a rubric names it, and its class
-
-KINDS = tuple(CRITERION_CLASSES)  # every kind of criterion, as a rubric names it
-
-
 def _settings_of(kind: str) -> list[str]:  # its own first, then the common ones
-    fields = CRITERION_CLASSES[kind].model_fields
+    fields = KINDS[kind].model_fields
     common = set(CriterionBase.model_fields)
     own = [name for name in fields if name not in common and name != "kind"]
     return own + [name for name in CriterionBase.model_fields if name in fields]
@@ -72,7 +61,7 @@ def _message(error: dict[str, Any], field: str, criterion_kind: str | None) -> s
         guess = f"did you mean {close[0]!r}? " if close else ""
         return f"kind {tag!r} is not a kind of criterion; {guess}use one of: {', '.join(KINDS)}"
     if kind == "extra_forbidden":
-        if criterion_kind in CRITERION_CLASSES:
+        if criterion_kind in KINDS:
             names = ", ".join(_settings_of(criterion_kind))
             return f"{field!r} is not a setting of a {criterion_kind} criterion; it takes: {names}"
         return f"{field!r} is not a setting of this kind of criterion"

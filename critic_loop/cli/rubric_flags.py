@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_origin
 
 from critic_loop.errors import UsageProblem
 from critic_loop.state.bounds import check_text_depth
@@ -34,8 +34,12 @@ def read_json(path: Path, flag: str, holding: str) -> Any:
         raise UsageProblem(f"{flag} {str(path)!r}: {error}") from None
 
 
-LIST_SETTINGS = frozenset({"phrases", "headings"})
-"""Settings that take several values, separated by `|` on the command line."""
+def _takes_a_list(name: str) -> bool:
+    """Whether some kind's setting `name` takes several values (`|` between them)."""
+    from critic_loop.state.rubric import KINDS
+
+    fields = [kind.model_fields.get(name) for kind in KINDS.values()]
+    return any(field and get_origin(field.annotation) is list for field in fields)
 
 
 @dataclass
@@ -63,7 +67,7 @@ def _criterion_flag(text: str) -> dict[str, Any]:
 
 
 def _value(name: str, raw: str) -> Any:
-    if name in LIST_SETTINGS:
+    if _takes_a_list(name):
         return [item.strip() for item in raw.split("|") if item.strip()]
     try:
         return json.loads(check_text_depth(raw, f"the value of {name}"))

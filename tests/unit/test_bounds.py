@@ -15,7 +15,7 @@ from critic_loop.sandbox.report import (
 from critic_loop.state.bounds import check_depth, cut, depth_of, share, text_depth
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Critique
-from critic_loop.state.rubric import Criterion, MatchesJsonSchema
+from critic_loop.state.rubric import Criterion, MatchesJsonSchema, ValidJson
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
 
@@ -131,7 +131,7 @@ def test_a_deep_json_schema_is_refused_and_a_deep_json_draft_fails_its_check() -
         MatchesJsonSchema(id="s", kind="json_schema", schema=schema)
     deep_draft = "[" * 100_000 + "]" * 100_000
     for result in (
-        check_json(deep_draft),
+        check_json(ValidJson(id="json", kind="json"), deep_draft),
         check_json_schema(MatchesJsonSchema(id="s", kind="json_schema", schema={}), deep_draft),
     ):
         assert not result.passed

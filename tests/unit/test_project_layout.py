@@ -126,6 +126,20 @@ def test_the_core_imports_nothing_from_the_ring() -> None:
     assert reaching_out == []
 
 
+def test_the_core_is_layered_state_below_nodes_below_graphs() -> None:
+    above = {"state": ["critic_loop.nodes", "critic_loop.graphs"], "nodes": ["critic_loop.graphs"]}
+    reaching_up = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for folder, layers in above.items()
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, module in imported_modules(
+            path.read_text(), _module_name(path), path.name == "__init__.py"
+        )
+        if _inside(module, layers)
+    ]
+    assert reaching_up == []
+
+
 def leaf_modules() -> Iterator[tuple[Path, str]]:
     """Every module of the leaves: its file and its name."""
     for leaf, place in LEAVES.items():

@@ -8,13 +8,21 @@ import critic_loop
 
 
 def test_every_name_in_all_has_a_home_and_nothing_else_does() -> None:
-    assert set(critic_loop.__all__) == set(critic_loop._HOME_OF)
+    assert critic_loop.__all__ == sorted(critic_loop.homes())
+    assert set(critic_loop.__all__) <= set(dir(critic_loop))
 
 
 def test_every_public_name_resolves_to_its_module_s_object() -> None:
     for name in critic_loop.__all__:
         value = getattr(critic_loop, name)
-        assert value is getattr(__import__(critic_loop._HOME_OF[name], fromlist=[name]), name)
+        assert value is getattr(__import__(critic_loop.homes()[name], fromlist=[name]), name)
+
+
+def test_a_star_import_offers_every_public_name() -> None:
+    offered: dict[str, object] = {}
+    exec("from critic_loop import *", offered)
+    assert set(critic_loop.__all__) <= set(offered)
+    assert {"Criterion", "WordCount", "Language", "PythonFeature", "TestSuite"} <= set(offered)
 
 
 def test_a_misspelt_keyword_is_refused_before_any_work() -> None:

@@ -17,7 +17,13 @@ from referencing.exceptions import Unresolvable
 
 from critic_loop.state.bounds import text_depth
 from critic_loop.state.operator_settings import operator_settings
-from critic_loop.state.rubric import PYTHON_FEATURES, MatchesJsonSchema, PythonFeature
+from critic_loop.state.rubric import (
+    PYTHON_FEATURES,
+    MatchesJsonSchema,
+    PythonFeature,
+    PythonSyntax,
+    ValidJson,
+)
 from critic_loop.state.verdict import CheckResult
 
 FENCED_CODE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
@@ -70,7 +76,7 @@ def _parse_json(draft: str) -> tuple[Any, CheckResult | None]:
     )
 
 
-def check_json(draft: str) -> CheckResult:
+def check_json(criterion: ValidJson, draft: str) -> CheckResult:
     """Check that the draft parses as JSON."""
     _, failure = _parse_json(draft)
     return failure or CheckResult(passed=True, evidence="The draft is valid JSON.")
@@ -140,7 +146,7 @@ def check_json_schema(criterion: MatchesJsonSchema, draft: str) -> CheckResult:
     )
 
 
-def check_python_syntax(draft: str) -> CheckResult:
+def check_python_syntax(criterion: PythonSyntax, draft: str) -> CheckResult:
     """Check that the draft's code (its fenced block, if any) parses as Python."""
     code = extract_code(draft)
     try:

@@ -46,9 +46,9 @@ def _grading_context(context: Context | Mapping[str, Any] | None) -> Context:
 @functools.cache
 def _critic() -> Any:
     from critic_loop.nodes.loop.critique import acritique, critique
-    from critic_loop.nodes.node import Node
+    from critic_loop.nodes.node import PolicedNode
 
-    return Node(critique, acritique)
+    return PolicedNode(critique, acritique)
 
 
 def critique_artifact(

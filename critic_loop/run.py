@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -16,12 +17,13 @@ from langgraph.types import Command, StateSnapshot
 
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
-from critic_loop.nodes.models.discovery import with_available_models
+from critic_loop.nodes.loop.check_input import AdmittedRun, admit_run
 from critic_loop.nodes.models.gateway import ModelUnreachable
+from critic_loop.nodes.operator_policy import trust_of
 from critic_loop.persistence import aopen_persistence, open_persistence
 from critic_loop.persistence.leases import ThreadLeases, local_leases
 from critic_loop.results import result_of
-from critic_loop.state.context import Context, as_context
+from critic_loop.state.context import Context
 from critic_loop.state.history import highest_round, listed_checkpoints
 from critic_loop.state.loop import LoopState
 from critic_loop.state.operator_settings import operator_settings
@@ -40,9 +42,10 @@ class RunStart:
     """What a run is about to do, told to `on_start` just before its first step."""
 
     thread_id: str
-    resuming: bool  # an unfinished run goes on, with the thread's own task and rubric
+    resuming: bool  # an unfinished run (or a fork) goes on, with the thread's task and rubric
     input_differs: bool  # resuming, and the task or rubric given are not the thread's own
     location: str | None  # the database, or None with the caller's own savers
+    context: Context  # the run's settings, held to the policy, its models found
 
 
 StartHandler = Callable[[RunStart], None]  # told once the thread's lease is held
@@ -61,11 +64,6 @@ def loop_input(task: str, rubric: RubricLike) -> dict[str, Any]:
 def thread_config(thread_id: str | None = None) -> RunnableConfig:
     """Build the run config for `thread_id`, or for a new thread when none is given."""
     return {"configurable": {"thread_id": thread_id or uuid4().hex}}
-
-
-def context_for_run(value: Context | Mapping[str, Any] | None) -> Context:
-    """Build the run's `Context`; models the caller left unset are what this machine has."""
-    return with_available_models(as_context(value))
 
 
 # Where a thread can be forked: the checkpoints taken right after a round was graded. Reading
@@ -141,6 +139,7 @@ class ForkOptions(TypedDict, total=False):
     store: BaseStore | None
     database: str | Path | None
     on_event: EventHandler | None
+    on_start: StartHandler | None
     wait_for_thread: bool
 
 
@@ -149,11 +148,12 @@ class RunOptions(ForkOptions, total=False):
 
     thread_id: str | None
     reviewer: Reviewer | None
-    on_start: StartHandler | None
 
 
 @dataclass(frozen=True)
 class _Run:
+    """A run the front door admitted (`admit_run`), in its thread, with the caller's options."""
+
     thread_id: str
     context: Context
     fresh: dict[str, Any] | None
@@ -176,11 +176,15 @@ def _checked(options: Mapping[str, Any], allowed: Any, caller: str) -> None:
         raise TypeError(f"{caller}() got unexpected keyword argument(s): {', '.join(unknown)}")
 
 
-def _run(task: str, rubric: RubricLike, options: RunOptions, caller: str) -> _Run:
+def _admitted(task: str, rubric: RubricLike, options: RunOptions, caller: str) -> AdmittedRun:
     _checked(options, RunOptions, caller)
-    context = context_for_run(options.get("context"))
+    data = {"task": task, "rubric": list(rubric)}
+    return admit_run(data, options.get("context"), trust_of())
+
+
+def _run(admitted: AdmittedRun, options: RunOptions) -> _Run:
     thread_id = options.get("thread_id") or uuid4().hex
-    return _Run(thread_id, context, loop_input(task, rubric), options)
+    return _Run(thread_id, admitted.context, admitted.input, options)
 
 
 def _callers_graph(run: _Run) -> tuple[LoopGraph, ThreadLeases] | None:
@@ -284,11 +288,11 @@ def _start(snapshot: StateSnapshot, run: _Run, location: str | None) -> dict[str
         )
     if on_start is not None:
         differs = bool(kept) and (kept["task"], kept["rubric"]) != (fresh["task"], fresh["rubric"])
-        on_start(RunStart(run.thread_id, bool(kept), differs, location))
+        on_start(RunStart(run.thread_id, bool(kept), differs, location, run.context))
     return None if kept else run.fresh
 
 
-def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
+def _stream_to_end(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
     """Stream the thread from `start` (input, or None to resume) to its result."""
     on_event = run.options.get("on_event") or (lambda event: None)
     while True:
@@ -301,7 +305,9 @@ def _drive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> L
             return start
 
 
-async def _adrive(graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run) -> LoopState:
+async def _astream_to_end(
+    graph: LoopGraph, start: Any, config: RunnableConfig, run: _Run
+) -> LoopState:
     on_event = run.options.get("on_event") or (lambda event: None)
     while True:
         seen: dict[str, Any] = {}
@@ -330,9 +336,21 @@ def run_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> Lo
         ThreadBusy: another run is writing to `thread_id` right now.
         ReviewPending: the run paused for review and no `reviewer` was given.
     """
-    run = _run(task, rubric, options, "run_loop")
+    return run_admitted(_admitted(task, rubric, options, "run_loop"), **options)
+
+
+def run_admitted(admitted: AdmittedRun, **options: Unpack[RunOptions]) -> LoopState:
+    """`run_loop` for a run `admit_run` let in (its context is the run's, not `context`)."""
+    run = _run(admitted, options)
     with _graph(run) as (graph, location):
-        return _drive(graph, _start(graph.get_state(run.config), run, location), run.config, run)
+        start = _start(graph.get_state(run.config), run, location)
+        return _stream_to_end(graph, start, run.config, run)
+
+
+def _fork(thread_id: str, options: ForkOptions) -> _Run:
+    _checked(options, ForkOptions, "fork_loop")
+    context = admit_run(None, options.get("context"), trust_of()).context
+    return _Run(thread_id, context, None, cast(RunOptions, options))
 
 
 def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions]) -> LoopState:
@@ -344,15 +362,18 @@ def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions])
     Raises:
         LookupError: the thread has no such round.
     """
-    _checked(options, ForkOptions, "fork_loop")
-    run = _Run(thread_id, context_for_run(options.get("context")), None, cast(RunOptions, options))
-    with _graph(run) as (graph, _):
-        return _drive(graph, None, _round_checkpoint(graph, run, round_number), run)
+    run = _fork(thread_id, options)
+    with _graph(run) as (graph, location):
+        branch = _round_checkpoint(graph, run, round_number)
+        if (on_start := options.get("on_start")) is not None:
+            on_start(RunStart(thread_id, True, False, location, run.context))
+        return _stream_to_end(graph, None, branch, run)
 
 
 async def arun_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> LoopState:
     """`run_loop` with the graph's async API (and an async checkpointer and store)."""
-    run = _run(task, rubric, options, "arun_loop")
+    admitted = await asyncio.to_thread(_admitted, task, rubric, options, "arun_loop")
+    run = _run(admitted, options)
     async with _agraph(run) as (graph, location):
         start = _start(await graph.aget_state(run.config), run, location)
-        return await _adrive(graph, start, run.config, run)
+        return await _astream_to_end(graph, start, run.config, run)

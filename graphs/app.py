@@ -25,7 +25,7 @@ from critic_loop.nodes.loop.generate import agenerate, generate
 from critic_loop.nodes.loop.route import first_round, next_turn_or_route, route
 from critic_loop.nodes.memory.recall import recall
 from critic_loop.nodes.memory.record_usage import record_rule_usage
-from critic_loop.nodes.node import Node, policed_path
+from critic_loop.nodes.node import PolicedNode, policed_edge
 from critic_loop.state.context import MAX_ITERATIONS_LIMIT, Context
 from critic_loop.state.loop import LoopOutput, LoopState
 from critic_loop.state.run_input import LoopInput
@@ -47,23 +47,23 @@ def loop_builder(
     `post_critique_hook` runs after every critique, as `create_react_agent`'s post_model_hook.
     """
     builder = new_graph(state, context_schema=Context, input_schema=LoopInput, output_schema=output)
-    builder.add_node("check_input", Node(check_input))
-    builder.add_node("recall", Node(recall))
-    builder.add_node("generate", Node(generate, agenerate))  # no rubric in the worker's view
-    builder.add_node("critique", Node(critique, acritique))  # no task or worker prompts
-    builder.add_node("route", Node(route))
-    builder.add_node("finalize", Node(finalize))
-    builder.add_node("record_rule_usage", Node(record_rule_usage))
+    builder.add_node("check_input", PolicedNode(check_input))
+    builder.add_node("recall", PolicedNode(recall))
+    builder.add_node("generate", PolicedNode(generate, agenerate))  # no rubric in the worker's view
+    builder.add_node("critique", PolicedNode(critique, acritique))  # no task or worker prompts
+    builder.add_node("route", PolicedNode(route))
+    builder.add_node("finalize", PolicedNode(finalize))
+    builder.add_node("record_rule_usage", PolicedNode(record_rule_usage))
     builder.add_edge(START, "check_input")
     builder.add_edge("check_input", "recall")
-    builder.add_conditional_edges("recall", policed_path(first_round), ["generate"])
+    builder.add_conditional_edges("recall", policed_edge(first_round), ["generate"])
     builder.add_edge("generate", "critique")
     graded = "critique"
     if post_critique_hook is not None:
-        builder.add_node("post_critique_hook", Node(post_critique_hook))
+        builder.add_node("post_critique_hook", PolicedNode(post_critique_hook))
         builder.add_edge("critique", "post_critique_hook")
         graded = "post_critique_hook"
-    decide = policed_path(next_turn_or_route, outside_a_run="route")  # a state edit: route decides
+    decide = policed_edge(next_turn_or_route, outside_a_run="route")  # a state edit: route decides
     builder.add_conditional_edges(graded, decide, ["generate", "route"])
     add_distill(builder, "record_rule_usage")
     return builder

@@ -19,7 +19,7 @@ from typing_extensions import TypedDict
 
 from critic_loop.nodes.memory.consolidate_rules import consolidate_rules
 from critic_loop.nodes.memory.propose_rules import apropose_rules, propose_rules
-from critic_loop.nodes.node import Node
+from critic_loop.nodes.node import PolicedNode
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillInput, DistillOutput, DistillState
 
@@ -34,8 +34,8 @@ def after_proposal(state: DistillState) -> Literal["consolidate_rules", "__end__
 
 def add_distill_steps(builder: StateGraph[Any, Any, Any, Any], after: str) -> None:
     """Add distillation's steps to `builder`, run after its step `after` (or `START`)."""
-    builder.add_node("propose_rules", Node(propose_rules, apropose_rules))
-    builder.add_node("consolidate_rules", Node(consolidate_rules))
+    builder.add_node("propose_rules", PolicedNode(propose_rules, apropose_rules))
+    builder.add_node("consolidate_rules", PolicedNode(consolidate_rules))
     builder.add_edge(after, "propose_rules")
     builder.add_conditional_edges("propose_rules", after_proposal, ["consolidate_rules", END])
     builder.add_edge("consolidate_rules", END)
@@ -89,7 +89,7 @@ async def _adistill(handoff: DistillHandoff, runtime: Runtime[Context]) -> Any:
 
 def add_distill_subgraph(builder: StateGraph[Any, Any, Any, Any], after: str) -> None:
     """Add distillation to `builder` as one step, `distill`, run after its step `after`."""
-    builder.add_node("distill", Node(distill, _adistill))
+    builder.add_node("distill", PolicedNode(distill, _adistill))
     builder.add_edge(after, "distill")
     builder.add_edge("distill", END)
 

@@ -1,9 +1,10 @@
-"""A node: its sync and async bodies, behind the operator's policy.
+"""A node behind the operator's policy: its sync and async bodies, given the context settled.
 
-A `Node` gives its body the runtime with the context `settled`, so no step runs around the
-policy, not even one a client reaches with `Command(goto=Send(...))`. Under `ainvoke` a
-sync-only body runs in `NODE_THREADS`, not the loop's small default executor, where a body
-waiting on a memory scope's lock could starve the store's own work.
+A `PolicedNode` gives its body the runtime `within_policy`, so no step runs around the policy,
+not even one a client reaches with `Command(goto=Send(...))`; `policed_edge` does the same for
+a conditional edge. Under `ainvoke` a sync-only body runs in `NODE_THREADS`, not the loop's
+small default executor, where a body waiting on a memory scope's lock could starve the
+store's own work.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from langgraph.errors import InvalidUpdateError
 from langgraph.runtime import Runtime, get_runtime
 from pydantic import BaseModel
 
-from critic_loop.nodes.operator_policy import needs_network, settled
+from critic_loop.nodes.operator_policy import needs_network, within_policy
 
 R = TypeVar("R")
 E = TypeVar("E")
@@ -29,8 +30,8 @@ E = TypeVar("E")
 NODE_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="critic-loop-node")
 
 
-class Node(Runnable[Any, Any]):
-    """Wraps the sync body: LangGraph reads the input schema and `Command` destinations there."""
+class PolicedNode(Runnable[Any, Any]):
+    """A node's bodies behind the policy; LangGraph reads its input schema from the sync one."""
 
     def __init__(
         self,
@@ -38,7 +39,7 @@ class Node(Runnable[Any, Any]):
         afunc: Callable[[Any, Runtime[Any]], Awaitable[Any]] | None = None,
     ) -> None:
         self.func, self.afunc = func, afunc
-        functools.update_wrapper(self, func)
+        functools.update_wrapper(self, func)  # `__wrapped__`: LangGraph reads its signature
         self.name = func.__name__
         self.schema = get_type_hints(func).get(next(iter(inspect.signature(func).parameters)))
 
@@ -56,40 +57,39 @@ class Node(Runnable[Any, Any]):
 
     else:
 
-        def __call__(self, state, runtime):  # unannotated: LangGraph reads `__wrapped__`'s
+        def __call__(self, state, runtime):  # unannotated: LangGraph reads the body's hints
             """Run the sync body behind the policy."""
-            return self.func(self.typed(state), settled(runtime))
-
-    async def arun(self, state: Any, runtime: Runtime[Any]) -> Any:
-        """Run the async body (else the sync one, in `NODE_THREADS`) behind the policy."""
-        if needs_network(runtime):  # ask the model server which model it serves off the loop
-            runtime = await asyncio.to_thread(settled, runtime)
-        else:
-            runtime = settled(runtime)
-        if self.afunc is not None:
-            return await self.afunc(self.typed(state), runtime)
-        context = contextvars.copy_context()  # LangGraph's config, for interrupt() and streams
-        body = functools.partial(context.run, self.func, self.typed(state), runtime)
-        return await asyncio.get_running_loop().run_in_executor(NODE_THREADS, body)
+            return self.func(self.typed(state), within_policy(runtime))
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:  # noqa: A002
         """Run the sync body (LangGraph already traces the node; no run of its own)."""
-        return self.func(self.typed(input), settled(get_runtime()))
+        return self.func(self.typed(input), within_policy(get_runtime()))
 
     async def ainvoke(
         self,
         input: Any,  # noqa: A002
         config: RunnableConfig | None = None,
+        *,
+        runtime: Runtime[Any] | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Run the async body."""
-        return await self.arun(input, get_runtime())
+        """Run the async body, else the sync one in `NODE_THREADS` (`runtime`: the run's)."""
+        given = runtime or get_runtime()
+        if needs_network(given):  # ask the model server which model it serves off the loop
+            policed = await asyncio.to_thread(within_policy, given)
+        else:
+            policed = within_policy(given)
+        if self.afunc is not None:
+            return await self.afunc(self.typed(input), policed)
+        context = contextvars.copy_context()  # LangGraph's config, for interrupt() and streams
+        body = functools.partial(context.run, self.func, self.typed(input), policed)
+        return await asyncio.get_running_loop().run_in_executor(NODE_THREADS, body)
 
 
-def policed_path(
+def policed_edge(
     func: Callable[[Any, Runtime[Any]], R], outside_a_run: E | None = None
 ) -> Callable[[Any], R | E]:
-    """Return a conditional edge's decision behind the operator's policy, like a `Node`.
+    """Return a conditional edge's decision behind the operator's policy, as a node's is.
 
     `update_state` (a state edit) runs edges outside any run, with no runtime: the edge then
     goes to `outside_a_run`, the step that decides once the run goes on, or refuses the edit.
@@ -99,7 +99,7 @@ def policed_path(
     def path(state: Any) -> R | E:
         runtime: Runtime[Any] | None = get_runtime()
         if runtime is not None:
-            return func(state, settled(runtime))
+            return func(state, within_policy(runtime))
         if outside_a_run is None:
             raise InvalidUpdateError(f"{func.__name__} decides only in a run: edit as another step")
         return outside_a_run

@@ -1,7 +1,7 @@
 """Hold client input to the operator's policy: servers, files and code only the operator picks.
 
 A run is *served* under LangGraph server (`server_info`) or with `CRITIC_LOOP_UNTRUSTED_INPUT`;
-docs/security.md has the policy. It is checked in front of every node (`settled`) and wherever
+docs/security.md has the policy. It is checked in front of every node (`within_policy`) and wherever
 a file is read or a function resolved, so a rubric edited in the thread's state is checked too.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -45,46 +45,52 @@ OPERATOR = Trust(served=False)
 """The trust of a run the operator started (command line, Python)."""
 
 
-def trust_of(runtime: Runtime[Any]) -> Trust:
-    """Return the trust of the run `runtime` belongs to."""
+def trust_of(runtime: Runtime[Any] | None = None) -> Trust:
+    """Return the trust of the run `runtime` belongs to (None: one this process starts)."""
     settings = operator_settings()
-    return Trust(
-        served=runtime.server_info is not None or settings.untrusted_input, settings=settings
-    )
+    served = runtime is not None and runtime.server_info is not None
+    return Trust(served=served or settings.untrusted_input, settings=settings)
 
 
-_settled: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
+_policed: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
 
 
-def settled(runtime: Runtime[Any]) -> Runtime[Context]:
-    """Return `runtime` with its context held to the operator's policy, its models found.
+def settled_context(given: Context | Mapping[str, Any] | None, trust: Trust) -> Context:
+    """Return `given` held to the operator's policy, the models it left unset found.
 
     Models the run left unset are discovered only after the policy passed their server.
-    A run's nodes share one context object: it is settled once per object and policy.
 
     Raises:
         TrustViolation: a client chose a server or a directory the operator did not allow,
             or more than a ceiling allows (`CeilingExceeded`).
         DiscoveryFailed: the run's model server could not say which model it serves.
     """
+    return with_available_models(check_context(as_context(given), trust))
+
+
+def within_policy(runtime: Runtime[Any]) -> Runtime[Context]:
+    """Return `runtime` with its context settled (`settled_context`) for the run's trust.
+
+    A run's nodes share one context object: it is settled once per object and policy.
+    """
     given, trust = runtime.context, trust_of(runtime)
     if (known := _known(given, trust)) is not None:
         return runtime.override(context=known)
-    context = with_available_models(check_context(as_context(given), trust))
+    context = settled_context(given, trust)
     if isinstance(given, Context):
         key = (id(given), trust.served, id(trust.policy))
-        forget = partial(_settled.pop, key, None)  # bound now: still there at shutdown
-        _settled[key] = (weakref.ref(given, lambda _: forget()), context)
+        forget = partial(_policed.pop, key, None)  # bound now: still there at shutdown
+        _policed[key] = (weakref.ref(given, lambda _: forget()), context)
     return runtime.override(context=context)
 
 
 def _known(given: Any, trust: Trust) -> Context | None:
-    known = _settled.get((id(given), trust.served, id(trust.policy)))
+    known = _policed.get((id(given), trust.served, id(trust.policy)))
     return known[1] if known is not None and known[0]() is given else None
 
 
 def needs_network(runtime: Runtime[Any]) -> bool:
-    """Say whether `settled(runtime)` would ask a model server which model it serves."""
+    """Say whether `within_policy(runtime)` would ask a model server which model it serves."""
     known = _known(runtime.context, trust_of(runtime))
     return known is None and needs_discovery(as_context(runtime.context))
 

@@ -49,6 +49,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "product_blurb.json
 """The demo's task and rubric, sized for a 0.5B local model (benchmarks/demo_trials/)."""
 
 DEMO_SCOPE = "demo"
+FIRST_STEP = "starting: recall, then the worker drafts round 1"
 
 DEMO_STORY = (
     "About this demo: a worker model writes a short product description for a water "
@@ -161,10 +162,8 @@ def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: b
 
 
 def _context(parameters: Mapping[str, Any], stored: Thread | None, switching: bool) -> Context:
-    from critic_loop.run import context_for_run
-
-    # the user's own settings are checked (building the Context) before asking any server
-    context = context_for_run(_settings(parameters, stored, switching))
+    # the flags' settings (and the thread's), on the embedded model if none is set
+    context = _settings(parameters, stored, switching)
     if not _has_no_model(context):
         return context
     found = _embedded_model()
@@ -225,7 +224,9 @@ def _execute(
     intro: Callable[[list[Any]], str] | None = None,
 ) -> int:
     """Run `given` (or resume the thread's own run); `label` names items as the user wrote them."""
-    from critic_loop.state.run_input import default_label, validated_input
+    from critic_loop.nodes.loop.check_input import admit_run
+    from critic_loop.run import run_admitted
+    from critic_loop.state.run_input import default_label
 
     if parameters.get("on_exhausted"):
         raise UsageProblem(
@@ -241,30 +242,26 @@ def _execute(
     data = {"task": stored.task, "rubric": stored.values["rubric"]} if stored else given
     if data is None:
         raise _empty_rubric(f" (no thread {thread_id!r} to resume)")
-    checked = validated_input(data, label if label and not stored else default_label)
-    context = _context(parameters, stored, bool(parameters.get("switch_models")))
-    from critic_loop.nodes.loop.check_input import preflight
-
-    preflight(context, checked.rubric)
+    switching = bool(parameters.get("switch_models"))
+    admitted = admit_run(  # the input first: a model server starts only for valid input
+        data,
+        lambda: _context(parameters, stored, switching),
+        label=label if label and not stored else default_label,
+    )
     shown = _show_progress(parameters)
     if shown and stored is not None and given is not None and _ids(given) != _ids(data):
         click.echo("note: resuming with the thread's own task and rubric, not the ones given")
     if shown and intro is not None:
-        click.echo(intro(checked.rubric))
+        click.echo(intro(admitted.rubric))
     began: list[RunStart] = []
-    from critic_loop.run import run_loop
 
-    def start(on_event: Any, reviewer: Any, on_start: Callable[..., None]) -> LoopState:
+    def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
         def started(run: RunStart) -> None:
             began.append(run)
-            what = f"{'resuming' if run.resuming else 'new'} thread {run.thread_id}"
-            first = "starting: recall, then the worker drafts round 1"
-            on_start(what, run.location, "resuming" if run.resuming else first)
+            on_start(run)
 
-        return run_loop(
-            checked.task,
-            checked.rubric,
-            context=context,
+        return run_admitted(
+            admitted,
             thread_id=thread_id,
             database=parameters.get("db"),
             on_event=on_event,
@@ -274,7 +271,7 @@ def _execute(
         )
 
     try:
-        return _drive(start, thread_id, context, parameters)
+        return _run_at_terminal(start, thread_id, parameters)
     except ThreadFinished:
         if stored is None:
             raise
@@ -297,14 +294,14 @@ def _show_progress(parameters: Mapping[str, Any]) -> bool:
     return not (parameters.get("as_json") or current().quiet)
 
 
-def _drive(
+def _run_at_terminal(
     start: Callable[..., LoopState],
     thread_id: str,
-    context: Context,
     parameters: Mapping[str, Any],
+    fork_round: int | None = None,
 ) -> int:
-    # `start(on_event, reviewer, on_start)` runs the loop, calling `on_start(what, location,
-    # status)` once it holds the thread
+    # `start(on_event, reviewer, on_start)` runs the loop, telling `on_start` its `RunStart`
+    # once it holds the thread; the run works in the background, this thread shows it
     import httpx
     import openai
 
@@ -316,18 +313,26 @@ def _drive(
     shown = _show_progress(parameters)
     began = threading.Event()  # the thread's lease is held and its run begins
 
-    def run_at_terminal() -> LoopState:
+    def run_shown() -> LoopState:
         with Ticker(enabled=shown) as ticker:
 
-            def on_start(what: str, location: str | None, status: str) -> None:
+            def on_start(run: RunStart) -> None:
                 began.set()
-                if shown:
-                    click.echo(
-                        f"critic-loop: {what}; worker {context.worker_model}, critic "
-                        f"{context.critic_model}, up to {context.max_iterations} rounds; "
-                        f"data in {location}"
-                    )
-                    ticker.show(status)
+                if not shown:
+                    return
+                if fork_round is not None:
+                    what = f"fork of thread {thread_id} from round {fork_round}"
+                    status = f"resuming after round {fork_round}"
+                else:
+                    what = f"{'resuming' if run.resuming else 'new'} thread {thread_id}"
+                    status = "resuming" if run.resuming else FIRST_STEP
+                context = run.context
+                click.echo(
+                    f"critic-loop: {what}; worker {context.worker_model}, critic "
+                    f"{context.critic_model}, up to {context.max_iterations} rounds; "
+                    f"data in {run.location}"
+                )
+                ticker.show(status)
 
             def on_event(event: dict[str, Any]) -> None:
                 with ticker.paused():
@@ -338,11 +343,10 @@ def _drive(
                 ticker.show(None)
                 return ask_at_terminal(request)
 
-            reviewer = review if context.review != "never" else None
-            return start(on_event if shown else None, reviewer, on_start)
+            return start(on_event if shown else None, review, on_start)
 
     try:
-        state = _in_background(run_at_terminal)
+        state = _in_background(run_shown)
     except LoopDidNotPass as failure:
         state = failure.state
     except (KeyboardInterrupt, Terminated) as stop:
@@ -470,7 +474,6 @@ def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
     stays as it was; `critic-loop show THREAD` then tells the fork's story.
     """
     from critic_loop.cli.stored_threads import latest_of_thread
-    from critic_loop.persistence import database_target
     from critic_loop.run import fork_loop
 
     stored = latest_of_thread(parameters.get("db"), thread_id)
@@ -485,21 +488,18 @@ def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
         )
     context = _context(parameters, stored, switching=True)
 
-    def start(on_event: Any, reviewer: Any, on_start: Callable[..., None]) -> LoopState:
-        what = f"fork of thread {thread_id} from round {round_number}"
-        on_start(
-            what, database_target(parameters.get("db")), f"resuming after round {round_number}"
-        )
+    def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
         return fork_loop(
             thread_id,
             round_number,
             context=context,
             database=parameters.get("db"),
             on_event=on_event,
+            on_start=on_start,
             wait_for_thread=bool(parameters.get("wait_for_thread")),
         )
 
-    return _drive(start, thread_id, context, parameters)
+    return _run_at_terminal(start, thread_id, parameters, fork_round=round_number)
 
 
 KEY_VARIABLES = ("OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")

@@ -9,11 +9,12 @@ from typing import Any
 from langgraph_sdk import Auth
 from pydantic import ValidationError
 
-from critic_loop.nodes.operator_policy import Trust, check_context
+from critic_loop.nodes.loop.check_input import admit_run
+from critic_loop.nodes.operator_policy import Trust
 from critic_loop.serving.admission import quota_problem, webhook_problem
 from critic_loop.serving.tokens import InvalidToken, TokenSettings, checked_settings, verify
 from critic_loop.state.context import Context
-from critic_loop.state.errors import TrustViolation
+from critic_loop.state.errors import InvalidInput, TrustViolation
 from critic_loop.state.memory_owners import owner_prefix, shared_scope_of
 from critic_loop.state.operator_settings import operator_settings
 
@@ -113,22 +114,28 @@ async def own_resources(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
     return {OWNER_KEY: owner}
 
 
-def _settings_of(payload: dict[str, Any]) -> Any:
+def _settings_of(payload: dict[str, Any]) -> dict[str, Any]:
     # what a run made from `payload` is set with: `config.configurable`, then `context`
     config, context = payload.get("config"), payload.get("context")
     configurable = config.get("configurable") if isinstance(config, dict) else None
-    if not isinstance(configurable, dict):
-        return context
-    return {**configurable, **(context if isinstance(context, dict) else {})}
+    return {
+        **(configurable if isinstance(configurable, dict) else {}),
+        **(context if isinstance(context, dict) else {}),
+    }
 
 
-def _police_context(context: Any) -> None:
-    # only `Context` fields are read (other keys are LangGraph's); the nodes check again
-    if not isinstance(context, dict):
-        return
-    fields = {key: value for key, value in context.items() if key in Context.model_fields}
+def _admit(payload: dict[str, Any]) -> None:
+    # the front door (`admit_run`) for what `payload` starts: its task and rubric, and the
+    # `Context` fields it sets (other keys are LangGraph's); its nodes check again
+    settings = _settings_of(payload)
+    fields = {k: v for k, v in settings.items() if k in Context.model_fields}
+    given = None if payload.get("command") else payload.get("input")
+    if isinstance(given, dict):  # as the graph's input: other keys are state the run refuses
+        given = {key: given[key] for key in ("task", "rubric") if key in given}
     try:
-        check_context(Context(**fields), Trust(served=True))
+        admit_run(given, fields, Trust(served=True), preflighted=False)
+    except InvalidInput as error:
+        raise _refused(422, "; ".join(error.problems)) from None
     except ValidationError as error:
         problems = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()]
         raise _refused(422, "the run's context: " + "; ".join(problems)) from None
@@ -143,7 +150,7 @@ async def _admitted(
     # allowed, then (429) what passes the user's quota of `quota`; claim it for its user
     payload = value.get(key) if isinstance(value, dict) else None
     payload = payload if isinstance(payload, dict) else {}
-    await asyncio.to_thread(_police_context, _settings_of(payload))  # paths: resolved on disk
+    await asyncio.to_thread(_admit, payload)  # paths: resolved on disk
     webhook = payload.get("webhook")
     problem = await asyncio.to_thread(webhook_problem, str(webhook)) if webhook else None
     if problem is not None:
@@ -177,7 +184,7 @@ async def changed_crons_within_policy(ctx: Auth.types.AuthContext, value: Any) -
 async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, Any] | None:
     """Keep assistants to their creators (the server's are everyone's); police their context."""
     if ctx.action in ("create", "update") and isinstance(value, dict):
-        await asyncio.to_thread(_police_context, _settings_of(value))
+        await asyncio.to_thread(_admit, {key: value.get(key) for key in ("config", "context")})
     owned = await own_resources(ctx, value)
     if owned is not None and ctx.action in ("read", "search"):
         # `$or` of two exact matches (the runtimes' filters support it beside $eq, $contains)

@@ -117,8 +117,11 @@ async def _call_tool(params: dict[str, Any], request: Request) -> dict[str, Any]
             raise_error=False,
             headers=_headers(request),
         )
-    except httpx.HTTPStatusError as refused:  # a ceiling, a quota: the server's own words
-        raise ValueError(str(refused.response.json().get("detail"))) from None
+    except httpx.HTTPStatusError as refused:  # the server's own words
+        detail = str(refused.response.json().get("detail"))
+        if refused.response.status_code != 422:  # a ceiling, a quota: not the input's fault
+            raise ValueError(detail) from None
+        output = {"__error__": {"error": "InvalidInput", "message": detail}}
     if isinstance(output, dict) and "__error__" in output:
         error = output["__error__"]
         message = f"{error.get('error', 'Error')}: {error.get('message', '')}".strip(": ")

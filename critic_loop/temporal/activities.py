@@ -16,7 +16,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from critic_loop.errors import UnsafeCheckpoint, UsageProblem
-from critic_loop.nodes.node import Node
+from critic_loop.nodes.node import PolicedNode
 from critic_loop.nodes.operator_policy import Trust, check_context
 from critic_loop.persistence import aopen_persistence
 from critic_loop.state.context import Context, as_context
@@ -103,7 +103,7 @@ def _final_errors() -> Any:
         raise ApplicationError(f"{name}: {error}", type=name, non_retryable=True) from error
 
 
-def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaitable[Any]]:
+def activity_body(name: str, node: PolicedNode) -> Callable[[Any, Runtime[Any]], Awaitable[Any]]:
     """Return what the activity of I/O node `node` runs on a worker."""
 
     async def body(state: Any, runtime: Runtime[Any]) -> Any:
@@ -111,7 +111,8 @@ def activity_body(name: str, node: Node) -> Callable[[Any, Runtime[Any]], Awaita
             with _final_errors():
                 context = as_context(runtime.context)  # a dict once it crossed the boundary
                 store = _current_resources().store
-                return await node.arun(state, runtime.override(context=context, store=store))
+                running = runtime.override(context=context, store=store)
+                return await node.ainvoke(state, runtime=running)
 
     # the plugin identifies an activity by module and qualified name: one per node
     body.__name__ = body.__qualname__ = name

@@ -1,7 +1,7 @@
 """Which models a run uses when it names none: what this machine has. One rule, everywhere.
 
 docs/models.md ("When no model is named") states it; every node's context is settled by
-`operator_policy.settled`, which applies it after the policy passed the run's `base_url`.
+`operator_policy.within_policy`, which applies it after the policy passed the run's `base_url`.
 """
 
 from __future__ import annotations

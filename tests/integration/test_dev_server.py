@@ -161,17 +161,16 @@ async def test_run_streams_rounds_keeps_history_and_learns(dev_server, model_ser
     assert RULE not in str(model_server.plain_requests()[-1]["messages"])
 
 
-async def test_server_reports_bad_input_clearly(dev_server) -> None:
+async def test_server_refuses_bad_input_clearly_when_the_run_is_created(dev_server) -> None:
     client = get_client(url=dev_server.url)
     thread = await client.threads.create()
-    run = await client.runs.create(
-        thread["thread_id"], "critic_loop", input={**INPUT, "task": ""}, context=context("x")
-    )
-    await client.runs.join(thread["thread_id"], run["run_id"])
-    finished = await client.runs.get(thread["thread_id"], run["run_id"])
-    assert finished["status"] == "error"
-    state = await client.threads.get_state(thread["thread_id"])
-    assert "the task is empty" in str(state["tasks"][0]["error"])
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        await client.runs.create(
+            thread["thread_id"], "critic_loop", input={**INPUT, "task": ""}, context=context("x")
+        )
+    assert refused.value.response.status_code == 422
+    assert "task: the task is empty" in refused.value.response.json()["detail"]
+    assert await client.runs.list(thread["thread_id"]) == []
 
 
 async def test_distill_graph_is_served_on_its_own(dev_server, model_server) -> None:

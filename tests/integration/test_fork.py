@@ -15,7 +15,6 @@ from langgraph.store.memory import InMemoryStore
 
 from critic_loop import ReviewPending, ThreadFinished, arun_loop, fork_loop, run_loop
 from critic_loop.graphs.app import build_graph
-from critic_loop.run import RunStart
 from critic_loop.state.context import Context
 from critic_loop.thread_settings import stored_settings
 from tests.support.rubrics import RUBRIC, TASK
@@ -251,11 +250,9 @@ def test_on_start_is_told_whether_the_thread_is_new_or_resumed(models) -> None:
     assert (accepted.outcome, accepted.final) == ("accepted", "draft 1")
     with pytest.raises(ThreadFinished):  # refused before it starts
         run_loop(TASK, RUBRIC, on_start=starts.append, **options)
-    assert starts == [
-        RunStart("r", resuming=False, input_differs=False, location=None),
-        RunStart("r", resuming=True, input_differs=True, location=None),
-        RunStart("r", resuming=True, input_differs=False, location=None),
-    ]
+    told = [(run.thread_id, run.resuming, run.input_differs, run.location) for run in starts]
+    assert told == [("r", False, False, None), ("r", True, True, None), ("r", True, False, None)]
+    assert all(run.context.review == "every_round" for run in starts)
     assert models["worker"].calls == 1
 
 

@@ -123,7 +123,8 @@ async def test_streaming_async_run_over_http(loop_input) -> None:
 
 def test_from_python_a_local_server_alone_picks_the_model_it_serves(monkeypatch, tmp_path) -> None:
     """`run_loop` with only OPENAI_BASE_URL set asks the server for its model, as the CLI does."""
-    from critic_loop.run import context_for_run, run_loop
+    from critic_loop.nodes.loop.check_input import admit_run
+    from critic_loop.run import run_loop
 
     with ScriptedOpenAIServer(FailFirstCritic(failures=1)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -137,5 +138,5 @@ def test_from_python_a_local_server_alone_picks_the_model_it_serves(monkeypatch,
         assert state.outcome == "passed"
         assert state.rounds == 2
         assert {request["model"] for request in server.requests} == {"scripted"}
-        chosen = context_for_run({"worker_model": "openai:mine", "memory": False})
+        chosen = admit_run(None, {"worker_model": "openai:mine", "memory": False}).context
     assert (chosen.worker_model, chosen.critic_model) == ("openai:mine", Context().critic_model)

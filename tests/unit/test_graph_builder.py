@@ -16,7 +16,7 @@ from langgraph.types import Command
 
 from critic_loop.graphs.app import build_graph, loop_builder
 from critic_loop.graphs.distill import build_distill_graph
-from critic_loop.nodes.node import Node
+from critic_loop.nodes.node import PolicedNode
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
 from tests.support.graph_shapes import edges_of
@@ -38,7 +38,7 @@ def test_langgraph_reads_each_nodes_view_and_destinations_from_its_annotations()
     for builder in (loop_builder(), build_distill_graph().builder):
         for name, spec in builder.nodes.items():
             node = spec.runnable
-            assert isinstance(node, Node), name  # every node is behind the operator's policy
+            assert isinstance(node, PolicedNode), name  # every node is behind the operator's policy
             hints = get_type_hints(node.func)
             assert spec.input_schema is node.schema is hints[next(iter(hints))], name
             returned = hints["return"]

@@ -7,7 +7,7 @@ from critic_loop.nodes.models import discovery as model_choice
 from critic_loop.nodes.models import profiles
 from critic_loop.nodes.models.discovery import GEMINI_MODELS, LOCAL_SETTINGS
 from critic_loop.nodes.models.discovery import available_models as choose_models
-from critic_loop.nodes.operator_policy import needs_network, settled
+from critic_loop.nodes.operator_policy import needs_network, within_policy
 from critic_loop.state.context import Context
 
 
@@ -124,5 +124,5 @@ def test_a_settled_context_needs_no_network_again(monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "local")
     runtime = Runtime(context=Context())
     assert needs_network(runtime)  # its models are still to discover
-    assert settled(runtime).context.worker_model == "openai:qwen2.5-coder-0.5b-instruct"
+    assert within_policy(runtime).context.worker_model == "openai:qwen2.5-coder-0.5b-instruct"
     assert not needs_network(runtime)  # the nodes after the first do not leave the loop

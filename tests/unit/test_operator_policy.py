@@ -158,7 +158,7 @@ def test_a_client_cannot_make_the_server_ask_a_host_of_its_choosing_for_models(
     from langgraph.runtime import Runtime
 
     from critic_loop.nodes.models import discovery
-    from critic_loop.nodes.operator_policy import settled
+    from critic_loop.nodes.operator_policy import within_policy
 
     asked: list[str] = []
     monkeypatch.setattr(discovery, "discover_model", lambda url: asked.append(url) or "m")
@@ -168,9 +168,9 @@ def test_a_client_cannot_make_the_server_ask_a_host_of_its_choosing_for_models(
     try:
         runtime = Runtime(context={"base_url": "http://attacker.invalid/v1"})
         with pytest.raises(TrustViolation, match="base_url"):
-            settled(runtime)
+            within_policy(runtime)
         assert asked == []
-        served_context = settled(Runtime(context={})).context
+        served_context = within_policy(Runtime(context={})).context
     finally:
         operator_settings.cache_clear()
     assert asked == ["http://operator.invalid/v1"]

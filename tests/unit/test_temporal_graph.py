@@ -14,7 +14,7 @@ from critic_loop.graphs.app import build_graph, loop_builder
 from critic_loop.nodes import operator_policy
 from critic_loop.nodes.loop.finalize import finalize
 from critic_loop.nodes.loop.route import first_round, next_turn_or_route, route
-from critic_loop.nodes.node import Node
+from critic_loop.nodes.node import PolicedNode
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.loop import CriticView, LoopState
@@ -170,7 +170,7 @@ def test_in_the_workflow_the_decisions_decide_as_in_process(history, memory) -> 
     state = loop_state(STATES[history], recalled_rules=rules)
     in_process = Runtime(context=context, store=InMemoryStore())  # the workers hold a store
     for decision in (route, finalize):
-        expected = Node(decision)(state, in_process)
+        expected = PolicedNode(decision)(state, in_process)
         assert comparable(in_the_workflow(decision, state, context)) == comparable(expected)
     edge = next_turn_or_route(state, in_process)
     assert target(in_the_workflow(next_turn_or_route, state, context)) == target(edge)
@@ -193,7 +193,7 @@ def test_in_the_workflow_a_decision_reads_no_operator_policy(monkeypatch) -> Non
     monkeypatch.setattr(operator_policy, "operator_settings", from_the_environment)
     state = loop_state(STATES["revise"])
     with pytest.raises(AssertionError, match="operator's settings"):
-        Node(route)(state, Runtime(context=SETTLED))  # in process: held to the policy
+        PolicedNode(route)(state, Runtime(context=SETTLED))  # in process: held to the policy
     sent = in_the_workflow(route, state, SETTLED).goto
     assert isinstance(sent, Send) and sent.node == "generate"
     runtime = Runtime(context=SETTLED.model_dump(mode="json"))

@@ -82,7 +82,7 @@ PARTS: dict[str, tuple[str, ...]] = {
         "critic_loop.nodes.verifiers.judge.render_prompt",
     ),
     "worker_feedback": ("critic_loop.nodes.loop.critique.worker_feedback",),
-    "settled (the context held to the policy)": ("critic_loop.nodes.node.settled",),
+    "within_policy (the context held to the policy)": ("critic_loop.nodes.node.within_policy",),
 }
 """Parts of critic-loop's node logic timed on their own: the functions, where nodes call them."""
 

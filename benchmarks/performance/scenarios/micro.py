@@ -130,8 +130,8 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
         ),
         (
             "RunnableLambda.invoke of a trivial body (no callbacks attached)",
-            "what wrapping a node body in RunnableLambda would add; nodes/node.py:Node calls "
-            "every node body directly",
+            "what wrapping a node body in RunnableLambda would add; nodes/node.py:PolicedNode "
+            "calls every node body directly",
             lambda: trivial.invoke(1),
             0.0,
         ),

@@ -133,7 +133,7 @@ def parse_answer(answer: dict[str, Any], schema: type[M]) -> M:
 _bindings: dict[tuple[int, str, int, str, bool], tuple[Any, ...]] = {}
 
 
-def _bound(
+def _model_and_parser(
     model: BaseChatModel,
     role: str,
     schema: dict[str, Any] | None,
@@ -170,7 +170,9 @@ def _bound(
     return pair
 
 
-def _triple(raw: BaseMessage, parsed: Any = None, error: Exception | None = None) -> dict[str, Any]:
+def _structured_reply(
+    raw: BaseMessage, parsed: Any = None, error: Exception | None = None
+) -> dict[str, Any]:
     # LangChain's raw/parsed/parsing_error triple, as include_raw=True gives it
     return {"raw": raw, "parsed": parsed, "parsing_error": error}
 
@@ -213,8 +215,8 @@ class Answer(Generic[T]):
     """The last unreadable reply's error, when no value was accepted."""
 
 
-class _Exchange(Generic[T]):
-    """The calls of one request, step by step: what `ask` and `aask` share."""
+class _Calls(Generic[T]):
+    """The calls one request makes, step by step: what `ask` and `aask` share."""
 
     def __init__(self, request: Request[T], ledger: Ledger) -> None:
         self.request, self.ledger = request, ledger
@@ -236,7 +238,7 @@ class _Exchange(Generic[T]):
         self.answer.calls += 1
         request = self.request
         strict = split_model_spec(request.spec)[0] in STRICT_SCHEMA_PROVIDERS
-        model, self.parser = _bound(
+        model, self.parser = _model_and_parser(
             request.model, request.role, request.schema, self.method, strict
         )
         return model
@@ -304,38 +306,38 @@ class _Exchange(Generic[T]):
 
 def ask(request: Request[T], ledger: Ledger) -> Answer[T]:
     """Make the calls `request` needs (see the module docstring)."""
-    exchange = _Exchange(request, ledger)
-    while (model := exchange.next_call()) is not None:
+    calls = _Calls(request, ledger)
+    while (model := calls.next_call()) is not None:
         try:
-            reply = model.invoke(exchange.prompt)
+            reply = model.invoke(calls.prompt)
         except Exception as error:
-            exchange.failed(error)
+            calls.failed(error)
             continue
-        if exchange.parser is not None:
+        if calls.parser is not None:
             try:
-                reply = _triple(reply, exchange.parser.invoke(reply))
+                reply = _structured_reply(reply, calls.parser.invoke(reply))
             except Exception as failure:  # an unreadable answer is an invalid one
-                reply = _triple(reply, error=failure)
-        exchange.answered(reply)
-    return exchange.answer
+                reply = _structured_reply(reply, error=failure)
+        calls.answered(reply)
+    return calls.answer
 
 
 async def aask(request: Request[T], ledger: Ledger) -> Answer[T]:
     """`ask`, awaiting each call."""
-    exchange = _Exchange(request, ledger)
-    while (model := exchange.next_call()) is not None:
+    calls = _Calls(request, ledger)
+    while (model := calls.next_call()) is not None:
         try:
-            reply = await model.ainvoke(exchange.prompt)
+            reply = await model.ainvoke(calls.prompt)
         except Exception as error:
-            exchange.failed(error)
+            calls.failed(error)
             continue
-        if exchange.parser is not None:  # awaited: a sync parse would block on async callbacks
+        if calls.parser is not None:  # awaited: a sync parse would block on async callbacks
             try:
-                reply = _triple(reply, await exchange.parser.ainvoke(reply))
+                reply = _structured_reply(reply, await calls.parser.ainvoke(reply))
             except Exception as failure:  # an unreadable answer is an invalid one
-                reply = _triple(reply, error=failure)
-        exchange.answered(reply)
-    return exchange.answer
+                reply = _structured_reply(reply, error=failure)
+        calls.answered(reply)
+    return calls.answer
 
 
 def ask_all(requests: Sequence[Request[T]], ledger: Ledger) -> list[Answer[T]]:
@@ -348,4 +350,6 @@ def ask_all(requests: Sequence[Request[T]], ledger: Ledger) -> list[Answer[T]]:
 
 async def aask_all(requests: Sequence[Request[T]], ledger: Ledger) -> list[Answer[T]]:
     """Ask the requests side by side; all share `ledger`, so they stop at its budgets."""
+    if len(requests) == 1:  # awaited in place: no task to make, one stack from the node
+        return [await aask(requests[0], ledger)]
     return list(await asyncio.gather(*(aask(request, ledger) for request in requests)))

@@ -7,10 +7,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import pytest
 from blockbuster import BlockBuster
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableLambda
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from critic_loop.graphs.app import build_graph
 from critic_loop.nodes.models.gateway import Request, aask, ask, parse_answer
@@ -33,25 +34,37 @@ def own_frames() -> list[str]:
     ]
 
 
-def test_a_model_request_is_at_most_four_of_our_frames_below_langgraph(models) -> None:
-    stacks: dict[str, list[str]] = {}
+class Recording(ScriptedChatModel):
+    """Records our frames on the stack where a request reaches the model (invoke or ainvoke)."""
 
-    def recorded(role: str, reply: str) -> Any:
-        def answer(messages: Any) -> str:
-            stacks[role] = own_frames()
-            return reply
+    stacks: list[list[str]] = Field(default_factory=list)
 
-        return answer
+    def invoke(self, *args: Any, **kwargs: Any) -> Any:
+        self.stacks.append(own_frames())
+        return super().invoke(*args, **kwargs)
 
-    models.script("worker", recorded("worker", "Recursion is a function calling itself."))
-    models.script("critic", recorded("critic", "a function calling itself"))
+    async def ainvoke(self, *args: Any, **kwargs: Any) -> Any:
+        self.stacks.append(own_frames())
+        return await super().ainvoke(*args, **kwargs)
+
+
+@pytest.mark.parametrize("call", ["invoke", "ainvoke"])
+def test_a_model_request_is_at_most_four_of_our_frames_below_langgraph(models, call) -> None:
+    models["worker"] = Recording(replies=["Recursion is a function calling itself."])
+    models["critic"] = Recording(replies=["a function calling itself"])
     rubric = [{"id": "defines", "text": "It says what recursion is."}]
     context = scripted_context(judge_mode="extract")
-    out = build_graph().invoke({"task": TASK, "rubric": rubric}, context=context)
+    graph, given = build_graph(), {"task": TASK, "rubric": rubric}
+    if call == "invoke":
+        out = graph.invoke(given, context=context)
+    else:
+        out = asyncio.run(graph.ainvoke(given, context=context))
     assert out["outcome"] == "passed"
-    assert stacks["worker"][-1] == "gateway.py:ask" and len(stacks["worker"]) <= 4
-    assert stacks["critic"][-1] == "gateway.py:ask" and len(stacks["critic"]) <= 4
-    assert stacks["critic"][0] == "node.py:invoke"  # the node, behind the operator's policy
+    gateway = "gateway.py:ask" if call == "invoke" else "gateway.py:aask"
+    for role in ("worker", "critic"):
+        (stack,) = models[role].stacks
+        assert stack[-1] == gateway and len(stack) <= 4, stack
+        assert stack[0] == f"node.py:{call}", stack  # the node, behind the operator's policy
 
 
 def test_a_structured_answer_under_invoke_starts_no_thread(models, monkeypatch) -> None:

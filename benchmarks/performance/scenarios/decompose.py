@@ -4,7 +4,7 @@ Without a profiler: timers are wrapped (inside this process, with `unittest.mock
 around the few places the time changes hands, so they cost microseconds per round:
 
 - model calls: each call the gateway makes (the LangChain runnable's `invoke`, HTTP
-  included), timed around the runnable `gateway._Exchange.next_call` returns;
+  included), timed around the runnable `gateway._Calls.next_call` returns;
 - node logic: the rest of each node body (`check_input`, `generate`, `critique`, `route`,
   `finalize`) and of the edge after grading (`next_turn_or_route`);
 - LangGraph: the loop's wall time minus both.
@@ -54,9 +54,9 @@ def _timed(function: Callable[..., Any], buckets: Buckets, name: str) -> Callabl
 
 def timing_next_call(buckets: Buckets) -> Callable[[Any], Any]:
     """Return the gateway's `next_call`, its runnable's `invoke` timed as a model call."""
-    from critic_loop.nodes.models.gateway import _Exchange
+    from critic_loop.nodes.models.gateway import _Calls
 
-    original = _Exchange.next_call
+    original = _Calls.next_call
 
     def next_call(exchange: Any) -> Any:
         model = original(exchange)
@@ -106,7 +106,7 @@ def timed_critic_loop(base_url: str, buckets: Buckets) -> Iterator[CriticLoopMem
     with ExitStack() as stack:
         stack.enter_context(
             mock.patch(
-                "critic_loop.nodes.models.gateway._Exchange.next_call", timing_next_call(buckets)
+                "critic_loop.nodes.models.gateway._Calls.next_call", timing_next_call(buckets)
             )
         )
         for part, targets in PARTS.items():

@@ -19,10 +19,15 @@ from langgraph.runtime import Runtime
 
 from critic_loop.nodes.models.discovery import needs_discovery, with_available_models
 from critic_loop.nodes.models.redaction import redacted
-from critic_loop.state.ceilings import CONTEXT_CEILINGS, TEST_CEILINGS, variable
 from critic_loop.state.context import AUTO_CANDIDATES, Context, as_context
 from critic_loop.state.errors import CeilingExceeded, TrustViolation
-from critic_loop.state.operator_settings import OperatorSettings, operator_settings
+from critic_loop.state.operator_settings import (
+    CONTEXT_CEILINGS,
+    TEST_CEILINGS,
+    OperatorSettings,
+    operator_settings,
+    variable,
+)
 from critic_loop.state.references import resolve_reference
 from critic_loop.state.rubric import CriterionBase, PythonCheck, TestSuite
 

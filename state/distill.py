@@ -6,11 +6,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from critic_loop.state.bounds import check_depth
 from critic_loop.state.history import append_only
 from critic_loop.state.records import Critique, Draft, Outcome
 from critic_loop.state.rubric import Rubric, Task
 from critic_loop.state.rules import Lesson, MemoryReport, RuleOperation
+from critic_loop.state.sizes import check_depth
 
 
 class DistillInput(BaseModel):

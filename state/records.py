@@ -7,8 +7,8 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from critic_loop.state.bounds import cut, share
 from critic_loop.state.operator_settings import operator_settings
+from critic_loop.state.sizes import cut, share
 from critic_loop.state.verdict import Evidence, Hint, Note, Verdict
 
 Outcome = Literal[

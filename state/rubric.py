@@ -23,9 +23,9 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import CoreSchema
 
-from critic_loop.state.bounds import check_depth
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.references import register_check
+from critic_loop.state.sizes import check_depth
 
 CRITERION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, model_validator
 
-from critic_loop.state.bounds import check_depth
 from critic_loop.state.errors import InvalidInput
 from critic_loop.state.rubric import KINDS, CriterionBase, Rubric, Task
+from critic_loop.state.sizes import check_depth
 
 EXAMPLE_INPUT: dict[str, JsonValue] = {
     "task": "Write a two-sentence product description for a 750 ml insulated bottle that "

@@ -31,8 +31,8 @@ from langchain_openai import ChatOpenAI
 from typing_extensions import TypedDict
 
 from benchmarks.performance.server import loop_task
+from critic_loop.nodes.verifiers.judge_answers import critic_output_schema
 from critic_loop.state.history import append_only
-from critic_loop.state.verdict import critic_output_schema
 from tests.support.rubrics import RUBRIC
 
 MODEL = "scripted"

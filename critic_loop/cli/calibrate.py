@@ -131,7 +131,7 @@ def _labels(value: Any, rubric: Sequence[CriterionBase], where: str) -> dict[str
 def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]:
     """Read the labels file (see `CALIBRATE_HELP`); `shared` is a `--rubric` rubric."""
     from critic_loop.cli.rubric_flags import read_text
-    from critic_loop.state.bounds import check_text_depth
+    from critic_loop.state.sizes import check_text_depth
 
     text = read_text(path, "LABELS.jsonl", "a file of labelled artifacts, one JSON object a line")
     examples: list[Example] = []

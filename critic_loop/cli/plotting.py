@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from critic_loop.errors import UsageProblem
-from critic_loop.state.extras import missing_extra_message
+from critic_loop.extras import missing_extra_message
 
 if TYPE_CHECKING:
     from critic_loop.cli.run_stats import RunFigures

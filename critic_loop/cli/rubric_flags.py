@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, get_origin
 
 from critic_loop.errors import UsageProblem
-from critic_loop.state.bounds import check_text_depth
+from critic_loop.state.sizes import check_text_depth
 
 
 def read_text(path: Path, flag: str, holding: str) -> str:

@@ -541,7 +541,7 @@ def _download_bar() -> Iterator[Any]:
 
 def _embedded_model() -> dict[str, Any]:
     from critic_loop import local_model
-    from critic_loop.state.extras import install_command
+    from critic_loop.extras import install_command
 
     if not local_model.is_installed():
         raise UsageProblem(

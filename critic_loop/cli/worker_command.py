@@ -85,7 +85,7 @@ def worker(
     """
     import asyncio
 
-    from critic_loop.state.extras import missing_extra_message
+    from critic_loop.extras import missing_extra_message
 
     try:
         from critic_loop.temporal.settings import TemporalSettings

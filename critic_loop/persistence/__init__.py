@@ -18,6 +18,7 @@ from langgraph.store.base import BaseStore, IndexConfig
 from langgraph.store.sqlite import SqliteStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
+from critic_loop.extras import missing_extra_message
 from critic_loop.keyed_locks import AdvisoryLocks, KeyedLock
 from critic_loop.nodes.memory.lexical_embeddings import (
     EMBEDDINGS_VARIABLE,
@@ -29,7 +30,6 @@ from critic_loop.nodes.models.redaction import redacted
 from critic_loop.persistence import sqlite
 from critic_loop.persistence.leases import ThreadLeases
 from critic_loop.persistence.serde import StrictSerializer
-from critic_loop.state.extras import missing_extra_message
 
 DATA_DIR_VARIABLE = "CRITIC_LOOP_DATA_DIR"
 DATABASE_URL_VARIABLE = "CRITIC_LOOP_DATABASE_URL"  # a `postgresql://` URL or a SQLite path

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from critic_loop.state.bounds import check_depth
+from critic_loop.state.sizes import check_depth
 
 logger = logging.getLogger(__name__)
 

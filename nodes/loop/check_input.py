@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from critic_loop.extras import missing_extra_message
 from critic_loop.nodes.models.discovery import with_available_models
 from critic_loop.nodes.models.loading import grading_model, worker_model
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_context, check_rubric, trust_of
@@ -26,7 +27,6 @@ from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
 from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.context import Context, as_context
 from critic_loop.state.errors import InvalidInput, MissingDependency, ThreadFinished
-from critic_loop.state.extras import missing_extra_message
 from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
 from critic_loop.state.run_input import ItemLabel, default_label, validated_input
 

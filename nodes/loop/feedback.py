@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 from critic_loop.nodes.verifiers.grounding import quotations
 from critic_loop.nodes.verifiers.statements import as_instruction
-from critic_loop.state.bounds import bounded_hint
 from critic_loop.state.records import WorkerFeedback
 from critic_loop.state.rubric import CriterionBase
+from critic_loop.state.sizes import bounded_hint
 from critic_loop.state.verdict import CriterionResult, Verdict
 
 REDACTED = "[a review requirement]"  # replaces criterion text in the critic's words

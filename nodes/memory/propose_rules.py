@@ -21,7 +21,14 @@ from critic_loop.nodes.memory.graded import graded_here
 from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.recall import relevant_rules
-from critic_loop.nodes.models.gateway import Answer, Request, aask, ask, parse_answer
+from critic_loop.nodes.models.gateway import (
+    Answer,
+    Request,
+    aask,
+    ask,
+    parse_answer,
+    portable_schema,
+)
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.loading import grading_model, model_server
 from critic_loop.nodes.prompts import conversation
@@ -30,7 +37,6 @@ from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
 from critic_loop.state.records import COMPLETED_OUTCOMES, Outcome
 from critic_loop.state.rules import DistillerReport, Lesson, MemoryReport
-from critic_loop.state.schema import portable_schema
 
 logger = logging.getLogger(__name__)
 

@@ -32,7 +32,6 @@ from critic_loop.nodes.models.loading import STRICT_SCHEMA_PROVIDERS, role_tags,
 from critic_loop.nodes.models.redaction import redacted
 from critic_loop.state.context import StructuredOutputMethod
 from critic_loop.state.records import TokenUsage
-from critic_loop.state.schema import InvalidAnswer
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +62,35 @@ REFUSAL_WORDS: dict[StructuredOutputMethod, tuple[str, ...]] = {  # in a refusal
     "json_mode": ("json_object", "response_format"),
 }
 REFUSAL_STATUSES = frozenset({400, 404, 405, 415, 422, 500, 501})  # servers refuse with these
+
+
+class InvalidAnswer(ValueError):
+    """A model's structured answer that cannot be accepted, with every reason why."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def portable_schema(model: type[pydantic.BaseModel], description: str) -> dict[str, Any]:
+    """Return `model`'s JSON schema as every structured-output provider takes it.
+
+    Its references inlined, with a top-level description (the model's own fields: every one
+    required, none extra).
+    """
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(definitions[node["$ref"].rsplit("/", 1)[-1]])
+            return {key: inline(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        return node
+
+    return {**inline(schema), "description": description}
 
 
 class ModelUnreachable(ConnectionError):

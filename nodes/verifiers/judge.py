@@ -13,25 +13,24 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from critic_loop.nodes.models.gateway import Answer, Request, parse_answer
+from critic_loop.nodes.models.gateway import Answer, InvalidAnswer, Request, parse_answer
 from critic_loop.nodes.models.loading import grading_model, model_server
 from critic_loop.nodes.prompts import conversation, render_prompt, worked_examples
 from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
-from critic_loop.nodes.verifiers.judge_profile import DEFAULT_THRESHOLD, judge_profile
-from critic_loop.nodes.verifiers.yes_no import yes_no_request
-from critic_loop.state.context import Context
-from critic_loop.state.records import TokenUsage
-from critic_loop.state.rubric import CriterionBase
-from critic_loop.state.schema import InvalidAnswer
-from critic_loop.state.verdict import (
+from critic_loop.nodes.verifiers.judge_answers import (
     CriterionAnswer,
-    CriterionResult,
     CriticReport,
     InvalidVerdict,
     check_report,
     criterion_answer_schema,
     critic_output_schema,
 )
+from critic_loop.nodes.verifiers.judge_profile import DEFAULT_THRESHOLD, judge_profile
+from critic_loop.nodes.verifiers.yes_no import yes_no_request
+from critic_loop.state.context import Context
+from critic_loop.state.records import TokenUsage
+from critic_loop.state.rubric import CriterionBase
+from critic_loop.state.verdict import CriterionResult
 
 Graded = tuple[list[CriterionResult], str]
 """One judge's accepted answer: a result per criterion, and its note to the worker."""

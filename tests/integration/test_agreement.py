@@ -19,9 +19,8 @@ from critic_loop.nodes.verifiers.agreement import (
     variants_of,
 )
 from critic_loop.sandbox import isolation as sandbox
-from critic_loop.state.ceilings import Ceilings
 from critic_loop.state.errors import IsolationUnavailable
-from critic_loop.state.operator_settings import OperatorSettings
+from critic_loop.state.operator_settings import Ceilings, OperatorSettings
 from critic_loop.state.rubric import TestSuite
 from tests.support.contexts import scripted_context
 

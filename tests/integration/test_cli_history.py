@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from critic_loop.state.extras import install_command
+from critic_loop.extras import install_command
 from tests.support.rubrics import TASK
 from tests.support.run_history import cli_runner, make_history, one_line_error
 

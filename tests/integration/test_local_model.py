@@ -14,12 +14,12 @@ import urllib.request
 import pytest
 
 from critic_loop import local_model
+from critic_loop.extras import install_command
 from critic_loop.local_model.download import DownloadFailed, download
 from critic_loop.local_model.server import LocalModelServer, ServerFailed
 from critic_loop.local_model.settings import LocalModelSettings
 from critic_loop.nodes.models.discovery import MODEL_FIELDS, with_available_models
 from critic_loop.state.context import PROFILE_FIELDS, Context
-from critic_loop.state.extras import install_command
 from tests.support.fake_llama_server import write_model_file
 from tests.support.file_server import FileServer
 

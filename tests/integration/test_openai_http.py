@@ -5,8 +5,8 @@ import json
 import pytest
 
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.verifiers.judge_answers import critic_output_schema
 from critic_loop.state.context import Context
-from critic_loop.state.verdict import critic_output_schema
 from tests.support.openai_server import FailFirstCritic, RoleScript, ScriptedOpenAIServer, Text
 from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded

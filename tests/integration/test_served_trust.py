@@ -14,7 +14,7 @@ import pytest
 from langgraph_sdk import get_client
 
 from critic_loop.state.budget import spent_on
-from critic_loop.state.ceilings import CONTEXT_CEILINGS, Ceilings, variable
+from critic_loop.state.operator_settings import CONTEXT_CEILINGS, Ceilings, variable
 from critic_loop.state.records import Critique, Draft
 from critic_loop.thread_settings import stored_settings
 from tests.integration.test_sandbox_memory import HOLDS_THREE, THREE_AT_ONCE

@@ -2,8 +2,8 @@
 
 from typing import Any, get_args
 
-from critic_loop.state.ceilings import CONTEXT_CEILINGS
 from critic_loop.state.context import Context
+from critic_loop.state.operator_settings import CONTEXT_CEILINGS
 
 
 def scripted_context(**overrides: Any) -> Context:

@@ -12,10 +12,10 @@ from critic_loop.sandbox.report import (
     TestOutcome,
     judge,
 )
-from critic_loop.state.bounds import check_depth, cut, depth_of, share, text_depth
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import Criterion, MatchesJsonSchema, ValidJson
+from critic_loop.state.sizes import check_depth, cut, depth_of, share, text_depth
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
 

@@ -17,15 +17,16 @@ from critic_loop.nodes.operator_policy import (
 )
 from critic_loop.nodes.verifiers.checks.test_suite import host_limits
 from critic_loop.sandbox.runner import Slots
-from critic_loop.state.ceilings import (
+from critic_loop.state.context import AUTO_CANDIDATES, Context
+from critic_loop.state.errors import CeilingExceeded
+from critic_loop.state.operator_settings import (
     CONTEXT_CEILINGS,
     TEST_CEILINGS,
     Ceilings,
+    OperatorSettings,
+    operator_settings,
     variable,
 )
-from critic_loop.state.context import AUTO_CANDIDATES, Context
-from critic_loop.state.errors import CeilingExceeded
-from critic_loop.state.operator_settings import OperatorSettings, operator_settings
 from critic_loop.state.rubric import TestSuite
 from tests.support.contexts import context_maxima
 

@@ -4,8 +4,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from critic_loop.state import extras
-from critic_loop.state.extras import install_command, missing_extra_message
+from critic_loop import extras
+from critic_loop.extras import install_command, missing_extra_message
 
 CLONE = Path(__file__).resolve().parents[2]
 

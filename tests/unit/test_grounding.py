@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
+from critic_loop.nodes.models.gateway import InvalidAnswer
 from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
 from critic_loop.nodes.verifiers.judge import UNVERIFIED_PASS, accept_answer, accept_one
 from critic_loop.state.rubric import Criterion
-from critic_loop.state.schema import InvalidAnswer
 
 TRAIN = "The train leaves at eight, and we will arrive before noon."
 FRENCH = Criterion(id="french", text="It is written in French.")

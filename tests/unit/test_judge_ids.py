@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
+from critic_loop.nodes.models.gateway import InvalidAnswer
 from critic_loop.nodes.verifiers.judge import accept_answer, carried, judge_prompt
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Criterion
-from critic_loop.state.schema import InvalidAnswer
 
 HAIKU = "Spring rain on the roof,\nthe garden drinks it slowly,\nsummer waits outside."
 SEASON = Criterion(id="season", text="It names a season (spring, summer, autumn or winter).")

@@ -18,6 +18,7 @@ CORE = {"graphs": "critic_loop.graphs", "nodes": "critic_loop.nodes", "state": "
 LEAVES = {
     "critic_loop.sandbox": ROOT / "critic_loop" / "sandbox",
     "critic_loop.keyed_locks": ROOT / "critic_loop" / "keyed_locks.py",
+    "critic_loop.extras": ROOT / "critic_loop" / "extras.py",
 }
 """Libraries of critic_loop that import nothing of it (nor of LangGraph): the core may use them."""
 

@@ -1,6 +1,7 @@
 import pytest
 
-from critic_loop.state.verdict import CriticReport, InvalidVerdict, Verdict, check_report
+from critic_loop.nodes.verifiers.judge_answers import CriticReport, InvalidVerdict, check_report
+from critic_loop.state.verdict import Verdict
 from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 

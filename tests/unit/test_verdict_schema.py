@@ -5,7 +5,7 @@ from typing import Any
 from langchain_google_genai import ChatGoogleGenerativeAI
 from langchain_openai import ChatOpenAI
 
-from critic_loop.state.verdict import CriticReport, critic_output_schema
+from critic_loop.nodes.verifiers.judge_answers import CriticReport, critic_output_schema
 
 # Keywords both OpenAI strict structured outputs and Gemini response schemas understand.
 PORTABLE_KEYWORDS = {

@@ -51,9 +51,9 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
 
     from critic_loop.graphs.app import build_graph, loop_graph
     from critic_loop.nodes.models.loading import load_chat_model
+    from critic_loop.nodes.verifiers.judge_answers import critic_output_schema
     from critic_loop.state.context import Context
     from critic_loop.state.loop import CriticView, LoopState
-    from critic_loop.state.verdict import critic_output_schema
 
     spec = f"openai:{MODEL}"
     settings = {"base_url": base_url, "timeout": 600.0, "max_retries": 2}

@@ -15,7 +15,6 @@ from jsonschema import ValidationError, validators
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
-from critic_loop.state.bounds import text_depth
 from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import (
     PYTHON_FEATURES,
@@ -24,6 +23,7 @@ from critic_loop.state.rubric import (
     PythonSyntax,
     ValidJson,
 )
+from critic_loop.state.sizes import text_depth
 from critic_loop.state.verdict import CheckResult
 
 FENCED_CODE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)

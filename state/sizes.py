@@ -1,4 +1,4 @@
-"""Bounded text, and input nested too deeply refused before code recursing into it could fail."""
+"""Sizes: text cut to a length, and input nested too deeply refused before code recurses in it."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from langgraph.types import Command, StateSnapshot
 
 from critic_loop.errors import ReviewPending, ThreadFinished
 from critic_loop.graphs.app import LoopGraph, loop_graph
-from critic_loop.nodes.loop.check_input import AdmittedRun, admit_run
+from critic_loop.nodes.loop.admission import AdmittedRun, admit_run
 from critic_loop.nodes.models.gateway import ModelUnreachable
 from critic_loop.nodes.operator_policy import trust_of
 from critic_loop.persistence import aopen_persistence, open_persistence
@@ -182,7 +182,7 @@ def _admitted(task: str, rubric: RubricLike, options: RunOptions, caller: str) -
     return admit_run(data, options.get("context"), trust_of())
 
 
-def _run(admitted: AdmittedRun, options: RunOptions) -> _Run:
+def _in_its_thread(admitted: AdmittedRun, options: RunOptions) -> _Run:
     thread_id = options.get("thread_id") or uuid4().hex
     return _Run(thread_id, admitted.context, admitted.input, options)
 
@@ -341,7 +341,7 @@ def run_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> Lo
 
 def run_admitted(admitted: AdmittedRun, **options: Unpack[RunOptions]) -> LoopState:
     """`run_loop` for a run `admit_run` let in (its context is the run's, not `context`)."""
-    run = _run(admitted, options)
+    run = _in_its_thread(admitted, options)
     with _graph(run) as (graph, location):
         start = _start(graph.get_state(run.config), run, location)
         return _stream_to_end(graph, start, run.config, run)
@@ -373,7 +373,7 @@ def fork_loop(thread_id: str, round_number: int, **options: Unpack[ForkOptions])
 async def arun_loop(task: str, rubric: RubricLike, **options: Unpack[RunOptions]) -> LoopState:
     """`run_loop` with the graph's async API (and an async checkpointer and store)."""
     admitted = await asyncio.to_thread(_admitted, task, rubric, options, "arun_loop")
-    run = _run(admitted, options)
+    run = _in_its_thread(admitted, options)
     async with _agraph(run) as (graph, location):
         start = _start(await graph.aget_state(run.config), run, location)
         return await _astream_to_end(graph, start, run.config, run)

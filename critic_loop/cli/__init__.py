@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     choose(Verbosity())
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _run(arguments)
+        return _exit_status(arguments)
     finally:
         if "critic_loop.local_model" in sys.modules:
             from critic_loop.local_model import stop_embedded_model
@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stop_embedded_model()
 
 
-def _run(arguments: list[str]) -> int:
+def _exit_status(arguments: list[str]) -> int:
     try:
         with _sigterm_stops_the_run():
             return _invoke(arguments)

@@ -87,7 +87,7 @@ def _rule_summary(item: Item) -> dict[str, Any]:
     }
 
 
-def _run(provenance: dict[str, Any]) -> str:
+def _described_run(provenance: dict[str, Any]) -> str:
     thread = provenance.get("thread_id") or "(unknown thread)"
     return f"thread {thread} ({provenance['outcome']} in {provenance['rounds']} round(s))"
 
@@ -105,9 +105,9 @@ def _rule_lines(summary: dict[str, Any]) -> list[str]:
         used += f", {usage['passed']} passed ({100 * usage['pass_rate']:.0f}%)"
     if usage["passed"]:
         used += f", {usage['mean_rounds_when_passed']:.1f} round(s) on average when passed"
-    learned = f"learned from {_run(summary['provenance'])}"
+    learned = f"learned from {_described_run(summary['provenance'])}"
     if summary["last_changed_by"]:
-        learned += f"; last changed by {_run(summary['last_changed_by'])}"
+        learned += f"; last changed by {_described_run(summary['last_changed_by'])}"
     return [
         summary["id"],
         f"  {summary['text']}",

@@ -224,8 +224,7 @@ def _execute(
     intro: Callable[[list[Any]], str] | None = None,
 ) -> int:
     """Run `given` (or resume the thread's own run); `label` names items as the user wrote them."""
-    from critic_loop.nodes.loop.check_input import admit_run
-    from critic_loop.run import run_admitted
+    from critic_loop.nodes.loop.admission import admit_run
     from critic_loop.state.run_input import default_label
 
     if parameters.get("on_exhausted"):
@@ -254,6 +253,7 @@ def _execute(
     if shown and intro is not None:
         click.echo(intro(admitted.rubric))
     began: list[RunStart] = []
+    from critic_loop.run import run_admitted  # the run's machinery, once its input is valid
 
     def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
         def started(run: RunStart) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from langgraph_sdk import Auth
 from pydantic import ValidationError
 
-from critic_loop.nodes.loop.check_input import admit_run
+from critic_loop.nodes.loop.admission import admit_run
 from critic_loop.nodes.operator_policy import Trust
 from critic_loop.serving.admission import quota_problem, webhook_problem
 from critic_loop.serving.tokens import InvalidToken, TokenSettings, checked_settings, verify

@@ -1,34 +1,30 @@
-"""The front door of a run: bad input and unusable models are refused before any model call.
+"""The guard of the graph: input sent straight to it is admitted as the front door admits a run.
 
-`admit_run` validates a run's input and settles its context once, before the graph: the
-command line, `run_loop`/`arun_loop` and the server's run admission call it. The
-`check_input` node calls it again for input sent straight to the graph, and streams the
-"sandbox" and "lint" events.
+`check_input` refuses a second run in a thread, calls `admit_run` (`admission`) and streams the
+"sandbox" and "lint" events; `preflight` refuses unusable models, checks and prompts.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from critic_loop.extras import missing_extra_message
-from critic_loop.nodes.models.discovery import with_available_models
+from critic_loop.nodes.loop.admission import admit_run
 from critic_loop.nodes.models.loading import grading_model, worker_model
-from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_context, check_rubric, trust_of
+from critic_loop.nodes.operator_policy import OPERATOR, Trust, check_rubric, trust_of
 from critic_loop.nodes.prompts import load_prompts
 from critic_loop.nodes.verifiers.checks.test_suite import memory_plan, sandbox_for
 from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
 from critic_loop.sandbox import isolation as sandbox
-from critic_loop.state.context import Context, as_context
+from critic_loop.state.context import Context
 from critic_loop.state.errors import InvalidInput, MissingDependency, ThreadFinished
-from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
-from critic_loop.state.run_input import ItemLabel, default_label, validated_input
+from critic_loop.state.rubric import CriterionBase, TestSuite
 
 
 class SubmittedInput(TypedDict, total=False):
@@ -73,52 +69,6 @@ def grading_preflight(
     if suites and trust.served:
         sandbox_for(trust)  # a client's code runs only in the complete sandbox
     load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
-
-
-@dataclass(frozen=True)
-class AdmittedRun:
-    """A run's input and context, as the front door let them in."""
-
-    input: dict[str, Any] | None
-    """The graph's input, plain JSON (callables as references); None: no input was given."""
-    rubric: list[CriterionBase]
-    """The input's criteria, validated (none without input)."""
-    context: Context
-    """Held to the operator's policy; its models found, unless `preflighted` was False."""
-
-
-def admit_run(
-    data: Any,
-    context: Context | Mapping[str, Any] | Callable[[], Context] | None,
-    trust: Trust = OPERATOR,
-    label: ItemLabel = default_label,
-    *,
-    preflighted: bool = True,
-) -> AdmittedRun:
-    """Validate a run's task and rubric (`data`), hold its context to the policy, preflight.
-
-    `context` may be a function that makes it, called once the input is valid (the command
-    line's may start a model server). `label` names rubric items as their author wrote them. Without
-    `preflighted` (a server admitting a run, whose assistant completes its context), no model
-    is looked up or made.
-
-    Raises:
-        InvalidInput: the task or rubric is unusable (one line per problem).
-        TrustViolation, pydantic.ValidationError: the context is refused, or invalid.
-        ModelSetupError and the rest of `preflight`'s: a model, check or prompt is unusable.
-    """
-    # what a client may not ask is refused first; a context a function makes waits for input
-    admitted = None if callable(context) else check_context(as_context(context), trust)
-    checked = None if data is None else validated_input(data, label)
-    rubric = [] if checked is None else list(checked.rubric)
-    if admitted is None:
-        admitted = check_context(as_context(context() if callable(context) else context), trust)
-    if preflighted:
-        admitted = with_available_models(admitted)
-        if checked is not None:
-            preflight(admitted, rubric, trust)
-    plain = None if checked is None else {"task": checked.task, "rubric": dump_rubric(rubric)}
-    return AdmittedRun(plain, rubric, admitted)
 
 
 def refuse_a_second_run(state: SubmittedInput) -> None:

@@ -123,7 +123,7 @@ async def test_streaming_async_run_over_http(loop_input) -> None:
 
 def test_from_python_a_local_server_alone_picks_the_model_it_serves(monkeypatch, tmp_path) -> None:
     """`run_loop` with only OPENAI_BASE_URL set asks the server for its model, as the CLI does."""
-    from critic_loop.nodes.loop.check_input import admit_run
+    from critic_loop.nodes.loop.admission import admit_run
     from critic_loop.run import run_loop
 
     with ScriptedOpenAIServer(FailFirstCritic(failures=1)) as server:

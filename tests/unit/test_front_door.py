@@ -12,7 +12,7 @@ from langgraph.config import get_config
 from langgraph_sdk import Auth
 
 from critic_loop import run as run_module
-from critic_loop.nodes.loop import check_input
+from critic_loop.nodes.loop import admission, check_input
 from critic_loop.run import arun_loop, fork_loop, run_loop
 from critic_loop.serving import auth
 from critic_loop.state.errors import InvalidInput
@@ -39,13 +39,13 @@ def in_a_graph() -> bool:
 def admissions(monkeypatch) -> list[bool]:
     """Each call of `admit_run`: True when a graph's step made it (the guard)."""
     calls: list[bool] = []
-    admit = check_input.admit_run
+    admit = admission.admit_run
 
     def counted(*args, **kwargs):
         calls.append(in_a_graph())
         return admit(*args, **kwargs)
 
-    for module in (check_input, run_module):
+    for module in (admission, check_input, run_module):
         monkeypatch.setattr(module, "admit_run", counted)
     return calls
 
@@ -96,7 +96,7 @@ def test_an_invalid_input_is_refused_before_its_context_is_made() -> None:
         raise AssertionError("no context for invalid input")
 
     with pytest.raises(InvalidInput, match="the task is empty"):
-        check_input.admit_run({"task": " ", "rubric": RUBRIC}, context)
+        admission.admit_run({"task": " ", "rubric": RUBRIC}, context)
     assert made == []
 
 

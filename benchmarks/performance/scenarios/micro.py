@@ -82,13 +82,13 @@ def suspects(base_url: str, rounds: int) -> list[dict[str, Any]]:
         ),
         (
             "structured-output binding made (with_structured_output)",
-            "nodes/models/gateway.py:_bound, once per model, schema and method",
+            "nodes/models/gateway.py:_model_and_parser, once per model, schema and method",
             lambda: model.with_structured_output(schema, method="json_schema"),
             0.0,
         ),
         (
             "verdict JSON schema fetched (critic_output_schema, built once)",
-            "nodes/verifiers/judge.py:_ask calls state/verdict.py:critic_output_schema",
+            "nodes/verifiers/judge.py:_ask calls judge_answers.py:critic_output_schema",
             critic_output_schema,
             1.0,
         ),

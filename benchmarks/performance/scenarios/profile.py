@@ -70,7 +70,7 @@ SUSPECTS = (
     ),
     Suspect(
         "verdict JSON schema rebuilt per judge call (critic_output_schema)",
-        (("state/verdict.py", "critic_output_schema"),),
+        (("nodes/verifiers/judge_answers.py", "critic_output_schema"),),
     ),
     Suspect(
         "thread pool per parallel runnable (executor thread start + shutdown)",

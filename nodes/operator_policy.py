@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -60,28 +60,21 @@ def trust_of(runtime: Runtime[Any] | None = None) -> Trust:
 _policed: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
 
 
-def settled_context(given: Context | Mapping[str, Any] | None, trust: Trust) -> Context:
-    """Return `given` held to the operator's policy, the models it left unset found.
+def within_policy(runtime: Runtime[Any]) -> Runtime[Context]:
+    """Return `runtime` with its context held to the operator's policy, its models found.
 
     Models the run left unset are discovered only after the policy passed their server.
+    A run's nodes share one context object: it is settled once per object and policy.
 
     Raises:
         TrustViolation: a client chose a server or a directory the operator did not allow,
             or more than a ceiling allows (`CeilingExceeded`).
         DiscoveryFailed: the run's model server could not say which model it serves.
     """
-    return with_available_models(check_context(as_context(given), trust))
-
-
-def within_policy(runtime: Runtime[Any]) -> Runtime[Context]:
-    """Return `runtime` with its context settled (`settled_context`) for the run's trust.
-
-    A run's nodes share one context object: it is settled once per object and policy.
-    """
     given, trust = runtime.context, trust_of(runtime)
     if (known := _known(given, trust)) is not None:
         return runtime.override(context=known)
-    context = settled_context(given, trust)
+    context = with_available_models(check_context(as_context(given), trust))
     if isinstance(given, Context):
         key = (id(given), trust.served, id(trust.policy))
         forget = partial(_policed.pop, key, None)  # bound now: still there at shutdown

@@ -25,12 +25,11 @@ from critic_loop.nodes.verifiers.grounding import quotations, quote_problem
 from critic_loop.nodes.verifiers.judge import (
     Graded,
     Judgement,
-    confirmation,
-    confirmed,
     judge_requests,
     judgement_of,
-    second_looks,
-    with_second_looks,
+    quotes_asked,
+    unconfirmed,
+    with_quotes,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.nodes.verifiers.ruled_out import ruled_out
@@ -221,19 +220,19 @@ class _RoundGrading:
             start += self.counts[draft.ref]
         return found
 
-    def second_looks(self, answers: Sequence[Answer[Graded]]) -> list[Request[float | None]]:
+    def quotes_asked(self, answers: Sequence[Answer[Graded]]) -> list[Request[Graded]]:
         return [
-            look
+            quote
             for draft, mine in self._by_draft(answers)
-            for look in second_looks(self.asked[draft.ref], draft.text, mine, self.context)
+            for quote in quotes_asked(self.asked[draft.ref], draft.text, mine, self.context)
         ]
 
     def record_judgements(
-        self, answers: Sequence[Answer[Graded]], looks: Sequence[Answer[float | None]]
+        self, answers: Sequence[Answer[Graded]], quotes: Sequence[Answer[Graded]]
     ) -> None:
-        taken = iter(looks)
+        taken = iter(quotes)
         for draft, mine in self._by_draft(answers):
-            looked = with_second_looks(mine, taken, self.context)
+            looked = with_quotes(mine, taken, self.context)
             asked = self.asked[draft.ref]
             judgement = judgement_of(asked, looked, self.context) if asked else Judgement()
             verdict = None
@@ -243,6 +242,10 @@ class _RoundGrading:
                 results = {**self.checked[draft.ref], **self.carried[draft.ref]}
                 results.update((result.criterion_id, result) for result in judgement.results)
                 verdict = self._verdict(results, judgement.feedback)
+                if verdict.passed:  # a draft the run would end on: its passes confirmed
+                    fresh = {r.criterion_id: r for r in judgement.results}
+                    results.update((cid, unconfirmed(r, self.context)) for cid, r in fresh.items())
+                    verdict = self._verdict(results, judgement.feedback)
             self.done.append(
                 _critique(
                     draft,
@@ -254,47 +257,6 @@ class _RoundGrading:
                     stopped=judgement.stopped,
                 )
             )
-
-    def confirmations(self) -> list[Request[float | None]]:
-        # a judged pass a quotation alone decided, on a draft the run would end on, is asked
-        # yes or no as well: the more drafts a run grades, the likelier one quote misleads
-        self.confirming: list[tuple[int, CriterionBase]] = []
-        if self.context.judge_mode != "extract_ask":
-            return []
-        by_id = {criterion.id: criterion for criterion in self.judged_criteria}
-        for index, critique in enumerate(self.done):
-            verdict, asked = critique.verdict, self.asked.get(critique.ref, [])
-            if verdict is None or not verdict.passed:
-                continue
-            self.confirming += [
-                (index, by_id[r.criterion_id])
-                for r in verdict.results
-                if r.passed
-                and r.source == "judge"
-                and r.p_met is None
-                and by_id.get(r.criterion_id) in asked
-            ]
-        return [
-            confirmation(criterion, self.drafts[self.done[index].ref].text, self.context)
-            for index, criterion in self.confirming
-        ]
-
-    def record_confirmations(self, looks: Sequence[Answer[float | None]]) -> None:
-        for (index, criterion), look in zip(self.confirming, looks, strict=True):
-            critique = self.done[index]
-            assert critique.verdict is not None  # only passing verdicts are confirmed
-            results = {
-                r.criterion_id: confirmed(r, look, self.context)
-                if r.criterion_id == criterion.id
-                else r
-                for r in critique.verdict.results
-            }
-            spent = {
-                "verdict": self._verdict(results, critique.verdict.feedback),
-                "attempts": critique.attempts + look.calls,
-                "usage": critique.usage + look.usage,
-            }
-            self.done[index] = critique.model_copy(update=spent)
 
     def to_compare(self) -> tuple[TestSuite, list[str]] | None:
         suite = next((c for c in self.rubric if isinstance(c, TestSuite)), None)
@@ -394,9 +356,7 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
         outcomes = [run_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = ask_all(grading.judge_requests(), grading.ledger)
-    looks = ask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(answers, looks)
-    grading.record_confirmations(ask_all(grading.confirmations(), grading.ledger))
+    grading.record_judgements(answers, ask_all(grading.quotes_asked(answers), grading.ledger))
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -410,9 +370,8 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
         outcomes = [await arun_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = await aask_all(grading.judge_requests(), grading.ledger)
-    looks = await aask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(answers, looks)
-    grading.record_confirmations(await aask_all(grading.confirmations(), grading.ledger))
+    quotes = await aask_all(grading.quotes_asked(answers), grading.ledger)
+    grading.record_judgements(answers, quotes)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

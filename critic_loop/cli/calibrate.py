@@ -401,7 +401,7 @@ def _fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
     by_family = all(item.example.family for item in graded)  # then leave one family out
     results = [
         (
-            item.example.family if by_family else item.example.name,
+            (item.example.family if by_family else None) or item.example.name,
             label,
             item.decisions[criterion_id],
         )

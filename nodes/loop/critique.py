@@ -33,7 +33,6 @@ from critic_loop.nodes.verifiers.judge import (
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.nodes.verifiers.ruled_out import ruled_out
-from critic_loop.nodes.verifiers.statements import as_instruction
 from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
@@ -93,13 +92,13 @@ def _grams(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
 
 
-def _instruction_grams(
-    rubric: Sequence[CriterionBase], critiques: Sequence[Critique], prompts_dir: str | None
-) -> set[tuple[str, ...]]:
-    # what the worker was told: its standing instructions, and every hint it can have been given
-    told = [render_prompt(name, prompts_dir) for name in ("worker_system.jinja",)]
-    told += [as_instruction(c.describe()) for c in rubric if not c.deterministic]
-    told += [r.hint for c in critiques if c.verdict for r in c.verdict.results if r.hint]
+def _instruction_grams(prompts_dir: str | None) -> set[tuple[str, ...]]:
+    # the worker's standing instructions, not its hints: a hint says what the text should say,
+    # so a draft that does what a hint asks shares its words without echoing anything
+    told = [
+        render_prompt("worker_system.jinja", prompts_dir),
+        render_prompt("worker_revision.jinja", prompts_dir, round=0, hints=[], summary=""),
+    ]
     return {gram for text in told for gram in _grams(text)}
 
 
@@ -131,7 +130,7 @@ class _RoundGrading:
         graded = {critique.ref for critique in state.critiques}
         self.history = state.drafts, state.critiques
         self.earlier = state.critiques
-        self.instructions = _instruction_grams(self.rubric, state.critiques, context.prompts_dir)
+        self.instructions = _instruction_grams(context.prompts_dir)
         earlier = _graded_texts(state.drafts, state.critiques)
         pending = sorted(
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)

@@ -127,9 +127,13 @@ def _with_real_ids(report: CriticReport, criteria: Sequence[CriterionBase]) -> C
         ids = [opaque.get(name, name) for name in given]
         if set(ids) != set(real) and len(given) == len(real):
             ids = real
+    # results for criteria not asked about (a judge that grades the whole rubric when asked
+    # for part of it) are dropped when every criterion asked about has its own
+    asked = set(real) <= set(ids)
     results = [
         result.model_copy(update={"criterion_id": name})
         for result, name in zip(report.results, ids, strict=True)
+        if name in real or not asked
     ]
     return report.model_copy(update={"results": results})
 
@@ -222,16 +226,21 @@ def extracted_quote(reply: str) -> str:
     return " ".join(first.split()).strip("\"“”`'").strip()
 
 
-def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Graded, str | None]:
+def extracted(
+    reply: str, criterion: CriterionBase, artifact: str, short_whole: bool = False
+) -> tuple[Graded, str | None]:
     """Pass a short part of the artifact; else not met, with why the words prove nothing.
 
-    The second value is None when the answer is final (a pass, or "NONE").
+    The second value is None when the answer is final (a pass, or "NONE"). With `short_whole`
+    a draft of a few words may be quoted whole ("Blue." names a colour): where no yes or no
+    is asked, that is all the evidence such a draft can have (code rules out beforehand the
+    criteria a few words cannot meet).
     """
     quote = extracted_quote(reply)
     problem = None
     if not quote or quote.lower().strip(" .!") in NO_WORDS:
         evidence = NOTHING_QUOTED
-    elif (problem := quote_problem(quote, artifact, short_whole=False)) is None:
+    elif (problem := quote_problem(quote, artifact, short_whole=short_whole)) is None:
         passed = CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
         return ([passed], ""), None
     else:
@@ -294,7 +303,7 @@ def _extracting(
     weighed = context.judge_mode == "extract_ask"
 
     def read(reply: BaseMessage) -> Graded:
-        graded, problem = extracted(reply.text, criterion, artifact)
+        graded, problem = extracted(reply.text, criterion, artifact, short_whole=not weighed)
         if problem is not None and not weighed:
             raise InvalidAnswer([f"the evidence {problem}"])
         return graded
@@ -312,7 +321,7 @@ def _extracting(
         server=model_server(spec, context),
         prompt=extract_prompt(criterion, artifact, context),
         read=read,
-        read_last=lambda reply: extracted(reply.text, criterion, artifact)[0],
+        read_last=lambda reply: extracted(reply.text, criterion, artifact, not weighed)[0],
         retry=retry,
         attempts=1 if weighed else context.critic_attempts,
     )

@@ -22,7 +22,7 @@ from typing import Any
 from benchmarks.harness.tables import share
 from benchmarks.judge.families import Item, folds, items
 from critic_loop.cli.agreement import Agreement
-from critic_loop.judge_fit import FIGURES, Scored, fit_threshold
+from critic_loop.judge_fit import FIGURES, Bar, Scored, fit_bar
 from critic_loop.nodes.verifiers.checks import run_check
 from critic_loop.nodes.verifiers.judge import extracted
 from critic_loop.nodes.verifiers.judge_profile import JudgeProfile, save_profile
@@ -79,56 +79,61 @@ def lint_decision(item: Item) -> bool | None:
 
 @dataclass(frozen=True)
 class Config:
-    """A way to decide a pair: code's, the quote's, or a look at a fitted threshold."""
+    """A way to decide a pair the judge decides: a quote, a look at a bar, or both."""
 
     name: str
     needs: tuple[str, ...]  # the probe variants it reads
-    quote: bool  # a quote passes; else (and for NONE) the look decides
-    look: bool
-    confirmed: bool = False  # a quote passes only if the look does too (a draft ending a run)
+    ending: bool = False  # decided as on a draft a run would end on (`JudgeBar.ends_on`)
 
-    def asked(self, answers: Answers, item: Item) -> tuple[str, ...]:
-        """Return the variants this configuration asks about the pair."""
+    def asked(self, answers: Answers, item: Item, bar: Bar | None = None) -> tuple[str, ...]:
+        """Return the variants asked about the pair (the words only near the bar)."""
         if lint_decision(item) is not None:
             return ()
-        if self.quote and not self.confirmed and (answers.quoted(item) or not self.look):
-            return ("extract",)
-        return self.needs
+        if self.needs != ("extract", "look") or bar is None:
+            return self.needs
+        met = answers.look(item)
+        near = met is not None and bar.threshold - bar.weight <= met < bar.threshold + bar.weight
+        return self.needs if near else ("look",)
 
-    def score(self, answers: Answers, item: Item) -> float | None:
-        """Return the pair's P(met) for a threshold: 1 for a quote, else the look's."""
-        if self.quote and answers.quoted(item) and not self.confirmed:
-            return 1.0
-        if self.confirmed and not answers.quoted(item):
-            return answers.look(item)  # the look alone decided it on the draft
-        return answers.look(item) if self.look else 0.0
+    def scored(self, answers: Answers, item: Item) -> Scored:
+        """Return what the judge said of the pair, as the bar reads it."""
+        quoted = "extract" in self.needs and answers.quoted(item)
+        if self.needs == ("extract",):
+            return Scored(1.0 if quoted else 0.0, item.pair.label, item.case.id)
+        return Scored(answers.look(item), item.pair.label, item.case.id, quoted=quoted)
+
+    def decide(self, bar: Bar, item: Scored) -> bool:
+        """Decide the pair at `bar`; ending, a near yes needs words too."""
+        if not bar.passes(item):
+            return False
+        clear = item.p_met is not None and item.p_met >= bar.threshold + bar.weight
+        return not self.ending or item.quoted or clear
 
 
 CONFIGS = (
-    Config("extract", ("extract",), quote=True, look=False),
-    Config("look", ("look",), quote=False, look=True),
-    Config("extract_ask", ("extract", "look"), quote=True, look=True),
-    Config("confirmed", ("extract", "look"), quote=True, look=True, confirmed=True),
+    Config("extract", ("extract",)),
+    Config("look", ("look",)),
+    Config("extract_ask", ("extract", "look")),
+    Config("ending", ("extract", "look"), ending=True),
 )
 
 
-def _scored(config: Config, answers: Answers, chosen: Sequence[Item]) -> list[Scored]:
-    return [Scored(config.score(answers, i), i.pair.label, i.case.id) for i in chosen]
-
-
-def lofo_decisions(config: Config, answers: Answers, chosen: Sequence[Item]) -> dict[str, bool]:
-    """Decide every pair with a threshold fitted on the other families' judged pairs."""
+def lofo_decisions(
+    config: Config, answers: Answers, chosen: Sequence[Item]
+) -> tuple[dict[str, bool], dict[str, Bar]]:
+    """Decide every pair with a bar fitted on the other families' judged pairs."""
     decided: dict[str, bool] = {}
+    bars: dict[str, Bar] = {}
     for fold in folds(chosen):
-        judged = [i for i in fold.train if lint_decision(i) is None]
-        threshold = fit_threshold(_scored(config, answers, judged))
+        judged = [config.scored(answers, i) for i in fold.train if lint_decision(i) is None]
+        bar = fit_bar(judged) if config.needs != ("extract",) else Bar(0.5)
         for item in fold.test:
             code = lint_decision(item)
-            score = config.score(answers, item)
             decided[item.key] = (
-                code if code is not None else score is not None and score >= threshold
+                code if code is not None else config.decide(bar, config.scored(answers, item))
             )
-    return decided
+            bars[item.key] = bar
+    return decided, bars
 
 
 def _row(name: str, table: Agreement, n: str, calls: float, tokens: float) -> str:
@@ -152,10 +157,10 @@ def figures(answers: Answers, by_family: str = "extract_ask") -> list[str]:
     lines = [f"leave one family out: {len(every)} pairs", f"{'configuration':16s}" + HEADER[16:]]
     per_family: list[str] = []
     for config in CONFIGS:
-        chosen = [i for i in every if all(answers.row(v, i) for v in config.needs)]
-        decided = lofo_decisions(config, answers, chosen)
+        chosen = [i for i in every if all(answers.row(v, i) for v in config.asked(answers, i))]
+        decided, bars = lofo_decisions(config, answers, chosen)
         table = Agreement.of((i.pair.label, decided[i.key]) for i in chosen)
-        calls, tokens = answers.cost([(i, config.asked(answers, i)) for i in chosen])
+        calls, tokens = answers.cost([(i, config.asked(answers, i, bars[i.key])) for i in chosen])
         artifacts = len({i.case.id for i in chosen}) or 1
         n = f"{len(chosen)}/{len(every)}"
         lines.append(_row(config.name, table, n, calls / artifacts, tokens / artifacts))
@@ -164,7 +169,7 @@ def figures(answers: Answers, by_family: str = "extract_ask") -> list[str]:
         per_family = ["", f"{by_family}, each family left out in turn", "family" + HEADER[6:]]
         for fold in folds(chosen):
             part = Agreement.of((i.pair.label, decided[i.key]) for i in fold.test)
-            cost = answers.cost([(i, config.asked(answers, i)) for i in fold.test])
+            cost = answers.cost([(i, config.asked(answers, i, bars[i.key])) for i in fold.test])
             size = len({i.case.id for i in fold.test}) or 1
             shown = f"{len(fold.test)}"
             per_family.append(_row(fold.family, part, shown, cost[0] / size, cost[1] / size))
@@ -174,20 +179,23 @@ def figures(answers: Answers, by_family: str = "extract_ask") -> list[str]:
 def shipped_profile(answers: Answers, model: str, path: Path) -> str:
     """Fit `extract_ask` on every family's judged pairs; save it; describe it."""
     config = next(c for c in CONFIGS if c.name == "extract_ask")
-    chosen = [i for i in items() if all(answers.row(v, i) for v in config.needs)]
-    judged = _scored(config, answers, [i for i in chosen if lint_decision(i) is None])
-    decided = lofo_decisions(config, answers, chosen)
+    chosen = [i for i in items() if all(answers.row(v, i) for v in config.asked(answers, i))]
+    judged = [config.scored(answers, i) for i in chosen if lint_decision(i) is None]
+    decided, _ = lofo_decisions(config, answers, chosen)
     table = Agreement.of((i.pair.label, decided[i.key]) for i in chosen)
     shown = table.as_json()
+    bar = fit_bar(judged)
     profile = JudgeProfile(
         model=model,
-        threshold=fit_threshold(judged),
+        threshold=bar.threshold,
+        quote_weight=bar.weight,
         labels=len(judged),
         cross_validated={name: shown[name] for name in FIGURES},
     )
     save_profile(profile, path)
     return (
-        f"{path}: threshold {profile.threshold:.3f} on {profile.labels} judged pairs; "
+        f"{path}: threshold {profile.threshold:.3f}, a quotation worth {profile.quote_weight:.2f}, "
+        f"on {profile.labels} judged pairs; "
         f"leave one family out: kappa {table.kappa}, false pass {table.false_pass}/"
         f"{table.human_fail}, false fail {table.false_fail}/{table.human_pass}"
     )

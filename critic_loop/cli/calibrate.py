@@ -395,6 +395,7 @@ def _fit_target(parameters: Mapping[str, Any]) -> Path:
 
 def _fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
     from critic_loop.judge_fit import Scored, agreement, fit_profile
+    from critic_loop.nodes.verifiers.grounding import quotations
     from critic_loop.nodes.verifiers.judge_profile import save_profile
 
     by_family = all(item.example.family for item in graded)  # then leave one family out
@@ -411,7 +412,12 @@ def _fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
         and not item.decisions[criterion_id].skipped
     ]
     scored = [
-        Scored(r.p_met if r.p_met is not None else (1.0 if r.passed else None), label, name)
+        Scored(
+            r.p_met if r.p_met is not None else (1.0 if r.passed else None),
+            label,
+            name,
+            quoted=bool(quotations(r.evidence)),
+        )
         for name, label, r in results
     ]
     if not scored:
@@ -425,6 +431,7 @@ def _fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
     return {
         "path": str(path),
         "threshold": profile.threshold,
+        "quote_weight": profile.quote_weight,
         "labels": profile.labels,
         "as_graded": graded_table.as_json(),
         "cross_validated": table.as_json(),
@@ -445,7 +452,10 @@ def _fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
             f"  {name:25s} agree {_percent(row['agreement'])}  kappa {_kappa(row)}  "
             f"false pass {false_pass}  false fail {false_fail}"
         )
-    lines.append(f"stored {fitted['path']}: threshold {fitted['threshold']:.3f}")
+    lines.append(
+        f"stored {fitted['path']}: threshold {fitted['threshold']:.3f}, "
+        f"a quotation worth {fitted['quote_weight']:.2f}"
+    )
     return lines
 
 

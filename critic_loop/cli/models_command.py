@@ -65,7 +65,8 @@ def _report_lines(report: dict[str, Any]) -> list[str]:
     else:
         lines.append(
             f"judge profile: {judge['path']} (fitted on {judge['labels']} labels): "
-            f"threshold {judge['threshold']:.2f} on P(met)"
+            f"threshold {judge['threshold']:.2f} on P(met), "
+            f"a quotation of the draft worth {judge['quote_weight']:.2f}"
         )
     return lines
 

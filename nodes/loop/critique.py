@@ -25,16 +25,14 @@ from critic_loop.nodes.verifiers.grounding import quotations, quote_problem
 from critic_loop.nodes.verifiers.judge import (
     Graded,
     Judgement,
-    confirmation,
-    confirmed,
     judge_requests,
     judgement_of,
-    second_looks,
-    with_second_looks,
+    quotes_asked,
+    unconfirmed,
+    with_quotes,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.nodes.verifiers.ruled_out import ruled_out
-from critic_loop.nodes.verifiers.statements import as_instruction
 from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
@@ -94,13 +92,13 @@ def _grams(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
 
 
-def _instruction_grams(
-    rubric: Sequence[CriterionBase], critiques: Sequence[Critique], prompts_dir: str | None
-) -> set[tuple[str, ...]]:
-    # what the worker was told: its standing instructions, and every hint it can have been given
-    told = [render_prompt(name, prompts_dir) for name in ("worker_system.jinja",)]
-    told += [as_instruction(c.describe()) for c in rubric if not c.deterministic]
-    told += [r.hint for c in critiques if c.verdict for r in c.verdict.results if r.hint]
+def _instruction_grams(prompts_dir: str | None) -> set[tuple[str, ...]]:
+    # the worker's standing instructions, not its hints: a hint says what the text should say,
+    # so a draft that does what a hint asks shares its words without echoing anything
+    told = [
+        render_prompt("worker_system.jinja", prompts_dir),
+        render_prompt("worker_revision.jinja", prompts_dir, round=0, hints=[], summary=""),
+    ]
     return {gram for text in told for gram in _grams(text)}
 
 
@@ -132,7 +130,7 @@ class _RoundGrading:
         graded = {critique.ref for critique in state.critiques}
         self.history = state.drafts, state.critiques
         self.earlier = state.critiques
-        self.instructions = _instruction_grams(self.rubric, state.critiques, context.prompts_dir)
+        self.instructions = _instruction_grams(context.prompts_dir)
         earlier = _graded_texts(state.drafts, state.critiques)
         pending = sorted(
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
@@ -221,19 +219,19 @@ class _RoundGrading:
             start += self.counts[draft.ref]
         return found
 
-    def second_looks(self, answers: Sequence[Answer[Graded]]) -> list[Request[float | None]]:
+    def quotes_asked(self, answers: Sequence[Answer[Graded]]) -> list[Request[Graded]]:
         return [
-            look
+            quote
             for draft, mine in self._by_draft(answers)
-            for look in second_looks(self.asked[draft.ref], draft.text, mine, self.context)
+            for quote in quotes_asked(self.asked[draft.ref], draft.text, mine, self.context)
         ]
 
     def record_judgements(
-        self, answers: Sequence[Answer[Graded]], looks: Sequence[Answer[float | None]]
+        self, answers: Sequence[Answer[Graded]], quotes: Sequence[Answer[Graded]]
     ) -> None:
-        taken = iter(looks)
+        taken = iter(quotes)
         for draft, mine in self._by_draft(answers):
-            looked = with_second_looks(mine, taken, self.context)
+            looked = with_quotes(mine, taken, self.context)
             asked = self.asked[draft.ref]
             judgement = judgement_of(asked, looked, self.context) if asked else Judgement()
             verdict = None
@@ -243,6 +241,10 @@ class _RoundGrading:
                 results = {**self.checked[draft.ref], **self.carried[draft.ref]}
                 results.update((result.criterion_id, result) for result in judgement.results)
                 verdict = self._verdict(results, judgement.feedback)
+                if verdict.passed:  # a draft the run would end on: its passes confirmed
+                    fresh = {r.criterion_id: r for r in judgement.results}
+                    results.update((cid, unconfirmed(r, self.context)) for cid, r in fresh.items())
+                    verdict = self._verdict(results, judgement.feedback)
             self.done.append(
                 _critique(
                     draft,
@@ -254,47 +256,6 @@ class _RoundGrading:
                     stopped=judgement.stopped,
                 )
             )
-
-    def confirmations(self) -> list[Request[float | None]]:
-        # a judged pass a quotation alone decided, on a draft the run would end on, is asked
-        # yes or no as well: the more drafts a run grades, the likelier one quote misleads
-        self.confirming: list[tuple[int, CriterionBase]] = []
-        if self.context.judge_mode != "extract_ask":
-            return []
-        by_id = {criterion.id: criterion for criterion in self.judged_criteria}
-        for index, critique in enumerate(self.done):
-            verdict, asked = critique.verdict, self.asked.get(critique.ref, [])
-            if verdict is None or not verdict.passed:
-                continue
-            self.confirming += [
-                (index, by_id[r.criterion_id])
-                for r in verdict.results
-                if r.passed
-                and r.source == "judge"
-                and r.p_met is None
-                and by_id.get(r.criterion_id) in asked
-            ]
-        return [
-            confirmation(criterion, self.drafts[self.done[index].ref].text, self.context)
-            for index, criterion in self.confirming
-        ]
-
-    def record_confirmations(self, looks: Sequence[Answer[float | None]]) -> None:
-        for (index, criterion), look in zip(self.confirming, looks, strict=True):
-            critique = self.done[index]
-            assert critique.verdict is not None  # only passing verdicts are confirmed
-            results = {
-                r.criterion_id: confirmed(r, look, self.context)
-                if r.criterion_id == criterion.id
-                else r
-                for r in critique.verdict.results
-            }
-            spent = {
-                "verdict": self._verdict(results, critique.verdict.feedback),
-                "attempts": critique.attempts + look.calls,
-                "usage": critique.usage + look.usage,
-            }
-            self.done[index] = critique.model_copy(update=spent)
 
     def to_compare(self) -> tuple[TestSuite, list[str]] | None:
         suite = next((c for c in self.rubric if isinstance(c, TestSuite)), None)
@@ -394,9 +355,7 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
         outcomes = [run_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = ask_all(grading.judge_requests(), grading.ledger)
-    looks = ask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(answers, looks)
-    grading.record_confirmations(ask_all(grading.confirmations(), grading.ledger))
+    grading.record_judgements(answers, ask_all(grading.quotes_asked(answers), grading.ledger))
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -410,9 +369,8 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
         outcomes = [await arun_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = await aask_all(grading.judge_requests(), grading.ledger)
-    looks = await aask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(answers, looks)
-    grading.record_confirmations(await aask_all(grading.confirmations(), grading.ledger))
+    quotes = await aask_all(grading.quotes_asked(answers), grading.ledger)
+    grading.record_judgements(answers, quotes)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

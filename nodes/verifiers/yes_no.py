@@ -1,8 +1,8 @@
 """The judge's second look: asked yes or no, read from the probabilities of its first token.
 
 P(met) = P(yes) / (P(yes) + P(no)) on the first token (OpenAI-compatible servers return
-`logprobs`), with the question's own pull removed by asking it of a content-free artifact
-(contextual calibration, Zhao et al. 2021); a threshold (`judge_profile`) decides.
+`logprobs`), asked after worked examples answered both ways (a small model follows what it
+was shown); a threshold (`judge_profile`) decides.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from critic_loop.nodes.prompts import worked_examples
 from critic_loop.state.context import Context
 
 TOP_LOGPROBS = 10  # of the first token's likeliest alternatives
-NULL_ARTIFACT = "N/A"  # content-free: its answer measures the question's own pull
 
 
 def first_token_logprobs(message: BaseMessage) -> list[tuple[str, float]]:
@@ -50,15 +49,6 @@ def share_of_yes(alternatives: Iterable[tuple[str, float]]) -> float | None:
 def p_met(message: BaseMessage) -> float | None:
     """Return the judge's probability that the criterion is met, or None without logprobs."""
     return share_of_yes(first_token_logprobs(message))
-
-
-def calibrated(asked: float | None, null: float | None) -> float | None:
-    """Return P(met) with the question's own pull removed (both as log-odds)."""
-    if asked is None or null is None:
-        return None
-    asked, null = (min(max(p, 1e-6), 1 - 1e-6) for p in (asked, null))
-    shift = math.log(asked / (1 - asked)) - math.log(null / (1 - null))
-    return 1 / (1 + math.exp(-shift))
 
 
 def yes_no_prompt(

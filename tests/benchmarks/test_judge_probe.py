@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from benchmarks.judge import families, probe
 from benchmarks.judge.probe_figures import Answers, figures
 from critic_loop.nodes.verifiers.yes_no import yes_no_prompt
 
-PROBE = Path(probe.__file__).parent / "results" / "probe-local-0.5b.json"
+PROBE = Path(probe.__file__).parent / "results" / "probe-local-0.5b-families.json"
 """The probe's cached answers of the local 0.5B model."""
 
 
@@ -59,3 +60,65 @@ def test_figures_leave_each_family_out_and_come_from_the_cached_answers_alone() 
     quoted = next(line for line in table if line.startswith("extract "))
     assert quoted.split()[3].startswith("0/")  # NONE everywhere: the quote alone passes nothing
     assert any(line.startswith("degenerate ") for line in table)  # a row per family left out
+
+
+def test_the_shipped_judge_decides_the_held_out_set_as_the_probe_measured() -> None:
+    """The product, answered over HTTP with the probe's cached replies, decides as the probe.
+
+    A run naming the local model gets `extract_ask` with the shipped judge profile; each of
+    its requests is one the probe asked (the same messages, the shipped worked examples), so
+    its decisions on the held-out set are those its bar gives the cached answers: the words
+    asked for only near the bar, and on an artifact whose every criterion passes (a draft a
+    run would end on) a near yes standing only with words of the draft.
+    """
+    from langchain_core.messages import messages_from_dict
+
+    from benchmarks.judge.probe_figures import lint_decision
+    from critic_loop.grading import critique_artifact
+    from critic_loop.judge_fit import Bar, Scored
+    from critic_loop.nodes.verifiers.judge_profile import judge_profile
+    from tests.support.openai_server import ScriptedOpenAIServer, Text
+
+    data = json.loads(PROBE.read_text())
+    answers = Answers(data["rows"], data["answers"])
+    settings = dict(data["settings"])
+    types = {"system": "system", "user": "human", "assistant": "ai"}
+
+    def replay(request: dict) -> Text:
+        sent = [
+            {"type": types[m["role"]], "data": {"content": m["content"]}}
+            for m in request["messages"]
+        ]
+        key = probe.cache_key(
+            messages_from_dict(sent), {**settings, "max_tokens": request["max_tokens"]}
+        )
+        found = data["answers"][key]  # every request is one the probe asked
+        return Text(found["text"], top_logprobs=tuple(map(tuple, found["top"])))
+
+    model = f"openai:{settings['model']}"
+    profile = judge_profile(model)
+    assert profile is not None
+    bar = Bar(profile.threshold, profile.quote_weight)
+    expected: list[bool] = []
+    for case in families.SETS["held_out"]:
+        decided = {}
+        for item in (i for i in families.items(["held_out"]) if i.case is case):
+            code = lint_decision(item)
+            said = Scored(answers.look(item, "look_all"), True, "", answers.quoted(item))
+            decided[item.pair.id] = (code, said) if code is not None else (None, said)
+        passed = {k: c if c is not None else bar.passes(s) for k, (c, s) in decided.items()}
+        if all(passed.values()):  # a draft a run would end on
+            clear = bar.threshold + bar.weight
+            for key, (code, said) in decided.items():
+                near = code is None and not said.quoted and (said.p_met or 0) < clear
+                passed[key] = passed[key] and not near
+        expected += [passed[pair.id] for pair in case.pairs]
+    decisions = []
+    with ScriptedOpenAIServer(replay, model_id=settings["model"]) as server:
+        context = {"critic_model": model, "base_url": server.base_url}
+        for case in families.SETS["held_out"]:
+            rubric = [{"id": pair.id, "text": pair.text} for pair in case.pairs]
+            critique = critique_artifact(case.artifact, rubric, context)
+            assert critique.verdict is not None
+            decisions += [result.passed for result in critique.verdict.results]
+    assert len(decisions) == 48 and decisions == expected

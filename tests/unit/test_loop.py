@@ -345,3 +345,16 @@ def test_a_draft_that_repeats_its_instructions_fails_unjudged_and_is_never_the_f
     assert not any(result["passed"] for result in echoed)
     assert "repeats the instructions" in echoed[0]["evidence"]
     assert out["final"] == first
+
+
+def test_a_draft_that_does_what_its_hint_asked_is_judged_not_taken_for_an_echo(
+    models, context, loop_input
+) -> None:
+    """A draft that says what a failed criterion asks shares its words; that is no echo."""
+    first = "A hash map stores values under keys."
+    revised = "The answer includes one concrete worked example: ages."
+    models.script("worker", first, revised)
+    models.script("critic", graded(RUBRIC, {"example": "add an example"}), graded(RUBRIC))
+    out = run(loop_input, context, max_iterations=2)
+    assert models["critic"].calls == 2  # the revision went to the judge
+    assert out["outcome"] == "passed" and out["final"] == revised

@@ -8,7 +8,6 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from critic_loop.nodes.verifiers.yes_no import (
-    calibrated,
     p_met,
     share_of_yes,
     yes_no_prompt,
@@ -54,10 +53,3 @@ def test_a_family_left_out_is_not_shown_to_the_judge() -> None:
     assert "Hace sol y vamos a la playa." in " ".join(m.text for m in shown)
     assert "Hace sol y vamos a la playa." not in " ".join(m.text for m in left)
     assert len(left) < len(shown)
-
-
-def test_calibration_removes_the_questions_own_pull() -> None:
-    assert calibrated(0.8, 0.8) == pytest.approx(0.5)  # as likely as of an empty artifact
-    assert calibrated(0.9, 0.5) == pytest.approx(0.9)
-    assert calibrated(0.6, 0.9) < 0.5  # "yes", but less than about nothing at all
-    assert calibrated(None, 0.5) is None and calibrated(0.5, None) is None

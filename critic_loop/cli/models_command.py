@@ -13,14 +13,13 @@ from critic_loop.cli.context_options import SectionedCommand, context_options, j
 
 def _models_report(parameters: dict[str, Any]) -> dict[str, Any]:
     from critic_loop.cli.context_options import context_from_flags, settings_from_flags
-    from critic_loop.nodes.loop.admission import admit_run
-    from critic_loop.nodes.models.discovery import names_a_model, server_url
+    from critic_loop.nodes.models.discovery import names_a_model, server_url, with_available_models
     from critic_loop.nodes.models.profiles import model_profile
     from critic_loop.nodes.verifiers.judge_profile import judge_profile
     from critic_loop.state.context import PROFILE_FIELDS, WORKER_FIELDS
 
     chosen = settings_from_flags(parameters)
-    context = admit_run(None, context_from_flags(parameters)).context
+    context = with_available_models(context_from_flags(parameters))
     server = server_url(context.base_url, os.environ)
     found = server is not None and not names_a_model(chosen, os.environ)
     profiles = {

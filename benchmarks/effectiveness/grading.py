@@ -1,6 +1,7 @@
 """What the loop is graded on, and what decides whether a task is solved.
 
-A coding task's loop sees ONE criterion, the prompt's own examples as a test suite; a result
+A coding task's loop sees ONE criterion, the prompt's own examples as a test suite (or, for a
+problem whose docstring has no example, a syntax check); a result
 is then graded by the hidden tests plus the visible ones. A writing task's loop sees its
 deterministic rubric, and a result is graded by the same rubric. Both grades go through
 `critic_loop.grading.critique_artifact`, the critic's own code (checks and sandboxed tests,
@@ -34,6 +35,8 @@ class Grade:
 def loop_rubric(task: Task) -> list[dict[str, Any]]:
     """Return the rubric the loop's critic grades drafts against (the worker never sees it)."""
     if isinstance(task, CodingTask):
+        if not task.visible_count:
+            return [{"id": "syntax", "kind": "python_syntax"}]
         return [_suite("examples", task.visible_tests)]
     return task.rubric
 

@@ -14,6 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from benchmarks.effectiveness.calls import Tally, counting
 from benchmarks.effectiveness.grading import grade, loop_rubric
 from benchmarks.effectiveness.report import Run
+from benchmarks.effectiveness.taskset import CodingTask
 from benchmarks.harness.runner import Cell
 from critic_loop import LoopState, run_loop
 
@@ -57,6 +58,7 @@ def run_cell(cell: Cell) -> Run:
     """Run one configuration on one task and grade the result; errors go into the row."""
     task, configuration = cell.task, cell.configuration
     row = Run(task=task.id, kind=task.kind, config=configuration.name)
+    row.visible_tests = task.visible_count if isinstance(task, CodingTask) else None
     started = time.monotonic()
     try:
         with counting() as counter:

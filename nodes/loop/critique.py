@@ -17,7 +17,13 @@ from critic_loop.nodes.loop.history_queries import normalized
 from critic_loop.nodes.models.gateway import Answer, Request, aask_all, ask_all
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, trust_of
-from critic_loop.nodes.verifiers.agreement import Grouping, abehaviour_groups, behaviour_groups
+from critic_loop.nodes.verifiers.agreement import (
+    DERIVED_INPUTS,
+    Grouping,
+    abehaviour_groups,
+    behaviour_groups,
+    thin_evidence,
+)
 from critic_loop.nodes.verifiers.checks import arun_check, run_check
 from critic_loop.nodes.verifiers.judge import (
     Graded,
@@ -31,7 +37,7 @@ from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
 from critic_loop.state.records import Agreement, Critique, Draft, DraftRef, TokenUsage
-from critic_loop.state.rubric import CriterionBase, TestSuite
+from critic_loop.state.rubric import CriterionBase, PythonSyntax, TestSuite
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
 
@@ -64,12 +70,12 @@ def _check_strength(
     return musts, sum(weights[cid].weight for cid, r in checked.items() if r.passed) / total
 
 
-def _with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) -> Critique:
+def _with_agreement(critique: Critique, code: CriterionBase, agreement: Agreement) -> Critique:
     verdict = critique.verdict
     assert verdict is not None
     results = [
         result.model_copy(update={"evidence": f"{result.evidence}\n{agreement.describe()}"})
-        if result.criterion_id == suite.id
+        if result.criterion_id == code.id
         else result
         for result in verdict.results
     ]
@@ -194,7 +200,10 @@ class _RoundGrading:
             )
 
     def to_compare(self) -> tuple[TestSuite, list[str]] | None:
+        # a suite to run the passing candidates in, on its calls' and their drafts' inputs
         suite = next((c for c in self.rubric if isinstance(c, TestSuite)), None)
+        if suite is None and thin_evidence(self.rubric):  # code checked for syntax only
+            suite = DERIVED_INPUTS
         compared = self._compared()
         if suite is None or sum(c.verdict.passed for c in compared if c.verdict) < 2:
             return None
@@ -203,16 +212,19 @@ class _RoundGrading:
     def record_grouping(self, grouping: Grouping | None) -> None:
         if grouping is None:
             return
-        suite = next(c for c in self.rubric if isinstance(c, TestSuite))
+        code = next(c for c in self.rubric if isinstance(c, TestSuite | PythonSyntax))
         compared = self._compared()
+        copies = [list(self.same_as.values()).count(c.ref) for c in compared]  # its text again
         agreements = {
             critique.ref: Agreement(
-                probes=grouping.probes, support=grouping.support(index), candidates=len(compared)
+                probes=grouping.probes,
+                support=grouping.support(index, copies),
+                candidates=len(compared) + sum(copies),
             )
             for index, critique in enumerate(compared)
         }
         self.done = [
-            _with_agreement(c, suite, agreements[c.ref]) if c.ref in agreements else c
+            _with_agreement(c, code, agreements[c.ref]) if c.ref in agreements else c
             for c in self.done
         ]
 

@@ -31,6 +31,7 @@ from critic_loop.nodes.loop.worker_turns import (
     next_turns,
     to_worker,
 )
+from critic_loop.nodes.verifiers.agreement import thin_evidence
 from critic_loop.state.budget import exhausted, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
@@ -77,10 +78,11 @@ def decide(
     verdict = best.verdict if best is not None else None
     threshold = context.pass_threshold
     if verdict is not None and verdict.passes(threshold):
+        assert best is not None
         return Decision(
             "passed",
             f"every must criterion passed and the weighted score {verdict.score:.2f} "
-            f"reached {threshold:.2f}",
+            f"reached {threshold:.2f}{thin_pass_note(best, rubric)}",
         )
     lost = confirmed_terminal(critiques)
     if verdict is not None and lost and not attainable(verdict, set(lost), threshold):
@@ -110,6 +112,15 @@ def decide(
     if stall_action(context, drafts) == "stop":
         return Decision("stalled", stalled)
     return GoOn("resample", stalled)
+
+
+def thin_pass_note(best: Critique, rubric: Sequence[CriterionBase]) -> str:
+    """Say, for a pass, when the checks of code are thin and what the loop added to them."""
+    why = thin_evidence(rubric)
+    if why is None:
+        return ""
+    added = best.agreement.describe() if best.agreement else "no other candidate passed with it."
+    return f"; the checks of code are thin ({why}): {added}"
 
 
 def stall_action(context: Context, drafts: Sequence[Draft]) -> Literal["stop", "resample"]:

@@ -20,6 +20,7 @@ from critic_loop.nodes.loop.history_queries import (
     draft_of,
     normalized,
 )
+from critic_loop.nodes.verifiers.agreement import thin_evidence
 from critic_loop.state.budget import Allowance, Spent, allowance, spent_on
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
@@ -74,9 +75,12 @@ def first_turns(
     """Under "auto" the first candidate alone; the others are drawn only if it fails.
 
     (Most first drafts that pass would have passed alone, and three calls cost twice one.)
+    Where the checks of code are thin, a pass is weak evidence: all are drawn at once, so
+    the passing ones can be compared on further inputs.
     """
+    alone = context.candidates == "auto" and thin_evidence(rubric) is None
     return _side_by_side(
-        1 if context.candidates == "auto" else candidate_count(context, rubric),
+        1 if alone else candidate_count(context, rubric),
         allowance(Spent(), context),
         context,
         task=task,
@@ -183,25 +187,24 @@ def next_turns(
     )
 
 
-def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
-    """Return a fresh sample of the round when `reply` repeats the draft `turn` revises.
+UNCHANGED = (
+    "Your reply repeated this version word for word, so it fails review again. Make the "
+    "changes below: a reply without them cannot pass."
+)
 
-    (A small model that copied its reply copies it again with the draft in view.)
+
+def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
+    """Return a sharper revision when `reply` repeats the draft `turn` revises.
+
+    (Told so, with only that draft and its hints in view, at the sampling temperature: the
+    hint may name the fix, which a fresh sample would not keep.)
     """
     if reply is None or turn.revises is None:
         return None
     if normalized(reply.text) != normalized(turn.history[-1].text):
         return None
-    feedback = turn.history[-1].feedback
-    return WorkerTurn(
-        task=turn.task,
-        round=turn.round,
-        candidate=turn.candidate,
-        mode="resample",
-        earlier_failures=_failure_summary([feedback], feedback.ref),
-        temperature=context.sample_temperature,
-        allowance=turn.allowance,
-    )
+    update = {"history": turn.history[-1:], "warning": UNCHANGED}
+    return turn.model_copy(update={**update, "temperature": context.sample_temperature})
 
 
 def to_worker(turn: WorkerTurn) -> Send:

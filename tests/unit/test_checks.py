@@ -62,7 +62,8 @@ def check(spec: dict, draft: str) -> CheckResult:
             {"kind": "contains", "phrases": ["24 hours", "Leak-proof"], "case_sensitive": True},
             "leak-proof, cold 24 hours",
             False,
-            "Include 'Leak-proof'.",
+            "Include 'Leak-proof'. Near miss: 'leak-proof,' is there; it must read exactly "
+            "'Leak-proof'.",
         ),
         (
             {"kind": "headings", "headings": ["Usage", "Install"]},

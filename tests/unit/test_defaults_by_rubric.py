@@ -13,15 +13,19 @@ from critic_loop.nodes.loop.worker_turns import (
     more_candidates,
     next_turns,
 )
+from critic_loop.nodes.verifiers.agreement import thin_evidence
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, Draft, WorkerFeedback
-from critic_loop.state.rubric import Criterion, TestSuite, WordCount
+from critic_loop.state.rubric import Criterion, PythonSyntax, TestSuite, WordCount
 from critic_loop.state.verdict import Verdict
 from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
-SUITE = TestSuite(id="examples", kind="tests", tests="def test_it():\n    assert True\n")
+CALLS = "from solution import f\n\ndef test_it():\n" + "".join(
+    f"    assert f({n}) == {n}\n" for n in range(3)
+)
+SUITE = TestSuite(id="examples", kind="tests", tests=CALLS)
 WORDS = WordCount(id="short", kind="word_count", max=50)
 JUDGED = Criterion(id="clear", text="It is clear.")
 
@@ -40,6 +44,20 @@ def test_auto_drafts_several_candidates_only_where_code_can_choose(rubric, expec
     assert Context().candidates == "auto"
     assert candidate_count(Context(), rubric) == expected
     assert len(first_turns("task", [], Context(), rubric)) == 1  # the others if it fails
+
+
+@pytest.mark.parametrize(
+    "rubric",
+    [
+        [PythonSyntax(id="syntax", kind="python_syntax")],
+        [SUITE.model_copy(update={"tests": CALLS.split("    assert f(1)")[0]})],  # one call
+    ],
+)
+def test_auto_drafts_every_candidate_at_once_where_the_checks_of_code_are_thin(rubric) -> None:
+    assert thin_evidence(rubric) is not None and thin_evidence([SUITE]) is None
+    turns = first_turns("task", [], Context(), rubric)
+    assert [turn.candidate for turn in turns] == [1, 2, 3]
+    assert [turn.temperature for turn in turns[:2]] == [0.0, Context().sample_temperature]
 
 
 def test_auto_draws_the_other_candidates_of_round_one_only_when_the_first_fails() -> None:

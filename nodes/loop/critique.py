@@ -55,10 +55,15 @@ def _graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dic
     return found
 
 
-def _as_repeat(original: Critique, draft: Draft) -> Critique:
+def _as_repeat(original: Critique, draft: Draft, again: bool = False) -> Critique:
+    # `again`: a later candidate of its round wrote it too, one more in its agreement
     where = {"round": draft.round, "candidate": draft.candidate, "duplicate_of": original.ref}
     unspent = {"attempts": 0, "rejected": [], "usage": TokenUsage(), "stopped": None}
-    return original.model_copy(update={**where, **unspent})
+    agreement = original.agreement
+    if again and agreement is not None:
+        more = {"support": agreement.support + 1, "candidates": agreement.candidates + 1}
+        agreement = agreement.model_copy(update=more)
+    return original.model_copy(update={**where, **unspent, "agreement": agreement})
 
 
 def _check_strength(
@@ -109,6 +114,10 @@ class _RoundGrading:
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
         )
         self.drafts = {draft.ref: draft for draft in pending}
+        passed = {c.ref for c in state.critiques if c.verdict and c.verdict.passed}
+        self.mates = [  # passing candidates of the round graded before: compared too
+            d for d in state.drafts if d.ref in passed and d.round in {p.round for p in pending}
+        ]
         self.done: list[Critique] = []
         self.to_check: list[Draft] = []
         self.checked: dict[DraftRef, dict[str, CriterionResult]] = {}
@@ -123,7 +132,7 @@ class _RoundGrading:
             elif unusable is not None:
                 self.done.append(_critique(draft, verdict=unusable))
             elif repeated is not None:
-                self.done.append(_as_repeat(repeated, draft))
+                self.done.append(_as_repeat(repeated, draft, again=repeated.round == draft.round))
             elif normalized(draft.text) in first_with:
                 self.same_as[draft.ref] = first_with[normalized(draft.text)]
             else:
@@ -205,21 +214,23 @@ class _RoundGrading:
         if suite is None and thin_evidence(self.rubric):  # code checked for syntax only
             suite = DERIVED_INPUTS
         compared = self._compared()
-        if suite is None or sum(c.verdict.passed for c in compared if c.verdict) < 2:
+        passing = len(self.mates) + sum(c.verdict.passed for c in compared if c.verdict)
+        if suite is None or not compared or passing < 2:
             return None
-        return suite, [self.drafts[c.ref].text for c in compared]
+        texts = [self.drafts[c.ref].text for c in compared]
+        return suite, [mate.text for mate in self.mates] + texts
 
     def record_grouping(self, grouping: Grouping | None) -> None:
         if grouping is None:
             return
         code = next(c for c in self.rubric if isinstance(c, TestSuite | PythonSyntax))
-        compared = self._compared()
-        copies = [list(self.same_as.values()).count(c.ref) for c in compared]  # its text again
+        compared, before = self._compared(), len(self.mates)
+        copies = [0] * before + [list(self.same_as.values()).count(c.ref) for c in compared]
         agreements = {
             critique.ref: Agreement(
                 probes=grouping.probes,
-                support=grouping.support(index, copies),
-                candidates=len(compared) + sum(copies),
+                support=grouping.support(before + index, copies),
+                candidates=len(copies) + sum(copies),
             )
             for index, critique in enumerate(compared)
         }

@@ -24,6 +24,7 @@ from critic_loop.nodes.loop.history_queries import (
 )
 from critic_loop.nodes.loop.review import ask_person, review_reason
 from critic_loop.nodes.loop.worker_turns import (
+    disputed,
     feedback_on,
     first_turns,
     fresh_batch,
@@ -79,6 +80,8 @@ def decide(
     threshold = context.pass_threshold
     if verdict is not None and verdict.passes(threshold):
         assert best is not None
+        if disputed(critiques) and more_candidates(critiques, context, rubric):
+            return GoOn("candidates", "the passing candidates behave differently")
         return Decision(
             "passed",
             f"every must criterion passed and the weighted score {verdict.score:.2f} "

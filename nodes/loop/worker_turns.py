@@ -18,6 +18,7 @@ from critic_loop.nodes.loop.history_queries import (
     best_critique,
     best_of_round,
     draft_of,
+    latest_round,
     normalized,
 )
 from critic_loop.nodes.verifiers.agreement import thin_evidence
@@ -29,6 +30,7 @@ from critic_loop.state.rubric import CriterionBase, Task, TestSuite
 from critic_loop.state.rules import RecalledRule
 
 MAX_SUMMARY_CHARACTERS = 300  # of the line on earlier failures a fresh sample gets
+TIE_BREAKS = 2  # more candidates round 1 may draw while its passing ones disagree
 
 
 def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
@@ -41,13 +43,29 @@ def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
     return AUTO_CANDIDATES if rubric and code_chooses else 1
 
 
+def disputed(critiques: Sequence[Critique]) -> bool:
+    """Tell whether the latest round's passing candidates split with no largest behaviour."""
+    supports = [
+        c.agreement.support
+        for c in latest_round(critiques)
+        if c.agreement is not None and c.verdict is not None and c.verdict.passed
+    ]
+    return bool(supports) and supports.count(max(supports)) > max(supports)
+
+
 def more_candidates(
     critiques: Sequence[Critique], context: Context, rubric: Sequence[CriterionBase]
 ) -> int:
-    """Return how many of round 1's candidates are still to draw (0 once a later round began)."""
+    """Return how many of round 1's candidates are still to draw (0 once a later round began).
+
+    Under "auto", passing candidates that disagree get one more at a time, `TIE_BREAKS` at most.
+    """
     if any(critique.round > 1 for critique in critiques):
         return 0
-    return max(0, candidate_count(context, rubric) - len(critiques))
+    count = candidate_count(context, rubric)
+    if context.candidates == "auto" and len(critiques) >= count and disputed(critiques):
+        return int(len(critiques) < count + TIE_BREAKS)
+    return max(0, count - len(critiques))
 
 
 def _side_by_side(

@@ -9,7 +9,6 @@ for parameters with a type hint and no such value, a few values of that type.
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -24,51 +23,45 @@ TYPICAL: dict[str, list[Any]] = {  # values for a parameter known only by its ty
     "str": ["", "a", "abc", "Hello World"],
     "bool": [True, False],
     "list": [[], [1], [3, 1, 2, 2], [-1, 0, 5, 10]],
-    "list[str]": [[], ["a"], ["ab", "c", "abc"]],
 }
+UNREADABLE = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 
 
-def _bracketed_end(text: str, start: int) -> int | None:
-    # the end of the bracketed text opening at `start`, quotes skipped (None: it never closes)
+def _closing(text: str, start: int) -> int:
+    # the end of the bracketed text opening at `start`, quotes skipped (0: it never closes)
     depth, quote = 0, ""
-    for index in range(start, min(len(text), start + MAX_LITERAL_CHARS)):
-        char = text[index]
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
+    for index, char in enumerate(text[start : start + MAX_LITERAL_CHARS], start):
+        if quote or char in "'\"":
+            quote = "" if char == quote else quote or char
+        elif char in "([{)]}":
+            depth += 1 if char in "([{" else -1
             if depth == 0:
                 return index + 1
-    return None
+    return 0
 
 
-def _literal_at(text: str, start: int) -> tuple[bool, Any]:
-    """Read the Python literal starting at `start`: (found, value)."""
-    end = _bracketed_end(text, start) if text[start : start + 1] in "([{" else None
-    scalar = SCALAR.match(text, start)
+def _literals(text: str, start: int, call: bool = False) -> list[Any]:
+    """Read the literal at `start` (a call's literal arguments); [] if there is none."""
+    end = _closing(text, start) if call or text[start : start + 1] in "([{" else 0
+    scalar = None if end else SCALAR.match(text, start)
     source = text[start:end] if end else scalar.group(0) if scalar else ""
     try:
-        return bool(source), ast.literal_eval(source) if source else None
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None
+        node = ast.parse(source, mode="eval").body if source else None
+        parts = node.args if call and isinstance(node, ast.Call) and not node.keywords else [node]
+        return [ast.literal_eval(part) for part in parts if part is not None]
+    except UNREADABLE:
+        return []
 
 
 def entry_points(drafts: Sequence[str]) -> dict[str, ast.arguments]:
-    """Return the top-level functions every draft defines that no other of its functions calls.
-
-    (Drafts whose code does not parse are left out; the signature is the first draft's.)
-    """
+    """Return the top-level functions every parsable draft defines and none of its others calls."""
     shared: dict[str, ast.arguments] | None = None
     for draft in drafts:
         try:
             tree = ast.parse(extract_code(draft))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        except UNREADABLE:
             continue
-        defined = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
         called = {
             node.func.id
             for function in defined.values()
@@ -81,33 +74,15 @@ def entry_points(drafts: Sequence[str]) -> dict[str, ast.arguments]:
     return shared or {}
 
 
-def _written_calls(name: str, text: str) -> list[tuple[Any, ...]]:
-    found = []
-    for match in re.finditer(rf"(?<![\w.]){re.escape(name)}(?=\()", text):
-        end = _bracketed_end(text, match.end())
-        try:
-            call = ast.parse(text[match.start() : end], mode="eval").body if end else None
-            if isinstance(call, ast.Call) and not call.keywords:
-                found.append(tuple(ast.literal_eval(arg) for arg in call.args))
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            continue
-    return found
-
-
-def _given_values(parameter: str, text: str, alone: bool) -> list[Any]:
+def _given(parameter: ast.arg, text: str, alone: bool) -> list[Any]:
     # values written as `parameter = value` or `parameter: value` (`Input: value` for the only one)
-    names = rf"{re.escape(parameter)}|input" if alone else re.escape(parameter)
-    values = []
-    for match in re.finditer(rf"(?<![\w.])(?:{names})\s*[:=]\s*", text, re.IGNORECASE):
-        found, value = _literal_at(text, match.end())
-        if found:
-            values.append(value)
-    return values
-
-
-def _typical(annotation: ast.expr | None) -> list[Any]:
-    name = ast.unparse(annotation).replace("List", "list") if annotation is not None else ""
-    return TYPICAL.get(name, TYPICAL["list"] if name.startswith("list[") else [])
+    names = re.escape(parameter.arg) + ("|input" if alone else "")
+    found = [
+        _literals(text, match.end())
+        for match in re.finditer(rf"(?<![\w.])(?:{names})\s*[:=]\s*", text, re.IGNORECASE)
+    ]
+    hint = ast.unparse(parameter.annotation).lower() if parameter.annotation else ""
+    return [value for values in found for value in values] or TYPICAL.get(hint.split("[")[0], [])
 
 
 def documented_calls(drafts: Sequence[str]) -> list[tuple[str, tuple[Any, ...]]]:
@@ -116,11 +91,9 @@ def documented_calls(drafts: Sequence[str]) -> list[tuple[str, tuple[Any, ...]]]
     calls: list[tuple[str, tuple[Any, ...]]] = []
     for name, signature in entry_points(drafts).items():
         parameters = [*signature.posonlyargs, *signature.args]
-        arity = len(parameters)
-        written = [args for args in _written_calls(name, text) if len(args) == arity]
-        given = [
-            _given_values(p.arg, text, arity == 1) or _typical(p.annotation) for p in parameters
-        ]
-        zipped = list(zip(*given, strict=False)) if arity and all(given) else []
-        calls += [(name, args) for args in itertools.chain(written, zipped)]
+        for match in re.finditer(rf"(?<![\w.]){re.escape(name)}(?=\()", text):
+            written = tuple(_literals(text, match.start(), call=True))
+            calls += [(name, written)] if written and len(written) == len(parameters) else []
+        given = [_given(parameter, text, len(parameters) == 1) for parameter in parameters]
+        calls += [(name, args) for args in zip(*given, strict=False)] if parameters else []
     return calls

@@ -5,6 +5,7 @@ round's candidates at once and keeps the behaviour most of them share on inputs 
 give; a rubric with a real test suite pays nothing more when its first draft passes.
 """
 
+import threading
 from typing import Any
 
 import pytest
@@ -78,3 +79,20 @@ def test_a_suite_of_one_example_is_thin_too():
     with ScriptedOpenAIServer(lambda r: Text(answers.get(r.get("temperature", 0), SAMPLED))) as s:
         out, _ = run(s, [{"id": "examples", "kind": "tests", "tests": one}])
     assert out["final"] == SAMPLED and "thin (1 test call(s))" in out["outcome_reason"]
+
+
+def test_passing_candidates_that_disagree_get_one_more_candidate_to_break_the_tie():
+    sampled = iter([DOCUMENTED.format("x * 3"), SAMPLED, DOCUMENTED.format("x + x")])
+    lock = threading.Lock()
+
+    def worker(request: dict[str, Any]) -> Answer:
+        if request.get("temperature", 0) == 0:
+            return Text(GREEDY)
+        with lock:
+            return Text(next(sampled))
+
+    with ScriptedOpenAIServer(worker) as server:
+        out, _ = run(server, SYNTAX_ONLY)
+    assert [(d["round"], d["candidate"]) for d in out["drafts"]][-1] == (1, 4)
+    assert "return x + x" in out["final"] or out["final"] == SAMPLED  # doubling, 2 of 4
+    assert "2 of the round's 4 candidates" in out["outcome_reason"]

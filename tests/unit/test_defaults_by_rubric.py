@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from critic_loop.nodes.loop.route import Decision, GoOn, decide, stall_action
 from critic_loop.nodes.loop.worker_turns import (
     candidate_count,
+    disputed,
     first_turns,
     fresh_batch,
     more_candidates,
@@ -16,7 +17,7 @@ from critic_loop.nodes.loop.worker_turns import (
 from critic_loop.nodes.verifiers.agreement import thin_evidence
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, Draft, WorkerFeedback
+from critic_loop.state.records import Agreement, Critique, Draft, WorkerFeedback
 from critic_loop.state.rubric import Criterion, PythonSyntax, TestSuite, WordCount
 from critic_loop.state.verdict import Verdict
 from tests.support.rubrics import RUBRIC
@@ -198,3 +199,22 @@ def test_candidates_repeating_another_of_their_round_are_no_new_attempts() -> No
         original.model_copy(update={"candidate": n, "duplicate_of": original.ref}) for n in (2, 3)
     ]
     assert decide([original, *repeats], drafts, Context()) == GoOn("revision")
+
+
+def agreeing(candidate: int, support: int, of: int = 3) -> Critique:
+    agreement = Agreement(probes=9, support=support, candidates=of)
+    return failing(1, candidate).model_copy(update={"agreement": agreement})
+
+
+def test_passing_candidates_that_disagree_draw_one_more_at_a_time_and_at_most_two() -> None:
+    split = [agreeing(1, 1), agreeing(2, 1), agreeing(3, 1)]
+    assert disputed(split) and not disputed([agreeing(1, 1), agreeing(2, 2), agreeing(3, 2)])
+    assert decide(split, THREE, Context(), rubric=[SUITE]) == GoOn(
+        "candidates", "the passing candidates behave differently"
+    )
+    settled = [*split, agreeing(4, 2, of=4)]
+    assert decide(settled, [*THREE, draft(1, 4)], Context(), rubric=[SUITE]).outcome == "passed"
+    still = [*split, agreeing(4, 1, of=4), agreeing(5, 1, of=5)]
+    assert more_candidates(still[:4], Context(), [SUITE]) == 1
+    assert more_candidates(still, Context(), [SUITE]) == 0  # two more at most: the first wins
+    assert more_candidates(split, Context(candidates=3), [SUITE]) == 0  # a number is a number

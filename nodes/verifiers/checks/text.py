@@ -94,7 +94,11 @@ def _missing_hint(criterion: Regex, draft: str) -> str:
         return f"Include text that matches /{criterion.pattern}/."
     start, text, end = literal.groups()
     text = re.sub(r"\\(.)", r"\1", text)
-    asked = f"Add the line {text!r} on its own." if start and end else f"Include {text!r}."
+    if not (start and end):
+        return _with_near_miss(f"Include {text!r}.", text, draft, criterion.ignore_case)
+    asked = f"Add the line {text!r} on its own."
+    if text in draft:  # there, but within a longer line
+        return f"{asked}{NEAR_MISS}{text!r} is there, but not on a line of its own."
     return _with_near_miss(asked, text, draft, criterion.ignore_case)
 
 

@@ -11,6 +11,7 @@ import ast
 import asyncio
 import contextlib
 import itertools
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,6 +24,7 @@ from critic_loop.nodes.verifiers.derived_inputs import MAX_LITERAL_CHARS, docume
 from critic_loop.sandbox import IsolationUnavailable
 from critic_loop.sandbox.runner import run_to_end
 from critic_loop.state.rubric import CriterionBase, PythonSyntax, TestSuite
+from critic_loop.state.verdict import CheckResult
 
 MAX_PROBES = 32
 THIN_CALLS = 3  # inline tests making fewer distinct calls are thin evidence
@@ -265,13 +267,24 @@ def behaviour(number, index):
 '''
 
 PAIR_TEST = """\
+import pytest
+
 from {module} import behaviour
 
 
-def test_same_behaviour_on_every_probe():
-    for index in range({count}):
-        assert behaviour(0, index) == behaviour(1, index), index
+@pytest.mark.parametrize("index", range({count}))
+def test_same_behaviour(index):
+    assert behaviour(0, index) == behaviour(1, index)
 """
+FAILED = re.compile(r"(\d+) of \d+ tests failed")  # the sandbox's evidence on a failing suite
+SAME_SHARE = 0.8  # candidates agreeing on this share of the inputs behave the same
+"""(Correct drafts can differ on inputs the task rules out, such as a negative count.)"""
+
+
+def _agreed(outcome: CheckResult, probes: int) -> int:
+    """Return on how many of the `probes` inputs the pair behaved the same."""
+    failed = FAILED.match(outcome.evidence)
+    return probes if outcome.passed else probes - int(failed.group(1)) if failed else 0
 
 
 def _pair_check(
@@ -332,7 +345,7 @@ async def abehaviour_groups(
         found = index
         for lead in dict.fromkeys(group):
             pair = _pair_check(criterion, probes, drafts[lead], draft)
-            if (await arun_check(*pair, trust)).passed:
+            if _agreed(await arun_check(*pair, trust), len(probes)) >= SAME_SHARE * len(probes):
                 found = lead
                 break
         group.append(found)

@@ -162,3 +162,19 @@ def test_a_served_run_compares_candidates_only_in_the_complete_sandbox(
             behaviour_groups(SUITE, drafts, served)
         else:
             asyncio.run(abehaviour_groups(SUITE, drafts, served))
+
+
+def test_candidates_differing_only_on_a_few_inputs_the_task_rules_out_behave_the_same() -> None:
+    documented = '    """to_binary(15) -> "1111"; to_binary(32) -> "100000"."""\n'
+    with_bin = "def to_binary(n):\n" + documented + "    return bin(n)[2:]\n"
+    by_hand = (
+        "def to_binary(n):\n" + documented + "    digits = ''\n    while n > 0:\n"
+        "        digits, n = str(n % 2) + digits, n // 2\n    return digits or '0'\n"
+    )  # the same for n >= 0; not for the negative inputs varied from 9, 15 and 32
+    octal = "def to_binary(n):\n    return oct(n)[2:]\n"
+    tests = (
+        "from solution import to_binary\n\n\ndef test_it():\n    assert to_binary(9) == '1001'\n"
+    )
+    suite = TestSuite(id="examples", kind="tests", tests=tests, timeout_seconds=30)
+    grouping = behaviour_groups(suite, [with_bin, by_hand, octal])
+    assert grouping is not None and grouping.group == [0, 0, 2]

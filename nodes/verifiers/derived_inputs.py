@@ -18,7 +18,7 @@ from critic_loop.nodes.verifiers.checks.structured import extract_code
 MAX_LITERAL_CHARS = 2000  # a longer literal (as source) is not read
 SCALAR = re.compile(r"""-?\d+(?:\.\d+)?(?![\w.])|"[^"\n]*"|'[^'\n]*'|True\b|False\b""")
 TYPICAL: dict[str, list[Any]] = {  # values for a parameter known only by its type hint
-    "int": [0, 1, 7, 12, -3],
+    "int": [0, 1, 2, 5, 9],
     "float": [0.0, 2.5, -1.5, 10.0],
     "str": ["", "a", "abc", "Hello World"],
     "bool": [True, False],
@@ -53,9 +53,12 @@ def _literals(text: str, start: int, call: bool = False) -> list[Any]:
         return []
 
 
-def entry_points(drafts: Sequence[str]) -> dict[str, ast.arguments]:
-    """Return the top-level functions every parsable draft defines and none of its others calls."""
-    shared: dict[str, ast.arguments] | None = None
+def entry_points(drafts: Sequence[str]) -> dict[str, ast.FunctionDef]:
+    """Return the top-level functions every parsable draft defines and none of its others calls.
+
+    (Each as the first draft defines it.)
+    """
+    shared: dict[str, ast.FunctionDef] | None = None
     for draft in drafts:
         try:
             tree = ast.parse(extract_code(draft))
@@ -69,12 +72,29 @@ def entry_points(drafts: Sequence[str]) -> dict[str, ast.arguments]:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id != function.name
         }  # fmt: skip
-        roots = {name: f.args for name, f in defined.items() if name not in called}
-        shared = roots if shared is None else {n: a for n, a in shared.items() if n in roots}
+        roots = {name: f for name, f in defined.items() if name not in called}
+        shared = roots if shared is None else {n: f for n, f in shared.items() if n in roots}
     return shared or {}
 
 
-def _given(parameter: ast.arg, text: str, alone: bool) -> list[Any]:
+def _used_as(parameter: str, function: ast.FunctionDef) -> str:
+    """Guess a parameter's type from how the function uses it: "str", "int", "list" or ""."""
+    for node in ast.walk(function):
+        named = [n for n in ast.iter_child_nodes(node) if getattr(n, "id", None) == parameter]
+        if isinstance(node, ast.Attribute) and named and hasattr(str, node.attr):
+            return "str" if not hasattr(list, node.attr) else "list"
+        if named and isinstance(node, ast.BinOp | ast.AugAssign | ast.Compare):
+            numbers = [n for n in ast.iter_child_nodes(node) if isinstance(n, ast.Constant)]
+            if any(type(n.value) is int for n in numbers) or isinstance(node.op, ast.Mod):
+                return "int"
+        if named and isinstance(node, ast.Subscript | ast.For | ast.comprehension):
+            return "list"
+        if named and isinstance(node, ast.Call) and getattr(node.func, "id", "") == "range":
+            return "int"
+    return ""
+
+
+def _given(parameter: ast.arg, text: str, function: ast.FunctionDef, alone: bool) -> list[Any]:
     # values written as `parameter = value` or `parameter: value` (`Input: value` for the only one)
     names = re.escape(parameter.arg) + ("|input" if alone else "")
     found = [
@@ -82,18 +102,20 @@ def _given(parameter: ast.arg, text: str, alone: bool) -> list[Any]:
         for match in re.finditer(rf"(?<![\w.])(?:{names})\s*[:=]\s*", text, re.IGNORECASE)
     ]
     hint = ast.unparse(parameter.annotation).lower() if parameter.annotation else ""
-    return [value for values in found for value in values] or TYPICAL.get(hint.split("[")[0], [])
+    kind = hint.split("[")[0] or _used_as(parameter.arg, function)
+    return [value for values in found for value in values] or TYPICAL.get(kind, [])
 
 
 def documented_calls(drafts: Sequence[str]) -> list[tuple[str, tuple[Any, ...]]]:
     """Return (function, arguments) the drafts give for their shared entry functions."""
     text = "\n".join(drafts)
     calls: list[tuple[str, tuple[Any, ...]]] = []
-    for name, signature in entry_points(drafts).items():
-        parameters = [*signature.posonlyargs, *signature.args]
+    for name, function in entry_points(drafts).items():
+        parameters = [*function.args.posonlyargs, *function.args.args]
         for match in re.finditer(rf"(?<![\w.]){re.escape(name)}(?=\()", text):
             written = tuple(_literals(text, match.start(), call=True))
             calls += [(name, written)] if written and len(written) == len(parameters) else []
-        given = [_given(parameter, text, len(parameters) == 1) for parameter in parameters]
+        alone = len(parameters) == 1
+        given = [_given(parameter, text, function, alone) for parameter in parameters]
         calls += [(name, args) for args in zip(*given, strict=False)] if parameters else []
     return calls

@@ -49,3 +49,13 @@ def test_probes_are_the_documented_calls_then_their_variants() -> None:
     probes = probe_inputs(DERIVED_INPUTS, [PLUCK])
     assert [probe.args for probe in probes[:3]] == [([4, 2, 3],), ([],), ([4],)]
     assert len(probes) == len({probe.source() for probe in probes}) <= 32
+
+
+def test_how_the_function_uses_a_parameter_gives_values_of_its_type() -> None:
+    def calls(body: str) -> list[tuple]:
+        return [args for _, args in documented_calls([f"def f(x):\n    {body}\n"])]
+
+    assert calls("return x.lower()")[:2] == [("",), ("a",)]
+    assert calls("return 10 ** (x - 1)")[:2] == [(0,), (1,)]
+    assert calls("return [v for v in x]")[:2] == [([],), ([1],)]
+    assert calls("return x") == []

@@ -95,9 +95,11 @@ def test_candidates_are_grouped_by_what_they_return_on_the_further_inputs() -> N
     assert [grouping.support(index) for index in range(3)] == [1, 2, 2]
 
 
-def test_a_suite_without_literal_calls_gives_no_grouping() -> None:
+def test_without_literal_calls_only_the_drafts_can_suggest_inputs() -> None:
     opaque = SUITE.model_copy(update={"tests": "def test_nothing():\n    assert True\n"})
-    assert behaviour_groups(opaque, [LOOPS, GROUPBY]) is None
+    grouping = behaviour_groups(opaque, [LOOPS, GROUPBY])  # `s[j]`: a sequence is passed
+    assert grouping is not None and grouping.group == [0, 0]
+    assert behaviour_groups(opaque, [HARD_CODED, REVERSED]) is None  # nothing to go on
 
 
 def test_of_the_passing_candidates_the_one_most_others_agree_with_is_chosen(models) -> None:

@@ -28,8 +28,9 @@ from critic_loop.state.verdict import CheckResult
 
 MAX_PROBES = 32
 THIN_CALLS = 3  # inline tests making fewer distinct calls are thin evidence
-DERIVED_INPUTS = TestSuite(
-    id="derived_inputs", kind="tests", tests="# the drafts' own calls\n", timeout_seconds=20
+_SUITE = TestSuite(id="derived_inputs", kind="tests", tests="# the drafts' own calls\n")
+DERIVED_INPUTS = TestSuite.model_construct(  # its 20 s not asked for: a ceiling lowers it
+    {"id", "kind", "tests"}, **{**_SUITE.model_dump(), "timeout_seconds": 20}
 )
 """How candidates checked for syntax only are run on the inputs their drafts give."""
 _SMALL = 10**6  # larger integers are not doubled (the inputs stay cheap to run)

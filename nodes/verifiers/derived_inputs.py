@@ -85,7 +85,9 @@ def _used_as(parameter: str, function: ast.FunctionDef) -> str:
             return "str" if not hasattr(list, node.attr) else "list"
         if named and isinstance(node, ast.BinOp | ast.AugAssign | ast.Compare):
             numbers = [n for n in ast.iter_child_nodes(node) if isinstance(n, ast.Constant)]
-            if any(type(n.value) is int for n in numbers) or isinstance(node.op, ast.Mod):
+            if any(type(n.value) is int for n in numbers) or isinstance(
+                getattr(node, "op", None), ast.Mod
+            ):
                 return "int"
         if named and isinstance(node, ast.Subscript | ast.For | ast.comprehension):
             return "list"

@@ -12,6 +12,7 @@ import pytest
 from critic_loop.graphs.app import build_graph
 from critic_loop.nodes.operator_policy import Trust
 from critic_loop.nodes.verifiers.agreement import (
+    DERIVED_INPUTS,
     Grouping,
     abehaviour_groups,
     behaviour_groups,
@@ -180,3 +181,15 @@ def test_candidates_differing_only_on_a_few_inputs_the_task_rules_out_behave_the
     suite = TestSuite(id="examples", kind="tests", tests=tests, timeout_seconds=30)
     grouping = behaviour_groups(suite, [with_bin, by_hand, octal])
     assert grouping is not None and grouping.group == [0, 0, 2]
+
+
+def test_a_rubric_that_runs_no_code_is_compared_only_where_a_served_run_may_run_code(
+    no_bubblewrap: None,
+) -> None:
+    served = Trust(served=True, settings=OperatorSettings())
+    assert behaviour_groups(DERIVED_INPUTS, [LOOPS, GROUPBY], served) is None  # no error either
+    allowed = OperatorSettings(
+        allow_incomplete_sandbox=True, ceilings=Ceilings(test_timeout_seconds=5)
+    )
+    grouping = behaviour_groups(DERIVED_INPUTS, [LOOPS, GROUPBY], Trust(True, allowed))
+    assert grouping is not None and grouping.group == [0, 0]  # its limit held to the ceiling

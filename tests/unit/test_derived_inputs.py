@@ -59,3 +59,4 @@ def test_how_the_function_uses_a_parameter_gives_values_of_its_type() -> None:
     assert calls("return 10 ** (x - 1)")[:2] == [(0,), (1,)]
     assert calls("return [v for v in x]")[:2] == [([],), ([1],)]
     assert calls("return x") == []
+    assert documented_calls(["def f(x, y):\n    return x if x > y else y\n"]) == []

@@ -36,8 +36,10 @@ if TYPE_CHECKING:
         Contains,
         Criterion,
         Headings,
+        Language,
         MatchesJsonSchema,
         PythonCheck,
+        PythonFeature,
         PythonSyntax,
         Regex,
         TestSuite,
@@ -62,7 +64,8 @@ _HOMES = {  # where each public name lives; it is imported from there on first u
     "critic_loop.state.loop": "LoopState",
     "critic_loop.state.references": "register_check",
     "critic_loop.state.rubric": (
-        "CharCount Contains Criterion Headings MatchesJsonSchema PythonCheck PythonSyntax Regex "
+        "CharCount Contains Criterion Headings Language MatchesJsonSchema PythonCheck "
+        "PythonFeature PythonSyntax Regex "
         "TestSuite ValidJson WordCount"
     ),
     "critic_loop.state.verdict": "CheckResult Verdict",
@@ -77,6 +80,7 @@ __all__ = [
     "Criterion",
     "Headings",
     "InvalidInput",
+    "Language",
     "LoopCancelled",
     "LoopDidNotPass",
     "LoopExhausted",
@@ -86,6 +90,7 @@ __all__ = [
     "MatchesJsonSchema",
     "ModelSetupError",
     "PythonCheck",
+    "PythonFeature",
     "PythonSyntax",
     "Regex",
     "ReviewPending",

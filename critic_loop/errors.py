@@ -5,9 +5,7 @@ Importing them imports no graph or model library; the graph's own are `critic_lo
 
 from __future__ import annotations
 
-
-class ThreadFinished(RuntimeError):
-    """The thread already holds a finished run; use a new thread id, or fork it."""
+from critic_loop.state.errors import ThreadFinished as ThreadFinished  # the graph raises it too
 
 
 class ThreadBusy(RuntimeError):

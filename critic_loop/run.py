@@ -271,11 +271,13 @@ def _next_input(seen: dict[str, Any], run: _Run) -> LoopState | Command[Any]:
 def _start(snapshot: StateSnapshot, run: _Run, location: str | None) -> dict[str, Any] | None:
     """Return the input that starts the thread, or None to resume its unfinished run.
 
-    Finished means an outcome and no step left (memory steps done); anything else resumes,
-    even a last step whose writes were saved without its checkpoint (no next step shown).
+    Finished means an outcome and no step left (memory steps done) but a refused second run's
+    `check_input`; anything else resumes, even a last step whose writes were saved without its
+    checkpoint (no next step shown).
     """
     kept, fresh, on_start = snapshot.values, run.fresh or {}, run.options.get("on_start")
-    if kept.get("outcome") is not None and not snapshot.tasks:  # `next` omits written steps
+    left = {task.name for task in snapshot.tasks} - {"check_input"}  # `next` omits written steps
+    if kept.get("outcome") is not None and not left:
         raise ThreadFinished(
             f"thread {run.thread_id} already finished ({kept['outcome']}); "
             "use a new thread id, or fork_loop to continue it from an earlier round"

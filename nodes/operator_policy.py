@@ -18,6 +18,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.models.discovery import needs_discovery, with_available_models
+from critic_loop.nodes.models.redaction import redacted
 from critic_loop.state.ceilings import CONTEXT_CEILINGS, TEST_CEILINGS, variable
 from critic_loop.state.context import AUTO_CANDIDATES, Context, as_context
 from critic_loop.state.errors import CeilingExceeded, TrustViolation
@@ -97,8 +98,8 @@ def check_context(context: Context, trust: Trust) -> Context:
         allowed = {url.rstrip("/") for url in [*operators, *trust.policy.allowed_base_urls] if url}
         if context.base_url.rstrip("/") not in allowed:
             raise TrustViolation(
-                f"base_url {context.base_url!r} is not allowed: a client may use only the "
-                "operator's server or one of CRITIC_LOOP_ALLOWED_BASE_URLS"
+                f"base_url {redacted(context.base_url)!r} is not allowed: a client may use only "
+                "the operator's server or one of CRITIC_LOOP_ALLOWED_BASE_URLS"
             )
     if context.prompts_dir is not None:
         _allowed_path(context.prompts_dir, trust, "prompts_dir")

@@ -88,6 +88,9 @@ class Allowance(BaseModel):
     calls: int | None = Field(default=None, ge=0, description="Model calls left.")
     tokens: int | None = Field(default=None, ge=0, description="Tokens left.")
     seconds: float | None = Field(default=None, ge=0, description="Seconds left.")
+    largest_prompt: int | None = Field(
+        default=None, ge=0, description="The most tokens one prompt may hold (the token budget)."
+    )
 
     def share(self, ways: int) -> Allowance:
         """Split the calls left between `ways` steps side by side (each gets at least one)."""
@@ -107,4 +110,5 @@ def allowance(spent: Spent, context: Context) -> Allowance:
         calls=None if calls is None else int(calls),
         tokens=None if tokens is None else int(tokens),
         seconds=left(context.time_budget_seconds, spent.seconds),
+        largest_prompt=context.token_budget,
     )

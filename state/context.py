@@ -11,6 +11,15 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 MAX_ITERATIONS_LIMIT = 100  # the largest iteration cap a run may ask for
 MAX_CANDIDATES = 8  # the most first drafts a run may ask for
 AUTO_CANDIDATES = 3  # the first drafts `candidates="auto"` writes when code can choose
+MODEL_FIELDS = ("worker_model", "critic_model")  # settled from the machine when none is named
+LOCAL_SETTINGS: dict[str, Any] = {  # what suits small models (see `benchmarks/judge/results`)
+    "judge_granularity": "criterion",
+    "judge_mode": "extract",
+    "lint_checks": True,
+    "worker_max_tokens": 1024,
+}
+WORKER_FIELDS = frozenset({"worker_max_tokens"})  # from the worker's profile; the rest: critic's
+PROFILE_FIELDS = tuple(LOCAL_SETTINGS)  # the settings a model's profile may give a run
 
 # the provider holds the schema (many local servers refuse), a forced tool call, or JSON mode
 StructuredOutputMethod = Literal["json_schema", "function_calling", "json_mode"]
@@ -141,35 +150,25 @@ class Context(BaseSettings):
     )
     judge_granularity: Literal["rubric", "criterion"] = Field(
         default="rubric",
-        description=(
-            "rubric: one judge call for every LLM criterion; criterion: one call each. "
-            "Unset, it follows the critic model (critic-loop models)."
-        ),
+        description="rubric: one judge call for every LLM criterion; criterion: one call each.",
     )
     judge_mode: Literal["verdict", "extract", "extract_ask"] = Field(
         default="verdict",
         description=(
             "verdict: the judge decides; extract: it quotes the artifact and code decides; "
             "extract_ask: as extract, and a yes/no probability at the judge profile's "
-            "threshold where its words are not in the artifact. Unset, it follows the "
-            "critic model (critic-loop models)."
+            "threshold where its words are not in the artifact."
         ),
     )
     lint_checks: bool = Field(
         default=False,
-        description=(
-            "Grade what the rubric linter can decide with its exact check. Unset, it follows "
-            "the critic model (critic-loop models)."
-        ),
+        description="Grade what the rubric linter can decide with its exact check.",
     )
     worker_max_tokens: int | None = Field(
         default=None,
         ge=16,
         le=200_000,
-        description=(
-            "Cap on a draft's length in tokens. Unset, it follows the worker model "
-            "(critic-loop models)."
-        ),
+        description="Cap on a draft's length in tokens.",
     )
     critic_max_tokens: int = Field(
         default=2048, ge=64, le=200_000, description="Cap on a judge's or the distiller's answer."

@@ -15,6 +15,10 @@ class InvalidInput(ValueError):
         super().__init__("\n".join(self.problems))
 
 
+class ThreadFinished(RuntimeError):
+    """The thread already holds a finished run; use a new thread id, or fork it."""
+
+
 class ModelSetupError(ValueError):
     """A model named in the context cannot be created (unknown provider, missing key, ...)."""
 

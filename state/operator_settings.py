@@ -51,6 +51,14 @@ class OperatorSettings(BaseSettings):
     shared_memory_scopes: CommaList = Field(
         default_factory=list, description="Memory scopes every authenticated user shares."
     )
+    memory_curators: CommaList = Field(default_factory=list, description="Who may edit them.")
+    max_rule_chars: int = Field(default=500, ge=50, description="The longest rule recall gives.")
+    max_recalled_chars: int = Field(
+        default=4_000, ge=200, description="Rule text recalled, in all."
+    )
+    webhook_hosts: CommaList = Field(default_factory=list, description="Hosts webhooks may call.")
+    max_pending_runs: int = Field(default=10, ge=1, description="A user's runs waiting or running.")
+    max_crons: int = Field(default=5, ge=0, description="The crons one user may keep.")
     max_task_chars: int = Field(
         default=100_000, ge=1, description="The longest task, in characters."
     )

@@ -122,11 +122,19 @@ class Critique(DraftRecord):
     agreement: Agreement | None = Field(
         default=None, description="How many passing candidates behaved like this one."
     )
+    regressed: str | None = Field(
+        default=None,
+        description="Why this failing revision is worse than the draft it revises (it fails "
+        "what that draft passed, or keeps little of its text): never the run's best, then.",
+    )
     stopped: str | None = Field(
         default=None, description="Why a run budget ran out before grading was done."
     )
     seconds: float = Field(
         default=0.0, ge=0, description="Seconds the round's grading took (every candidate)."
+    )
+    seal: str | None = Field(
+        default=None, description="The server's mark that its critic made it (shared memory)."
     )
 
     @model_validator(mode="after")
@@ -161,7 +169,10 @@ class WorkerFeedback(DraftRecord):
 
     summary: Note = Field(default="", description="The critic's overall note to the worker.")
     hints: list[Hint] = Field(
-        default_factory=list, description="The smallest useful changes, one per failing check."
+        default_factory=list, description="What to change: each failing criterion's, each once."
+    )
+    kept: list[Hint] = Field(
+        default_factory=list, description="The draft's own words a judged pass quoted, to keep."
     )
 
 

@@ -275,6 +275,61 @@ class PythonSyntax(CriterionBase):
         return "The artifact is valid Python."
 
 
+LANGUAGES = {  # the names a criterion may use, by ISO 639-1 code
+    "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian",
+    "pt": "Portuguese", "nl": "Dutch", "sv": "Swedish", "da": "Danish", "no": "Norwegian",
+    "fi": "Finnish", "pl": "Polish", "cs": "Czech", "ro": "Romanian", "tr": "Turkish",
+    "ru": "Russian", "uk": "Ukrainian", "el": "Greek", "ja": "Japanese", "zh": "Chinese",
+}  # fmt: skip
+
+
+class Language(CriterionBase):
+    """The artifact's prose is written in one language, as a language identifier reads it."""
+
+    kind: Literal["language"] = Field(description=KIND_DESCRIPTION)
+    language: Literal[tuple(LANGUAGES)] = Field(  # type: ignore[valid-type]
+        description="The language, by its ISO 639-1 code: " + ", ".join(LANGUAGES) + "."
+    )
+
+    def _default_text(self) -> str:
+        return f"It is written in {LANGUAGES[self.language]}."
+
+
+PYTHON_FEATURES = {  # what a `python_feature` check finds in drafted code, said as a criterion
+    "docstring": "a docstring",
+    "type_hints": "type hints",
+    "loop": "a for or while loop",
+    "recursion": "a function that calls itself",
+    "print": "a call to print",
+    "return": "a return of a value",
+    "comment": "a comment",
+    "f_string": "an f-string",
+    "import": "an import",
+    "stdlib_only": "imports from the Python standard library only",
+    "parameters": "a function's parameters",
+    "methods": "a class's methods",
+}
+
+
+class PythonFeature(CriterionBase):
+    """The drafted Python has a feature code finds in its syntax tree (or, counted, so many)."""
+
+    kind: Literal["python_feature"] = Field(description=KIND_DESCRIPTION)
+    feature: Literal[tuple(PYTHON_FEATURES)] = Field(  # type: ignore[valid-type]
+        description="What to find: " + ", ".join(PYTHON_FEATURES) + "."
+    )
+    count: int | None = Field(
+        default=None, ge=0, description="For parameters and methods: exactly this many."
+    )
+    present: bool = Field(default=True, description="False: the code must not have it.")
+
+    def _default_text(self) -> str:
+        what = PYTHON_FEATURES[self.feature]
+        if self.count is not None:
+            return f"The code has exactly {self.count} of {what}."
+        return f"The code {'has' if self.present else 'has no'} {what}."
+
+
 class PythonCheck(CriterionBase):
     """A Python function of the draft decides; it returns a `CheckResult`, a tuple or a bool.
 
@@ -360,6 +415,8 @@ AnyCriterion = Annotated[  # chosen by `kind` (default "llm")
     | Annotated[ValidJson, Tag("json")]
     | Annotated[MatchesJsonSchema, Tag("json_schema")]
     | Annotated[PythonSyntax, Tag("python_syntax")]
+    | Annotated[Language, Tag("language")]
+    | Annotated[PythonFeature, Tag("python_feature")]
     | Annotated[PythonCheck, Tag("python")]
     | Annotated[TestSuite, Tag("tests")],
     Discriminator(_kind_of),

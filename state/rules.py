@@ -80,6 +80,9 @@ class RecalledRule(BaseModel):
     id: str = Field(description="The rule's key in the store.")
     text: str = Field(description="The rule as it read when recalled.")
     scope: str = Field(description="The scope it was recalled from.")
+    seal: str | None = Field(
+        default=None, description="The server's mark that its recall gave it (shared memory)."
+    )
 
 
 class Lesson(BaseModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -53,8 +54,12 @@ def no_real_embedded_model(request: pytest.FixtureRequest, monkeypatch: pytest.M
 
 
 @pytest.fixture(autouse=True)
-def no_model_server_answers_kept() -> None:
-    """Ask each test's model server afresh (their ports are reused from test to test)."""
+def no_model_server_answers_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ask each test's model server afresh (their ports are reused from test to test).
+
+    The answers its processes share live under this test's own XDG_CACHE_HOME.
+    """
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     forget_servers()
 
 

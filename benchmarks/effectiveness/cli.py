@@ -37,8 +37,8 @@ def parser() -> argparse.ArgumentParser:
     parse = cli.parser(
         "python -m benchmarks.effectiveness",
         "Does the critic loop beat one shot? Runs configurations of critic-loop on a tier's "
-        "coding and writing tasks against an OpenAI-compatible server and reports what each "
-        f"solves against {BASELINE}, and at what cost.",
+        "coding, writing or judged writing tasks against an OpenAI-compatible server and "
+        f"reports what each solves against {BASELINE}, and at what cost.",
         "effectiveness-report.json",
         CONFIGS,
         DEFAULT_CONFIGS,
@@ -46,7 +46,9 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument(
         "--tier", choices=sorted(TIERS), default="project", help="the task set (default: project)"
     )
-    parse.add_argument("--tasks", type=cli.comma_names, help="task kinds (default: coding,writing)")
+    parse.add_argument(
+        "--tasks", type=cli.comma_names, help=f"task kinds (default: {','.join(KINDS)})"
+    )
     chosen = parse.add_mutually_exclusive_group()
     chosen.add_argument("--limit", type=int, help="the first N tasks of each kind")
     chosen.add_argument("--ids", type=cli.comma_names, help="these tasks, comma-separated ids")

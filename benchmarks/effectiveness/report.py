@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarks.effectiveness.judged import DEGENERATE_SHARE
 from benchmarks.harness.report import Report, Row
 
 
@@ -34,11 +35,32 @@ class Run(Row):
     draft_grades: list[dict[str, Any]] = field(default_factory=list)
     """Every draft: round, candidate, whether the loop's checks passed it (`visible`), whether
     the hidden grader solves it (`solved`), and its agreement `support` (1: not compared)."""
+    judged_met: dict[str, bool] = field(default_factory=dict)
+    """Judged tasks: each judged criterion, and whether its hidden grader passes `final`."""
+    declared_passed: list[str] = field(default_factory=list)
+    """Judged tasks: the judged criteria the run declared `final` passes (its final verdict)."""
+    first_chars: int | None = None
+    """The length of the run's first draft, in characters."""
+
+    @property
+    def false_passes(self) -> list[str]:
+        """The judged criteria declared passed on `final` that its hidden grader fails."""
+        return [c for c in self.declared_passed if not self.judged_met.get(c, False)]
+
+    @property
+    def degenerate(self) -> bool:
+        """Whether `final` fails its grading at under 40% of the first draft's length."""
+        shrunk = len(self.final or "") < DEGENERATE_SHARE * (self.first_chars or 0)
+        return self.error is None and shrunk and not self.solved
 
     @property
     def visible_pass(self) -> bool:
-        """Whether the loop's own checks passed the result (the run ended `passed`)."""
-        return self.error is None and self.outcome == "passed"
+        """Whether the loop's own checks passed the result (the run ended `passed`).
+
+        A judged task's one-shot run, whose judge was never asked, passed nothing visible.
+        """
+        judged = self.kind != "judged" or bool(self.declared_passed)
+        return self.error is None and self.outcome == "passed" and judged
 
     @property
     def some_draft_solved(self) -> bool:

@@ -3,7 +3,10 @@
 Only tasks that every configuration has a row for are counted ("complete" tasks), so a
 report cut short still compares like with like; a row with an error counts as not solved.
 Points and wins/losses are against the baseline, `single_shot`, on the same tasks. The
-figures are given for every task, then for each kind (coding, writing) apart.
+figures are given for every task, then for each kind (coding, writing, judged) apart.
+Where judged tasks are counted, the tables add the criteria the final drafts truly meet, the
+loop's false passes on them and its degenerate finals, and the report ends with rows in the
+shape of the README's table.
 """
 
 from __future__ import annotations
@@ -40,6 +43,16 @@ class Figures:
     """Results the loop's own checks passed (the run ended `passed`)."""
     hidden_fails: int
     """Of those, the results the hidden grader fails."""
+    criteria_met: int = 0
+    """Judged criteria the final drafts truly meet (by their hidden graders)."""
+    criteria: int = 0
+    """Judged criteria of the tasks counted."""
+    declared: int = 0
+    """Judged criteria the runs declared their final drafts pass."""
+    false_passes: int = 0
+    """Of those, the ones the hidden graders fail."""
+    degenerate: int = 0
+    """Final drafts under 40% of their run's first draft's length that fail their grading."""
 
     def per(self, total: int, *, solved: bool = False, digits: int = 2) -> str:
         """`total` per task, or per solved task."""
@@ -72,6 +85,11 @@ def figures(name: str, rows: Sequence[Run], base: dict[str, bool] | None) -> Fig
         wall_seconds=sum(row.wall_seconds for row in rows),
         visible_passes=sum(row.visible_pass for row in rows),
         hidden_fails=sum(row.visible_pass and not row.solved for row in rows),
+        criteria_met=sum(sum(row.judged_met.values()) for row in rows),
+        criteria=sum(len(row.judged_met) for row in rows),
+        declared=sum(len(row.declared_passed) for row in rows),
+        false_passes=sum(len(row.false_passes) for row in rows),
+        degenerate=sum(row.degenerate for row in rows),
     )
 
 
@@ -126,6 +144,9 @@ def format_table(group: str, all_figures: list[Figures]) -> str:
         "errors",
         "passed visible, failed hidden",
     ]
+    judged = any(f.criteria for f in all_figures)
+    if judged:
+        header += ["criteria met", "false passes", "degenerate"]
     body = [
         [
             f.name,
@@ -141,10 +162,44 @@ def format_table(group: str, all_figures: list[Figures]) -> str:
             f"{f.wall_seconds:.0f}",
             str(f.errors),
             f"{f.hidden_fails}/{f.visible_passes}",
+            *(
+                [share(f.criteria_met, f.criteria), share(f.false_passes, f.declared)]
+                + [str(f.degenerate)]
+                if judged
+                else []
+            ),
         ]
         for f in all_figures
     ]
     return "\n".join(columns(header, body))
+
+
+README_HEADER = (
+    "| configuration | criteria truly met | solved | declared passes wrong | degenerate finals "
+    "| calls per task | tokens per task |\n|---|---|---|---|---|---|---|"
+)
+
+
+def readme_rows(all_figures: list[Figures]) -> str:
+    """Render the judged figures as rows of a Markdown table, in the README's words."""
+    names = {BASELINE: "one shot", "default": "the defaults"}
+    rows = [
+        f"| {names.get(f.name, f.name)}, {f.tasks} judged tasks "
+        f"| {f.criteria_met} of {f.criteria} ({_percent(f.criteria_met, f.criteria)}) "
+        f"| {f.solved} ({_percent(f.solved, f.tasks)}) "
+        + (
+            f"| {f.false_passes} of {f.declared} ({_percent(f.false_passes, f.declared)}) "
+            if f.declared
+            else "| - (declares none) "
+        )
+        + f"| {f.degenerate} | {f.per(f.calls, digits=1)} | {f.per(f.tokens, digits=0)} |"
+        for f in all_figures
+    ]
+    return "\n".join([README_HEADER, *rows])
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.0f}%" if whole else "-"
 
 
 def _cell(row: Run | None) -> str:
@@ -152,7 +207,11 @@ def _cell(row: Run | None) -> str:
         return "."
     if row.error is not None:
         return "!"
-    return ("+" if row.solved else "-") + str(row.rounds)
+    cell = ("+" if row.solved else "-") + str(row.rounds)
+    if row.judged_met:
+        cell += f" {sum(row.judged_met.values())}/{len(row.judged_met)}"
+        cell += "*" * len(row.false_passes) + ("<" if row.degenerate else "")
+    return cell
 
 
 def format_matrix(settings: dict[str, Any], rows: Sequence[Run]) -> str:
@@ -165,6 +224,11 @@ def format_matrix(settings: dict[str, Any], rows: Sequence[Run]) -> str:
         for task in tasks
     ]
     legend = "per task: + solved, - not solved, ! error, . not run; the number is the rounds"
+    if any(row.judged_met for row in rows):
+        legend += (
+            "; then judged criteria truly met, a * for each false pass on the final, "
+            "< for a degenerate final"
+        )
     return "\n".join([legend, *columns(["task", "kind", *settings["configs"]], body, left=2)])
 
 
@@ -234,8 +298,11 @@ def format_report(data: dict[str, Any]) -> str:
         f"{settings['model']} at {settings.get('base_url') or '-'}; {len(done)} task(s) run by "
         f"every configuration, at most {settings['rounds']} rounds"
     )
-    tables = [format_table(group, f) for group, f in summarize(settings, rows).items()]
+    groups = summarize(settings, rows)
+    tables = [format_table(group, f) for group, f in groups.items()]
     tables.append(hidden_fails_by_visible(settings, rows))
+    if any(f.criteria for f in groups.get("judged", [])):
+        tables.append("README rows (judged tasks):\n" + readme_rows(groups["judged"]))
     notes = []
     for config in settings["configs"]:
         runs, changed, gained, lost = agreement_effect(config, rows)

@@ -1,7 +1,9 @@
 """The task sets (tiers) and which tasks a run covers.
 
 A coding task is a prompt with visible tests (its own examples) and hidden tests; a writing
-task is a prompt with a rubric of deterministic criteria. Loading checks each row's fields
+task is a prompt with a rubric of deterministic criteria; a judged task is a prompt with a
+rubric of judged sentences (and perhaps a check), each judged sentence with a hidden grader
+of patterns that code runs on the final draft (see `judged.py`). Loading checks each row's fields
 and types, so a malformed file fails before any model is called, naming the file and line.
 (`python -m benchmarks.effectiveness.validate` checks a task set in depth.)
 """
@@ -18,18 +20,21 @@ from typing import Any, Literal
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 
-TIERS = {"project": TASKS_DIR, "range": TASKS_DIR / "range"}
-"""The task sets: the project's own (49 coding, 14 writing), and one in a small model's
-range (HumanEval problems and writing tasks with checks; see tasks/range/README.md)."""
+TIERS = {"project": TASKS_DIR, "range": TASKS_DIR / "range", "judged": TASKS_DIR / "judged"}
+"""The task sets: the project's own (49 coding, 14 writing), one in a small model's range
+(HumanEval problems and writing tasks with checks; see tasks/range/README.md), and writing
+tasks with judged criteria whose truth code can check (tasks/judged/README.md)."""
 
 QUICK_IDS = {
     "project": ("chunk_pad", "second_largest_distinct", "solar_coop_slogan"),
     "range": ("he013_greatest_common_divisor", "he042_incr_list", "slogan_five_words"),
+    "judged": ("chess_club_welcome", "coffee_mug_description", "binary_search_beginner"),
 }
-"""Each tier's smoke slice: two coding tasks and a writing task with short answers."""
+"""Each tier's smoke slice: short answers (two coding tasks and a writing task, or three
+judged ones)."""
 
-Kind = Literal["coding", "writing"]
-KINDS: tuple[Kind, ...] = ("coding", "writing")
+Kind = Literal["coding", "writing", "judged"]
+KINDS: tuple[Kind, ...] = ("coding", "writing", "judged")
 
 
 class TaskFileError(ValueError):
@@ -68,21 +73,50 @@ class WritingTask:
     kind: Kind = "writing"
 
 
-Task = CodingTask | WritingTask
+@dataclass(frozen=True)
+class JudgedTask:
+    """A text to write against judged sentences; solved when every hidden grader passes it.
+
+    `graders` maps each judged (`llm`) criterion's id to the patterns that decide, on the
+    final draft, whether it is truly met: `{"all": [...], "any": [...], "none": [...]}`.
+    """
+
+    id: str
+    prompt: str
+    rubric: list[dict[str, Any]]
+    graders: dict[str, dict[str, list[str]]]
+    reference: str
+    paraphrase: str
+    """A second draft that meets every criterion in other words (the graders must pass it)."""
+    bad_example: str
+    kind: Kind = "judged"
+
+
+Task = CodingTask | WritingTask | JudgedTask
+SHAPES: dict[Kind, type[Task]] = {
+    "coding": CodingTask,
+    "writing": WritingTask,
+    "judged": JudgedTask,
+}
+
+
+def _shaped(name: str, value: Any) -> bool:
+    if name == "rubric":
+        return isinstance(value, list) and all(isinstance(item, dict) for item in value)
+    if name == "graders":
+        return isinstance(value, dict) and all(isinstance(item, dict) for item in value.values())
+    return isinstance(value, str)
 
 
 def _task(kind: Kind, row: Any, where: str) -> Task:
-    shape = CodingTask if kind == "coding" else WritingTask
-    expected = {f.name: f.type for f in fields(shape) if f.name != "kind"}
-    if not isinstance(row, dict) or row.keys() != expected.keys():
+    shape = SHAPES[kind]
+    expected = {f.name for f in fields(shape) if f.name != "kind"}
+    if not isinstance(row, dict) or row.keys() != expected:
         have = sorted(row) if isinstance(row, dict) else type(row).__name__
         raise TaskFileError(f"{where}: want the fields {sorted(expected)}, not {have}")
     for name, value in row.items():
-        wanted = list if name == "rubric" else str
-        if not isinstance(value, wanted) or (
-            name == "rubric" and not all(isinstance(item, dict) for item in value)
-        ):
-            raise TaskFileError(f"{where}: {name} is not a {wanted.__name__} of the right shape")
+        if not _shaped(name, value):
+            raise TaskFileError(f"{where}: {name} is not of the right shape")
     return shape(**row)
 
 

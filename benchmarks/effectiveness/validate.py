@@ -17,6 +17,12 @@ Writing tasks: the reference passes the rubric and the bad example fails it, and
 required phrase, heading and count bound is stated in the prompt (a maximum may be stated
 as "under N+1"). The project tier asks for 3-5 criteria.
 
+Judged tasks: 2-3 judged sentences and at most one check, whose bounds and phrases the
+prompt states; a hidden grader for every judged sentence and for nothing else; the reference
+and the paraphrase pass every grader and check, and the bad example fails every grader; and
+at least one judged sentence is not stated in the prompt (its grader fails the prompt's own
+text), so it can reach the worker only through the critic's hints.
+
 Prints a summary and exits non-zero on any problem.
 """
 
@@ -31,9 +37,19 @@ import os
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from benchmarks.effectiveness.grading import check_task, grade, loop_rubric
-from benchmarks.effectiveness.taskset import KINDS, TIERS, CodingTask, Task, WritingTask, load_tasks
+from benchmarks.effectiveness.judged import checks, judged_ids
+from benchmarks.effectiveness.taskset import (
+    KINDS,
+    TIERS,
+    CodingTask,
+    JudgedTask,
+    Task,
+    WritingTask,
+    load_tasks,
+)
 from critic_loop.grading import critique_artifact
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
@@ -102,13 +118,11 @@ def run_coding(task: CodingTask, naive: str | None) -> tuple[list[str], str | No
     return problems, "hidden only" if visible is not None and visible.passed else "visible"
 
 
-def check_writing(task: WritingTask, strict: bool) -> list[str]:
-    """Check a writing task: reference passes, bad example fails, requirements stated."""
+def _unstated(rubric: list[dict[str, Any]], prompt: str) -> list[str]:
+    """List the phrases, headings and count bounds of checks that the prompt omits."""
     problems = []
-    if strict and not 3 <= len(task.rubric) <= 5:
-        problems.append(f"{len(task.rubric)} criteria, want 3-5")
-    prompt = task.prompt.lower()
-    for criterion in task.rubric:
+    prompt = prompt.lower()
+    for criterion in rubric:
         stated = [*criterion.get("phrases", ()), *(f'"{h}"' for h in criterion.get("headings", ()))]
         stated = [text for text in stated if text.lower() not in prompt]
         if stated:
@@ -118,11 +132,46 @@ def check_writing(task: WritingTask, strict: bool) -> list[str]:
             problems.append(f"{criterion['id']}: the bound {low} is not stated in the prompt")
         if high is not None and not (_stated(high, prompt) or _stated(high + 1, prompt)):
             problems.append(f"{criterion['id']}: the bound {high} is not stated in the prompt")
+    return problems
+
+
+def check_writing(task: WritingTask, strict: bool) -> list[str]:
+    """Check a writing task: reference passes, bad example fails, requirements stated."""
+    problems = []
+    if strict and not 3 <= len(task.rubric) <= 5:
+        problems.append(f"{len(task.rubric)} criteria, want 3-5")
+    problems += _unstated(task.rubric, task.prompt)
     if not grade(task, task.reference).solved:
         problems.append(f"the reference fails: {grade(task, task.reference).evidence}")
     if grade(task, task.bad_example).solved:
         problems.append("the bad example passes every criterion")
     return problems
+
+
+def check_judged(task: JudgedTask) -> list[str]:
+    """Check a judged task: its shape, its graders on its drafts, and a requirement unstated."""
+    judged, deterministic = judged_ids(task.rubric), checks(task.rubric)
+    problems = [] if 2 <= len(judged) <= 3 else [f"{len(judged)} judged criteria, want 2-3"]
+    if len(deterministic) > 1:
+        problems.append(f"{len(deterministic)} checks, want at most one")
+    if sorted(task.graders) != sorted(judged):
+        problems.append(f"graders for {sorted(task.graders)}, want one for each of {judged}")
+    problems += _unstated(deterministic, task.prompt)
+    for name in ("reference", "paraphrase"):
+        result = grade(task, getattr(task, name))
+        if not result.solved:
+            problems.append(f"the {name} fails {result.failing}: {result.evidence}")
+    passed = [c for c in judged if c not in grade(task, task.bad_example).failing]
+    if passed:
+        problems.append(f"the bad example passes the graders of {passed}")
+    if not set(judged) & set(grade(task, task.prompt).failing):
+        problems.append("the prompt states every judged criterion: none is hidden")
+    return problems
+
+
+def hidden_criteria(task: JudgedTask) -> int:
+    """How many judged criteria of the task its prompt does not state (their graders fail it)."""
+    return len(set(judged_ids(task.rubric)) & set(grade(task, task.prompt).failing))
 
 
 def validate(task: Task, tier: str, naive: dict[str, str]) -> tuple[list[str], str | None]:
@@ -133,6 +182,8 @@ def validate(task: Task, tier: str, naive: dict[str, str]) -> tuple[list[str], s
     except ValueError as error:
         return [*problems, str(error)], None
     strict = tier == "project"
+    if isinstance(task, JudgedTask):
+        return problems + check_judged(task), None
     if isinstance(task, WritingTask):
         return problems + check_writing(task, strict), None
     found, caught = run_coding(task, naive.get(task.id))
@@ -156,8 +207,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{t.kind} {t.id}: {p}" for t, (found, _) in zip(tasks, results, strict=True) for p in found
     ]
     caught = [c for _, c in results if c is not None]
-    coding = sum(task.kind == "coding" for task in tasks)
-    print(f"{args.tier} tier: {coding} coding, {len(tasks) - coding} writing task(s)")
+    counts = ", ".join(f"{sum(t.kind == kind for t in tasks)} {kind}" for kind in KINDS)
+    print(f"{args.tier} tier: {counts} task(s)")
+    judged = [task for task in tasks if isinstance(task, JudgedTask)]
+    if judged:
+        criteria = sum(len(judged_ids(task.rubric)) for task in judged)
+        hidden = sum(hidden_criteria(task) for task in judged)
+        print(f"judged criteria: {criteria}, {hidden} of them not stated in their prompt")
     if naive:
         print(
             f"naive solutions caught: {len(caught)}/{len(naive)} "

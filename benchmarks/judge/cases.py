@@ -49,14 +49,37 @@ class Pair:
     """Decides the label from the artifact alone, where code can (checked by the tests)."""
 
 
+Family = Literal[
+    "product",
+    "notice",
+    "explanation",
+    "message",
+    "short_form",
+    "language",
+    "code",
+    "data",
+    "run_draft",
+    "degenerate",
+]
+"""The kind of text and criteria a case belongs to: the unit a judge is fitted and measured
+on leave-one-family-out. `product`: product copy and prices; `notice`: notices,
+announcements, reports and short stories; `explanation`: explanations and advice;
+`message`: messages and emails; `short_form`: poems, slogans and lists; `language`: text
+in a language other than English, or criteria about its language; `code`: functions in
+Python and JavaScript; `data`: queries, JSON, settings and scripts; `run_draft`: drafts
+and revisions the loop's own runs produced (echoes and pasted hints among them);
+`degenerate`: a title, topic words, a truncated sentence, a refusal, one word."""
+
+
 @dataclass(frozen=True)
 class Case:
-    """An artifact and its labelled criteria."""
+    """An artifact, its labelled criteria and its family."""
 
     id: str
     kind: Literal["writing", "code"]
     artifact: str
     pairs: tuple[Pair, ...] = field(default_factory=tuple)
+    family: Family = field(kw_only=True)
 
 
 def has(pattern: str, flags: int = re.IGNORECASE) -> Callable[[str], bool]:
@@ -112,6 +135,14 @@ IMPORTS = "It imports a module."
 VALID_JSON = "It is valid JSON."
 WEEKDAY = "It names a day of the week."
 WEEKDAYS = r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+CITY = "It names a city."
+DATE = "It gives a calendar date such as 3 May."
+SPANISH = "It is written in Spanish."
+PORTUGUESE = "It is written in Portuguese."
+ASKS_READER = "It asks the reader a question."
+POLITE = "It asks politely, without threats or demands."
+STDLIB_ONLY = "It imports nothing outside the Python standard library."
+RETURNS_SECTION = "Its docstring has a Returns: section."
 
 CASES: tuple[Case, ...] = (
     # --- writing ---------------------------------------------------------------------
@@ -124,6 +155,7 @@ CASES: tuple[Case, ...] = (
             Pair("lines", "It has exactly three lines.", True, "count", counted(r"^.+$", 3)),
             Pair("syllables", "Its three lines have 5, 7 and 5 syllables.", False, "count"),
         ),
+        family="short_form",
     ),
     Case(
         "haiku_winter",
@@ -134,6 +166,7 @@ CASES: tuple[Case, ...] = (
             Pair("bird", "It mentions a bird.", True, "names"),
             Pair("rain", "It mentions rain.", False, "absence", has(r"\brain")),
         ),
+        family="short_form",
     ),
     Case(
         "train_english",
@@ -144,6 +177,7 @@ CASES: tuple[Case, ...] = (
             Pair("departure", "It says when the train leaves.", True, "numbers"),
             Pair("question", QUESTION, False, "question", has(r"\?")),
         ),
+        family="language",
     ),
     Case(
         "train_french",
@@ -154,6 +188,7 @@ CASES: tuple[Case, ...] = (
             Pair("english", ENGLISH, False, "language"),
             Pair("price", PRICE, False, "numbers", has(DOLLARS)),
         ),
+        family="language",
     ),
     Case(
         "station_spanish",
@@ -164,6 +199,7 @@ CASES: tuple[Case, ...] = (
             Pair("question", QUESTION, True, "question", has(r"\?")),
             Pair("french", FRENCH, False, "language"),
         ),
+        family="language",
     ),
     Case(
         "delay_german",
@@ -174,6 +210,7 @@ CASES: tuple[Case, ...] = (
             Pair("english", ENGLISH, False, "language"),
             Pair("late", "It says the train is late.", True, "presence"),
         ),
+        family="language",
     ),
     Case(
         "bottle_price",
@@ -184,6 +221,7 @@ CASES: tuple[Case, ...] = (
             Pair("waterproof", WATERPROOF, False, "absence", has(r"waterproof")),
             Pair("cold_24h", "It says drinks stay cold for 24 hours.", True, "numbers"),
         ),
+        family="product",
     ),
     Case(
         "jacket_waterproof",
@@ -195,6 +233,7 @@ CASES: tuple[Case, ...] = (
             Pair("price", PRICE, False, "numbers", has(DOLLARS)),
             Pair("weight", "It states the jacket's weight in grams.", True, "numbers"),
         ),
+        family="product",
     ),
     Case(
         "jacket_not_waterproof",
@@ -205,6 +244,7 @@ CASES: tuple[Case, ...] = (
             Pair("price", PRICE, True, "numbers", has(DOLLARS)),
             Pair("dry_days", "It tells the reader to wear it on dry days.", True, "presence"),
         ),
+        family="product",
     ),
     Case(
         "pain_doctor",
@@ -215,6 +255,7 @@ CASES: tuple[Case, ...] = (
             Pair("days", "It says how many days to wait.", True, "numbers"),
             Pair("medicine", "It names a medicine.", False, "names"),
         ),
+        family="explanation",
     ),
     Case(
         "cold_no_doctor",
@@ -225,6 +266,7 @@ CASES: tuple[Case, ...] = (
             Pair("rest", "It recommends rest.", True, "presence", has(r"\brest\b")),
             Pair("question", QUESTION, False, "question", has(r"\?")),
         ),
+        family="explanation",
     ),
     Case(
         "bruise_negated",
@@ -235,6 +277,7 @@ CASES: tuple[Case, ...] = (
             Pair("compress", "It suggests a cold compress.", True, "presence"),
             Pair("injury", "It names an injury.", True, "names"),
         ),
+        family="explanation",
     ),
     Case(
         "shopping_four",
@@ -245,6 +288,7 @@ CASES: tuple[Case, ...] = (
             Pair("eggs", "It lists eggs.", True, "presence", has(r"\beggs\b")),
             Pair("milk", "It lists milk.", False, "absence", has(r"\bmilk\b")),
         ),
+        family="short_form",
     ),
     Case(
         "trip_three",
@@ -255,6 +299,7 @@ CASES: tuple[Case, ...] = (
             Pair("tyres", "It mentions tyres.", True, "presence", has(r"\btyres\b")),
             Pair("numbered", "It is a numbered list.", False, "count", has(r"^\d+[.)]")),
         ),
+        family="short_form",
     ),
     Case(
         "order_short",
@@ -265,6 +310,7 @@ CASES: tuple[Case, ...] = (
             Pair("thanks", "It thanks the customer.", True, "presence", has(r"\bthank")),
             Pair("date", "It gives a calendar date such as 3 May.", False, "numbers", has(r"\d")),
         ),
+        family="message",
     ),
     Case(
         "order_long",
@@ -276,6 +322,7 @@ CASES: tuple[Case, ...] = (
             Pair("thanks", "It thanks the customer.", False, "absence", has(r"\bthank")),
             Pair("delivery", "It says how the order will be delivered.", True, "presence"),
         ),
+        family="message",
     ),
     Case(
         "launch_quote",
@@ -287,6 +334,7 @@ CASES: tuple[Case, ...] = (
             Pair("person", "It names a person.", True, "names"),
             Pair("year", YEAR, False, "numbers", has(r"\b\d{4}\b")),
         ),
+        family="notice",
     ),
     Case(
         "launch_reported",
@@ -297,6 +345,7 @@ CASES: tuple[Case, ...] = (
             Pair("person", "It names a person.", True, "names"),
             Pair("crowd", "It mentions an audience or a crowd.", True, "presence"),
         ),
+        family="notice",
     ),
     Case(
         "bridge_numbers",
@@ -313,6 +362,7 @@ CASES: tuple[Case, ...] = (
             ),
             Pair("city", "It names a city.", False, "names"),
         ),
+        family="notice",
     ),
     Case(
         "bridge_sydney",
@@ -323,6 +373,7 @@ CASES: tuple[Case, ...] = (
             Pair("year", YEAR, False, "numbers", has(r"\d")),
             Pair("material", "It says what the bridge is made of.", True, "presence"),
         ),
+        family="notice",
     ),
     Case(
         "sky_question",
@@ -333,6 +384,7 @@ CASES: tuple[Case, ...] = (
             Pair("sunset", "It mentions sunset.", True, "presence", has(r"sunset")),
             Pair("explains", "It explains why the sky turns red.", False, "absence"),
         ),
+        family="explanation",
     ),
     Case(
         "sky_answer",
@@ -344,6 +396,7 @@ CASES: tuple[Case, ...] = (
             Pair("explains", "It explains why the sky turns red.", True, "presence"),
             Pair("exclamation", "It contains an exclamation mark.", False, "count", has(r"!")),
         ),
+        family="explanation",
     ),
     Case(
         "meeting_moved",
@@ -355,6 +408,7 @@ CASES: tuple[Case, ...] = (
             Pair("signed", "It is signed with a name.", True, "names"),
             Pair("apology", "It apologises.", False, "absence", has(r"sorry|apolog")),
         ),
+        family="message",
     ),
     Case(
         "standup_cancelled",
@@ -366,6 +420,7 @@ CASES: tuple[Case, ...] = (
             Pair("weekday", WEEKDAY, False, "names", has(WEEKDAYS)),
             Pair("cancelled", "It says a meeting is cancelled.", True, "presence"),
         ),
+        family="message",
     ),
     Case(
         "report_words",
@@ -377,6 +432,7 @@ CASES: tuple[Case, ...] = (
             Pair("recommends", "It makes a recommendation.", True, "presence"),
             Pair("more_sick", "It says remote staff take more sick days.", False, "negation"),
         ),
+        family="notice",
     ),
     Case(
         "sales_digits",
@@ -387,6 +443,7 @@ CASES: tuple[Case, ...] = (
             Pair("sales_up", "It says sales rose.", True, "presence"),
             Pair("costs_up", "It says costs rose.", False, "negation"),
         ),
+        family="notice",
     ),
     Case(
         "dishwasher_warning",
@@ -403,6 +460,7 @@ CASES: tuple[Case, ...] = (
             ),
             Pair("lid", "It mentions the lid.", True, "presence", has(r"\blid\b")),
         ),
+        family="product",
     ),
     Case(
         "bread_calm",
@@ -413,6 +471,7 @@ CASES: tuple[Case, ...] = (
             Pair("bread", "It mentions bread.", True, "presence", has(r"\bbread\b")),
             Pair("price", PRICE, False, "numbers", has(DOLLARS)),
         ),
+        family="product",
     ),
     Case(
         "bread_loud",
@@ -423,6 +482,7 @@ CASES: tuple[Case, ...] = (
             Pair("price", PRICE, True, "numbers", has(DOLLARS)),
             Pair("home_delivery", "It offers home delivery.", False, "absence"),
         ),
+        family="product",
     ),
     Case(
         "curie",
@@ -439,6 +499,7 @@ CASES: tuple[Case, ...] = (
             ),
             Pair("fields", "It names two fields of science.", True, "names"),
         ),
+        family="notice",
     ),
     Case(
         "readme_two_headings",
@@ -451,6 +512,7 @@ CASES: tuple[Case, ...] = (
             Pair("install", "It says how to install the tool.", True, "presence"),
             Pair("license", "It has a License section.", False, "absence", has(r"licen[cs]e")),
         ),
+        family="notice",
     ),
     Case(
         "refund_policy",
@@ -461,6 +523,7 @@ CASES: tuple[Case, ...] = (
             Pair("price", PRICE, False, "numbers", has(DOLLARS)),
             Pair("weekday", WEEKDAY, False, "names", has(WEEKDAYS)),
         ),
+        family="notice",
     ),
     Case(
         "card_single_quotes",
@@ -471,6 +534,7 @@ CASES: tuple[Case, ...] = (
             Pair("person", "It names a person.", False, "names"),
             Pair("card", "It mentions a card.", True, "presence", has(r"\bcard\b")),
         ),
+        family="notice",
     ),
     # --- code ------------------------------------------------------------------------
     Case(
@@ -482,6 +546,7 @@ CASES: tuple[Case, ...] = (
             Pair("two_params", "The function takes exactly two parameters.", True, "count"),
             Pair("prints", PRINTS, False, "code", has(r"\bprint\(")),
         ),
+        family="code",
     ),
     Case(
         "add_prints",
@@ -492,6 +557,7 @@ CASES: tuple[Case, ...] = (
             Pair("prints", PRINTS, True, "code", has(r"\bprint\(")),
             Pair("returns", "The function returns its result.", False, "code", has(r"\breturn\b")),
         ),
+        family="code",
     ),
     Case(
         "average_guarded",
@@ -503,6 +569,7 @@ CASES: tuple[Case, ...] = (
             Pair("hints", TYPE_HINTS, False, "absence", has(r"->|\w+:\s*(list|int|float)")),
             Pair("loop", "It uses a for or while loop.", False, "absence", has(r"\b(for|while)\b")),
         ),
+        family="code",
     ),
     Case(
         "average_unguarded",
@@ -514,6 +581,7 @@ CASES: tuple[Case, ...] = (
             Pair("hints", TYPE_HINTS, True, "code", has(r"->")),
             Pair("loop", "It uses a for or while loop.", True, "code", has(r"\bfor\b")),
         ),
+        family="code",
     ),
     Case(
         "factorial_recursive",
@@ -524,6 +592,7 @@ CASES: tuple[Case, ...] = (
             Pair("imports", IMPORTS, False, "absence", has(r"^(import|from) ")),
             Pair("comment", "It has a comment.", False, "absence", has(r"#")),
         ),
+        family="code",
     ),
     Case(
         "factorial_library",
@@ -535,6 +604,7 @@ CASES: tuple[Case, ...] = (
             Pair("imports", IMPORTS, True, "presence", has(r"^import ")),
             Pair("comment", "It has a comment.", True, "presence", has(r"#")),
         ),
+        family="code",
     ),
     Case(
         "greet_javascript",
@@ -545,6 +615,7 @@ CASES: tuple[Case, ...] = (
             Pair("python", "It is written in Python.", False, "language"),
             Pair("uses_name", "The greeting it returns includes the name.", True, "code"),
         ),
+        family="code",
     ),
     Case(
         "greet_python",
@@ -555,6 +626,7 @@ CASES: tuple[Case, ...] = (
             Pair("python", "It is written in Python.", True, "language"),
             Pair("fstring", "It uses an f-string.", False, "absence", has(r'\bf"|\bf\'')),
         ),
+        family="code",
     ),
     Case(
         "settings_thirty",
@@ -572,6 +644,7 @@ CASES: tuple[Case, ...] = (
             Pair("retries_5", "It retries 5 times.", False, "numbers", has(r"RETRIES = 5\b")),
             Pair("no_todo", "It has no TODO comment.", True, "absence", lacks(r"TODO")),
         ),
+        family="data",
     ),
     Case(
         "settings_ten",
@@ -588,6 +661,7 @@ CASES: tuple[Case, ...] = (
             Pair("retries_5", "It retries 5 times.", True, "numbers", has(r"RETRIES = 5\b")),
             Pair("no_todo", "It has no TODO comment.", False, "absence", lacks(r"TODO")),
         ),
+        family="data",
     ),
     Case(
         "query_select",
@@ -600,6 +674,7 @@ CASES: tuple[Case, ...] = (
                 "limit", "The query limits the number of rows.", False, "absence", has(r"\blimit\b")
             ),
         ),
+        family="data",
     ),
     Case(
         "query_delete",
@@ -610,6 +685,7 @@ CASES: tuple[Case, ...] = (
             Pair("where", "The query has a WHERE clause.", True, "presence", has(r"\bwhere\b")),
             Pair("sorted", "The query sorts its results.", False, "absence", has(r"order by")),
         ),
+        family="data",
     ),
     Case(
         "stack_class",
@@ -628,6 +704,7 @@ CASES: tuple[Case, ...] = (
             Pair("peek", "The class has a peek method.", False, "absence", has(r"def peek")),
             Pair("push", "The class has a push method.", True, "names", has(r"def push")),
         ),
+        family="code",
     ),
     Case(
         "package_json",
@@ -638,6 +715,7 @@ CASES: tuple[Case, ...] = (
             Pair("version", "It has a version field.", True, "presence", has(r'"version"')),
             Pair("license_field", "It has a license field.", False, "absence", has(r'"license"')),
         ),
+        family="data",
     ),
     Case(
         "package_json_trailing_comma",
@@ -648,6 +726,7 @@ CASES: tuple[Case, ...] = (
             Pair("version", "It has a version field.", True, "presence", has(r'"version"')),
             Pair("license_field", "It has a license field.", True, "presence", has(r'"license"')),
         ),
+        family="data",
     ),
     Case(
         "build_script",
@@ -664,6 +743,7 @@ CASES: tuple[Case, ...] = (
             Pair("deletes", "It deletes files.", True, "code", has(r"\brm\b")),
             Pair("tests", "It runs the tests.", False, "absence", has(r"pytest|test")),
         ),
+        family="data",
     ),
 )
 """The labelled set, in the order it is graded."""

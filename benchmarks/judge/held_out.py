@@ -19,6 +19,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("tree", "It names a kind of tree.", True, "names"),
             Pair("snow", "It mentions snow.", False, "absence", has(r"\bsnow")),
         ),
+        family="short_form",
     ),
     Case(
         "menu_italian",
@@ -29,6 +30,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("english", "It is written in English.", False, "language"),
             Pair("price", c.PRICE, False, "numbers", has(c.DOLLARS)),
         ),
+        family="language",
     ),
     Case(
         "lamp_price",
@@ -39,6 +41,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("levels", "It says how many brightness levels the lamp has.", True, "numbers"),
             Pair("battery", "It mentions a battery.", False, "absence", has(r"batter")),
         ),
+        family="product",
     ),
     Case(
         "boots_not_warm",
@@ -49,6 +52,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("weather", "It mentions the weather.", True, "presence", has(r"weather")),
             Pair("question", c.QUESTION, False, "question", has(r"\?")),
         ),
+        family="product",
     ),
     Case(
         "library_hours",
@@ -59,6 +63,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("question", c.QUESTION, True, "question", has(r"\?")),
             Pair("no_digits", c.NO_DIGITS, False, "absence", lacks(r"\d")),
         ),
+        family="notice",
     ),
     Case(
         "fever_advice",
@@ -69,6 +74,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("fluids", "It recommends drinking fluids.", True, "presence"),
             Pair("medicine", "It names a medicine.", False, "names"),
         ),
+        family="explanation",
     ),
     Case(
         "interview_quote",
@@ -79,6 +85,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("won", "It says the team won.", True, "presence"),
             Pair("year", c.YEAR, False, "numbers", has(r"\b\d{4}\b")),
         ),
+        family="notice",
     ),
     Case(
         "packing_list",
@@ -101,6 +108,7 @@ HELD_OUT: tuple[Case, ...] = (
                 counted(r"^- ", 3),
             ),
         ),
+        family="short_form",
     ),
     Case(
         "short_notice",
@@ -111,6 +119,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("reason", "It gives a reason for the closure.", True, "presence"),
             Pair("reopen_date", "It says when it will reopen.", False, "absence"),
         ),
+        family="notice",
     ),
     Case(
         "museum_opened",
@@ -121,6 +130,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("city", "It names a city.", False, "names"),
             Pair("sculptures", "It mentions sculptures.", False, "absence", has(r"sculpt")),
         ),
+        family="notice",
     ),
     Case(
         "multiply_docstring",
@@ -131,6 +141,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("hints", c.TYPE_HINTS, True, "code", has(r"->")),
             Pair("loop", "It uses a for or while loop.", False, "absence", has(r"\b(for|while)\b")),
         ),
+        family="code",
     ),
     Case(
         "count_words_loop",
@@ -142,6 +153,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("prints", "The function prints its result.", True, "code", has(r"\bprint\(")),
             Pair("docstring", c.DOCSTRING, False, "absence", has(r'"""|\'\'\'')),
         ),
+        family="code",
     ),
     Case(
         "fetch_json",
@@ -153,6 +165,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("python", "It is written in Python.", True, "language"),
             Pair("retries", "It retries a failed request.", False, "code"),
         ),
+        family="code",
     ),
     Case(
         "query_update",
@@ -163,6 +176,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("where", "The query has a WHERE clause.", True, "presence", has(r"\bwhere\b")),
             Pair("join", "The query joins two tables.", False, "absence", has(r"\bjoin\b")),
         ),
+        family="data",
     ),
     Case(
         "config_json_valid",
@@ -173,6 +187,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("port", "It sets a port.", True, "presence", has(r'"port"')),
             Pair("timeout", "It has a timeout field.", False, "absence", has(r'"timeout"')),
         ),
+        family="data",
     ),
     Case(
         "config_json_broken",
@@ -183,6 +198,7 @@ HELD_OUT: tuple[Case, ...] = (
             Pair("port", "It sets a port.", True, "presence", has(r"'port'")),
             Pair("hosts", "It lists hosts.", False, "absence", has(r"hosts")),
         ),
+        family="data",
     ),
 )
 """The held-out pairs, in the order they are graded."""

@@ -1,7 +1,9 @@
-"""The labelled set as `critic-loop calibrate` reads it: `labels.jsonl`, built from `cases`.
+"""The labelled set as `critic-loop calibrate` reads it: `labels.jsonl`, built from the sets.
 
-Each line is one artifact, its rubric (its `llm` criteria) and the labels.
-`python -m benchmarks.judge.labelset --write` rebuilds it after `cases.py` changes.
+Each line is one artifact of any set (`families.LABELLED`: the fit set, the held-out set,
+the run drafts, the degenerate drafts and the everyday pairs), its rubric (its `llm`
+criteria), the labels and its family. `python -m benchmarks.judge.labelset --write`
+rebuilds it after a set changes.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.judge.cases import CASES, QUICK_IDS, Case
+from benchmarks.judge.families import LABELLED
 from benchmarks.judge.held_out import HELD_OUT
 
 LABELS = Path(__file__).resolve().parent / "labels.jsonl"
@@ -27,10 +30,11 @@ def as_line(case: Case) -> dict[str, Any]:
         "artifact": case.artifact,
         "rubric": [{"id": pair.id, "text": pair.text} for pair in case.pairs],
         "labels": {pair.id: pair.label for pair in case.pairs},
+        "family": case.family,
     }
 
 
-def render(cases: Iterable[Case] = CASES) -> str:
+def render(cases: Iterable[Case] = LABELLED) -> str:
     """Return the labels file's text for `cases`."""
     return "".join(json.dumps(as_line(case), ensure_ascii=False) + "\n" for case in cases)
 
@@ -38,17 +42,17 @@ def render(cases: Iterable[Case] = CASES) -> str:
 def select(
     ids: Sequence[str] | None = None, *, quick: bool = False, held_out: bool = False
 ) -> list[Case]:
-    """Return the cases to grade: the set, the `--quick` slice, the held-out set, or the named.
+    """Return the cases to grade: the fit set, the `--quick` slice, the held-out set, or the named.
 
     Raises:
-        ValueError: an id is in neither.
+        ValueError: an id is in no set.
     """
     if held_out:
         return list(HELD_OUT)
     wanted = list(QUICK_IDS) if quick else ids
     if not wanted:
         return list(CASES)
-    known = {case.id: case for case in (*CASES, *HELD_OUT)}
+    known = {case.id: case for case in LABELLED}
     unknown = [name for name in wanted if name not in known]
     if unknown:
         raise ValueError(f"unknown case id(s): {', '.join(unknown)}")

@@ -17,47 +17,32 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
 from benchmarks.harness.report import write_atomically
-from benchmarks.judge.cases import CASES, Case, Pair
-from benchmarks.judge.held_out import HELD_OUT
+from benchmarks.judge.families import SETS, Item, items
 from critic_loop.nodes.verifiers import yes_no
-from critic_loop.nodes.verifiers.grounding import quote_problem
-from critic_loop.nodes.verifiers.judge import NO_WORDS, extract_prompt, extracted_quote
+from critic_loop.nodes.verifiers.judge import extract_prompt
 from critic_loop.state.context import Context
 from critic_loop.state.rubric import Criterion
 
-SETS: dict[str, tuple[Case, ...]] = {"held_out": HELD_OUT, "fit": CASES}
 FENCE = re.compile(r"\b[0-9a-f]{16}\b")  # a fence's fresh random token
 
 
-@dataclass(frozen=True)
-class Item:
-    """One labelled pair, and the set it comes from."""
-
-    set: str
-    case: Case
-    pair: Pair
-
-    @property
-    def key(self) -> str:
-        """Name the pair: set/case/pair."""
-        return f"{self.set}/{self.case.id}/{self.pair.id}"
-
-
 YES_NO: dict[str, Callable[[Item], list[BaseMessage]]] = {
-    "question": lambda item: yes_no.yes_no_prompt(item.pair.text, item.case.artifact),
-    # the same question of a content-free artifact: the criterion's own pull towards yes
-    "null": lambda item: yes_no.yes_no_prompt(item.pair.text, yes_no.NULL_ARTIFACT),
+    # the second look as a fold measures it: without the worked examples of the pair's family
+    "look": lambda item: yes_no.yes_no_prompt(
+        item.pair.text, item.case.artifact, leave_out=item.case.family
+    ),
+    # the second look as it ships: every worked example
+    "look_all": lambda item: yes_no.yes_no_prompt(item.pair.text, item.case.artifact),
 }
-VARIANTS = (*YES_NO, "extract")  # extract: the extracting judge's first request
+VARIANTS = ("extract", *YES_NO)  # extract: the extracting judge's request
 
 
 def cache_key(messages: list[BaseMessage], settings: dict[str, Any]) -> str:
@@ -78,7 +63,7 @@ class Probe:
         self.answers: dict[str, dict[str, Any]] = data.get("answers", {})
         self.rows: dict[str, dict[str, Any]] = data.get("rows", {})
         self.lock = threading.Lock()  # held while the answers change or are written out
-        self.settings = {"model": model, "base_url": base_url, "top_logprobs": yes_no.TOP_LOGPROBS}
+        self.settings = {"model": model, "top_logprobs": yes_no.TOP_LOGPROBS}
 
         def chat(max_tokens: int) -> Any:
             return ChatOpenAI(
@@ -133,15 +118,7 @@ def run_variant(probe: Probe, variant: str, item: Item) -> dict[str, Any]:
         return {"p_met": yes_no.share_of_yes(answer["top"]), "asked": [key]}
     criterion = Criterion(id=item.pair.id, text=item.pair.text)
     key, extract = probe.ask(extract_prompt(criterion, item.case.artifact, Context()), 64)
-    quote = extracted_quote(extract["text"])
-    nothing = not quote or quote.lower().strip(" .!") in NO_WORDS
-    problem = "nothing quoted" if nothing else quote_problem(quote, item.case.artifact)
-    return {"quote": quote, "problem": problem, "asked": [key]}
-
-
-def items(sets: list[str]) -> Iterator[Item]:
-    """Every labelled pair of the chosen sets, in order."""
-    return (Item(name, case, pair) for name in sets for case in SETS[name] for pair in case.pairs)
+    return {"text": extract["text"], "asked": [key]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parse.add_argument("--model", required=True, help="the name the server knows it by")
     parse.add_argument("--out", type=Path, required=True)
     parse.add_argument("--variants", default=",".join(VARIANTS))
-    parse.add_argument("--sets", default="held_out,fit")
+    parse.add_argument("--sets", default=",".join(SETS))
     parse.add_argument("--timeout", type=float, default=1800.0)
     parse.add_argument("--concurrency", type=int, default=1, help="requests in flight at once")
     args = parse.parse_args(argv)
@@ -170,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sets = args.sets.split(",")
     todo = [(v, i) for v in variants for i in items(sets) if f"{v}:{i.key}" not in probe.rows]
+    todo.sort(key=lambda job: (job[0], job[1].case.family))  # a fold's examples stay cached
     with ThreadPoolExecutor(args.concurrency) as pool:
         list(pool.map(lambda job: ask(*job), todo))
     return 0

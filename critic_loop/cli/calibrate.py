@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from critic_loop.state.context import Context
     from critic_loop.state.rubric import CriterionBase
 
-ARTIFACT_KEYS = frozenset({"id", "artifact", "labels", "rubric"})
+ARTIFACT_KEYS = frozenset({"id", "artifact", "labels", "rubric", "family"})
 
 
 CALIBRATE_HELP = """Measure the critic against human labels.
@@ -46,12 +46,13 @@ LABELS.jsonl holds one JSON object per line:
   {"id": "a1", "artifact": "...", "labels": {"clear": true, "short": false}}
   {"artifact": "...", "labels": {...}, "rubric": [...]}    a rubric of its own
 Labels are true when the humans passed the criterion; criteria without a label are
-graded but not compared.
+graded but not compared. An artifact's optional "family" names its kind of text.
 
 With --fit, the judge (judge_mode extract_ask) learns its threshold on P(met) from the
 labels: the profile is written where CRITIC_LOOP_JUDGE_PROFILE names and later runs with
 this critic model use it. The figures on the pairs the judge decided are printed as
-graded and as fitted, each label decided by a threshold fitted without its artifact.
+graded and as fitted: each label decided by a threshold fitted without its family's labels
+when every artifact names its family (leave one family out), else without its artifact's.
 """
 
 
@@ -72,6 +73,7 @@ class Example:
     artifact: str
     rubric: list[CriterionBase]
     labels: dict[str, bool]
+    family: str | None = None
 
     def _place(self) -> dict[str, Any]:
         return {"index": self.index, "artifact": self.name, "line": self.line}
@@ -179,6 +181,7 @@ def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]
                 artifact=artifact,
                 rubric=rubric,
                 labels=_labels(data.get("labels"), rubric, where),
+                family=str(data["family"]) if data.get("family") is not None else None,
             )
         )
     if not examples:
@@ -392,10 +395,16 @@ def _fit_target(parameters: Mapping[str, Any]) -> Path:
 
 def _fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
     from critic_loop.judge_fit import Scored, agreement, fit_profile
+    from critic_loop.nodes.verifiers.grounding import quotations
     from critic_loop.nodes.verifiers.judge_profile import save_profile
 
+    by_family = all(item.example.family for item in graded)  # then leave one family out
     results = [
-        (item.example.name, label, item.decisions[criterion_id])
+        (
+            (item.example.family if by_family else None) or item.example.name,
+            label,
+            item.decisions[criterion_id],
+        )
         for item in graded
         if item.error is None
         for criterion_id, label in item.example.labels.items()
@@ -403,22 +412,30 @@ def _fit(graded: Sequence[Graded], model: str, path: Path) -> dict[str, Any]:
         and not item.decisions[criterion_id].skipped
     ]
     scored = [
-        Scored(r.p_met if r.p_met is not None else (1.0 if r.passed else None), label, name)
+        Scored(
+            r.p_met if r.p_met is not None else (1.0 if r.passed else None),
+            label,
+            name,
+            quoted=bool(quotations(r.evidence)),
+        )
         for name, label, r in results
     ]
     if not scored:
         raise UsageProblem(
             "--fit: the judge decided no labelled criterion, so there is nothing to fit"
         )
-    profile, table = fit_profile(scored, model)
+    folds = len({group for group, _, _ in results}) if by_family else 5
+    profile, table = fit_profile(scored, model, folds)
     save_profile(profile, path)
     graded_table = agreement(scored, [r.passed for _, _, r in results])
     return {
         "path": str(path),
         "threshold": profile.threshold,
+        "quote_weight": profile.quote_weight,
         "labels": profile.labels,
         "as_graded": graded_table.as_json(),
         "cross_validated": table.as_json(),
+        "held_out": "family" if by_family else "artifact",
     }
 
 
@@ -428,14 +445,17 @@ def _fit_lines(fitted: Mapping[str, Any] | None) -> list[str]:
     lines = ["", f"fit on the {fitted['labels']} labelled pairs the judge decided:"]
     for name, row in (
         ("as graded", fitted["as_graded"]),
-        ("fitted (cross-validated)", fitted["cross_validated"]),
+        (f"fitted, each {fitted['held_out']} left out", fitted["cross_validated"]),
     ):
         false_pass, false_fail = _false(row)
         lines.append(
             f"  {name:25s} agree {_percent(row['agreement'])}  kappa {_kappa(row)}  "
             f"false pass {false_pass}  false fail {false_fail}"
         )
-    lines.append(f"stored {fitted['path']}: threshold {fitted['threshold']:.3f}")
+    lines.append(
+        f"stored {fitted['path']}: threshold {fitted['threshold']:.3f}, "
+        f"a quotation worth {fitted['quote_weight']:.2f}"
+    )
     return lines
 
 

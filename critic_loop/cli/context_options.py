@@ -17,9 +17,16 @@ from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
 from critic_loop.errors import UsageProblem
-from critic_loop.state.context import Context
+from critic_loop.state.context import MODEL_FIELDS, PROFILE_FIELDS, WORKER_FIELDS, Context
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+FOLLOWS = dict.fromkeys(MODEL_FIELDS, "the configured server or API key")
+FOLLOWS |= {
+    field: f"the {'worker' if field in WORKER_FIELDS else 'critic'} model"
+    for field in PROFILE_FIELDS
+}
+"""The settings whose default a run settles from its models (docs/models.md)."""
 
 SECTION_STARTS = {
     "worker_model": "Models",
@@ -126,6 +133,8 @@ def _default_text(name: str, info: FieldInfo) -> str:
         shown = "unset"
     else:
         shown = str(default)
+    if name in FOLLOWS:  # no server is asked here: `critic-loop models` does
+        shown = f"follows {FOLLOWS[name]} (critic-loop models shows it), else {shown}"
     return f"default: {shown}; env CRITIC_LOOP_{name.upper()}"
 
 

@@ -14,8 +14,9 @@ from critic_loop.cli.context_options import SectionedCommand, context_options, j
 def _models_report(parameters: dict[str, Any]) -> dict[str, Any]:
     from critic_loop.cli.context_options import context_from_flags, settings_from_flags
     from critic_loop.nodes.models.discovery import names_a_model, server_url, with_available_models
-    from critic_loop.nodes.models.profiles import PROFILE_FIELDS, WORKER_FIELDS, model_profile
+    from critic_loop.nodes.models.profiles import model_profile
     from critic_loop.nodes.verifiers.judge_profile import judge_profile
+    from critic_loop.state.context import PROFILE_FIELDS, WORKER_FIELDS
 
     chosen = settings_from_flags(parameters)
     context = with_available_models(context_from_flags(parameters))
@@ -63,7 +64,8 @@ def _report_lines(report: dict[str, Any]) -> list[str]:
     else:
         lines.append(
             f"judge profile: {judge['path']} (fitted on {judge['labels']} labels): "
-            f"threshold {judge['threshold']:.2f} on P(met)"
+            f"threshold {judge['threshold']:.2f} on P(met), "
+            f"a quotation of the draft worth {judge['quote_weight']:.2f}"
         )
     return lines
 

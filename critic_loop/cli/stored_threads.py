@@ -170,6 +170,11 @@ def _head(checkpointer: BaseCheckpointSaver[Any], item: CheckpointTuple) -> Thre
     if "task" not in values or "rubric" not in values:  # a database may hold other graphs'
         return None
     values.update(_history_values(checkpointer, item))
+    failed = any(channel == "__error__" for _, channel, _ in item.pending_writes or [])
+    if values.get("outcome") is not None and failed and item.parent_config:  # a refused input:
+        parent = checkpointer.get_tuple(item.parent_config)  # the run's own task is before it
+        kept = state_values(parent.checkpoint["channel_values"]) if parent else {}
+        values.update({key: kept[key] for key in ("task", "rubric") if key in kept})
     from critic_loop.persistence.retention import PRUNED_AT  # it loads the graph
 
     pruned_at = (item.metadata or {}).get(PRUNED_AT)

@@ -14,7 +14,7 @@ from typing import Any
 from critic_loop.local_model.download import DownloadFailed, Progress, download
 from critic_loop.local_model.server import LocalModelServer, ServerFailed
 from critic_loop.local_model.settings import LocalModelSettings
-from critic_loop.nodes.models.discovery import LOCAL_SETTINGS
+from critic_loop.nodes.models.profiles import model_profile, profile_settings
 
 __all__ = [
     "DownloadFailed",
@@ -82,13 +82,9 @@ def embedded_model_context(
             _started.append(running)
             running.start()
     model = f"openai:{running.alias}"
-    return {
-        "base_url": running.base_url,
-        "worker_model": model,
-        "critic_model": model,
-        **LOCAL_SETTINGS,
-        **SERVER_SETTINGS,
-    }
+    profile = model_profile(model, found=True)  # as for any server's model (docs/models.md)
+    found = {"base_url": running.base_url, "worker_model": model, "critic_model": model}
+    return {**found, **profile_settings(profile, profile, {}), **SERVER_SETTINGS}
 
 
 def stop_embedded_model() -> None:

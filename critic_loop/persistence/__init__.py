@@ -25,6 +25,7 @@ from critic_loop.nodes.memory.lexical_embeddings import (
     sqlite_rule_index,
 )
 from critic_loop.nodes.memory.scope_locks import register_scope_lock
+from critic_loop.nodes.models.redaction import redacted
 from critic_loop.persistence import sqlite
 from critic_loop.persistence.leases import ThreadLeases
 from critic_loop.persistence.serde import StrictSerializer
@@ -81,7 +82,7 @@ def _opened(
 ) -> Persistence:
     saver.serde = StrictSerializer()
     register_scope_lock(store, lock)
-    location = _redacted(target) if is_postgres(target) else target
+    location = redacted(target) if is_postgres(target) else target
     return Persistence(saver, store, location, index is not None, ThreadLeases(lock))
 
 
@@ -159,12 +160,3 @@ async def aopen_persistence(database: str | Path | None = None) -> AsyncIterator
     finally:
         await store_connection.close()
         await saver_connection.close()
-
-
-def _redacted(url: str) -> str:
-    scheme, separator, rest = url.partition("://")
-    credentials, at, host = rest.rpartition("@")
-    if not at or ":" not in credentials:
-        return url
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}{separator}{user}:***@{host}"

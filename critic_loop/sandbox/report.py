@@ -7,6 +7,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,21 +18,40 @@ MAX_NOTE_CHARACTERS = 200
 # environment variables whose values never appear in evidence or hints
 SECRET_NAMES = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|DATABASE_URL|DSN", re.IGNORECASE)
 ASSERT_EQUAL = re.compile(r"^assert (?P<left>.+?) == (?P<right>.+)$")
+WHERE_CALL = re.compile(r"^\+\s+where (?P<value>.+?) = (?P<call>[\w.]+\(.*\))$")
+TEST_FRAME = re.compile(r"^[^:\s]+:\d+: in test")
 # errors of a call across the boundary to the drafted code: their message is the note
 BOUNDARY_ERRORS = ("NotPlainData", "DraftEnded", "DraftRaised", "BrokenReply")
 
 
-def _bounded(text: str) -> str:
-    text = " ".join(text.split())
+def _bounded(text: str) -> str:  # on one line and cut, its whitespace as written
+    text = text.replace("\n", " ")
     return text if len(text) <= MAX_NOTE_CHARACTERS else text[: MAX_NOTE_CHARACTERS - 3] + "..."
 
 
-def _test_line(traceback: str) -> str:  # the failed assert, as the short traceback quotes it
+def _written(node: ast.expr, statement: str) -> str:  # as written, or its repr if on many lines
+    text = ast.get_source_segment(statement, node) or ""
+    return text if "\n" not in text else ast.unparse(node)
+
+
+def _asserted(traceback: str, source: str) -> tuple[str, str]:
+    """Return what the failing assert tested, as written, and the left side of its `==` (or "").
+
+    The assert is read whole from the test file, else from the line the traceback quotes.
+    """
     lines = traceback.splitlines()
-    for position, line in enumerate(lines):
-        if re.match(r"^\S+:\d+: in test", line) and position + 1 < len(lines):
-            return lines[position + 1].strip()
-    return ""
+    frame = next((n for n, line in enumerate(lines[:-1]) if TEST_FRAME.match(line)), None)
+    if frame is None:
+        return "", ""
+    at = int(lines[frame].split(":")[1])
+    for text, line in ((source, at), (lines[frame + 1].strip(), 1)):
+        with suppress(SyntaxError, ValueError, RecursionError, StopIteration):
+            nodes = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Assert)]
+            test = next(node.test for node in nodes if node.lineno == line)
+            equal = isinstance(test, ast.Compare) and [type(op) for op in test.ops] == [ast.Eq]
+            left = _written(test.left, text) if isinstance(test, ast.Compare) and equal else ""
+            return _written(test, text), left
+    return "", ""
 
 
 def _reported(message: str) -> list[str]:  # pytest's message, without "AssertionError: "
@@ -41,25 +61,27 @@ def _reported(message: str) -> list[str]:  # pytest's message, without "Assertio
     return lines
 
 
-def describe_failure(message: str, traceback: str = "") -> str:
-    """Say in one short line why a test failed, from its own assert and pytest's message."""
+def describe_failure(message: str, traceback: str = "", source: str = "") -> str:
+    """Say in one short line why a test failed, from its assert (in `source`) and pytest's words."""
     reported = _reported(message)
     if not reported:
         return ""
     error, _, said = reported[-1].partition(": ")
     if error in BOUNDARY_ERRORS:  # "add(1, 2) returned an object of type Any, not plain..."
         return _bounded(said)
-    source = _test_line(traceback)
-    asserted = ASSERT_EQUAL.match(source)
+    tested, left = _asserted(traceback, source)
     found = next((m for line in reported if (m := ASSERT_EQUAL.match(line))), None)
-    if asserted and found and "(" in asserted["left"]:
-        return _bounded(f"{asserted['left']} returned {found['left']}, expected {found['right']}")
+    if found and "(" in left:
+        return _bounded(f"{left} returned {found['left']}, expected {found['right']}")
     if found:
         said = f" ({reported[0]})" if not reported[0].startswith("assert") else ""
         return _bounded(f"got {found['left']}, expected {found['right']}{said}")
-    if source.startswith("assert") and not reported[0].startswith("assert"):
-        call = asserted["left"] if asserted else source.removeprefix("assert ")
-        return _bounded(f"{call} raised {reported[-1]}")
+    if tested and not reported[0].startswith("assert"):
+        return _bounded(f"{left or tested} raised {reported[-1]}")
+    if tested:  # pytest's last "where" names the innermost value: "where None = slugify('x')"
+        where = [m for line in reported if (m := WHERE_CALL.match(line))]
+        value = f": {where[-1]['call']} returned {where[-1]['value']}" if where else ""
+        return _bounded(f"{tested} was false{value}")
     return _bounded(reported[0])
 
 
@@ -187,7 +209,7 @@ def scrub_secrets(text: str) -> str:
     return text
 
 
-def _note(outcome: TestOutcome) -> str:
+def _note(outcome: TestOutcome, source: str) -> str:
     if outcome.outcome == "skipped":
         lines = outcome.message.strip().splitlines()
         reason = lines[0].removeprefix("Skipped: ") if lines else ""
@@ -196,7 +218,7 @@ def _note(outcome: TestOutcome) -> str:
         return "expected to fail (xfail), so it does not count as passed"
     if outcome.outcome == "xpassed":
         return "marked as expected to fail (xfail), so it does not count as passed"
-    return scrub_secrets(describe_failure(outcome.message, outcome.traceback))
+    return scrub_secrets(describe_failure(outcome.message, outcome.traceback, source))
 
 
 @dataclass(frozen=True)
@@ -230,8 +252,8 @@ def _consistency(report: SuiteReport, defined: Sequence[str]) -> str | None:
     return None
 
 
-def judge(report: SuiteReport, defined: Sequence[str], status: int) -> Judged:
-    """Judge a complete report, given the test file's test functions and pytest's exit status."""
+def judge(report: SuiteReport, source: str, status: int) -> Judged:
+    """Judge a complete report, given the test file's source and pytest's exit status."""
     if report.collect_errors:
         cause = report.module_error
         if cause is None:
@@ -243,7 +265,7 @@ def judge(report: SuiteReport, defined: Sequence[str], status: int) -> Judged:
             "The tests could not run: the code does not import.",
             f"Make the code importable; it fails with: {scrub_secrets(cause)}",
         )
-    inconsistent = _consistency(report, defined)
+    inconsistent = _consistency(report, defined_tests(source))
     if inconsistent is not None:
         return Judged(False, f"The test run cannot be trusted: {inconsistent}")
     total = len(report.collected)
@@ -257,9 +279,12 @@ def judge(report: SuiteReport, defined: Sequence[str], status: int) -> Judged:
     if failing:
         names = ", ".join(test.name for test, _ in failing[:MAX_NAMED])
         more = f" and {len(failing) - MAX_NAMED} more" if len(failing) > MAX_NAMED else ""
+        failed_by_note: dict[str, list[str]] = {}  # each note once, after the tests it fails
+        for test, outcome in failing[:MAX_NAMED]:
+            failed_by_note.setdefault(_note(outcome, source), []).append(test.name)
         notes = "; ".join(
-            f"{test.name}: {note}" if (note := _note(outcome)) else test.name
-            for test, outcome in failing[:MAX_NAMED]
+            ", ".join(tests) + (f": {note}" if note else "")
+            for note, tests in failed_by_note.items()
         )
         return Judged(
             False,

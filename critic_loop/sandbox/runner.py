@@ -276,7 +276,7 @@ def _judged(suite: Suite, harness: Command, draft: Command, finished: PairFinish
             output,
             "Make the module importable: fix the errors shown.",
         )
-    judged = judge(report, defined_tests(suite.tests), status)
+    judged = judge(report, suite.tests, status)
     if judged.passed:
         return judged
     evidence = _with_output(judged.evidence, output)

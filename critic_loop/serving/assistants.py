@@ -12,12 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from critic_loop.nodes.models.discovery import (
-    GEMINI_MODELS,
-    LOCAL_SETTINGS,
-    DiscoveryFailed,
-    discover_model,
-)
+from critic_loop.nodes.models import discovery
+from critic_loop.nodes.models.discovery import GEMINI_MODELS, DiscoveryFailed
+from critic_loop.state.context import Context
 
 logger = logging.getLogger(__name__)
 
@@ -42,16 +39,12 @@ class Preset:
         return str(uuid.uuid5(PRESET_NAMESPACE, f"{graph_id}/{self.name}"))
 
 
-def _local_url(environ: Mapping[str, str]) -> str | None:
-    return environ.get("CRITIC_LOOP_BASE_URL") or environ.get("OPENAI_BASE_URL")
-
-
 def _local_settings(environ: Mapping[str, str]) -> dict[str, Any]:
-    url = _local_url(environ)
-    if url is None:
+    # what a command-line run on the same server gets; settings the environment sets stand
+    if discovery.server_url(None, environ) is None:
         raise LookupError("the local preset needs OPENAI_BASE_URL in the server's environment")
-    model = f"openai:{discover_model(url)}"
-    return {"worker_model": model, "critic_model": model, **LOCAL_SETTINGS}
+    chosen = {name for name in Context.model_fields if f"CRITIC_LOOP_{name.upper()}" in environ}
+    return discovery.available_models(dict.fromkeys(chosen), environ)
 
 
 PRESETS: dict[str, Preset] = {
@@ -65,7 +58,7 @@ PRESETS: dict[str, Preset] = {
                 "server (llama.cpp, Ollama, vLLM): it drafts and, one criterion per call, "
                 "judges. No API key needed."
             ),
-            available=lambda environ: _local_url(environ) is not None,
+            available=lambda environ: discovery.server_url(None, environ) is not None,
             settings=_local_settings,
         ),
         Preset(
@@ -76,7 +69,7 @@ PRESETS: dict[str, Preset] = {
                 "judges against the rubric."
             ),
             available=lambda environ: (
-                bool(environ.get("OPENAI_API_KEY")) and _local_url(environ) is None
+                bool(environ.get("OPENAI_API_KEY")) and discovery.server_url(None, environ) is None
             ),
             settings=lambda environ: {},
         ),

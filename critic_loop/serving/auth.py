@@ -10,6 +10,7 @@ from langgraph_sdk import Auth
 from pydantic import ValidationError
 
 from critic_loop.nodes.operator_policy import Trust, check_context
+from critic_loop.serving.admission import quota_problem, webhook_problem
 from critic_loop.serving.tokens import InvalidToken, TokenSettings, checked_settings, verify
 from critic_loop.state.context import Context
 from critic_loop.state.errors import TrustViolation
@@ -112,6 +113,15 @@ async def own_resources(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.F
     return {OWNER_KEY: owner}
 
 
+def _settings_of(payload: dict[str, Any]) -> Any:
+    # what a run made from `payload` is set with: `config.configurable`, then `context`
+    config, context = payload.get("config"), payload.get("context")
+    configurable = config.get("configurable") if isinstance(config, dict) else None
+    if not isinstance(configurable, dict):
+        return context
+    return {**configurable, **(context if isinstance(context, dict) else {})}
+
+
 def _police_context(context: Any) -> None:
     # only `Context` fields are read (other keys are LangGraph's); the nodes check again
     if not isinstance(context, dict):
@@ -126,19 +136,48 @@ def _police_context(context: Any) -> None:
         raise _refused(403, str(error)) from None
 
 
+async def _admitted(
+    ctx: Auth.types.AuthContext, value: Any, key: str, quota: str | None = None
+) -> Auth.types.FilterType | None:
+    # refuse (403) what `value[key]` sets that the operator refuses, a webhook to a host not
+    # allowed, then (429) what passes the user's quota of `quota`; claim it for its user
+    payload = value.get(key) if isinstance(value, dict) else None
+    payload = payload if isinstance(payload, dict) else {}
+    await asyncio.to_thread(_police_context, _settings_of(payload))  # paths: resolved on disk
+    webhook = payload.get("webhook")
+    problem = await asyncio.to_thread(webhook_problem, str(webhook)) if webhook else None
+    if problem is not None:
+        raise _refused(403, f"webhook refused: {problem}")
+    owned = await own_resources(ctx, value)
+    problem = await quota_problem(owned, quota == "crons") if owned and quota else None
+    if problem is not None:
+        raise _refused(429, f"Too many: {problem}.")
+    return owned
+
+
 @auth.on.threads.create_run
 async def own_runs_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
-    """Keep runs to their creators; refuse one whose context the operator refuses (403)."""
-    context = (value.get("kwargs") or {}).get("context") if isinstance(value, dict) else None
-    await asyncio.to_thread(_police_context, context)  # paths are resolved on disk
-    return await own_resources(ctx, value)
+    """Keep runs to their creators; refuse one the operator refuses (403) or over quota (429)."""
+    return await _admitted(ctx, value, "kwargs", "runs")
+
+
+@auth.on.crons.create
+async def own_crons_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """As `own_runs_within_policy`, for the runs a new cron will start."""
+    return await _admitted(ctx, value, "payload", "crons")
+
+
+@auth.on.crons.update
+async def changed_crons_within_policy(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """As `own_runs_within_policy`, for a cron's new settings (no quota: it exists)."""
+    return await _admitted(ctx, value, "payload")
 
 
 @auth.on.assistants
 async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, Any] | None:
     """Keep assistants to their creators (the server's are everyone's); police their context."""
     if ctx.action in ("create", "update") and isinstance(value, dict):
-        await asyncio.to_thread(_police_context, value.get("context"))
+        await asyncio.to_thread(_police_context, _settings_of(value))
     owned = await own_resources(ctx, value)
     if owned is not None and ctx.action in ("read", "search"):
         # `$or` of two exact matches (the runtimes' filters support it beside $eq, $contains)
@@ -148,7 +187,7 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> dict[str, A
 
 @auth.on.store()
 async def own_memory(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
-    """Keep a user to their own namespaces, and to reading the scopes the operator shares."""
+    """Keep a user to their own namespaces; the operator's curators to the shared scopes too."""
     owner = _owner(ctx)
     if owner is None:
         return
@@ -159,8 +198,10 @@ async def own_memory(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None
     if ctx.action in ("search", "list_namespaces") and own[: len(namespace)] == namespace:
         value["namespace"] = own  # a listing wider than the user's own is narrowed to it
         return
-    shared = operator_settings().shared_memory_scopes
-    if ctx.action in ("get", "search") and shared_scope_of(namespace, shared) is not None:
+    settings = operator_settings()  # a shared scope names its users' tasks: curators only
+    if owner in settings.memory_curators and shared_scope_of(
+        namespace, settings.shared_memory_scopes
+    ):
         return
     raise _refused(
         403, f"Forbidden: your memory lies under {list(own)}; {list(namespace)} is not yours."

@@ -8,6 +8,7 @@ a name. Runs go through the server in process with the caller's headers: its aut
 from __future__ import annotations
 
 import json
+import logging
 import re
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -18,10 +19,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from critic_loop.state.bounds import check_depth
+
+logger = logging.getLogger(__name__)
+
 PROTOCOL_VERSION = "2025-06-18"  # answered when a client asks for one not known here
 KNOWN_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 
-INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+INTERNAL_ERROR = -32603
 
 NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -88,21 +94,31 @@ def _error(code: int, message: str, request_id: Any) -> JSONResponse:
     return JSONResponse(body)
 
 
-async def _call_tool(params: dict[str, Any], request: Request) -> dict[str, Any] | str:
-    named = await _assistants(request)
-    assistant = named.get(str(params.get("name")))
+def _object(value: Any, what: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} must be an object, not {type(value).__name__}")
+    return value
+
+
+async def _call_tool(params: dict[str, Any], request: Request) -> dict[str, Any]:
+    arguments = dict(_object(params.get("arguments"), "arguments"))
+    context = _object(arguments.pop("context", None) or params.get("context"), "context")
+    assistant = (await _assistants(request)).get(str(params.get("name")))
     if assistant is None:
-        return f"Unknown tool: {params.get('name')}"
-    arguments = dict(params.get("arguments") or {})
-    context = arguments.pop("context", None) or params.get("context")
-    output = await _client().runs.wait(
-        None,
-        assistant["assistant_id"],
-        input=arguments,
-        context=context,
-        raise_error=False,
-        headers=_headers(request),
-    )
+        raise ValueError(f"Unknown tool: {params.get('name')}")
+    try:
+        output = await _client().runs.wait(
+            None,
+            assistant["assistant_id"],
+            input=arguments,
+            context=context,
+            raise_error=False,
+            headers=_headers(request),
+        )
+    except httpx.HTTPStatusError as refused:  # a ceiling, a quota: the server's own words
+        raise ValueError(str(refused.response.json().get("detail"))) from None
     if isinstance(output, dict) and "__error__" in output:
         error = output["__error__"]
         message = f"{error.get('error', 'Error')}: {error.get('message', '')}".strip(": ")
@@ -121,39 +137,45 @@ def _version() -> str:
         return "unknown"
 
 
+async def _answer(method: Any, params: dict[str, Any], request: Request) -> dict[str, Any] | None:
+    if method == "initialize":
+        asked = params.get("protocolVersion")
+        return {
+            "protocolVersion": asked if asked in KNOWN_VERSIONS else PROTOCOL_VERSION,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": "critic-loop", "version": _version()},
+        }
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        named = await _assistants(request)
+        return {"tools": [await _tool(name, each, request) for name, each in named.items()]}
+    if method == "tools/call":
+        return await _call_tool(params, request)
+    return None  # no such method
+
+
 async def _handle(request: Request) -> Response:
     try:
-        message = await request.json()
-    except ValueError:
-        return _error(INVALID_REQUEST, "the body is not JSON", None)
+        message = json.loads(await request.body())
+    except (ValueError, RecursionError) as error:  # not JSON, or nested too deeply to read
+        return _error(PARSE_ERROR, f"the body is not JSON: {type(error).__name__}", None)
     if not isinstance(message, dict) or "method" not in message:
         return _error(INVALID_REQUEST, "not a JSON-RPC request", None)
     method, request_id = message["method"], message.get("id")
-    params = message.get("params") or {}
     if request_id is None:  # a notification: nothing to answer
         return Response(status_code=202)
-    if method == "initialize":
-        asked = params.get("protocolVersion")
-        return _result(
-            {
-                "protocolVersion": asked if asked in KNOWN_VERSIONS else PROTOCOL_VERSION,
-                "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": "critic-loop", "version": _version()},
-            },
-            request_id,
-        )
-    if method == "ping":
-        return _result({}, request_id)
-    if method == "tools/list":
-        named = await _assistants(request)
-        tools = [await _tool(name, assistant, request) for name, assistant in named.items()]
-        return _result({"tools": tools}, request_id)
-    if method == "tools/call":
-        outcome = await _call_tool(params, request)
-        if isinstance(outcome, str):
-            return _error(INVALID_PARAMS, outcome, request_id)
-        return _result(outcome, request_id)
-    return _error(METHOD_NOT_FOUND, f"method not found: {method}", request_id)
+    try:
+        params = check_depth(_object(message.get("params"), "params"), "params")
+        answer = await _answer(method, params, request)
+    except ValueError as error:  # bad params, nested too deeply, or a run refused
+        return _error(INVALID_PARAMS, str(error), request_id)
+    except Exception:
+        logger.exception("MCP %s failed", method)
+        return _error(INTERNAL_ERROR, f"{method} failed on the server", request_id)
+    if answer is None:
+        return _error(METHOD_NOT_FOUND, f"method not found: {method}", request_id)
+    return _result(answer, request_id)
 
 
 async def _not_streamed(request: Request) -> Response:  # this endpoint is stateless

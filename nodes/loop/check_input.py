@@ -9,6 +9,7 @@ import importlib.util
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.models.loading import grading_model, worker_model
@@ -19,17 +20,19 @@ from critic_loop.nodes.verifiers.judge import panel
 from critic_loop.nodes.verifiers.rubric_lint import lint_rubric
 from critic_loop.sandbox import isolation as sandbox
 from critic_loop.state.context import Context
-from critic_loop.state.errors import MissingDependency
+from critic_loop.state.errors import InvalidInput, MissingDependency, ThreadFinished
 from critic_loop.state.extras import missing_extra_message
 from critic_loop.state.rubric import CriterionBase, TestSuite, dump_rubric
 from critic_loop.state.run_input import validated_input
 
 
 class SubmittedInput(TypedDict, total=False):
-    """The caller's input as received, before validation."""
+    """The caller's input as received, before validation, and what the thread already holds."""
 
     task: Any
     rubric: Any
+    drafts: list[Any]
+    outcome: Any
 
 
 def preflight(context: Context, rubric: Sequence[CriterionBase], trust: Trust = OPERATOR) -> None:
@@ -67,9 +70,26 @@ def grading_preflight(
     load_prompts(context.prompts_dir)  # a missing directory or a broken template fails here
 
 
+def refuse_a_second_run(state: SubmittedInput) -> None:
+    """Refuse input to a thread holding a run, whose rounds would start again at 1.
+
+    Raises ThreadFinished (the run ended) or InvalidInput (it resumes from `None` as input).
+    """
+    thread = get_config()["configurable"].get("thread_id")
+    if state.get("outcome") is not None:
+        raise ThreadFinished(
+            f"thread {thread} already finished ({state['outcome']}); a thread holds one run: "
+            "use a new thread id, or fork_loop (critic-loop fork) to go on from a round"
+        )
+    if state.get("drafts"):
+        unfinished = f"thread {thread} holds a run that has not finished: resume it from None"
+        raise InvalidInput([f"{unfinished} (run_loop with its thread id), or use a new one"])
+
+
 def check_input(state: SubmittedInput, runtime: Runtime[Context]) -> dict[str, Any]:
     """Validate the run before the first draft (raising as `validated_input`, `preflight`)."""
-    checked = validated_input(dict(state))
+    refuse_a_second_run(state)
+    checked = validated_input({key: state[key] for key in ("task", "rubric") if key in state})
     preflight(runtime.context, checked.rubric, trust_of(runtime))
     for criterion in checked.rubric:
         if isinstance(criterion, TestSuite):

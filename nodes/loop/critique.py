@@ -12,11 +12,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from critic_loop.nodes.events import verdict_event
-from critic_loop.nodes.loop.feedback import worker_feedback
-from critic_loop.nodes.loop.history_queries import normalized
+from critic_loop.nodes.loop.feedback import WORD, worker_feedback
+from critic_loop.nodes.loop.history_queries import normalized, regression
+from critic_loop.nodes.memory.graded import binding, seal
 from critic_loop.nodes.models.gateway import Answer, Request, aask_all, ask_all
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, trust_of
+from critic_loop.nodes.prompts import render_prompt
 from critic_loop.nodes.verifiers.agreement import (
     DERIVED_INPUTS,
     Grouping,
@@ -25,14 +27,18 @@ from critic_loop.nodes.verifiers.agreement import (
     thin_evidence,
 )
 from critic_loop.nodes.verifiers.checks import arun_check, run_check
+from critic_loop.nodes.verifiers.grounding import quotations, quote_problem
 from critic_loop.nodes.verifiers.judge import (
     Graded,
+    Judgement,
     judge_requests,
     judgement_of,
-    second_looks,
-    with_second_looks,
+    quotes_asked,
+    unconfirmed,
+    with_quotes,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
+from critic_loop.nodes.verifiers.ruled_out import ruled_out
 from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
@@ -88,6 +94,30 @@ def _with_agreement(critique: Critique, code: CriterionBase, agreement: Agreemen
     return critique.model_copy(update=update)
 
 
+ECHO_WORDS = 5  # runs of this many words shared with the instructions
+ECHO_SHARE = 0.5  # a draft made this much of instructions' word runs repeats them
+
+
+def _grams(text: str) -> set[tuple[str, ...]]:
+    words = [word.lower() for word in WORD.findall(text)]
+    return {tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+
+
+def _instruction_grams(prompts_dir: str | None) -> set[tuple[str, ...]]:
+    # the worker's standing instructions, not its hints: a hint says what the text should say,
+    # so a draft that does what a hint asks shares its words without echoing anything
+    told = [
+        render_prompt("worker_system.jinja", prompts_dir),
+        render_prompt("worker_revision.jinja", prompts_dir, round=0, hints=[], summary=""),
+    ]
+    return {gram for text in told for gram in _grams(text)}
+
+
+def _echoes(text: str, instructions: set[tuple[str, ...]]) -> bool:
+    grams = _grams(text)
+    return bool(grams) and len(grams & instructions) >= ECHO_SHARE * len(grams)
+
+
 HOPELESS = "the failed checks already rule out a pass."
 BEHIND = "another candidate did better on the checks."
 
@@ -109,6 +139,9 @@ class _RoundGrading:
         self.checks = [criterion for criterion in self.rubric if criterion.deterministic]
         self.judged_criteria = [c for c in self.rubric if not c.deterministic]
         graded = {critique.ref for critique in state.critiques}
+        self.history = state.drafts, state.critiques
+        self.earlier = state.critiques
+        self.instructions = _instruction_grams(context.prompts_dir)
         earlier = _graded_texts(state.drafts, state.critiques)
         pending = sorted(
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
@@ -122,6 +155,9 @@ class _RoundGrading:
         self.to_check: list[Draft] = []
         self.checked: dict[DraftRef, dict[str, CriterionResult]] = {}
         self.to_judge: list[Draft] = []
+        self.asked: dict[DraftRef, list[CriterionBase]] = {}  # what the judge is asked, each
+        self.carried: dict[DraftRef, dict[str, CriterionResult]] = {}
+        self.counts: dict[DraftRef, int] = {}  # the requests asked of each draft
         self.same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
         first_with: dict[str, DraftRef] = {}
         for draft in pending:
@@ -160,42 +196,70 @@ class _RoundGrading:
                 self.to_judge.append(self.drafts[ref])
             else:
                 self.done.append(self._without_judge(ref, why))
-        return [
-            request
-            for draft in self.to_judge
-            for request in judge_requests(self.judged_criteria, draft.text, self.context)
-        ]
+        requests = []
+        for draft in self.to_judge:
+            small = self.context.judge_mode != "verdict"
+            ruled = {c: ruled_out(c, draft.text, small) for c in self.judged_criteria}
+            carried = {c.id: _check_result(c, why) for c, why in ruled.items() if why is not None}
+            carried |= self._carried(draft)  # code's, or the last draft's, so nobody is asked
+            self.carried[draft.ref] = carried
+            self.asked[draft.ref] = [c for c in self.judged_criteria if c.id not in carried]
+            mine = judge_requests(self.asked[draft.ref], draft.text, self.context)
+            self.counts[draft.ref] = len(mine)
+            requests += mine
+        return requests
+
+    def _carried(self, draft: Draft) -> dict[str, CriterionResult]:
+        # a revision keeps the judged passes of its draft whose quotation it still holds:
+        # no call to ask what the judge already found, in words still there
+        base = next((c for c in self.earlier if c.ref == draft.revises and c.verdict), None)
+        if base is None or base.verdict is None:
+            return {}
+        judged = {criterion.id for criterion in self.judged_criteria}
+        carried = {}
+        for result in base.verdict.results:
+            quoted = quotations(result.evidence)[:1] if result.source == "judge" else []
+            still = [q for q in quoted if quote_problem(q, draft.text, short_whole=False) is None]
+            if result.passed and result.criterion_id in judged and still:
+                kept = f'"{still[0]}" (still in the draft; passed in round {base.round})'
+                carried[result.criterion_id] = result.model_copy(update={"evidence": kept})
+        return carried
 
     def _by_draft(
         self, answers: Sequence[Answer[Graded]]
     ) -> list[tuple[Draft, Sequence[Answer[Graded]]]]:
-        size = len(answers) // len(self.to_judge) if self.to_judge else 0
-        return [
-            (draft, answers[index * size : (index + 1) * size])
-            for index, draft in enumerate(self.to_judge)
-        ]
+        found, start = [], 0
+        for draft in self.to_judge:
+            found.append((draft, answers[start : start + self.counts[draft.ref]]))
+            start += self.counts[draft.ref]
+        return found
 
-    def second_looks(self, answers: Sequence[Answer[Graded]]) -> list[Request[float | None]]:
+    def quotes_asked(self, answers: Sequence[Answer[Graded]]) -> list[Request[Graded]]:
         return [
-            look
+            quote
             for draft, mine in self._by_draft(answers)
-            for look in second_looks(self.judged_criteria, draft.text, mine, self.context)
+            for quote in quotes_asked(self.asked[draft.ref], draft.text, mine, self.context)
         ]
 
     def record_judgements(
-        self, answers: Sequence[Answer[Graded]], looks: Sequence[Answer[float | None]]
+        self, answers: Sequence[Answer[Graded]], quotes: Sequence[Answer[Graded]]
     ) -> None:
-        taken = iter(looks)
+        taken = iter(quotes)
         for draft, mine in self._by_draft(answers):
-            looked = with_second_looks(mine, taken, self.context)
-            judgement = judgement_of(self.judged_criteria, looked, self.context)
+            looked = with_quotes(mine, taken, self.context)
+            asked = self.asked[draft.ref]
+            judgement = judgement_of(asked, looked, self.context) if asked else Judgement()
             verdict = None
             if judgement.stopped is not None:
                 verdict = self._without_judge(draft.ref, f"{judgement.stopped}.").verdict
             elif judgement.error is None:
-                results = {**self.checked[draft.ref]}
+                results = {**self.checked[draft.ref], **self.carried[draft.ref]}
                 results.update((result.criterion_id, result) for result in judgement.results)
                 verdict = self._verdict(results, judgement.feedback)
+                if verdict.passed:  # a draft the run would end on: its passes confirmed
+                    fresh = {r.criterion_id: r for r in judgement.results}
+                    results.update((cid, unconfirmed(r, self.context)) for cid, r in fresh.items())
+                    verdict = self._verdict(results, judgement.feedback)
             self.done.append(
                 _critique(
                     draft,
@@ -244,10 +308,13 @@ class _RoundGrading:
         done = self.done + [
             _as_repeat(by_ref[first], self.drafts[ref]) for ref, first in self.same_as.items()
         ]
-        seconds = self.ledger.seconds
+        seconds, bound = self.ledger.seconds, binding(runtime)
         critiques, feedback = [], []
         for critique in sorted(done, key=lambda critique: (critique.round, critique.candidate)):
-            critique = critique.model_copy(update={"seconds": seconds})
+            lost = regression(self.drafts[critique.ref], critique.verdict, *self.history)
+            critique = critique.model_copy(update={"seconds": seconds, "regressed": lost})
+            sealed = seal(bound, critique) if bound else None  # memory may be shared
+            critique = critique.model_copy(update={"seal": sealed})
             runtime.stream_writer(verdict_event(critique))
             critiques.append(critique.model_dump(mode="json"))
             verdict = critique.verdict
@@ -276,10 +343,15 @@ class _RoundGrading:
             hint = f"Write a complete artifact of fewer than {limit} characters."
         elif not draft.text.strip():
             evidence, hint = "The draft is empty.", "Write the artifact the task asks for."
+        elif _echoes(draft.text, self.instructions):
+            evidence = "The draft repeats the instructions it was given, not the artifact."
+            hint = "Write the artifact the task asks for; do not repeat your instructions."
         else:
             return None
         failed = {
-            c.id: CriterionResult(criterion_id=c.id, evidence=evidence, passed=False, hint=hint)
+            c.id: CriterionResult(
+                criterion_id=c.id, evidence=evidence, passed=False, hint=hint, source="check"
+            )
             for c in self.rubric
         }
         return self._verdict(failed, f"{evidence} Reply with the complete artifact.")
@@ -306,8 +378,7 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
         outcomes = [run_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = ask_all(grading.judge_requests(), grading.ledger)
-    looks = ask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(answers, looks)
+    grading.record_judgements(answers, ask_all(grading.quotes_asked(answers), grading.ledger))
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -321,8 +392,8 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
         outcomes = [await arun_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = await aask_all(grading.judge_requests(), grading.ledger)
-    looks = await aask_all(grading.second_looks(answers), grading.ledger)
-    grading.record_judgements(answers, looks)
+    quotes = await aask_all(grading.quotes_asked(answers), grading.ledger)
+    grading.record_judgements(answers, quotes)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

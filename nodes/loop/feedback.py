@@ -1,8 +1,10 @@
 """Turn a failing verdict into the feedback the worker is allowed to see.
 
-The one place anything passes from the critic's side to the worker's: the critic's note and
-one hint per failing criterion, with criterion ids and any run of words covering most of a
-criterion's text cut out. Shorter overlaps stay ("cut it to at most fifty words").
+The one place anything passes from the critic's side to the worker's: the critic's note, what
+to change (a check's hint; a failed judged criterion as an instruction) and the parts of the
+draft a pass quoted, to keep. In the critic's own words, criterion ids and any run of words
+covering most of a criterion's text are cut out; shorter overlaps stay ("cut it to at most
+fifty words"). The judge's evidence (audit text) never reaches the worker.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import math
 import re
 from collections.abc import Sequence
 
+from critic_loop.nodes.verifiers.grounding import quotations
+from critic_loop.nodes.verifiers.statements import as_instruction
 from critic_loop.state.bounds import bounded_hint
 from critic_loop.state.records import WorkerFeedback
 from critic_loop.state.rubric import CriterionBase
-from critic_loop.state.verdict import Verdict
+from critic_loop.state.verdict import CriterionResult, Verdict
 
 REDACTED = "[a review requirement]"  # replaces criterion text in the critic's words
 REDACTED_ID = "[a review item]"  # replaces a criterion id
@@ -72,17 +76,42 @@ def redact_criteria(text: str, rubric: Sequence[CriterionBase]) -> str:
     return text
 
 
+def _told(
+    result: CriterionResult, criterion: CriterionBase, rubric: Sequence[CriterionBase]
+) -> list[str]:
+    # a check's own hint (its evidence, if it gave none); a judged criterion as an instruction,
+    # then the judge's own hint if it wrote one: never the judge's evidence, which is an audit
+    if result.source == "check":
+        return [redact_criteria(result.hint.strip() or result.evidence.strip(), rubric)]
+    own = redact_criteria(result.hint.strip(), rubric)
+    return [as_instruction(criterion.describe()), *([own] if own and REDACTED not in own else [])]
+
+
 def worker_feedback(
     round_number: int, candidate: int, verdict: Verdict, rubric: Sequence[CriterionBase]
 ) -> WorkerFeedback:
-    """Build the worker's feedback on a failing verdict: the note and one hint per failure."""
+    """Build the worker's feedback on a failing verdict: what to change, each once; what to keep.
+
+    A failed judged criterion is told as an instruction ("Give the meeting time."), so a
+    requirement the task never stated reaches the worker; the parts of the draft the judge
+    quoted for a pass are named, to keep.
+    """
+    criteria = {criterion.id: criterion for criterion in rubric}
     hints = [
-        bounded_hint(redact_criteria(result.hint.strip() or result.evidence.strip(), rubric))
+        bounded_hint(hint)
         for result in verdict.failing
+        for hint in _told(result, criteria[result.criterion_id], rubric)
+    ]
+    kept = [
+        quote
+        for result in verdict.results
+        if result.passed and result.source == "judge"
+        for quote in quotations(result.evidence)[:1]
     ]
     return WorkerFeedback(
         round=round_number,
         candidate=candidate,
         summary=redact_criteria(verdict.feedback, rubric).strip(),
-        hints=[hint for hint in hints if hint],
+        hints=list(dict.fromkeys(hint for hint in hints if hint)),
+        kept=list(dict.fromkeys(bounded_hint(quote) for quote in kept)),
     )

@@ -36,6 +36,7 @@ def worker_prompt(turn: WorkerTurn, context: Context) -> list[BaseMessage]:
             "round": step.round,
             "summary": step.feedback.summary,
             "hints": step.feedback.hints,
+            "kept": step.feedback.kept,
             "warning": turn.warning if position == len(turn.history) else "",
         }
         messages.append(AIMessage(step.text))

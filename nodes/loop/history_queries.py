@@ -20,13 +20,16 @@ def latest_round(critiques: Sequence[Critique]) -> list[Critique]:
 
 
 def best_critique(critiques: Sequence[Critique]) -> Critique | None:
-    """Ties go to a grading not cut short, the latest round, `agreement`, the first candidate."""
+    """Return the best graded critique: a revision that `regressed` never wins.
 
-    def rank(c: Critique) -> tuple[int, float, bool, int, int, int]:
+    Ties go to a grading not cut short, the latest round, `agreement`, the first candidate.
+    """
+
+    def rank(c: Critique) -> tuple[bool, int, float, bool, int, int, int]:
         assert c.verdict is not None  # only graded critiques are ranked
         support = c.agreement.support if c.agreement is not None else 1  # 1: not compared
         strength = c.verdict.musts_passed, c.verdict.score
-        return *strength, c.stopped is None, c.round, support, -c.candidate
+        return c.regressed is None, *strength, c.stopped is None, c.round, support, -c.candidate
 
     return max((c for c in critiques if c.verdict is not None), key=rank, default=None)
 
@@ -34,6 +37,26 @@ def best_critique(critiques: Sequence[Critique]) -> Critique | None:
 def best_of_round(critiques: Sequence[Critique]) -> Critique | None:
     """Return the best critique of the latest round (ties to the first candidate)."""
     return best_critique(latest_round(critiques))
+
+
+SHRUNK = 0.4  # a failing revision with less than this share of its base's text lost it
+
+
+def regression(
+    draft: Draft, verdict: Verdict | None, drafts: Sequence[Draft], critiques: Sequence[Critique]
+) -> str | None:
+    """Say why a failing revision is worse than the draft it revises, or None."""
+    base = next((c for c in critiques if c.ref == draft.revises and c.verdict), None)
+    if verdict is None or verdict.passed or base is None or base.verdict is None:
+        return None
+    kept = {r.criterion_id for r in base.verdict.results if r.passed}
+    lost = [r.criterion_id for r in verdict.failing if r.criterion_id in kept]
+    if lost:
+        return "it fails what the draft it revises passed: " + ", ".join(lost)
+    length = len(draft_of(drafts, base.ref).text)
+    if len(draft.text) < SHRUNK * length:
+        return f"it keeps {len(draft.text)} of the {length} characters of the draft it revises"
+    return None
 
 
 def draft_of(drafts: Sequence[Draft], ref: DraftRef) -> Draft:

@@ -15,7 +15,8 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from pydantic import ValidationError
 
-from critic_loop.nodes.memory.owned_store import memory_store
+from critic_loop.nodes.memory.graded import graded_here
+from critic_loop.nodes.memory.owned_store import in_shared_scope, memory_store
 from critic_loop.nodes.memory.ranking import ranked, ranking_writes, read_scope
 from critic_loop.nodes.memory.relevance import topic_of, with_topic
 from critic_loop.nodes.memory.rule_text import (
@@ -28,6 +29,7 @@ from critic_loop.nodes.memory.rule_text import (
 from critic_loop.nodes.memory.scope_locks import holding
 from critic_loop.state.context import Context
 from critic_loop.state.distill import DistillState
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.records import rounds_done
 from critic_loop.state.rules import (
     MAX_TOPICS,
@@ -196,9 +198,10 @@ def _consolidate(work: _Consolidation, max_rules: int) -> None:
 def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Store the run's lessons (as the distiller generalised them) and report what changed."""
     context = runtime.context
-    store = memory_store(runtime)
+    store = memory_store(runtime, shared=graded_here(runtime, state.critiques, state.outcome))
     if store is None or state.proposed is None or state.outcome is None:
         return {}
+    shared = in_shared_scope(store, context.memory_scope)  # the operator's size; no thread named
     thread_id = state.source_thread_id or (
         runtime.execution_info.thread_id if runtime.execution_info else None
     )
@@ -206,7 +209,9 @@ def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[st
         store=store,
         state=state,
         provenance=RuleProvenance(
-            thread_id=thread_id, outcome=state.outcome, rounds=rounds_done(state.critiques)
+            thread_id=None if shared else thread_id,
+            outcome=state.outcome,
+            rounds=rounds_done(state.critiques),
         ),
         rules={},
         report=(state.memory_report or MemoryReport(scope=context.memory_scope)).model_copy(
@@ -217,7 +222,8 @@ def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[st
     )
     try:
         with holding(store, context.memory_scope):
-            _consolidate(work, context.max_rules)
+            most = operator_settings().ceilings.max_rules  # type: ignore[attr-defined]
+            _consolidate(work, most if shared else context.max_rules)
     except Exception as error:
         logger.warning("writing rules failed: %s", error, exc_info=True)
         return {

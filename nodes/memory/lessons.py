@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from critic_loop.nodes.loop.feedback import REDACTED, REDACTED_ID, redact_criteria
 from critic_loop.nodes.loop.history_queries import best_critique
 from critic_loop.nodes.verifiers.checks.text import NEAR_MISS
-from critic_loop.nodes.verifiers.judge import NOT_SURE_HINT
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import Lesson
@@ -29,8 +28,6 @@ def _last_hint(critiques: Sequence[Critique], criterion_id: str, before: int) ->
 
 
 def _as_lesson(hint: str, rubric: Sequence[CriterionBase]) -> str | None:
-    if hint == NOT_SURE_HINT:
-        return None
     general = hint.split(NEAR_MISS)[0]  # what one draft had instead is no lesson
     text = " ".join(redact_criteria(general, rubric).split())
     if not text or REDACTED in text or REDACTED_ID in text:

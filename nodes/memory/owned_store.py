@@ -91,7 +91,8 @@ class OwnedStore(BaseStore):
         return self._results(ops, await self.store.abatch([self._op(op) for op in ops]))
 
 
-def _owner(runtime: Runtime[Any]) -> str | None:
+def run_owner(runtime: Runtime[Any]) -> str | None:
+    """Return the authenticated user a served run belongs to, if any."""
     user = runtime.server_info.user if runtime.server_info is not None else None
     if user is None or not getattr(user, "is_authenticated", False):
         return None
@@ -99,13 +100,21 @@ def _owner(runtime: Runtime[Any]) -> str | None:
     return identity if isinstance(identity, str) and identity else None
 
 
-def memory_store(runtime: Runtime[Any]) -> BaseStore | None:
-    """Return the store the run's memory lives in: the user's own part of it, if any."""
+def memory_store(runtime: Runtime[Any], *, shared: bool = True) -> BaseStore | None:
+    """Return the store the run's memory lives in: the user's own part of it, if any.
+
+    `shared=False`: the shared scopes too are the user's own (`graded.graded_here`).
+    """
     store = runtime.store
-    owner = _owner(runtime)
+    owner = run_owner(runtime)
     if store is None or owner is None:
         return store
-    shared = frozenset(operator_settings().shared_memory_scopes)
-    owned = OwnedStore(store, owner_prefix(owner), shared)
+    scopes = frozenset(operator_settings().shared_memory_scopes if shared else ())
+    owned = OwnedStore(store, owner_prefix(owner), scopes)
     register_scope_lock(owned, scope_lock(store))
     return owned
+
+
+def in_shared_scope(store: BaseStore | None, scope: str) -> bool:
+    """Say whether `scope` is, in `store`, a scope every user shares."""
+    return isinstance(store, OwnedStore) and scope in store.shared

@@ -17,6 +17,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+from critic_loop.nodes.memory.graded import graded_here
 from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.recall import relevant_rules
@@ -107,7 +108,7 @@ class _Distilling:
 def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling | dict[str, Any]:
     # what to ask the distiller; the update itself when there is nothing to ask
     context = runtime.context
-    store = memory_store(runtime)
+    store = memory_store(runtime, shared=graded_here(runtime, state.critiques, state.outcome))
     lessons = observed_lessons(state.critiques, state.rubric)
     ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
     budget = ledger.out_of()

@@ -15,10 +15,12 @@ from langgraph.store.base import BaseStore, Item, SearchItem
 from pydantic import BaseModel, ValidationError
 
 from critic_loop.nodes.events import recall_event
+from critic_loop.nodes.memory.graded import binding, seal
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import HEAD, SLACK, strength, strongest_rules
 from critic_loop.nodes.memory.relevance import relevance, topic_words
 from critic_loop.state.context import Context
+from critic_loop.state.operator_settings import operator_settings
 from critic_loop.state.rubric import Task
 from critic_loop.state.rules import RecalledRule, Rule, rules_namespace
 
@@ -53,9 +55,13 @@ def _candidates(store: BaseStore, scope: str, task: str) -> list[Item]:
 def relevant_rules(
     store: BaseStore, scope: str, task: str, *, limit: int, floor: float
 ) -> list[Item]:
-    """Return up to `limit` rules at least `floor` relevant: most useful, relevant, recent first."""
-    words = topic_words(task)
-    scored = [(item, relevance(words, item.value)) for item in _candidates(store, scope, task)]
+    """Return up to `limit` rules at least `floor` relevant: most useful, relevant, recent first.
+
+    A rule longer than `CRITIC_LOOP_MAX_RULE_CHARS` is never given (nor compared).
+    """
+    words, longest = topic_words(task), operator_settings().max_rule_chars
+    items = [i for i in _candidates(store, scope, task) if len(str(i.value.get("text"))) <= longest]
+    scored = [(item, relevance(words, item.value)) for item in items]
     kept = [(item, score) for item, score in scored if score >= floor]
     kept.sort(
         key=lambda pair: (strength(pair[0].value)[0], pair[1], strength(pair[0].value)[1]),
@@ -64,13 +70,20 @@ def relevant_rules(
     return [item for item, _ in kept[:limit]]
 
 
-def _recalled(item: Item, scope: str) -> RecalledRule | None:
-    try:
-        rule = Rule.model_validate(item.value)
-    except ValidationError:
-        logger.warning("ignoring malformed rule %s in scope %s", item.key, scope)
-        return None
-    return RecalledRule(id=item.key, text=rule.text, scope=scope)
+def _recalled(items: list[Item], scope: str, bound: str | None) -> list[RecalledRule]:
+    # at most `CRITIC_LOOP_MAX_RECALLED_CHARS` of rule text, sealed in a run that shares memory
+    recalled, room = [], operator_settings().max_recalled_chars
+    for item in items:
+        try:
+            rule = RecalledRule(id=item.key, text=Rule.model_validate(item.value).text, scope=scope)
+        except ValidationError:
+            logger.warning("ignoring malformed rule %s in scope %s", item.key, scope)
+            continue
+        if len(rule.text) <= room:
+            room -= len(rule.text)
+            rule.seal = seal(bound, rule) if bound else None
+            recalled.append(rule)
+    return recalled
 
 
 def recall(state: RecallView, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -87,6 +100,6 @@ def recall(state: RecallView, runtime: Runtime[Context]) -> dict[str, Any]:
     except Exception as error:
         logger.warning("recall failed in scope %s: %s", scope, error, exc_info=True)
         return {"recalled_rules": [], "memory_errors": [f"recall: {type(error).__name__}: {error}"]}
-    recalled = [rule for item in items if (rule := _recalled(item, scope)) is not None]
+    recalled = _recalled(items, scope, binding(runtime))
     runtime.stream_writer(recall_event(recalled, scope))
     return {"recalled_rules": [rule.model_dump(mode="json") for rule in recalled]}

@@ -5,6 +5,7 @@ A marker per run, in the same batch as the counts, makes a retried step count no
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -13,6 +14,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, Field
 
+from critic_loop.nodes.memory.graded import graded_here
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.ranking import entries_of, ranking_writes, read_ranking, with_updated
 from critic_loop.nodes.memory.scope_locks import holding
@@ -41,6 +43,7 @@ def _count_run(
 ) -> None:
     """Add one run to the usage of `rules` (all of `scope`), once per run, in one write."""
     marker = (RULES_NAMESPACE_PREFIX[0], "usage_recorded", scope)
+    run = hashlib.sha256(run.encode()).hexdigest() if run is not None else None  # names no thread
     if run is not None and store.get(marker, run) is not None:
         return  # this run was counted before a crash or retry
     writes = []
@@ -61,7 +64,7 @@ def _count_run(
     if entries is not None:  # else recall ranks the scope afresh when it needs to
         writes += ranking_writes(scope, with_updated(entries, changed))
     if run is not None:
-        writes.append(PutOp(marker, run, {"passed": passed, "rounds": rounds}, index=False))
+        writes.append(PutOp(marker, run, {}, index=False))
     store.batch(writes)
 
 
@@ -74,7 +77,8 @@ def usage_to_record(
 
 def record_rule_usage(state: UsageView, runtime: Runtime[Context]) -> dict[str, Any]:
     """Add this run to the usage statistics of every rule it consulted (once per run)."""
-    store = memory_store(runtime)
+    graded = graded_here(runtime, state.critiques, state.outcome, state.recalled_rules)
+    store = memory_store(runtime, shared=graded)
     if store is None or not usage_to_record(state.recalled_rules, state.outcome, store):
         return {}
     passed = state.outcome == "passed"

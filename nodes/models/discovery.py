@@ -13,10 +13,14 @@ import threading
 import time
 import urllib.request
 from collections.abc import Mapping
+from contextlib import suppress
+from pathlib import Path
 from typing import Any
 
-from critic_loop.nodes.models.profiles import LOCAL_SETTINGS as LOCAL_SETTINGS
 from critic_loop.nodes.models.profiles import model_profile, profile_known, profile_settings
+from critic_loop.nodes.models.redaction import redacted
+from critic_loop.state.context import LOCAL_SETTINGS as LOCAL_SETTINGS
+from critic_loop.state.context import MODEL_FIELDS as MODEL_FIELDS  # naming either: none found
 from critic_loop.state.context import Context
 from critic_loop.state.errors import DiscoveryFailed as DiscoveryFailed
 
@@ -27,12 +31,11 @@ GEMINI_MODELS = {
     "critic_model": "google_genai:gemini-2.5-pro",
 }
 
-MODEL_FIELDS = ("worker_model", "critic_model")  # naming either turns discovery off
 DISCOVERY_TIMEOUT = 30.0  # seconds for a `/models` answer: a busy local server is slow
 DISCOVERY_ATTEMPTS = 3  # tries, waiting 1 s, then 2 s, between them
 DISCOVERY_TTL = 300.0  # seconds an answer is reused (a server restarted is noticed)
 
-_answers: dict[str, tuple[float, str]] = {}
+_answers: dict[str, tuple[float, str]] = {}  # base URL: (when it answered, time.time(); model)
 _asking = threading.Lock()
 
 
@@ -52,7 +55,7 @@ def discover_model(
     Raises:
         DiscoveryFailed: the server never answered, or lists no model.
     """
-    problem = "it lists no model"
+    problem, shown = "it lists no model", redacted(base_url.rstrip("/"))
     for attempt in range(1, attempts + 1):
         try:
             model = _listed_model(base_url, timeout)
@@ -60,12 +63,12 @@ def discover_model(
             reason = getattr(error, "reason", None) or error
             if isinstance(reason, ConnectionRefusedError):  # naming a model won't help
                 raise DiscoveryFailed(
-                    f"nothing answers at {base_url.rstrip('/')} (connection refused): start the "
+                    f"nothing answers at {shown} (connection refused): start the "
                     "model server there, or point --base-url (or OPENAI_BASE_URL) at one that runs"
                 ) from error
             problem = f"{type(error).__name__}: {reason}"
             logger.debug(
-                "asking %s for its models failed (attempt %d): %s", base_url, attempt, problem
+                "asking %s for its models failed (attempt %d): %s", shown, attempt, problem
             )
             if attempt < attempts:
                 time.sleep(float(attempt))
@@ -74,7 +77,7 @@ def discover_model(
             return model
         break
     raise DiscoveryFailed(
-        f"asked {base_url.rstrip('/')}/models which model it serves ({attempts} tries, "
+        f"asked {shown}/models which model it serves ({attempts} tries, "
         f"{timeout:g} s each) and got no answer: {problem}. Is the server up at that address? "
         "Or name the model yourself with --model openai:<name>"
     )
@@ -91,25 +94,41 @@ def served_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str | Non
 
 def _known_model(base_url: str) -> str | None:
     answer = _answers.get(base_url.rstrip("/"))
-    if answer is None or time.monotonic() - answer[0] > DISCOVERY_TTL:
+    if answer is None or not 0 <= time.time() - answer[0] <= DISCOVERY_TTL:
         return None
     return answer[1]
 
 
+def _answers_file() -> Path:  # shared by the user's processes: a busy server answers late
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "critic-loop/servers"
+
+
+def _stored_answers() -> dict[str, tuple[float, str]]:
+    with suppress(OSError, ValueError, TypeError):
+        stored = json.loads(_answers_file().read_text())
+        return {str(url): (float(at), str(model)) for url, (at, model) in stored.items()}
+    return {}
+
+
 def _model_at(base_url: str) -> str:
-    # asked once per DISCOVERY_TTL; a failure is not kept: the next run asks
+    # asked once per DISCOVERY_TTL by any process; a failure is not kept: the next run asks
     key = base_url.rstrip("/")
     with _asking:  # runs starting together ask once
-        model = _known_model(key)
-        if model is None:
-            model = discover_model(key)
-            _answers[key] = (time.monotonic(), model)
-    return model
+        if _known_model(key) is None:  # the file only then: a node may call this on its loop
+            _answers.update(_stored_answers())
+        if _known_model(key) is None:
+            _answers[key] = (time.time(), discover_model(key))
+            with suppress(OSError):
+                _answers_file().parent.mkdir(parents=True, exist_ok=True)
+                _answers_file().write_text(json.dumps(_answers))
+        return _answers[key][1]
 
 
 def forget_servers() -> None:
     """Forget every server's answer (tests do, and so can a caller that restarted one)."""
     _answers.clear()
+    with suppress(OSError):
+        _answers_file().unlink(missing_ok=True)
 
 
 def server_url(base_url: str | None, environ: Mapping[str, str]) -> str | None:

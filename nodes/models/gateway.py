@@ -29,6 +29,7 @@ from langchain_core.runnables import Runnable, RunnableSequence
 
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.models.loading import STRICT_SCHEMA_PROVIDERS, role_tags, split_model_spec
+from critic_loop.nodes.models.redaction import redacted
 from critic_loop.state.context import StructuredOutputMethod
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.schema import InvalidAnswer
@@ -72,12 +73,12 @@ class ModelUnreachable(ConnectionError):
             url = str(cause.request.url)  # type: ignore[attr-defined]
         except (AttributeError, RuntimeError):  # httpx raises RuntimeError when it has none
             url = server or "the provider's endpoint"
-        self.role, self.spec, self.url = role, spec, url
+        self.role, self.spec, self.url = role, spec, redacted(url)
         detail = str(cause).strip() or "no answer"
         timed_out = isinstance(cause, openai.APITimeoutError | httpx.TimeoutException)
         failed = "did not answer in time" if timed_out else "cannot be reached"
         super().__init__(
-            f"the {role} model {spec!r} at {url} {failed} ({type(cause).__name__}: {detail})"
+            f"the {role} model {spec!r} at {self.url} {failed} ({type(cause).__name__}: {detail})"
         )
 
 
@@ -293,7 +294,7 @@ class _Exchange(Generic[T]):
                     logger.info(
                         "%s does not accept structured output by %s (HTTP %s); using %s "
                         "from now on",
-                        self.request.server or self.request.spec,
+                        redacted(self.request.server or self.request.spec),
                         self.method,
                         getattr(error, "status_code", "?"),
                         replacement,

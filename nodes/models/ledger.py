@@ -28,13 +28,17 @@ class Ledger:
     def seconds(self) -> float:
         return time.monotonic() - self.started
 
-    def out_of(self) -> Budget | None:
-        """Return the budget this step has used up (prompts in flight count), or None."""
+    def out_of(self, prompt_tokens: int = 0) -> Budget | None:
+        """Return the budget this step has used up (prompts in flight count), or None.
+
+        `prompt_tokens`: a call about to be sent, whose prompt must fit the whole token budget.
+        """
         left = self.allowance
         if left.calls is not None and self.calls >= left.calls:
             return "call_budget"
         used = self.usage.input_tokens + self.usage.output_tokens + self.reserved
-        if left.tokens is not None and used >= left.tokens:
+        too_big = left.largest_prompt is not None and prompt_tokens > left.largest_prompt
+        if too_big or (left.tokens is not None and used >= left.tokens):
             return "token_budget"
         if left.seconds is not None and self.seconds >= left.seconds:
             return "time_budget_seconds"
@@ -43,7 +47,7 @@ class Ledger:
     def admit(self, prompt_tokens: int = 0) -> str | None:
         """Count one more call (holding its prompt's tokens) and return None, or say why not."""
         with self._lock:
-            budget = self.out_of()
+            budget = self.out_of(prompt_tokens)
             if budget is None:
                 self.calls += 1
                 self.reserved += prompt_tokens

@@ -14,16 +14,9 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from critic_loop.nodes.verifiers.judge_profile import judge_profile
+from critic_loop.state.context import LOCAL_SETTINGS, WORKER_FIELDS
 
-LOCAL_SETTINGS: dict[str, Any] = {  # what suits small models (see `benchmarks/judge/results`)
-    "judge_granularity": "criterion",
-    "judge_mode": "extract",
-    "lint_checks": True,
-    "worker_max_tokens": 1024,
-}
 SMALL_MODEL_PARAMS = 4.0  # billions of parameters at most of a model given `LOCAL_SETTINGS`
-WORKER_FIELDS = frozenset({"worker_max_tokens"})  # from the worker's profile; the rest: critic's
-PROFILE_FIELDS = tuple(LOCAL_SETTINGS)  # the run settings a profile may give
 
 Source = Literal["small model", "found on the server", "none"]
 

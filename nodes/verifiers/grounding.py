@@ -26,12 +26,17 @@ def _fragments(quote: str) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
-def _quotations(evidence: str) -> list[str]:
+def quotations(evidence: str) -> list[str]:
+    """Return what `evidence` quotes, in double quotes or backticks."""
     return [next(group for group in match.groups() if group) for match in QUOTED.finditer(evidence)]
 
 
-def quote_problem(quote: str, artifact: str) -> str | None:
-    """Say why `quote` does not point at a part of `artifact`, or None when it does."""
+def quote_problem(quote: str, artifact: str, short_whole: bool = True) -> str | None:
+    """Say why `quote` does not point at a part of `artifact`, or None when it does.
+
+    `short_whole=False`: all (or most) of a short artifact is no evidence by itself either
+    (an extracting judge copies back "hash map" for "It explains how a hash map works").
+    """
     haystack = _normal(artifact)
     fragments = _fragments(quote)
     quoted = sum(len(fragment) for fragment in fragments)
@@ -39,7 +44,8 @@ def quote_problem(quote: str, artifact: str) -> str | None:
         return "it quotes nothing of the artifact"
     if not all(fragment in haystack for fragment in fragments):
         return "its quotation is not in the artifact (copy the words exactly)"
-    if len(quote.split()) > ALWAYS_SHORT_WORDS and quoted > LONGEST_SHARE * len(haystack):
+    short = short_whole and len(quote.split()) <= ALWAYS_SHORT_WORDS
+    if not short and quoted > LONGEST_SHARE * len(haystack):
         return (
             "it quotes the whole artifact, or nearly all of it: quote only the few words "
             "that show the criterion holds"
@@ -51,7 +57,7 @@ NO_QUOTATION = "it quotes nothing of the artifact in double quotes"
 
 
 def _grounding_problem(evidence: str, artifact: str) -> str | None:
-    problems = [quote_problem(quote, artifact) for quote in _quotations(evidence)]
+    problems = [quote_problem(quote, artifact) for quote in quotations(evidence)]
     if not problems:
         return NO_QUOTATION
     return None if None in problems else problems[0]

@@ -6,20 +6,24 @@ that show it (`grounding`).
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from critic_loop.nodes.models.gateway import Answer, Request, parse_answer
 from critic_loop.nodes.models.loading import grading_model, model_server
-from critic_loop.nodes.prompts import conversation, render_prompt
-from critic_loop.nodes.verifiers.grounding import grounded, quote_problem, ungrounded_passes
+from critic_loop.nodes.prompts import conversation, render_prompt, worked_examples
+from critic_loop.nodes.verifiers.grounding import (
+    grounded,
+    quotations,
+    quote_problem,
+    ungrounded_passes,
+)
 from critic_loop.nodes.verifiers.judge_profile import DEFAULT_THRESHOLD, judge_profile
-from critic_loop.nodes.verifiers.yes_no import NULL_ARTIFACT, calibrated, yes_no_request
+from critic_loop.nodes.verifiers.yes_no import p_met, yes_no_request
 from critic_loop.state.context import Context
 from critic_loop.state.records import TokenUsage
 from critic_loop.state.rubric import CriterionBase
@@ -93,44 +97,21 @@ def judge_prompt(
     )
 
 
-EXAMPLE_FENCE = "example"  # fixed, so a server can reuse the examples' prefix
-
-
-def _extract_examples(prompts_dir: str | None) -> list[dict[str, str]]:
-    examples = json.loads(render_prompt("critic_extract_examples.jinja", prompts_dir))
-    fields = {"artifact", "statement", "quote"}
-    if not isinstance(examples, list) or not all(
-        isinstance(item, dict) and set(item) == fields for item in examples
-    ):
-        raise ValueError("critic_extract_examples.jinja must be a JSON list of " + str(fields))
-    return examples
-
-
 def extract_prompt(criterion: CriterionBase, artifact: str, context: Context) -> list[BaseMessage]:
-    """Ask for the words that show `criterion`, after worked examples as earlier turns.
-
-    (A small model follows what it was shown better than what it was told.)
-    """
-
-    def ask(text: str, statement: str, fence: str) -> HumanMessage:
-        values = {"artifact": text, "statement": statement, "fence": fence}
-        return HumanMessage(render_prompt("critic_extract.jinja", context.prompts_dir, **values))
-
-    messages: list[BaseMessage] = [
-        SystemMessage(render_prompt("critic_extract_system.jinja", context.prompts_dir))
-    ]
-    for example in _extract_examples(context.prompts_dir):
-        messages += [
-            ask(example["artifact"], example["statement"], EXAMPLE_FENCE),
-            AIMessage(example["quote"]),
-        ]
-    return [*messages, ask(artifact, criterion.text, secrets.token_hex(8))]
+    """Ask for the words that show `criterion`, after worked examples as earlier turns."""
+    values = {"artifact": artifact, "statement": criterion.text, "fence": secrets.token_hex(8)}
+    return worked_examples(
+        context.prompts_dir,
+        "critic_extract_system.jinja",
+        "critic_extract.jinja",
+        "critic_extract_examples.jinja",
+        values,
+    )
 
 
 UNVERIFIED_PASS = (
     "Not met: the judge passed this without quoting the draft, so the pass could not be checked."
 )
-NOT_SURE_HINT = "Make it plain in the artifact, in words a reader can point to."
 NOT_GRADED = "Not met: the judge gave no valid result for this criterion."
 
 
@@ -146,9 +127,13 @@ def _with_real_ids(report: CriticReport, criteria: Sequence[CriterionBase]) -> C
         ids = [opaque.get(name, name) for name in given]
         if set(ids) != set(real) and len(given) == len(real):
             ids = real
+    # results for criteria not asked about (a judge that grades the whole rubric when asked
+    # for part of it) are dropped when every criterion asked about has its own
+    asked = set(real) <= set(ids)
     results = [
         result.model_copy(update={"criterion_id": name})
         for result, name in zip(report.results, ids, strict=True)
+        if name in real or not asked
     ]
     return report.model_copy(update={"results": results})
 
@@ -223,7 +208,6 @@ def accept_one(
         evidence, hint = UNVERIFIED_PASS, ""
     elif found.verdict == "not sure":
         evidence = "Not met: the judge was not sure, which counts as not met."
-        hint = hint or NOT_SURE_HINT
     elif quote:
         evidence = f'Not met; the judge looked at "{quote}".'
     else:
@@ -242,23 +226,26 @@ def extracted_quote(reply: str) -> str:
     return " ".join(first.split()).strip("\"“”`'").strip()
 
 
-def extracted(reply: str, criterion: CriterionBase, artifact: str) -> tuple[Graded, str | None]:
+def extracted(
+    reply: str, criterion: CriterionBase, artifact: str, short_whole: bool = False
+) -> tuple[Graded, str | None]:
     """Pass a short part of the artifact; else not met, with why the words prove nothing.
 
-    The second value is None when the answer is final (a pass, or "NONE").
+    The second value is None when the answer is final (a pass, or "NONE"). With `short_whole`
+    a draft of a few words may be quoted whole ("Blue." names a colour): where no yes or no
+    is asked, that is all the evidence such a draft can have (code rules out beforehand the
+    criteria a few words cannot meet).
     """
     quote = extracted_quote(reply)
     problem = None
     if not quote or quote.lower().strip(" .!") in NO_WORDS:
         evidence = NOTHING_QUOTED
-    elif (problem := quote_problem(quote, artifact)) is None:
+    elif (problem := quote_problem(quote, artifact, short_whole=short_whole)) is None:
         passed = CriterionResult(criterion_id=criterion.id, passed=True, evidence=f'"{quote}"')
         return ([passed], ""), None
     else:
         evidence = f'Not met: the judge\'s evidence "{quote[:200]}" is no evidence ({problem}).'
-    result = CriterionResult(
-        criterion_id=criterion.id, passed=False, evidence=evidence, hint=NOT_SURE_HINT
-    )
+    result = CriterionResult(criterion_id=criterion.id, passed=False, evidence=evidence)
     return ([result], ""), problem
 
 
@@ -311,11 +298,13 @@ def _extracting(
     spec: str, criterion: CriterionBase, artifact: str, context: Context
 ) -> Request[Graded]:
     # words not in the artifact (a small model copies the criterion's) or the whole artifact
-    # are asked for again, with the reason; the last attempt's answer is final
+    # are asked for again, with the reason; the last attempt's answer is final. Asked for the
+    # quotation `extract_ask` weighs, the first answer is final.
+    weighed = context.judge_mode == "extract_ask"
 
     def read(reply: BaseMessage) -> Graded:
-        graded, problem = extracted(reply.text, criterion, artifact)
-        if problem is not None:
+        graded, problem = extracted(reply.text, criterion, artifact, short_whole=not weighed)
+        if problem is not None and not weighed:
             raise InvalidAnswer([f"the evidence {problem}"])
         return graded
 
@@ -332,76 +321,158 @@ def _extracting(
         server=model_server(spec, context),
         prompt=extract_prompt(criterion, artifact, context),
         read=read,
-        read_last=lambda reply: extracted(reply.text, criterion, artifact)[0],
+        read_last=lambda reply: extracted(reply.text, criterion, artifact, not weighed)[0],
         retry=retry,
-        attempts=1 if context.judge_mode == "extract_ask" else context.critic_attempts,
+        attempts=1 if weighed else context.critic_attempts,
     )
+
+
+def _asking(
+    spec: str, criterion: CriterionBase, artifact: str, context: Context
+) -> Request[Graded]:
+    # extract_ask's first question: yes or no; its P(met) decides unless it is near the bar
+    bar = judge_bar(spec)
+
+    def read(reply: BaseMessage) -> Graded:
+        met = p_met(reply)
+        result = CriterionResult(
+            criterion_id=criterion.id,
+            passed=met is not None and met >= bar.threshold,
+            evidence=bar.said(met),
+            p_met=met,
+        )
+        return [result], ""
+
+    asked = yes_no_request(spec, criterion.text, artifact, context)
+    return Request(**{**asked.__dict__, "read": read})
 
 
 def judge_requests(
     criteria: Sequence[CriterionBase], artifact: str, context: Context
 ) -> list[Request[Graded]]:
     """Return every request of a judgement: each group of criteria, asked of each judge."""
-    extracting = context.judge_mode != "verdict"  # then each group is one criterion
+    ask = {"verdict": None, "extract": _extracting, "extract_ask": _asking}[context.judge_mode]
     return [
-        _extracting(judge.spec, group[0], artifact, context)
-        if extracting
+        ask(judge.spec, group[0], artifact, context)
+        if ask is not None
         else _structured(judge.spec, group, artifact, context)
         for group in _criterion_groups(criteria, context)
         for judge in panel(context)
     ]
 
 
-def _doubted(answer: Answer[Graded], context: Context) -> bool:
-    # an extracting judge's only answer was words that prove nothing
-    return (
-        context.judge_mode == "extract_ask" and answer.value is not None and bool(answer.rejected)
-    )
+@dataclass(frozen=True)
+class JudgeBar:
+    """Where `extract_ask` passes a criterion: P(met) at `threshold`, a quotation worth `weight`.
+
+    Near the bar (within `weight` of it) the judge is asked for the words that show it too.
+    """
+
+    threshold: float = DEFAULT_THRESHOLD
+    weight: float = 0.0
+
+    def near(self, met: float | None) -> bool:
+        """Tell whether P(met) is close enough to the bar that a quotation matters."""
+        return (
+            met is not None and self.threshold - self.weight <= met < self.threshold + self.weight
+        )
+
+    def said(self, met: float | None, quote: str | None = None) -> str:
+        """Say what decided a criterion: the judge's yes or no, and its words if any."""
+        if met is None:
+            return "Not met: asked yes or no, the judge gave no probability of yes."
+        score = met + (self.weight if quote else 0.0)
+        passed, mark = score >= self.threshold, (">=" if score >= self.threshold else "<")
+        words = f'"{quote}"; with these words, ' if quote else ""
+        counted = f"{score:.2f} {mark} {self.threshold:.2f}"
+        said = f"{words}asked yes or no, P(met) {met:.2f} ({counted})"
+        return f"{'Met' if passed else 'Not met'}: {said}"
+
+    def ends_on(self, result: CriterionResult) -> bool:
+        """Tell whether a judged pass can end a run.
+
+        It can on two signals (words of the draft, and a yes near the bar), or a clear yes.
+        """
+        met = result.p_met
+        return (
+            met is None or bool(quotations(result.evidence)) or met >= self.threshold + self.weight
+        )
 
 
-def second_looks(
+def judge_bar(spec: str) -> JudgeBar:
+    """Return the critic model's bar: its judge profile's, else a yes likelier than a no."""
+    profile = judge_profile(spec)
+    return JudgeBar() if profile is None else JudgeBar(profile.threshold, profile.quote_weight)
+
+
+def quotes_asked(
     criteria: Sequence[CriterionBase],
     artifact: str,
     answers: Sequence[Answer[Graded]],
     context: Context,
-) -> list[Request[float | None]]:
-    """Two yes/no questions per `doubted` answer: the artifact's, a content-free one's."""
+) -> list[Request[Graded]]:
+    """Ask each judge whose yes/no came out near the bar for the words that show it."""
     judges = panel(context)
-    looks = []
-    for index, answer in enumerate(answers):
-        if _doubted(answer, context):
-            text, spec = criteria[index // len(judges)].text, judges[index % len(judges)].spec
-            looks += [yes_no_request(spec, text, a, context) for a in (artifact, NULL_ARTIFACT)]
-    return looks
+    return [
+        _extracting(
+            judges[index % len(judges)].spec, criteria[index // len(judges)], artifact, context
+        )
+        for index, answer in enumerate(answers)
+        if _near(answer, judges[index % len(judges)].spec, context)
+    ]
 
 
-def with_second_looks(
-    answers: Sequence[Answer[Graded]], looks: Iterator[Answer[float | None]], context: Context
+def _near(answer: Answer[Graded], spec: str, context: Context) -> bool:
+    value = answer.value
+    return (
+        context.judge_mode == "extract_ask"
+        and value is not None
+        and judge_bar(spec).near(value[0][0].p_met)
+    )
+
+
+def with_quotes(
+    answers: Sequence[Answer[Graded]], quotes: Iterator[Answer[Graded]], context: Context
 ) -> list[Answer[Graded]]:
-    """Pass each `doubted` answer whose two `looks` reach the judge profile's threshold."""
+    """Weigh the quotation a judge near the bar gave: it counts `weight` towards P(met)."""
     judges, decided = panel(context), []
     for index, answer in enumerate(answers):
-        if not _doubted(answer, context):
+        spec = judges[index % len(judges)].spec
+        if not _near(answer, spec, context):
             decided.append(answer)
             continue
-        asked, null = next(looks), next(looks)
-        profile = judge_profile(judges[index % len(judges)].spec)
-        threshold = profile.threshold if profile is not None else DEFAULT_THRESHOLD
-        met = calibrated(asked.value, null.value)
-        passed = met is not None and met >= threshold
-        said = "gave no probability of yes"
-        if met is not None:
-            said = f"said {'yes' if passed else 'no'} (P(met) {met:.2f}, threshold {threshold:.2f})"
-        assert answer.value is not None  # a doubted answer has one
-        outcome = "Met" if passed else "Not met"
-        evidence = f"{outcome}: its words were no evidence; asked yes or no, the judge {said}."
-        update = {"passed": passed, "evidence": evidence, "hint": "" if passed else NOT_SURE_HINT}
-        result = answer.value[0][0].model_copy(update={**update, "p_met": met})
-        spent = _spent([answer, asked, null])
+        asked = next(quotes)
+        assert answer.value is not None  # a near answer has one
+        looked = answer.value[0][0]
+        found = asked.value[0][0] if asked.value is not None else None
+        quote = quotations(found.evidence)[0] if found is not None and found.passed else None
+        bar = judge_bar(spec)
+        met = looked.p_met if looked.p_met is not None else 0.0
+        update = {
+            "passed": met + (bar.weight if quote else 0.0) >= bar.threshold,
+            "evidence": bar.said(looked.p_met, quote),
+        }
+        spent = _spent([answer, asked])
+        result = looked.model_copy(update=update)
         decided.append(
-            Answer(([result], ""), spent.calls, answer.rejected, spent.usage, spent.stopped)
+            Answer(([result], ""), spent.calls, asked.rejected, spent.usage, spent.stopped)
         )
     return decided
+
+
+def unconfirmed(result: CriterionResult, context: Context) -> CriterionResult:
+    """Return a judged pass a run would end on as not met, unless `JudgeBar.ends_on` it.
+
+    The more drafts a run grades, the likelier one weak yes among them.
+    """
+    bar = judge_bar(context.critic_model)
+    if context.judge_mode != "extract_ask" or not result.passed or bar.ends_on(result):
+        return result
+    evidence = (
+        f"{result.evidence}. Not met before the run ends on it: a yes short of "
+        f"{bar.threshold + bar.weight:.2f} needs words of the draft that show it."
+    )
+    return result.model_copy(update={"passed": False, "evidence": evidence})
 
 
 def carried(votes: dict[str, bool], min_agreement: float) -> bool:

@@ -1,4 +1,4 @@
-"""A judge profile: the threshold on P(met) that `critic-loop calibrate --fit` learned.
+"""A judge profile: the bar on P(met) `critic-loop calibrate --fit` learned, and a quote's weight.
 
 A critic model's is the operator's (`CRITIC_LOOP_JUDGE_PROFILE`, if fitted for that model), else
 one shipped in `judge_profiles/`; never the context's: a served client cannot supply one.
@@ -24,6 +24,9 @@ class JudgeProfile(BaseModel):
 
     model: str = Field(description="The critic model the labels were graded by.")
     threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0.0, le=1.0)
+    quote_weight: float = Field(
+        default=0.0, ge=0.0, le=1.0, description="What words of the draft that show it add."
+    )
     labels: int = Field(default=0, ge=0, description="How many labelled pairs it was fitted on.")
     cross_validated: dict[str, float | int | None] = Field(
         default_factory=dict, description="Its figures on labels held out from each fit."

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
-from critic_loop.state.rubric import AnyCriterion, CriterionBase
+from critic_loop.state.rubric import LANGUAGES, AnyCriterion, CriterionBase
 
 NUMBER_WORDS = {  # numbers a criterion may spell out
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -135,7 +135,9 @@ SIMPLE: list[tuple[re.Pattern[str], str, dict[str, Any] | None]] = [
         None,
     ),
     (
-        re.compile(r"\b(asks a question|ends with a question|is a question)\b"),
+        re.compile(
+            r"\b(asks (?:(?:the|a|its|their) \w+ )?a question|ends with a question|is a question)\b"
+        ),
         "a question: a question mark is code's test for it",
         {"kind": "regex", "pattern": r"\?"},
     ),
@@ -155,9 +157,19 @@ SIMPLE: list[tuple[re.Pattern[str], str, dict[str, Any] | None]] = [
         {"kind": "python_syntax"},
     ),
     (
-        re.compile(r"\bis written in (english|french|german|spanish|italian|portuguese|dutch)\b"),
-        "the language it is written in: a language detector decides it (a python check)",
+        re.compile(r"\bhas no todo\b|\bhas no todo comments?\b"),
+        "a TODO: code searches for it",
+        {"kind": "regex", "pattern": r"\bTODO\b", "must_match": False},
+    ),
+    (
+        re.compile(r"\bdocstring has an? (returns|args|raises|examples?):? section\b"),
+        "a docstring section: code finds its heading",
         None,
+    ),
+    (
+        re.compile(r"\bis written in python\b"),
+        "Python: code parses it",
+        {"kind": "python_syntax"},
     ),
 ]
 """Criteria code decides from a pattern alone: (pattern, message, proposal or None)."""
@@ -173,6 +185,43 @@ pattern (words like "rain" that only go with a class never match it)."""
 
 NAMES_ONE = re.compile(
     r"\b(?:names|mentions|gives) (?:a|an|one|the) (" + "|".join(CLOSED_CLASSES) + r")\b"
+)
+
+FEATURES: list[tuple[re.Pattern[str], dict[str, Any]]] = [  # code criteria code decides
+    (
+        re.compile(
+            r"\b(?:imports nothing|uses nothing|imports only from|uses only) (?:from )?"
+            r"(?:outside )?the (?:python )?standard library\b"
+        ),
+        {"feature": "stdlib_only"},
+    ),
+    (re.compile(r"\bimports (?:a|one|at least one) module\b"), {"feature": "import"}),
+    (re.compile(r"\bhas (?:a )?docstrings?\b"), {"feature": "docstring"}),
+    (
+        re.compile(r"\bhas (?:full )?type hints\b|\bis type[- ]annotated\b"),
+        {"feature": "type_hints"},
+    ),
+    (
+        re.compile(r"\buses an? (?:for|while)(?: or (?:for|while))? loop\b|\buses a loop\b"),
+        {"feature": "loop"},
+    ),
+    (re.compile(r"\bcalls itself\b|\bis recursive\b"), {"feature": "recursion"}),
+    (re.compile(r"\bprints (?:its|the) (?:result|output|answer)\b"), {"feature": "print"}),
+    (re.compile(r"\breturns (?:its|the) (?:result|value)\b"), {"feature": "return"}),
+    (re.compile(r"\bhas no comments?\b"), {"feature": "comment", "present": False}),
+    (re.compile(r"\bhas (?:a|at least one) comment\b"), {"feature": "comment"}),
+    (re.compile(r"\buses an? f-string\b"), {"feature": "f_string"}),
+]
+"""Criteria about drafted Python that its syntax tree decides: (pattern, the check's fields)."""
+
+COUNTED_FEATURES = re.compile(
+    rf"\b(?:takes|has|defines) exactly {NUMBER} (parameters|arguments|methods)\b"
+)
+
+WRITTEN_IN = re.compile(
+    r"\b(?:is )?written (?:in|entirely in) ("
+    + "|".join(n.lower() for n in LANGUAGES.values())
+    + r")\b"
 )
 
 LINES = re.compile(rf"\b(?:has|is|in) exactly {NUMBER} lines\b")
@@ -224,6 +273,31 @@ def lint_criterion(criterion: CriterionBase) -> list[LintFinding]:
         regex = r"\A(?:[^\n]*\n){" + str(lines - 1) + r"}[^\n]*\n?\Z"
         exact = {"id": cid, "kind": "regex", "pattern": regex}
         return [LintFinding(cid, "checkable", "a line count: code counts it", exact)]
+    if written := WRITTEN_IN.search(text):
+        language = next(code for code, name in LANGUAGES.items() if name.lower() == written[1])
+        message = f"the language it is written in ({written[1]}): a language identifier decides it"
+        return [
+            LintFinding(
+                cid, "checkable", message, {"id": cid, "kind": "language", "language": language}
+            )
+        ]
+    if counted := COUNTED_FEATURES.search(text):
+        feature = "methods" if counted[2] == "methods" else "parameters"
+        check = {
+            "id": cid,
+            "kind": "python_feature",
+            "feature": feature,
+            "count": _number(counted[1]),
+        }
+        return [LintFinding(cid, "checkable", f"a count of {feature}: code counts them", check)]
+    for pattern, fields in FEATURES:
+        if pattern.search(text):
+            message = f"Python's {fields['feature']}: its syntax tree decides"
+            return [
+                LintFinding(
+                    cid, "checkable", message, {"id": cid, "kind": "python_feature", **fields}
+                )
+            ]
     for pattern, message, proposal in SIMPLE:
         if pattern.search(text):
             full = {"id": cid, **proposal} if proposal is not None else None

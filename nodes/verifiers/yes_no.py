@@ -1,14 +1,13 @@
 """The judge's second look: asked yes or no, read from the probabilities of its first token.
 
 P(met) = P(yes) / (P(yes) + P(no)) on the first token (OpenAI-compatible servers return
-`logprobs`), with the question's own pull removed by asking it of a content-free artifact
-(contextual calibration, Zhao et al. 2021); a threshold (`judge_profile`) decides.
+`logprobs`), asked after worked examples answered both ways (a small model follows what it
+was shown); a threshold (`judge_profile`) decides.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import secrets
 from collections.abc import Iterable, Mapping
 
@@ -16,11 +15,10 @@ from langchain_core.messages import BaseMessage
 
 from critic_loop.nodes.models.gateway import Request
 from critic_loop.nodes.models.loading import grading_model, model_server
-from critic_loop.nodes.prompts import conversation
+from critic_loop.nodes.prompts import worked_examples
 from critic_loop.state.context import Context
 
 TOP_LOGPROBS = 10  # of the first token's likeliest alternatives
-NULL_ARTIFACT = "N/A"  # content-free: its answer measures the question's own pull
 
 
 def first_token_logprobs(message: BaseMessage) -> list[tuple[str, float]]:
@@ -53,56 +51,19 @@ def p_met(message: BaseMessage) -> float | None:
     return share_of_yes(first_token_logprobs(message))
 
 
-def calibrated(asked: float | None, null: float | None) -> float | None:
-    """Return P(met) with the question's own pull removed (both as log-odds)."""
-    if asked is None or null is None:
-        return None
-    asked, null = (min(max(p, 1e-6), 1 - 1e-6) for p in (asked, null))
-    shift = math.log(asked / (1 - asked)) - math.log(null / (1 - null))
-    return 1 / (1 + math.exp(-shift))
-
-
-_SUBJECT = re.compile(r"^(it|the \w+|this \w+)\s+(\S+)\s*(.*)$", re.IGNORECASE | re.S)
-_BE = {"is", "are", "was", "were", "can", "will", "should", "must", "does"}
-
-
-def _base_form(verb: str) -> str | None:
-    if verb == "has":
-        return "have"
-    if verb.endswith("ies") and len(verb) > 4:
-        return verb[:-3] + "y"
-    if re.search(r"(ss|sh|ch|x|z|o)es$", verb):
-        return verb[:-2]
-    if verb.endswith("s") and not verb.endswith("ss"):
-        return verb[:-1]
-    return None
-
-
-def as_question(statement: str) -> str:
-    """Ask "It names a season." as "Does it name a season?"; else "Is it true that ...?"."""
-    text = " ".join(statement.split()).rstrip(".!").strip()
-    found = _SUBJECT.match(text)
-    if found:
-        subject, verb, rest = found[1], found[2].lower(), found[3]
-        subject, tail = subject[0].lower() + subject[1:], f" {rest}" if rest else ""
-        if verb in _BE:
-            return f"{verb.capitalize()} {subject}{tail}?"
-        base = _base_form(verb)
-        if base is not None:
-            return f"Does {subject} {base}{tail}?"
-    return f"Is it true that {text[:1].lower() + text[1:]}?"
-
-
 def yes_no_prompt(
-    statement: str, artifact: str, prompts_dir: str | None = None
+    statement: str, artifact: str, prompts_dir: str | None = None, leave_out: str | None = None
 ) -> list[BaseMessage]:
-    """Build the yes/no question about one criterion of the artifact, fenced."""
-    asked = {
-        "artifact": artifact,
-        "question": as_question(statement),
-        "fence": secrets.token_hex(8),
-    }
-    return conversation(prompts_dir, "critic_yes_no_system.jinja", ("critic_yes_no.jinja", asked))
+    """Ask whether the fenced artifact shows `statement`, after worked examples."""
+    values = {"artifact": artifact, "statement": statement, "fence": secrets.token_hex(8)}
+    return worked_examples(
+        prompts_dir,
+        "critic_yes_no_system.jinja",
+        "critic_yes_no.jinja",
+        "critic_yes_no_examples.jinja",
+        values,
+        leave_out,
+    )
 
 
 def yes_no_request(

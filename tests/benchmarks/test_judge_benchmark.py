@@ -43,11 +43,11 @@ def test_the_quick_slice_reports_every_figure(tmp_path, server, capsys) -> None:
     assert figures["rubric"]["calls_per_grade"] == 1.0  # one call for the rubric
     assert verdict["tokens_per_grade"] > 0 and verdict["wall_seconds"] > 0
     # the default: the judge copies the artifact's first words, which code takes as
-    # evidence, but the three criteria the linter decides (a question, three lines, naming
-    # a season) are checked by code
+    # evidence, but the seven criteria the linter decides (a question, three lines, naming a
+    # season, the language, a docstring, printing, returning) are checked by code
     default = figures["default"]
-    assert default["both_pass"] == 5 and default["false_pass"] == 5
-    assert default["calls_per_grade"] == 2.25  # 9 calls: three never reach the judge
+    assert default["both_pass"] == 5 and default["false_pass"] == 2
+    assert default["calls_per_grade"] == 1.25  # 5 calls: seven never reach the judge
     printed = capsys.readouterr().out
     assert "verdict" in printed and "7/7 100%" in printed and "agreement by trap" in printed
     contexts = data["settings"]["contexts"]
@@ -63,8 +63,9 @@ def test_resume_grades_only_what_is_missing(tmp_path, server) -> None:
     )
     before = len(server.requests)
     assert cli.main(["--quick", "--configs", "default", *common, "--resume", str(out)]) == 0
-    # three artifacts left, three criteria each, one of them (a question) checked by code
-    assert len(server.requests) - before == 8
+    # three artifacts left, three criteria each; code checks five of them (a question, the
+    # language, a docstring, printing, returning)
+    assert len(server.requests) - before == 4
     data = json.loads(out.read_text())
     assert sorted(row["task"] for row in data["rows"]) == sorted(
         ["haiku_rain", "train_english", "jacket_not_waterproof", "add_prints"]

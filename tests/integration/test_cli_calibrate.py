@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -346,6 +347,16 @@ def test_calibrate_fit_stores_the_operators_judge_profile_and_later_runs_use_it(
         try:
             done = cli("calibrate", labels, *flags, "--fit", "--json")
             text = cli("calibrate", labels, *flags, "--fit").stdout
+            lines = [json.loads(line) for line in Path(labels).read_text().splitlines()]
+            kinds = tmp_path / "families.jsonl"  # each artifact names its kind of text
+            kinds.write_text(
+                "".join(
+                    json.dumps({**line, "family": "ab"[n % 2]} if "artifact" in line else line)
+                    + "\n"
+                    for n, line in enumerate(lines)
+                )
+            )
+            by_family = cli("calibrate", str(kinds), *flags, "--fit", "--json")
             shown = cli("models", "--json", *flags)
         finally:
             operator_settings.cache_clear()
@@ -355,6 +366,8 @@ def test_calibrate_fit_stores_the_operators_judge_profile_and_later_runs_use_it(
     assert done.json["judge_mode"] == "extract_ask"
     assert fitted["as_graded"]["n"] == fitted["cross_validated"]["n"] == 6
     assert load_profile(stored).threshold == fitted["threshold"]
-    assert "as graded" in text and "fitted (cross-validated)" in text
+    assert "as graded" in text and "fitted, each artifact left out" in text
+    assert by_family.returncode == 0, by_family.stderr
+    assert fitted["held_out"] == "artifact" and by_family.json["fit"]["held_out"] == "family"
     assert f"stored {stored}: threshold" in text
     assert json.loads(shown.stdout)["judge_profile"]["path"] == str(stored)

@@ -149,7 +149,10 @@ def test_show_json_is_the_threads_values(history, cli) -> None:
     assert values["outcome"] == "passed" and values["final"] == "second try\nwith a second line"
     assert [d["text"] for d in values["drafts"]] == ["first try", "second try\nwith a second line"]
     assert values["critiques"][0]["verdict"]["results"][2]["hint"] == "Define every term you use."
-    assert values["feedback"][0]["hints"] == ["Define every term you use."]
+    assert values["feedback"][0]["hints"] == [  # the criterion as an instruction, then the hint
+        "Make sure the answer is written for a beginner audience.",
+        "Define every term you use.",
+    ]
     assert set(shown["round_seconds"]) == {"1", "2"}
     assert all(seconds >= 0 for seconds in shown["round_seconds"].values())
     assert shown["started_at"] <= shown["ended_at"]
@@ -179,13 +182,13 @@ def test_stats_count_outcomes_rounds_and_criteria(history, cli) -> None:
     assert (rounds["count"], rounds["median"], rounds["p90"]) == (3, 1, 2)
     assert rounds["histogram"] == {"1": 2, "2": 1}
     tone = figures["criteria"]["tone"]
-    # every final verdict passes tone: t-exhausted's final draft is its latest best one
-    # (round 2 ties round 1 on musts and score, and ties go to the later round)
+    # every final verdict passes tone: t-exhausted's final draft is round 2, which fixed tone
+    # and kept what round 1 passed
     assert (tone["final_verdicts"], tone["passed"]) == (4, 4)
     # round 1 failed tone in t-pass and t-exhausted (t-candidates' best candidate passed)
     assert (tone["failed_first"], tone["then_passed"]) == (2, 2)
     example = figures["criteria"]["example"]
-    assert (example["passed"], example["failed_first"]) == (3, 0)
+    assert (example["passed"], example["failed_first"]) == (3, 1)  # t-exhausted never fixed it
     tokens = figures["tokens"]
     assert tokens["rounds"] == 2 + 2 + 1 + 1
     assert tokens["worker_output"] > 0 and tokens["critic_input"] > 0

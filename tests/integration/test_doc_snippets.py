@@ -153,3 +153,28 @@ def test_the_distilling_on_demand_example_learns_a_rule(
     assert capsys.readouterr().out == "1 rule(s) added to scope 'explainers'\n"
     lesson = json.dumps(server.requests[-1]["messages"])
     assert "Happy coding!" in lesson  # the distiller was given the hint that fixed it
+
+
+@pytest.mark.parametrize("passes", [True, False], ids=["passes", "fails"])
+def test_the_exception_example_prints_its_result_in_every_case(
+    passes: bool, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    [snippet] = [
+        s
+        for s in python_snippets(ROOT / "docs" / "python-api.md")
+        if s.name == "an-exception-instead-of-a-result-1"
+    ]
+    monkeypatch.chdir(tmp_path)
+    verdict = graded([{"id": "example"}], {} if passes else {"example": "Add an example."})
+    script = RoleScript(worker=["A hash map: ages['ada'] gives 36."], critic=[verdict])
+    with ScriptedOpenAIServer(script) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("CRITIC_LOOP_WORKER_MODEL", "openai:stub-worker")
+        monkeypatch.setenv("CRITIC_LOOP_CRITIC_MODEL", "openai:stub-critic")
+        context = {"max_iterations": 1, "memory": False}
+        code = snippet.code.replace(
+            '{"on_exhausted": "raise"}', f"{{**{context}, 'on_exhausted': 'raise'}}"
+        )
+        exec(compile(code, "python-api.md", "exec"), {"__name__": "__main__"})
+    printed = capsys.readouterr().out
+    assert printed.startswith("passed A hash map" if passes else "exhausted A hash map"), printed

@@ -16,6 +16,9 @@ import pytest
 from critic_loop import local_model
 from critic_loop.local_model.download import DownloadFailed, download
 from critic_loop.local_model.server import LocalModelServer, ServerFailed
+from critic_loop.local_model.settings import LocalModelSettings
+from critic_loop.nodes.models.discovery import MODEL_FIELDS, with_available_models
+from critic_loop.state.context import PROFILE_FIELDS, Context
 from critic_loop.state.extras import install_command
 from tests.support.fake_llama_server import write_model_file
 from tests.support.file_server import FileServer
@@ -113,6 +116,18 @@ def test_the_demo_runs_on_the_embedded_model_and_stops_it(run_cli, monkeypatch, 
     with pytest.raises(OSError):  # stopped with the command
         urllib.request.urlopen(f"{base_url}/models", timeout=2)
     assert list((tmp_path / "critic-loop").glob("embedded-server-*.log")) == []
+
+
+def test_the_embedded_model_runs_with_what_a_server_of_the_same_model_gets(tmp_path) -> None:
+    settings = LocalModelSettings(file=write_model_file(tmp_path / "model.gguf"), threads=1)
+    try:
+        embedded = Context(**local_model.embedded_model_context(settings))
+        served = with_available_models(Context(base_url=embedded.base_url), {})
+    finally:
+        local_model.stop_embedded_model()
+    for field in (*MODEL_FIELDS, *PROFILE_FIELDS):
+        assert getattr(embedded, field) == getattr(served, field), field
+    assert embedded.judge_mode == "extract_ask"  # the model's judge profile
 
 
 def test_a_server_that_cannot_load_its_model_fails_with_its_log(tmp_path) -> None:

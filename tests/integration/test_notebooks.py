@@ -38,8 +38,9 @@ EXPECTED = {
         "round 1: score 0.67  +length +example -contrast",
         "round 2: score 1.00  +length +example +contrast",
         "outcome: passed after 2 round(s)",
-        # the extracting judge (a served model's default) found no words: code's hint
-        "told the worker after round 1: ['Make it plain in the artifact, in words",
+        # a failed judged criterion, told to the worker as what to do
+        "told the worker after round 1: ['Say how looking something up differs from searching a"
+        " list.']",
         "('generate',) critiques so far: 1",
     ],
     "code_task": [

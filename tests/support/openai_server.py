@@ -102,26 +102,49 @@ def is_extract_request(request: dict[str, Any]) -> bool:
     return not is_structured_request(request) and EXTRACT_REQUEST in text
 
 
+YES_NO_REQUEST = "Answer yes or no."
+"""The last line of a judge's yes-or-no look at one criterion (`judge_mode: extract_ask`)."""
+
+YES = Text("yes", top_logprobs=(("yes", 0.0),))
+NO = Text("no", top_logprobs=(("no", 0.0),))
+"""A judge's clear yes and clear no to a yes-or-no look."""
+
+
+def is_yes_no_request(request: dict[str, Any]) -> bool:
+    """Whether the request asks a judge whether one criterion is met, yes or no."""
+    last = str(request["messages"][-1].get("content") or "")
+    return not is_structured_request(request) and last.rstrip().endswith(YES_NO_REQUEST)
+
+
+def is_judge_request(request: dict[str, Any]) -> bool:
+    """Whether the request is a judge's (structured, an extraction, or a yes-or-no look)."""
+    return (
+        is_structured_request(request) or is_extract_request(request) or is_yes_no_request(request)
+    )
+
+
 @dataclass
 class RoleScript:
     """Answers plain requests from `worker` and structured ones from `critic`, in order.
 
     A judge asked for evidence in plain words (`judge_mode: extract`) is answered from
     `critic` too: a one-criterion answer stands for its words ("met" with `QUOTE` quotes
-    the artifact's first words; anything else is NONE).
+    the artifact's first words; anything else is NONE); asked yes or no, it stands for a
+    clear yes ("met") or a clear no.
     """
 
     worker: list[Answer | str] = field(default_factory=list)
     critic: list[Answer | dict[str, Any]] = field(default_factory=list)
 
     def __call__(self, request: dict[str, Any]) -> Answer:
-        judged = is_structured_request(request) or is_extract_request(request)
-        queue: list[Any] = self.critic if judged else self.worker
+        queue: list[Any] = self.critic if is_judge_request(request) else self.worker
         if not queue:
             return Failure(500, "script exhausted", code="script_exhausted")
         item = queue.pop(0)
         if isinstance(item, str):
             return Text(item)
+        if isinstance(item, dict) and is_yes_no_request(request):
+            return YES if evidence_words(item, request) != "NONE" else NO
         if isinstance(item, dict) and is_extract_request(request):
             return Text(evidence_words(item, request))
         if isinstance(item, dict):
@@ -158,9 +181,12 @@ class FailFirstCritic:
         if is_extract_request(request):  # the judge copies evidence: none at first
             self.verdicts += 1
             return Text("NONE" if self.verdicts <= self.failures else quoted_of(request))
+        if is_yes_no_request(request):  # the judge's look: no at first
+            self.verdicts += 1
+            return NO if self.verdicts <= self.failures else YES
         if not is_structured_request(request):
             self.drafts += 1
-            return Text(f"Draft number {self.drafts}.")
+            return Text(f"Draft number {self.drafts}, a complete answer.")
         self.verdicts += 1
         if schema_name(request) == "answer":  # one criterion per call: fail the first ones
             if self.verdicts <= self.failures:
@@ -243,6 +269,8 @@ class DiligentModel:
             time.sleep(self.latency)
         if is_extract_request(request):  # the judge copies evidence, code decides
             return Text(quoted_of(request))
+        if is_yes_no_request(request):
+            return YES
         if not is_structured_request(request):
             self.drafts += 1
             return Text(SHORT_DRAFT if self.drafts == 1 else FULL_DRAFT)
@@ -286,6 +314,8 @@ class NeverQuiteThere:
     def __call__(self, request: dict[str, Any]) -> Answer:
         if self.latency:
             time.sleep(self.latency)
+        if is_yes_no_request(request):
+            return NO
         if not is_structured_request(request):
             self.drafts += 1
             return Text(f"Draft number {self.drafts}.")
@@ -417,6 +447,8 @@ class ScriptedOpenAIServer:
         self.tokens: dict[int, int] = {}
         """The total tokens the server reported for each answered request, by its `id()`."""
         self.model_listings = 0  # GET /models: how often a client asked which model it serves
+        self.models_delay = 0.0
+        """Seconds GET /models waits, as llama-cpp-python's does behind a generation."""
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", port), self._handler())
         self._thread = threading.Thread(
@@ -491,6 +523,7 @@ class ScriptedOpenAIServer:
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     server.model_listings += 1
+                    time.sleep(server.models_delay)
                     self._send_json(200, {"object": "list", "data": [{"id": server.model_id}]})
                 else:
                     self._send_json(404, {"error": {"message": "not found"}})

@@ -26,6 +26,7 @@ from tests.support.scripted_model import ScriptedChatModel
 from tests.support.verdicts import graded
 
 TONE = {"tone": "Define every term you use."}
+EXAMPLE = {"example": "Add an example."}
 RULE = "Always define every term you use."
 OTHER_RULE = "Define each term you use, always."
 THREADS = ["t-pass", "t-exhausted", "t-candidates", "t-recall", "t-unfinished"]
@@ -52,8 +53,8 @@ def make_history(db: str, tag: str = "") -> list[str]:
 
     - t-pass: tone fails in round 1, passes in round 2 (after its hint); distills RULE into
       scope default;
-    - t-exhausted: scope "other", fails twice at a cap of 2, tone in round 1 (passing it
-      after its hint) and example in round 2; distills OTHER_RULE there;
+    - t-exhausted: scope "other", fails twice at a cap of 2, tone and example in round 1,
+      example again in round 2 (tone passes after its hint); distills OTHER_RULE there;
     - t-candidates: two candidates in round 1, the second passes; memory off;
     - t-recall: is given RULE from scope default and passes in round 1;
     - t-unfinished: the critic fails mid-run, so the run never ends.
@@ -83,7 +84,7 @@ def make_history(db: str, tag: str = "") -> list[str]:
         run("t-pass")
         script(
             ["draft one", "draft two"],
-            [graded(RUBRIC, TONE), graded(RUBRIC, {"example": "Add an example."})],
+            [graded(RUBRIC, {**TONE, **EXAMPLE}), graded(RUBRIC, EXAMPLE)],
             [add_rule(OTHER_RULE, "tone")],
         )
         run("t-exhausted", "Explain what a queue is.", memory_scope=other_scope, max_iterations=2)

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from critic_loop.nodes.models import discovery
 from critic_loop.serving import assistants
 from critic_loop.serving.assistants import PRESETS, chosen_presets, install
 
@@ -56,7 +57,7 @@ def test_installing_twice_updates_in_place_and_an_unreachable_server_is_skipped(
 ) -> None:
     client = FakeClient()
     environ = {"GOOGLE_API_KEY": "g", "OPENAI_BASE_URL": "http://h/v1"}
-    monkeypatch.setattr(assistants, "discover_model", lambda url: "served-model")
+    monkeypatch.setattr(discovery, "discover_model", lambda url: "served-model")
     chosen = [PRESETS["local"], PRESETS["gemini"]]
     asyncio.run(install(client, chosen, environ))
     installed = asyncio.run(install(client, chosen, environ))
@@ -68,5 +69,6 @@ def test_installing_twice_updates_in_place_and_an_unreachable_server_is_skipped(
     def down(url: str) -> str:
         raise assistants.DiscoveryFailed("no answer")
 
-    monkeypatch.setattr(assistants, "discover_model", down)
+    monkeypatch.setattr(discovery, "discover_model", down)
+    discovery.forget_servers()
     assert asyncio.run(install(FakeClient(), [PRESETS["local"]], environ)) == []

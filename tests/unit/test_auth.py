@@ -198,19 +198,27 @@ async def test_a_user_reaches_only_their_own_memory(
     assert searched["namespace"] == ("users", "alice")
 
 
-async def test_shared_scopes_are_readable_by_every_user_and_written_by_runs_only(
+async def test_shared_scopes_are_read_and_corrected_by_the_operators_curators_only(
     enforcing: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A shared scope holds words of its users' tasks: users reach it through recall only."""
     monkeypatch.setenv("CRITIC_LOOP_SHARED_MEMORY_SCOPES", "house-style")
+    monkeypatch.setenv("CRITIC_LOOP_MEMORY_CURATORS", "carol")
     operator_settings.cache_clear()
     try:
-        shared = ["critic_loop", "rules", "house-style"]
-        await auth.own_memory(context("store", "get"), {"namespace": shared})
-        await auth.own_memory(context("store", "search"), {"namespace": shared})
-        with pytest.raises(Auth.exceptions.HTTPException):
-            await auth.own_memory(context("store", "put"), {"namespace": shared})
+        for namespace in (
+            ["critic_loop", "rules", "house-style"],
+            ["critic_loop", "x", "house-style"],
+        ):
+            for action in ("get", "search", "put", "delete"):
+                with pytest.raises(Auth.exceptions.HTTPException) as refused:
+                    await auth.own_memory(context("store", action), {"namespace": namespace})
+                assert refused.value.status_code == 403
+                await auth.own_memory(context("store", action, "carol"), {"namespace": namespace})
+        with pytest.raises(Auth.exceptions.HTTPException):  # curators of shared scopes only
+            namespace = ["users", "alice", "critic_loop", "rules", "demo"]
+            await auth.own_memory(context("store", "get", "carol"), {"namespace": namespace})
     finally:
-        monkeypatch.delenv("CRITIC_LOOP_SHARED_MEMORY_SCOPES")
         operator_settings.cache_clear()
 
 

@@ -50,7 +50,11 @@ def test_a_pass_the_judge_never_grounds_counts_as_not_met_and_the_run_goes_on(mo
     invented = graded(RUBRIC)
     invented["results"][1]["evidence"] = 'It says "for example, a phone book maps names".'
     invented["results"][0]["evidence"] = "The artifact is everything between the two markers."
-    models.script("worker", "A hash map stores values under keys.", "A better draft.")
+    models.script(
+        "worker",
+        "A hash map stores values under keys.",
+        "A better draft, with a phone book as its example.",
+    )
     models.script("critic", invented, invented, invented, graded(RUBRIC))
     out = run()
     assert out["outcome"] == "passed" and out["final_round"] == 2

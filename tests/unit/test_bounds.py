@@ -86,7 +86,8 @@ def test_worker_feedback_items_are_bounded(limits) -> None:
         feedback="z" * 999,
     )
     note = worker_feedback(1, 1, verdict, rubric)
-    assert len(note.hints[0]) == 150 and len(note.summary) == 300
+    assert note.hints[0] == "Make sure your text is friendly."  # the criterion, told
+    assert len(note.hints[1]) == 150 and len(note.summary) == 300
 
 
 def test_sixteen_thousand_failing_cases_give_evidence_within_the_limit() -> None:
@@ -101,7 +102,7 @@ def test_sixteen_thousand_failing_cases_give_evidence_within_the_limit() -> None
         },
         exitstatus=1,
     )
-    judged = judge(report, ["test_case"], 1)
+    judged = judge(report, "def test_case(): pass", 1)
     assert not judged.passed
     assert judged.evidence.startswith("16000 of 16000 tests failed: test_case[0], test_case[1]")
     assert judged.evidence.endswith("and 15980 more.")

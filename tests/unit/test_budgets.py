@@ -56,7 +56,7 @@ def test_each_budget_says_it_ran_out() -> None:
         "the time budget ran out: 60.0 s of 60 s"
     )
     assert allowance(spent, Context(call_budget=25, token_budget=4000)) == Allowance(
-        calls=15, tokens=0, seconds=None
+        calls=15, tokens=0, seconds=None, largest_prompt=4000
     )
 
 

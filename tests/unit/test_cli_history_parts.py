@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -184,6 +185,17 @@ def test_labels_file_errors_name_the_line(tmp_path) -> None:
     )
     [first, second] = read_labels(path, read_labels_rubric())
     assert (first.index, first.name, second.index, second.name) == (1, "line 1", 2, "line 2")
+
+
+def test_a_labelled_artifact_may_name_its_family_and_no_other_extra_key(tmp_path) -> None:
+    path = tmp_path / "labels.jsonl"
+    line = {"artifact": "Paris", "labels": {"a": True}, "family": "degenerate"}
+    path.write_text(json.dumps(line) + "\n")
+    [example] = read_labels(path, read_labels_rubric())
+    assert (example.artifact, example.labels) == ("Paris", {"a": True})
+    path.write_text(json.dumps({**line, "kind": "writing"}) + "\n")
+    with pytest.raises(UsageProblem, match=r"line 1: unknown key\(s\) 'kind'"):
+        read_labels(path, read_labels_rubric())
 
 
 def read_labels_rubric():

@@ -225,3 +225,13 @@ def test_the_theme_draws_the_mermaid_maps() -> None:
     ]
     assert {"name": "mermaid", "class": "mermaid"}.items() <= fences[0].items()
     assert "```mermaid" in (DOCS / "how-it-works.md").read_text()
+
+
+def test_the_pages_give_the_demos_pass_rate_its_trials_recorded() -> None:
+    trials = (ROOT / "benchmarks" / "demo_trials" / "local-0.5b.md").read_text()
+    passed, runs = re.search(r"\*\*passed: (\d+)/(\d+)\*\*", trials).groups()
+    stated = f"passed in {passed} of {runs} runs"
+    for page in (README, DOCS / "getting-started.md"):
+        text = " ".join(page.read_text().split())
+        assert stated in text or f"passed the demo in {passed} of {runs} runs" in text, page.name
+        assert not re.search(r"demo passed in (?!" + passed + " of " + runs + r")\d+ of", text)

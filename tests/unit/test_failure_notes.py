@@ -26,6 +26,17 @@ CASES = [
         "got 3, expected 2 (adding one and one)",
     ),
     (
+        "AssertionError: assert '--a---b-' == 'a-b'",
+        'test_solution.py:4: in test_spaces\n    assert slugify("  a   b ") == "a-b"',
+        "slugify(\"  a   b \") returned '--a---b-', expected 'a-b'",
+    ),
+    (
+        "AssertionError: assert False\n +  where False = isinstance(None, str)\n"
+        " +    where None = slugify('x')",
+        "test_solution.py:6: in test_text\n    assert isinstance(slugify(text), str)",
+        "isinstance(slugify(text), str) was false: slugify('x') returned None",
+    ),
+    (
         "RecursionError: maximum recursion depth exceeded",
         "",
         "RecursionError: maximum recursion depth exceeded",

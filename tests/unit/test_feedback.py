@@ -1,6 +1,6 @@
 from critic_loop.nodes.loop.feedback import REDACTED, REDACTED_ID, redact_criteria, worker_feedback
 from critic_loop.state.rubric import Criterion
-from critic_loop.state.verdict import Verdict
+from critic_loop.state.verdict import CriterionResult, Verdict
 from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
@@ -22,8 +22,50 @@ def test_feedback_has_hints_for_failures_only_without_ids() -> None:
     )
     note = worker_feedback(2, 1, Verdict.model_validate(answer), RUBRIC)
     assert note.round == 2
-    assert note.hints == ["Add a phone-book example.", "evidence for tone"]
+    assert note.hints == [  # each failed criterion as an instruction, then the judge's own hint
+        "Make sure the answer includes one concrete worked example.",
+        "Add a phone-book example.",
+        "Make sure the answer is written for a beginner audience.",
+    ]
+    assert "evidence for tone" not in note.hints  # the judge's evidence is an audit, not a hint
     assert note.summary == f"Criterion: {REDACTED}."
+    assert note.kept == ["<<quote of the artifact>>"]  # what the passing criterion quoted
+
+
+def test_a_failed_judged_criterion_is_told_as_what_to_do_never_a_stock_or_internal_line() -> None:
+    rubric = [
+        Criterion(id="day", text="It gives the meeting day and time: Tuesday at 7 pm."),
+        Criterion(id="set", text="It asks members to bring their own chess set."),
+    ]
+    internal = [
+        "Not met: the judge found no words in the artifact that show it.",
+        "Not met: the judge passed this without quoting the draft, so the pass could not be "
+        "checked.",
+    ]
+    verdict = Verdict(
+        results=[
+            CriterionResult(criterion_id="day", passed=False, evidence=internal[0]),
+            CriterionResult(criterion_id="set", passed=False, evidence=internal[1]),
+        ]
+    )
+    note = worker_feedback(1, 1, verdict, rubric)
+    assert note.hints == [
+        "Give the meeting day and time: Tuesday at 7 pm.",
+        "Ask members to bring their own chess set.",
+    ]
+    assert not any(line in " ".join(note.hints) for line in internal)
+
+
+def test_the_same_hint_for_two_criteria_is_given_once() -> None:
+    rubric = [Criterion(id="a", text="It is short."), Criterion(id="b", text="It is brief.")]
+    same = "Cut it to two sentences."
+    verdict = Verdict(
+        results=[
+            CriterionResult(criterion_id=c.id, passed=False, evidence="-", hint=same, source=src)
+            for c, src in zip(rubric, ["check", "check"], strict=True)
+        ]
+    )
+    assert worker_feedback(1, 1, verdict, rubric).hints == [same]
 
 
 def test_quoting_most_of_a_criterion_is_cut_out_too() -> None:

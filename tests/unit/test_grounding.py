@@ -95,10 +95,10 @@ def test_one_criterion_answers_pass_only_on_a_short_quote_found_in_the_artifact(
         assert not last.passed and last.evidence == UNVERIFIED_PASS
 
 
-def test_not_sure_counts_as_not_met_with_a_hint() -> None:
+def test_not_sure_counts_as_not_met_with_the_judges_own_hint_only() -> None:
     [result], feedback = accept_one(one_answer("leaves at eight", "not sure"), FRENCH, TRAIN)
     assert not result.passed and "not sure" in result.evidence
-    assert result.hint and feedback == result.hint
+    assert result.hint == "" and feedback == ""  # no stock line: the worker is told the criterion
     [failed], _ = accept_one(one_answer("", "not met", "Write it in French."), FRENCH, TRAIN)
     assert not failed.passed and failed.hint == "Write it in French."
     assert failed.evidence == "Not met: nothing in the artifact shows it."

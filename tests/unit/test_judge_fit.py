@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from critic_loop.judge_fit import (
+    Bar,
     Scored,
     agreement,
     cross_validated,
-    decisions,
+    fit_bar,
     fit_profile,
-    fit_threshold,
     folds,
 )
 from critic_loop.nodes.verifiers.judge_profile import (
@@ -26,29 +26,44 @@ from critic_loop.nodes.verifiers.judge_profile import (
 from critic_loop.state.operator_settings import operator_settings
 
 
-def scored(p: float | None, label: bool, group: str = "a") -> Scored:
-    return Scored(p, label, group)
+def scored(p: float | None, label: bool, group: str = "a", quoted: bool = False) -> Scored:
+    return Scored(p, label, group, quoted)
 
 
-def test_the_threshold_keeps_false_passes_within_the_limit_and_fails_fewest_met() -> None:
+def decided(labelled: list[Scored], bar: Bar) -> list[bool]:
+    return [bar.passes(item) for item in labelled]
+
+
+def test_the_bar_keeps_false_passes_within_the_limit_and_fails_fewest_met() -> None:
     labelled = [scored(0.30 + i / 100, True) for i in range(10)]  # 0.30 .. 0.39
     labelled += [scored(0.100 + i / 40, False) for i in range(10)]  # 0.100 .. 0.325
-    threshold = fit_threshold(labelled, max_false_pass=0.10)
-    assert threshold == pytest.approx(0.31)  # passes 0.325 (1 of 10 unmet), fails only 0.30
-    table = agreement(labelled, decisions(labelled, threshold))
+    bar = fit_bar(labelled, max_false_pass=0.10)
+    assert bar == Bar(pytest.approx(0.31), 0.0)  # passes 0.325 (1 of 10 unmet), fails 0.30
+    table = agreement(labelled, decided(labelled, bar))
     assert (table.false_pass, table.false_fail) == (1, 1)
 
 
-def test_no_threshold_fits_when_every_one_passes_too_many_so_the_default_stands() -> None:
+def test_a_quotation_is_worth_what_separates_the_labels_it_comes_with() -> None:
+    # met criteria the judge quoted sit just under the yes/no's own line: a quote lifts them
+    labelled = [scored(0.55, True, quoted=True) for _ in range(5)]
+    labelled += [scored(0.7, True) for _ in range(5)]
+    labelled += [scored(0.6, False) for _ in range(5)] + [scored(0.3, False, quoted=True)]
+    bar = fit_bar(labelled)
+    assert bar.weight > 0 and bar.passes(scored(0.55, True, quoted=True))
+    assert not bar.passes(scored(0.55, True)) and not bar.passes(scored(0.6, False))
+    assert agreement(labelled, decided(labelled, bar)).accuracy == 1.0
+
+
+def test_no_bar_fits_when_every_one_passes_too_many_so_the_default_stands() -> None:
     labelled = [scored(0.9, False), scored(0.9, False), scored(0.1, True)]
-    assert fit_threshold(labelled) == DEFAULT_THRESHOLD
+    assert fit_bar(labelled) == Bar(DEFAULT_THRESHOLD, 0.0)
 
 
 def test_a_judge_without_a_probability_fails_the_criterion() -> None:
-    assert decisions([scored(None, True)], 0.0) == [False]
+    assert decided([scored(None, True, quoted=True)], Bar(0.0, 0.3)) == [False]
 
 
-def test_folds_keep_an_artifacts_criteria_together() -> None:
+def test_folds_keep_a_groups_criteria_together() -> None:
     labelled = [scored(0.5, True, group=g) for g in "aabbbcdde"]
     assigned = folds(labelled, 2)
     by_group: dict[str, set[int]] = {}
@@ -58,17 +73,12 @@ def test_folds_keep_an_artifacts_criteria_together() -> None:
     assert set(assigned) == {0, 1}
 
 
-def test_cross_validation_decides_each_label_with_a_fit_that_never_saw_it() -> None:
-    seen: list[set[str]] = []
-
-    def fit(training: list[Scored]) -> float:
-        seen.append({item.group for item in training})
-        return 0.5
-
-    labelled = [scored(0.9, True, group=g) for g in "abcdefghij"]
-    assert cross_validated(labelled, fit, count=5) == [True] * 10
-    assert len(seen) == 5
-    assert all(len(groups) == 8 for groups in seen)
+def test_one_fold_per_family_leaves_each_family_out_in_turn() -> None:
+    # family b sits where the others' bar does not reach: left out, it is decided wrong
+    labelled = [scored(p, p > 0.5, g) for g in "ac" for p in (0.9, 0.8, 0.2, 0.1)]
+    labelled += [scored(0.45, True, "b"), scored(0.05, False, "b")]
+    assert cross_validated(labelled, count=3)[-2:] == [False, False]
+    assert decided(labelled, fit_bar(labelled))[-2:] == [True, False]  # fitted on b too
 
 
 def test_a_fit_keeps_its_cross_validated_figures_not_its_own() -> None:
@@ -77,21 +87,21 @@ def test_a_fit_keeps_its_cross_validated_figures_not_its_own() -> None:
         scored(0.30 + (0.1 if i % 2 else 0.0), i % 2 == 1, group=f"a{i}") for i in range(40)
     ]
     profile, table = fit_profile(labelled, "openai:small")
-    assert agreement(labelled, decisions(labelled, DEFAULT_THRESHOLD)).false_fail_rate == 1.0
-    assert table.accuracy == 1.0  # each fold's threshold separates the rest
+    assert agreement(labelled, decided(labelled, Bar())).false_fail_rate == 1.0
+    assert table.accuracy == 1.0  # each fold's bar separates the rest
     assert profile.cross_validated["kappa"] == table.kappa
     assert (profile.threshold, profile.labels) == (pytest.approx(0.4), 40)
 
 
-def test_a_fits_figures_are_those_of_labels_its_threshold_never_saw() -> None:
-    # one artifact ("odd") sits between the others: a threshold fitted on every label
+def test_a_fits_figures_are_those_of_labels_its_bar_never_saw() -> None:
+    # one artifact ("odd") sits between the others: a bar fitted on every label
     # separates it too, but a fold that never saw it draws the line elsewhere
     labelled = [
         scored(p, label, g) for g in "abcdefghi" for p, label in ((0.9, True), (0.1, False))
     ]
     labelled += [scored(0.5, True, "odd"), scored(0.3, False, "odd")]
     profile, table = fit_profile(labelled, "openai:small")
-    own = agreement(labelled, decisions(labelled, profile.threshold))
+    own = agreement(labelled, decided(labelled, Bar(profile.threshold, profile.quote_weight)))
     assert own.accuracy == 1.0
     assert table.accuracy == pytest.approx(0.95) and table.accuracy < own.accuracy
     assert profile.cross_validated["agreement"] == pytest.approx(0.95)

@@ -69,11 +69,36 @@ def test_exhausted_returns_the_best_draft_not_the_last(models, context, loop_inp
 
 def test_best_draft_ties_go_to_the_latest(models, context, loop_input) -> None:
     models.script("worker", "draft 1", "draft 2")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"tone": "y"}))
+    out = run(loop_input, context, max_iterations=2, on_stall="stop", stall_rounds=3)
+    assert out["outcome"] == "exhausted"
+    assert out["final"] == "draft 2"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
+
+
+def test_a_revision_that_fails_what_its_draft_passed_is_never_the_final(
+    models, context, loop_input
+) -> None:
+    """Same score, but the revision lost `length`, which draft 1 passed: draft 1 stays best."""
+    models.script("worker", "draft 1 is long enough", "draft 2 is long enough too")
     models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"length": "y"}))
     out = run(loop_input, context, max_iterations=2)
     assert out["outcome"] == "exhausted"
-    assert out["final"] == "draft 2"
-    assert [item["criterion_id"] for item in out["open_items"]] == ["length"]
+    assert out["final"] == "draft 1 is long enough"
+    assert [item["criterion_id"] for item in out["open_items"]] == ["tone"]
+    assert "length" in out["critiques"][1]["regressed"]
+
+
+def test_a_failing_revision_that_shrank_to_a_fragment_is_never_the_final(
+    models, context, loop_input
+) -> None:
+    """The quickstart's shrinking hash map: 8 characters of 113, failing, is not the best."""
+    first = "A hash map stores values under keys and finds each one by hashing its key."
+    models.script("worker", first, "hash map")
+    models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC, {"tone": "y"}))
+    out = run(loop_input, context, max_iterations=2, on_stall="stop", stall_rounds=3)
+    assert out["final"] == first
+    assert out["critiques"][1]["regressed"].startswith("it keeps 8 of the")
 
 
 def test_stalled_when_the_same_criteria_keep_failing(models, context, loop_input) -> None:
@@ -301,3 +326,35 @@ def test_checkpoints_hold_plain_data_any_checkpointer_loads(models, context, cap
     assert out["outcome"] == "passed"
     assert len(list(graph.get_state_history(config))) > 5
     assert not [r for r in caplog.records if "unregistered type" in r.getMessage()]
+
+
+def test_a_draft_that_repeats_its_instructions_fails_unjudged_and_is_never_the_final(
+    models, context, loop_input
+) -> None:
+    """Seen in a real run: the 0.5B worker's final draft was its own instructions, echoed."""
+    echo = (
+        "When you revise, start from your previous version: change what the feedback asks "
+        "for and keep what already works."
+    )
+    first = "A hash map stores values under keys and finds each one by hashing its key."
+    models.script("worker", first, echo)
+    models.script("critic", graded(RUBRIC, {"tone": "simpler"}))
+    out = run(loop_input, context, max_iterations=2)
+    assert models["critic"].calls == 1  # the echo is not worth a judge's call
+    echoed = out["critiques"][1]["verdict"]["results"]
+    assert not any(result["passed"] for result in echoed)
+    assert "repeats the instructions" in echoed[0]["evidence"]
+    assert out["final"] == first
+
+
+def test_a_draft_that_does_what_its_hint_asked_is_judged_not_taken_for_an_echo(
+    models, context, loop_input
+) -> None:
+    """A draft that says what a failed criterion asks shares its words; that is no echo."""
+    first = "A hash map stores values under keys."
+    revised = "The answer includes one concrete worked example: ages."
+    models.script("worker", first, revised)
+    models.script("critic", graded(RUBRIC, {"example": "add an example"}), graded(RUBRIC))
+    out = run(loop_input, context, max_iterations=2)
+    assert models["critic"].calls == 2  # the revision went to the judge
+    assert out["outcome"] == "passed" and out["final"] == revised

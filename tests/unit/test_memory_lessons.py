@@ -16,7 +16,6 @@ from critic_loop.nodes.memory.rule_text import (
     restates,
     says_what_to_do,
 )
-from critic_loop.nodes.verifiers.judge import NOT_SURE_HINT
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import Contains, Criterion
 from critic_loop.state.verdict import CriterionResult, Verdict
@@ -80,10 +79,11 @@ def test_a_hint_that_quotes_the_rubric_is_not_a_lesson() -> None:
     assert observed_lessons(naming, RUBRIC) == []
 
 
-def test_the_judge_s_stock_hint_is_not_a_lesson() -> None:
-    """The extracting judge's only hint says nothing of its criterion: no rule from it."""
-    stock = [critique(1, {"tone": NOT_SURE_HINT}), critique(2, {})]
-    assert observed_lessons(stock, RUBRIC) == []
+def test_a_judged_failure_without_the_judge_s_own_hint_is_not_a_lesson() -> None:
+    """The extracting judge writes no hint (the worker is told the criterion as an
+    instruction, which holds criterion text): no rule from it."""
+    unhinted = [critique(1, {"tone": ""}), critique(2, {})]
+    assert observed_lessons(unhinted, RUBRIC) == []
 
 
 def test_what_a_rule_must_keep_of_its_lesson() -> None:

@@ -4,6 +4,7 @@ worker's conversation."""
 from langchain_core.messages import HumanMessage
 
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.verifiers.statements import as_instruction
 from critic_loop.state.loop import CriticView, RevisionStep, WorkerTurn
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import graded
@@ -41,16 +42,25 @@ def test_critic_node_input_schema_has_no_worker_conversation() -> None:
     assert not {"task", "feedback", "history", "rules"} & set(CriticView.model_fields)
 
 
-def test_worker_model_never_receives_criterion_text(models, context, loop_input) -> None:
+def test_worker_model_never_receives_the_rubric_only_what_failed_as_instructions(
+    models, context, loop_input
+) -> None:
     out = run_three_rounds(models, context, loop_input, echo_criteria=True)
     assert out["outcome"] == "passed"
     worker_prompts = models["worker"].texts()
     assert len(worker_prompts) == 3
+    told = [as_instruction(criterion.text) for criterion in RUBRIC]
+    assert not any(instruction in worker_prompts[0] for instruction in told)  # before a failure
     for prompt in worker_prompts:
+        # a failed criterion reaches the worker as an instruction, and only so: the judge's
+        # echoes of criterion text were cut out of its note and hints
+        rest = prompt
+        for instruction in told:
+            rest = rest.replace(instruction, "")
         for criterion in RUBRIC:
-            assert criterion.text.lower() not in prompt.lower()
-    # and the worker did get feedback, so the check is not vacuous
-    assert "a review requirement" in worker_prompts[1]
+            assert criterion.text.lower() not in rest.lower()
+    assert all(instruction in worker_prompts[1] for instruction in told)  # round 1 failed all
+    assert "a review requirement" in worker_prompts[1]  # the judge's echo, cut out
 
 
 def test_critic_model_never_receives_the_workers_messages(models, context, loop_input) -> None:
@@ -73,7 +83,11 @@ def test_round_n_worker_prompt_holds_the_previous_draft_and_its_critique(
     models.script("worker", *DRAFTS)
     models.script(
         "critic",
-        graded(RUBRIC, {"example": "Add a phone-book example."}, feedback="Needs an example."),
+        graded(
+            RUBRIC,
+            {"example": "Add a phone-book example.", "tone": "Use simpler words."},
+            feedback="Needs an example.",
+        ),
         graded(RUBRIC, {"tone": "Replace jargon with plain words."}, feedback="Too technical."),
         graded(RUBRIC),
     )

@@ -51,7 +51,7 @@ def report(*, collected=COLLECTED, results=None, status=0, finished=True, extra=
 def verdict(data: bytes, status: int = 0):
     parsed = parse_report(data)
     assert parsed is not None
-    return judge(parsed, defined_tests(SOURCE), status)
+    return judge(parsed, SOURCE, status)
 
 
 def test_the_file_defines_what_pytest_collects() -> None:

@@ -12,8 +12,8 @@ def test_worker_prompt_does_not_grow_with_rounds(models, loop_input) -> None:
     rounds = 12
     draft = "word " * 400
     models.script("worker", *[f"draft {n}: {draft}" for n in range(1, rounds + 1)])
-    alternating = [{"tone": "simpler"}, {"length": "shorter"}, {"example": "add one"}]
-    models.script("critic", *[graded(RUBRIC, alternating[n % 3]) for n in range(rounds)])
+    hints = ["simpler", "plainer", "warmer"]  # one criterion keeps failing: no revision regresses
+    models.script("critic", *[graded(RUBRIC, {"tone": hints[n % 3]}) for n in range(rounds)])
     context = Context(
         worker_model="scripted:worker",
         critic_model="scripted:critic",

@@ -8,8 +8,6 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from critic_loop.nodes.verifiers.yes_no import (
-    as_question,
-    calibrated,
     p_met,
     share_of_yes,
     yes_no_prompt,
@@ -38,41 +36,20 @@ def test_no_probability_without_yes_or_no_or_without_logprobs() -> None:
     assert p_met(AIMessage("Yes", response_metadata={"logprobs": None})) is None
 
 
-@pytest.mark.parametrize(
-    ("statement", "question"),
-    [
-        ("It names a season.", "Does it name a season?"),
-        ("It has exactly three lines.", "Does it have exactly three lines?"),
-        ("It is written in French.", "Is it written in French?"),
-        ("It does not use an exclamation mark.", "Does it not use an exclamation mark?"),
-        ("The function has a docstring.", "Does the function have a docstring?"),
-        ("It apologises.", "Does it apologise?"),
-        ("It retries 5 times.", "Does it retry 5 times?"),
-        ("It fixes typos.", "Does it fix typos?"),
-        (
-            "Its three lines have 5, 7 and 5 syllables.",
-            "Is it true that its three lines have 5, 7 and 5 syllables?",
-        ),
-        (
-            "The query only reads data.",
-            "Is it true that the query only reads data?",
-        ),
-    ],
-)
-def test_a_criterion_is_asked_as_a_question(statement: str, question: str) -> None:
-    assert as_question(statement) == question
-
-
-def test_the_prompt_asks_the_question_of_the_fenced_artifact() -> None:
-    system, ask = yes_no_prompt("It names a season.", "Raindrops fall.")
-    assert isinstance(system, SystemMessage)
-    assert isinstance(ask, HumanMessage)
+def test_the_prompt_shows_worked_examples_then_asks_of_the_fenced_artifact() -> None:
+    messages = yes_no_prompt("It names a season.", "Raindrops fall.")
+    system, *examples, ask = messages
+    assert isinstance(system, SystemMessage) and isinstance(ask, HumanMessage)
+    assert examples and len(examples) % 2 == 0
+    assert {m.text for m in examples[1::2]} == {"yes", "no"}  # answered both ways
+    assert all(isinstance(m, AIMessage) for m in examples[1::2])
     assert "Raindrops fall." in ask.text
-    assert ask.text.endswith("Does it name a season? Answer yes or no.")
+    assert ask.text.endswith("Statement: It names a season.\nAnswer yes or no.")
 
 
-def test_calibration_removes_the_questions_own_pull() -> None:
-    assert calibrated(0.8, 0.8) == pytest.approx(0.5)  # as likely as of an empty artifact
-    assert calibrated(0.9, 0.5) == pytest.approx(0.9)
-    assert calibrated(0.6, 0.9) < 0.5  # "yes", but less than about nothing at all
-    assert calibrated(None, 0.5) is None and calibrated(0.5, None) is None
+def test_a_family_left_out_is_not_shown_to_the_judge() -> None:
+    shown = yes_no_prompt("It is written in French.", "Bonjour.")
+    left = yes_no_prompt("It is written in French.", "Bonjour.", leave_out="language")
+    assert "Hace sol y vamos a la playa." in " ".join(m.text for m in shown)
+    assert "Hace sol y vamos a la playa." not in " ".join(m.text for m in left)
+    assert len(left) < len(shown)

@@ -31,6 +31,8 @@ _TEXT_CHECKS: dict[type[CriterionBase], Callable[[Any, str], CheckResult]] = {
     rubric.ValidJson: lambda _, draft: structured.check_json(draft),
     rubric.MatchesJsonSchema: structured.check_json_schema,
     rubric.PythonSyntax: lambda _, draft: structured.check_python_syntax(draft),
+    rubric.Language: text.check_language,
+    rubric.PythonFeature: structured.check_python_feature,
 }
 
 
@@ -59,4 +61,6 @@ async def arun_check(criterion: CriterionBase, draft: str, trust: Trust = OPERAT
         return await arun_test_suite(inline, draft)
     if isinstance(criterion, PythonCheck):
         return await asyncio.to_thread(run_python_check, criterion, draft, trust)
+    if isinstance(criterion, rubric.Language):  # its first use reads the identifier's model
+        return await asyncio.to_thread(_text_check, criterion, draft)
     return _text_check(criterion, draft)

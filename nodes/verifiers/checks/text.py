@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from difflib import get_close_matches
+from typing import Any
 
 import regex
 
 from critic_loop.state.operator_settings import operator_settings
-from critic_loop.state.rubric import CharCount, Contains, Headings, Regex, WordCount
+from critic_loop.state.rubric import (
+    LANGUAGES,
+    CharCount,
+    Contains,
+    Headings,
+    Language,
+    Regex,
+    WordCount,
+)
 from critic_loop.state.verdict import CheckResult
 
 WORD = re.compile(r"\w+(?:['’-]\w+)*")  # with inner apostrophes or hyphens: "don't"
@@ -164,3 +174,25 @@ def check_headings(criterion: Headings, draft: str) -> CheckResult:
             hint=f"Add Markdown headings (lines starting with '#') titled {listed}.",
         )
     return CheckResult(passed=True, evidence=f"All {len(criterion.headings)} headings appear.")
+
+
+@functools.cache  # loading the identifier takes a second; a process does it once
+def _identifier() -> Any:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(list(LANGUAGES))
+    return identifier
+
+
+def check_language(criterion: Language, draft: str) -> CheckResult:
+    """Identify the language of the draft's prose (py3langid, Lui and Baldwin's langid.py)."""
+    prose = re.sub(r"```.*?(```|\Z)", " ", draft, flags=re.S)  # code is no language's prose
+    found, share = _identifier().classify(prose) if prose.strip() else ("", 0.0)
+    wanted = LANGUAGES[criterion.language]
+    if found == criterion.language:
+        return CheckResult(passed=True, evidence=f"It reads as {wanted} ({share:.0%} sure).")
+    seen = LANGUAGES.get(found, "no language")
+    return CheckResult(
+        passed=False, evidence=f"It reads as {seen}, not {wanted}.", hint=f"Write it in {wanted}."
+    )

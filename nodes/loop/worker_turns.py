@@ -7,7 +7,6 @@ on what earlier attempts failed, never their text.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -18,54 +17,18 @@ from critic_loop.nodes.loop.history_queries import (
     best_critique,
     best_of_round,
     draft_of,
-    latest_round,
     normalized,
 )
+from critic_loop.nodes.loop.stopping import candidate_count, fresh_batch, more_candidates
 from critic_loop.nodes.verifiers.agreement import thin_evidence
 from critic_loop.state.budget import Allowance, Spent, allowance, spent_on
-from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
+from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
-from critic_loop.state.records import Critique, Draft, DraftRef, WorkerFeedback, rounds_done
-from critic_loop.state.rubric import CriterionBase, Task, TestSuite
+from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
+from critic_loop.state.rubric import CriterionBase, Task
 from critic_loop.state.rules import RecalledRule
 
 MAX_SUMMARY_CHARACTERS = 300  # of the line on earlier failures a fresh sample gets
-TIE_BREAKS = 2  # more candidates round 1 may draw while its passing ones disagree
-
-
-def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
-    """Resolve "auto": several only when code can choose among them (a test suite, or checks)."""
-    if context.candidates != "auto":
-        return context.candidates
-    code_chooses = any(isinstance(criterion, TestSuite) for criterion in rubric) or all(
-        criterion.deterministic for criterion in rubric
-    )
-    return AUTO_CANDIDATES if rubric and code_chooses else 1
-
-
-def disputed(critiques: Sequence[Critique]) -> bool:
-    """Tell whether the latest round's passing candidates split with no largest behaviour."""
-    supports = [
-        c.agreement.support
-        for c in latest_round(critiques)
-        if c.agreement is not None and c.verdict is not None and c.verdict.passed
-    ]
-    return bool(supports) and supports.count(max(supports)) > max(supports)
-
-
-def more_candidates(
-    critiques: Sequence[Critique], context: Context, rubric: Sequence[CriterionBase]
-) -> int:
-    """Return how many of round 1's candidates are still to draw (0 once a later round began).
-
-    Under "auto", passing candidates that disagree get one more at a time, `TIE_BREAKS` at most.
-    """
-    if any(critique.round > 1 for critique in critiques):
-        return 0
-    count = candidate_count(context, rubric)
-    if context.candidates == "auto" and len(critiques) >= count and disputed(critiques):
-        return int(len(critiques) < count + TIE_BREAKS)
-    return max(0, count - len(critiques))
 
 
 def _side_by_side(
@@ -152,15 +115,6 @@ def _failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) 
     line = " ".join(dict.fromkeys(_notes(feedback_on(feedback, best))))  # each note once
     short = len(line) <= MAX_SUMMARY_CHARACTERS
     return line if short else line[: MAX_SUMMARY_CHARACTERS - 3] + "..."
-
-
-def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
-    """`auto` doubles the largest fresh round when round 1 drew several, within `sample_budget`."""
-    if context.on_stall != "auto":
-        return 1
-    fresh = Counter(draft.round for draft in drafts if draft.origin != "revision")
-    wanted = min(2 * max(fresh.values()), MAX_CANDIDATES) if fresh[1] > 1 else 1
-    return max(0, min(wanted, context.sample_budget - fresh.total()))
 
 
 def next_turns(

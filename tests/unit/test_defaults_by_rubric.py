@@ -5,15 +5,17 @@ when revising stops helping."""
 import pytest
 from click.testing import CliRunner
 
-from critic_loop.nodes.loop.route import Decision, GoOn, decide, stall_action
-from critic_loop.nodes.loop.worker_turns import (
+from critic_loop.nodes.loop.stopping import (
+    Decision,
+    GoOn,
     candidate_count,
+    decide,
     disputed,
-    first_turns,
     fresh_batch,
     more_candidates,
-    next_turns,
+    stall_action,
 )
+from critic_loop.nodes.loop.worker_turns import first_turns, next_turns
 from critic_loop.nodes.verifiers.agreement import thin_evidence
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState

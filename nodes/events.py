@@ -45,6 +45,7 @@ def verdict_event(critique: Critique) -> dict[str, Any]:
             {"id": result.criterion_id, **result.model_dump(include=_CRITERION_FIELDS)}
             for result in (verdict.results if verdict else [])
         ],
+        "agreement": critique.agreement.model_dump() if critique.agreement else None,
         "attempts": critique.attempts,
         "error": critique.error,
         "stopped": critique.stopped,

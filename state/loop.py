@@ -93,6 +93,10 @@ class LoopState(LoopOutput):
         Field(description="Memory steps that failed (recall, usage, distill); the run went on."),
         append_only(),
     ] = Field(default_factory=list)
+    ending: Annotated[
+        dict[str, str | None] | None,
+        Field(description="How the run ends, as the route decided it; finalize declares it."),
+    ] = None
 
     @property
     def rounds(self) -> int:

@@ -96,7 +96,7 @@ class Agreement(BaseModel):
     def describe(self) -> str:
         """Say it in one sentence, for the evidence."""
         return (
-            f"On {self.probes} further inputs varied from the tests' own, {self.support} of "
+            f"On {self.probes} further inputs derived from the tests and drafts, {self.support} of "
             f"the round's {self.candidates} candidates (this one included) behaved the same."
         )
 

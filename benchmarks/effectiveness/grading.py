@@ -1,6 +1,7 @@
 """What the loop is graded on, and what decides whether a task is solved.
 
-A coding task's loop sees ONE criterion, the prompt's own examples as a test suite; a result
+A coding task's loop sees ONE criterion, the prompt's own examples as a test suite (or, for a
+problem whose docstring has no example, a syntax check); a result
 is then graded by the hidden tests plus the visible ones. A writing task's loop sees its
 deterministic rubric, and a result is graded by the same rubric. A judged task's loop sees
 its rubric of judged sentences (the one-shot baseline: only its checks, as its judge could
@@ -45,6 +46,8 @@ def loop_rubric(task: Task, *, judge: bool = True) -> list[dict[str, Any]]:
     `judge=False` leaves a judged task's judged sentences out (the one-shot baseline).
     """
     if isinstance(task, CodingTask):
+        if not task.visible_count:
+            return [{"id": "syntax", "kind": "python_syntax"}]
         return [_suite("examples", task.visible_tests)]
     if isinstance(task, JudgedTask) and not judge:
         return checks(task.rubric) or [NOT_BLANK]

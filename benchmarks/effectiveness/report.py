@@ -14,6 +14,8 @@ class Run(Row):
     """What one configuration did on one task."""
 
     kind: str
+    visible_tests: int | None = None
+    """A coding task's visible tests (0: the loop checks syntax only); None for writing."""
     solved: bool = False
     outcome: str | None = None
     outcome_reason: str | None = None

@@ -15,7 +15,7 @@ from benchmarks.effectiveness.calls import Tally, counting
 from benchmarks.effectiveness.grading import grade, loop_rubric
 from benchmarks.effectiveness.judged import declared_passes, first_length, judged_ids
 from benchmarks.effectiveness.report import Run
-from benchmarks.effectiveness.taskset import JudgedTask, Task
+from benchmarks.effectiveness.taskset import CodingTask, JudgedTask, Task
 from benchmarks.harness.configs import Configuration
 from benchmarks.harness.runner import Cell
 from critic_loop import LoopState, run_loop
@@ -78,6 +78,7 @@ def run_cell(cell: Cell) -> Run:
     """Run one configuration on one task and grade the result; errors go into the row."""
     task, configuration = cell.task, cell.configuration
     row = Run(task=task.id, kind=task.kind, config=configuration.name)
+    row.visible_tests = task.visible_count if isinstance(task, CodingTask) else None
     if isinstance(task, JudgedTask):  # an error leaves every judged criterion unmet
         row.judged_met = dict.fromkeys(judged_ids(task.rubric), False)
     started = time.monotonic()

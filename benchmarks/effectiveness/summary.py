@@ -259,6 +259,35 @@ def agreement_effect(config: str, rows: Sequence[Run]) -> tuple[int, int, int, i
     return runs, changed, gained, lost
 
 
+def visible_group(count: int) -> str:
+    """Return a coding task's group by its visible tests: "0", "1", "2" or "3+"."""
+    return str(count) if count < 3 else "3+"
+
+
+def hidden_fails_by_visible(settings: dict[str, Any], rows: Sequence[Run]) -> str:
+    """Per configuration, coding results passed visible and failed hidden, by visible tests.
+
+    A cell reads `failed hidden/passed visible share` over the complete coding tasks of
+    that group; empty when no row records its visible tests.
+    """
+    done = set(complete(settings, rows)[0])
+    coding = [r for r in rows if r.task in done and r.visible_tests is not None]
+    groups: dict[str, list[Run]] = {}
+    for row in sorted(coding, key=lambda row: row.visible_tests or 0):
+        groups.setdefault(visible_group(row.visible_tests or 0), []).append(row)
+    body = []
+    for label, group in groups.items():
+        cells = []
+        for config in settings["configs"]:
+            passed = [r for r in group if r.config == config and r.visible_pass]
+            cells.append(share(sum(not r.solved for r in passed), len(passed)))
+        body.append([f"{label} ({len({r.task for r in group})})", *cells])
+    if not body:
+        return ""
+    title = "coding: passed visible, failed hidden, by the task's visible tests"
+    return "\n".join([title, *columns(["visible tests (tasks)", *settings["configs"]], body)])
+
+
 def format_report(data: dict[str, Any]) -> str:
     """Render the tables (all tasks, then per kind), what agreement did, and the matrix."""
     settings = data["settings"]
@@ -271,6 +300,7 @@ def format_report(data: dict[str, Any]) -> str:
     )
     groups = summarize(settings, rows)
     tables = [format_table(group, f) for group, f in groups.items()]
+    tables.append(hidden_fails_by_visible(settings, rows))
     if any(f.criteria for f in groups.get("judged", [])):
         tables.append("README rows (judged tasks):\n" + readme_rows(groups["judged"]))
     notes = []

@@ -10,6 +10,7 @@ and types, so a malformed file fails before any model is called, naming the file
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 from collections.abc import Iterable, Sequence
@@ -52,6 +53,12 @@ class CodingTask:
     reference: str
     difficulty: str
     kind: Kind = "coding"
+
+    @property
+    def visible_count(self) -> int:
+        """How many visible tests (the prompt's confirmed examples) the task has."""
+        tree = ast.parse(self.visible_tests)
+        return sum(isinstance(n, ast.FunctionDef) and n.name.startswith("test") for n in tree.body)
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def check_coding(task: CodingTask, strict: bool) -> list[str]:
     ):
         problems.append("the prompt does not ask for a single code block, or bad difficulty")
     visible, hidden = _tests(task.visible_tests), _tests(task.hidden_tests)
-    bounds = ((2, 4), (5, 10)) if strict else ((1, 99), (1, 99))
+    bounds = ((2, 4), (5, 10)) if strict else ((0, 99), (1, 99))
     for name, found, (low, high) in (
         ("visible", visible, bounds[0]),
         ("hidden", hidden, bounds[1]),

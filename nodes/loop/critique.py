@@ -19,7 +19,13 @@ from critic_loop.nodes.models.gateway import Answer, Request, aask_all, ask_all
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.nodes.operator_policy import Trust, trust_of
 from critic_loop.nodes.prompts import render_prompt
-from critic_loop.nodes.verifiers.agreement import Grouping, abehaviour_groups, behaviour_groups
+from critic_loop.nodes.verifiers.agreement import (
+    DERIVED_INPUTS,
+    Grouping,
+    abehaviour_groups,
+    behaviour_groups,
+    thin_evidence,
+)
 from critic_loop.nodes.verifiers.checks import arun_check, run_check
 from critic_loop.nodes.verifiers.grounding import quotations, quote_problem
 from critic_loop.nodes.verifiers.judge import (
@@ -37,7 +43,7 @@ from critic_loop.state.budget import allowance, spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import CriticView
 from critic_loop.state.records import Agreement, Critique, Draft, DraftRef, TokenUsage
-from critic_loop.state.rubric import CriterionBase, TestSuite
+from critic_loop.state.rubric import CriterionBase, PythonSyntax, TestSuite
 from critic_loop.state.verdict import CheckResult, CriterionResult, Verdict
 
 
@@ -55,10 +61,15 @@ def _graded_texts(drafts: Sequence[Draft], critiques: Sequence[Critique]) -> dic
     return found
 
 
-def _as_repeat(original: Critique, draft: Draft) -> Critique:
+def _as_repeat(original: Critique, draft: Draft, again: bool = False) -> Critique:
+    # `again`: a later candidate of its round wrote it too, one more in its agreement
     where = {"round": draft.round, "candidate": draft.candidate, "duplicate_of": original.ref}
     unspent = {"attempts": 0, "rejected": [], "usage": TokenUsage(), "stopped": None}
-    return original.model_copy(update={**where, **unspent})
+    agreement = original.agreement
+    if again and agreement is not None:
+        more = {"support": agreement.support + 1, "candidates": agreement.candidates + 1}
+        agreement = agreement.model_copy(update=more)
+    return original.model_copy(update={**where, **unspent, "agreement": agreement})
 
 
 def _check_strength(
@@ -70,12 +81,12 @@ def _check_strength(
     return musts, sum(weights[cid].weight for cid, r in checked.items() if r.passed) / total
 
 
-def _with_agreement(critique: Critique, suite: TestSuite, agreement: Agreement) -> Critique:
+def _with_agreement(critique: Critique, code: CriterionBase, agreement: Agreement) -> Critique:
     verdict = critique.verdict
     assert verdict is not None
     results = [
         result.model_copy(update={"evidence": f"{result.evidence}\n{agreement.describe()}"})
-        if result.criterion_id == suite.id
+        if result.criterion_id == code.id
         else result
         for result in verdict.results
     ]
@@ -136,6 +147,10 @@ class _RoundGrading:
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
         )
         self.drafts = {draft.ref: draft for draft in pending}
+        passed = {c.ref for c in state.critiques if c.verdict and c.verdict.passed}
+        self.mates = [  # passing candidates of the round graded before: compared too
+            d for d in state.drafts if d.ref in passed and d.round in {p.round for p in pending}
+        ]
         self.done: list[Critique] = []
         self.to_check: list[Draft] = []
         self.checked: dict[DraftRef, dict[str, CriterionResult]] = {}
@@ -153,7 +168,7 @@ class _RoundGrading:
             elif unusable is not None:
                 self.done.append(_critique(draft, verdict=unusable))
             elif repeated is not None:
-                self.done.append(_as_repeat(repeated, draft))
+                self.done.append(_as_repeat(repeated, draft, again=repeated.round == draft.round))
             elif normalized(draft.text) in first_with:
                 self.same_as[draft.ref] = first_with[normalized(draft.text)]
             else:
@@ -258,25 +273,33 @@ class _RoundGrading:
             )
 
     def to_compare(self) -> tuple[TestSuite, list[str]] | None:
+        # a suite to run the passing candidates in, on its calls' and their drafts' inputs
         suite = next((c for c in self.rubric if isinstance(c, TestSuite)), None)
+        if suite is None and thin_evidence(self.rubric):  # code checked for syntax only
+            suite = DERIVED_INPUTS
         compared = self._compared()
-        if suite is None or sum(c.verdict.passed for c in compared if c.verdict) < 2:
+        passing = len(self.mates) + sum(c.verdict.passed for c in compared if c.verdict)
+        if suite is None or not compared or passing < 2:
             return None
-        return suite, [self.drafts[c.ref].text for c in compared]
+        texts = [self.drafts[c.ref].text for c in compared]
+        return suite, [mate.text for mate in self.mates] + texts
 
     def record_grouping(self, grouping: Grouping | None) -> None:
         if grouping is None:
             return
-        suite = next(c for c in self.rubric if isinstance(c, TestSuite))
-        compared = self._compared()
+        code = next(c for c in self.rubric if isinstance(c, TestSuite | PythonSyntax))
+        compared, before = self._compared(), len(self.mates)
+        copies = [0] * before + [list(self.same_as.values()).count(c.ref) for c in compared]
         agreements = {
             critique.ref: Agreement(
-                probes=grouping.probes, support=grouping.support(index), candidates=len(compared)
+                probes=grouping.probes,
+                support=grouping.support(before + index, copies),
+                candidates=len(copies) + sum(copies),
             )
             for index, critique in enumerate(compared)
         }
         self.done = [
-            _with_agreement(c, suite, agreements[c.ref]) if c.ref in agreements else c
+            _with_agreement(c, code, agreements[c.ref]) if c.ref in agreements else c
             for c in self.done
         ]
 

@@ -10,7 +10,7 @@ from langgraph.types import Command
 
 from critic_loop.nodes.events import finished_event
 from critic_loop.nodes.loop.history_queries import best_critique, draft_of, with_overrides
-from critic_loop.nodes.loop.route import Decision, GoOn, decide, send_next_turn
+from critic_loop.nodes.loop.stopping import Decision
 from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.propose_rules import skip_reason
@@ -56,15 +56,15 @@ def ending(
 
 def finalize(
     state: LoopState, runtime: Runtime[Context]
-) -> Command[Literal["record_rule_usage", "generate", "__end__"]]:
-    """End the run with its best draft, or (resumed with more rounds) go back to the worker.
+) -> Command[Literal["record_rule_usage", "__end__"]]:
+    """End the run as the route decided (`ending`), with its best draft.
 
     The memory steps run only when they have work; else the run ends here, with their report.
     """
     context = runtime.context
-    decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)
-    if isinstance(decision, GoOn):
-        return Command(goto=send_next_turn(state, context, decision))
+    if state.ending is None:
+        raise ValueError("finalize ends a run the route decided to end; this one was not")
+    decision = Decision(**state.ending)  # type: ignore[arg-type]  # as route wrote it
     chosen = best_critique(with_overrides(state.critiques, state.reviews))
     thread_id = runtime.execution_info.thread_id if runtime.execution_info else None
     update = ending(state, decision, chosen, thread_id)

@@ -1,133 +1,23 @@
-"""Decide, from the history alone, whether the loop goes on, how, and how it ends.
+"""Act on the stop rules' decision (nodes/loop/stopping.py) after each graded round.
 
-`decide` is a pure function of the drafts, critiques and context (no counter to drift);
-`finalize` calls it again. The edge after grading sends the next turn of a run that goes on
-unreviewed; `route`, a node returning `Command`, decides the rest (reviews, ends, forks).
+The edge after grading sends the next turn of a run that goes on unreviewed; `route`, a node
+returning `Command`, does the rest: a person's review, the end (handed to `finalize` as
+`ending`), a fork deciding again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from critic_loop.nodes.loop.history_queries import (
-    attainable,
-    best_of_round,
-    confirmed_terminal,
-    extra_rounds,
-    latest_round,
-    stall_reason,
-    with_overrides,
-)
 from critic_loop.nodes.loop.review import ask_person, review_reason
-from critic_loop.nodes.loop.worker_turns import (
-    feedback_on,
-    first_turns,
-    fresh_batch,
-    more_candidates,
-    next_turns,
-    to_worker,
-)
-from critic_loop.state.budget import exhausted, spent_on
+from critic_loop.nodes.loop.stopping import Decision, GoOn, decide
+from critic_loop.nodes.loop.worker_turns import feedback_on, first_turns, next_turns, to_worker
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, Draft, Outcome, Review, WorkerFeedback, rounds_done
-from critic_loop.state.rubric import CriterionBase
-from critic_loop.state.verdict import first_line
-
-
-class Decision(NamedTuple):
-    """How a run ends, and why (for `exhausted`, which limit it reached)."""
-
-    outcome: Outcome
-    reason: str
-    exhausted_by: str | None = None
-
-
-class GoOn(NamedTuple):
-    """The loop goes on: round 1's other candidates, a revision, or fresh drafts (and why)."""
-
-    action: Literal["candidates", "revision", "resample"]
-    reason: str = ""
-
-
-def decide(
-    critiques: Sequence[Critique],
-    drafts: Sequence[Draft],
-    context: Context,
-    reviews: Sequence[Review] = (),
-    rubric: Sequence[CriterionBase] = (),
-) -> Decision | GoOn:
-    """Return how the run ends after this history (and people's reviews), or how it goes on."""
-    critiques = with_overrides(critiques, reviews)
-    latest = latest_round(critiques)
-    if not latest:
-        return GoOn("revision")
-    rounds = rounds_done(critiques)
-    decided = next((r for r in reviews if r.at_round == rounds and r.action != "override"), None)
-    if decided is not None:
-        return _by_a_person(decided)
-    failed = next((c for c in latest if c.verdict is None and c.stopped is None), None)
-    if failed is not None:
-        return Decision("verifier_error", failed.error or "the verifier failed")
-    best = best_of_round(critiques)  # None when the budgets stopped the round's every turn
-    verdict = best.verdict if best is not None else None
-    threshold = context.pass_threshold
-    if verdict is not None and verdict.passes(threshold):
-        return Decision(
-            "passed",
-            f"every must criterion passed and the weighted score {verdict.score:.2f} "
-            f"reached {threshold:.2f}",
-        )
-    lost = confirmed_terminal(critiques)
-    if verdict is not None and lost and not attainable(verdict, set(lost), threshold):
-        return Decision(
-            "infeasible",
-            "; ".join(
-                f"{cid} cannot be met: {first_line(evidence)}" for cid, evidence in lost.items()
-            ),
-        )
-    more = more_candidates(critiques, context, rubric)  # round 1 is not over yet
-    if not more and rounds >= context.max_iterations + extra_rounds(
-        reviews, context.max_iterations
-    ):
-        return Decision(
-            "exhausted",
-            f"{rounds} round(s) reached max_iterations without a pass",
-            "max_iterations",
-        )
-    ran_out = exhausted(spent_on(drafts, critiques), context)
-    if ran_out is not None:
-        return Decision("exhausted", f"{ran_out.reason}, without a pass", ran_out.budget)
-    if more:
-        return GoOn("candidates", "the first draft failed")
-    stalled = stall_reason(critiques, drafts, context.stall_rounds)
-    if stalled is None:
-        return GoOn("revision")
-    if stall_action(context, drafts) == "stop":
-        return Decision("stalled", stalled)
-    return GoOn("resample", stalled)
-
-
-def stall_action(context: Context, drafts: Sequence[Draft]) -> Literal["stop", "resample"]:
-    """Return what a stall does: `Context.on_stall`; auto resamples while `fresh_batch` can."""
-    if context.on_stall != "auto":
-        return context.on_stall
-    return "resample" if fresh_batch(drafts, context) else "stop"
-
-
-def _by_a_person(review: Review) -> Decision | GoOn:
-    where = f"round {review.draft.round}"
-    if review.action == "accept":
-        return Decision(
-            "accepted", f"a person accepted the draft of {where} ({review.asked_because})"
-        )
-    if review.action == "stop":
-        return Decision("cancelled", f"a person stopped the run ({review.asked_because})")
-    return GoOn("revision", f"a person asked for changes to the draft of {where}")
+from critic_loop.state.records import Review, WorkerFeedback
 
 
 def _feedback_after(state: LoopState, review: Review) -> list[WorkerFeedback]:
@@ -153,10 +43,11 @@ def first_round(state: LoopState, runtime: Runtime[Context]) -> list[Send]:
 def _after_grading(state: LoopState, context: Context) -> tuple[Decision | GoOn, str | None]:
     # the decision, and why a person is asked before it takes effect (None: nobody is)
     decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)
-    kind = decision[0]  # how it goes on (GoOn.action) or ends (Decision.outcome)
-    if kind == "candidates":
-        return decision, None
-    stalled, exhausted = kind in {"resample", "stalled"}, kind == "exhausted"
+    if isinstance(decision, GoOn):
+        if decision.action == "candidates":
+            return decision, None
+        return decision, review_reason(state, context, decision.action == "resample", False)
+    stalled, exhausted = decision.outcome == "stalled", decision.outcome == "exhausted"
     return decision, review_reason(state, context, stalled, exhausted)
 
 
@@ -191,5 +82,5 @@ def route(state: LoopState, runtime: Runtime[Context]) -> Command[Literal["gener
         }
         decision = decide(state.critiques, state.drafts, context, state.reviews, state.rubric)
     if isinstance(decision, Decision):
-        return Command(goto="finalize", update=writes)
+        return Command(goto="finalize", update={**(writes or {}), "ending": decision._asdict()})
     return Command(goto=send_next_turn(state, context, decision), update=writes)

@@ -7,7 +7,6 @@ on what earlier attempts failed, never their text.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -20,33 +19,16 @@ from critic_loop.nodes.loop.history_queries import (
     draft_of,
     normalized,
 )
+from critic_loop.nodes.loop.stopping import candidate_count, fresh_batch, more_candidates
+from critic_loop.nodes.verifiers.agreement import thin_evidence
 from critic_loop.state.budget import Allowance, Spent, allowance, spent_on
-from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
+from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
-from critic_loop.state.records import Critique, Draft, DraftRef, WorkerFeedback, rounds_done
-from critic_loop.state.rubric import CriterionBase, Task, TestSuite
+from critic_loop.state.records import Draft, DraftRef, WorkerFeedback, rounds_done
+from critic_loop.state.rubric import CriterionBase, Task
 from critic_loop.state.rules import RecalledRule
 
 MAX_SUMMARY_CHARACTERS = 300  # of the line on earlier failures a fresh sample gets
-
-
-def candidate_count(context: Context, rubric: Sequence[CriterionBase]) -> int:
-    """Resolve "auto": several only when code can choose among them (a test suite, or checks)."""
-    if context.candidates != "auto":
-        return context.candidates
-    code_chooses = any(isinstance(criterion, TestSuite) for criterion in rubric) or all(
-        criterion.deterministic for criterion in rubric
-    )
-    return AUTO_CANDIDATES if rubric and code_chooses else 1
-
-
-def more_candidates(
-    critiques: Sequence[Critique], context: Context, rubric: Sequence[CriterionBase]
-) -> int:
-    """Return how many of round 1's candidates are still to draw (0 once a later round began)."""
-    if any(critique.round > 1 for critique in critiques):
-        return 0
-    return max(0, candidate_count(context, rubric) - len(critiques))
 
 
 def _side_by_side(
@@ -74,9 +56,12 @@ def first_turns(
     """Under "auto" the first candidate alone; the others are drawn only if it fails.
 
     (Most first drafts that pass would have passed alone, and three calls cost twice one.)
+    Where the checks of code are thin, a pass is weak evidence: all are drawn at once, so
+    the passing ones can be compared on further inputs.
     """
+    alone = context.candidates == "auto" and thin_evidence(rubric) is None
     return _side_by_side(
-        1 if context.candidates == "auto" else candidate_count(context, rubric),
+        1 if alone else candidate_count(context, rubric),
         allowance(Spent(), context),
         context,
         task=task,
@@ -132,15 +117,6 @@ def _failure_summary(feedback: Sequence[WorkerFeedback], best: DraftRef | None) 
     return line if short else line[: MAX_SUMMARY_CHARACTERS - 3] + "..."
 
 
-def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
-    """`auto` doubles the largest fresh round when round 1 drew several, within `sample_budget`."""
-    if context.on_stall != "auto":
-        return 1
-    fresh = Counter(draft.round for draft in drafts if draft.origin != "revision")
-    wanted = min(2 * max(fresh.values()), MAX_CANDIDATES) if fresh[1] > 1 else 1
-    return max(0, min(wanted, context.sample_budget - fresh.total()))
-
-
 def next_turns(
     state: LoopState, context: Context, action: Literal["candidates", "revision", "resample"]
 ) -> list[WorkerTurn]:
@@ -183,25 +159,24 @@ def next_turns(
     )
 
 
-def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
-    """Return a fresh sample of the round when `reply` repeats the draft `turn` revises.
+UNCHANGED = (
+    "Your reply repeated this version word for word, so it fails review again. Make the "
+    "changes below: a reply without them cannot pass."
+)
 
-    (A small model that copied its reply copies it again with the draft in view.)
+
+def asked_again(turn: WorkerTurn, reply: BaseMessage | None, context: Context) -> WorkerTurn | None:
+    """Return a sharper revision when `reply` repeats the draft `turn` revises.
+
+    (Told so, with only that draft and its hints in view, at the sampling temperature: the
+    hint may name the fix, which a fresh sample would not keep.)
     """
     if reply is None or turn.revises is None:
         return None
     if normalized(reply.text) != normalized(turn.history[-1].text):
         return None
-    feedback = turn.history[-1].feedback
-    return WorkerTurn(
-        task=turn.task,
-        round=turn.round,
-        candidate=turn.candidate,
-        mode="resample",
-        earlier_failures=_failure_summary([feedback], feedback.ref),
-        temperature=context.sample_temperature,
-        allowance=turn.allowance,
-    )
+    update = {"history": turn.history[-1:], "warning": UNCHANGED}
+    return turn.model_copy(update={**update, "temperature": context.sample_temperature})
 
 
 def to_worker(turn: WorkerTurn) -> Send:

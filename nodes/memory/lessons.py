@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from critic_loop.nodes.loop.feedback import REDACTED, REDACTED_ID, redact_criteria
 from critic_loop.nodes.loop.history_queries import best_critique
+from critic_loop.nodes.verifiers.checks.text import NEAR_MISS
 from critic_loop.state.records import Critique
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import Lesson
@@ -27,7 +28,8 @@ def _last_hint(critiques: Sequence[Critique], criterion_id: str, before: int) ->
 
 
 def _as_lesson(hint: str, rubric: Sequence[CriterionBase]) -> str | None:
-    text = " ".join(redact_criteria(hint, rubric).split())
+    general = hint.split(NEAR_MISS)[0]  # what one draft had instead is no lesson
+    text = " ".join(redact_criteria(general, rubric).split())
     if not text or REDACTED in text or REDACTED_ID in text:
         return None
     return text if len(text) <= MAX_LESSON_CHARACTERS else None

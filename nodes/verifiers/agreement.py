@@ -1,7 +1,8 @@
-"""Agreement among candidates that pass the visible tests: which behaviour do most share?
+"""Agreement among candidates that pass the visible checks: which behaviour do most share?
 
-As in AlphaCode / CodeT: `probe_inputs` varies the literal arguments of the tests' calls, and
-two candidates run on them in the `tests` sandbox agree when their results do. It only ranks.
+As in AlphaCode / CodeT / MBR-exec: `probe_inputs` varies the literal arguments of the tests'
+calls and of the calls the drafts document, and two candidates run on them in the `tests`
+sandbox agree when their results do. It only ranks.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import ast
 import asyncio
 import contextlib
 import itertools
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -17,11 +19,20 @@ from typing import Any
 from critic_loop.nodes.operator_policy import OPERATOR, Trust, runnable_suite
 from critic_loop.nodes.verifiers.checks import arun_check
 from critic_loop.nodes.verifiers.checks.structured import extract_code
+from critic_loop.nodes.verifiers.checks.test_suite import sandbox_for
+from critic_loop.nodes.verifiers.derived_inputs import MAX_LITERAL_CHARS, documented_calls
+from critic_loop.sandbox import IsolationUnavailable
 from critic_loop.sandbox.runner import run_to_end
-from critic_loop.state.rubric import TestSuite
+from critic_loop.state.rubric import CriterionBase, PythonSyntax, TestSuite
+from critic_loop.state.verdict import CheckResult
 
 MAX_PROBES = 32
-MAX_LITERAL_CHARS = 2000  # a longer call (as source) is not varied
+THIN_CALLS = 3  # inline tests making fewer distinct calls are thin evidence
+_SUITE = TestSuite(id="derived_inputs", kind="tests", tests="# the drafts' own calls\n")
+DERIVED_INPUTS = TestSuite.model_construct(  # its 20 s not asked for: a ceiling lowers it
+    {"id", "kind", "tests"}, **{**_SUITE.model_dump(), "timeout_seconds": 20}
+)
+"""How candidates checked for syntax only are run on the inputs their drafts give."""
 _SMALL = 10**6  # larger integers are not doubled (the inputs stay cheap to run)
 
 
@@ -168,14 +179,30 @@ def _varied(call: Probe) -> Iterator[Probe]:
         yield from (probe for probe in turn if probe is not None)
 
 
-def probe_inputs(criterion: TestSuite, limit: int = MAX_PROBES) -> list[Probe]:
-    """Return up to `limit` further calls, varied from the inline suite's own (left out)."""
+def thin_evidence(rubric: Sequence[CriterionBase]) -> str | None:
+    """Say why the rubric's checks of code are thin (None: they are not, or there is no code)."""
+    suites = [c for c in rubric if isinstance(c, TestSuite)]
+    if not suites:
+        return "no tests" if any(isinstance(c, PythonSyntax) for c in rubric) else None
+    if any(suite.tests is None for suite in suites):  # a file: a suite someone wrote
+        return None
+    calls = sum(len(_visible_calls(suite.tests or "", suite.module)) for suite in suites)
+    return f"{calls} test call(s)" if calls < THIN_CALLS else None
+
+
+def probe_inputs(
+    criterion: TestSuite, drafts: Sequence[str] = (), limit: int = MAX_PROBES
+) -> list[Probe]:
+    """Return up to `limit` further calls, varied from the suite's and the drafts' own."""
     calls = _visible_calls(criterion.tests or "", criterion.module)
     seen = {call.source() for call in calls}
+    documented = [Probe(name, args) for name, args in documented_calls(drafts)]
+    calls += documented
     chosen: list[Probe] = []
-    # one variant of each visible call in turn, so every example contributes
-    for probe in itertools.chain.from_iterable(
-        itertools.zip_longest(*(_varied(call) for call in calls))
+    # the drafts' own calls, then one variant of each call in turn, so every example contributes
+    for probe in itertools.chain(
+        documented,
+        itertools.chain.from_iterable(itertools.zip_longest(*(_varied(call) for call in calls))),
     ):
         if probe is None or len(chosen) >= limit:
             continue
@@ -241,13 +268,24 @@ def behaviour(number, index):
 '''
 
 PAIR_TEST = """\
+import pytest
+
 from {module} import behaviour
 
 
-def test_same_behaviour_on_every_probe():
-    for index in range({count}):
-        assert behaviour(0, index) == behaviour(1, index), index
+@pytest.mark.parametrize("index", range({count}))
+def test_same_behaviour(index):
+    assert behaviour(0, index) == behaviour(1, index)
 """
+FAILED = re.compile(r"(\d+) of \d+ tests failed")  # the sandbox's evidence on a failing suite
+SAME_SHARE = 0.8  # candidates agreeing on this share of the inputs behave the same
+"""(Correct drafts can differ on inputs the task rules out, such as a negative count.)"""
+
+
+def _agreed(outcome: CheckResult, probes: int) -> int:
+    """Return on how many of the `probes` inputs the pair behaved the same."""
+    failed = FAILED.match(outcome.evidence)
+    return probes if outcome.passed else probes - int(failed.group(1)) if failed else 0
 
 
 def _pair_check(
@@ -267,9 +305,14 @@ class Grouping:
     probes: int  # how many further inputs they were run on
     group: list[int]  # each candidate's group: the index of the group's first candidate
 
-    def support(self, index: int) -> int:
-        """How many candidates (this one included) behave like candidate `index`."""
-        return self.group.count(self.group[index])
+    def support(self, index: int, copies: Sequence[int] = ()) -> int:
+        """How many candidates (this one included) behave like candidate `index`.
+
+        `copies[i]`: how many more candidates wrote candidate i's text (none if not given).
+        """
+        extra = dict(enumerate(copies))
+        shared = [i for i, group in enumerate(self.group) if group == self.group[index]]
+        return sum(1 + extra.get(i, 0) for i in shared)
 
 
 def behaviour_groups(
@@ -289,8 +332,13 @@ async def abehaviour_groups(
     criterion: TestSuite, drafts: Sequence[str], trust: Trust = OPERATOR
 ) -> Grouping | None:
     """`behaviour_groups` without blocking the event loop (the runs one after another)."""
+    if criterion is DERIVED_INPUTS:  # a rubric that runs no code: compare only where code may run
+        try:
+            await asyncio.to_thread(sandbox_for, trust)
+        except IsolationUnavailable:
+            return None
     criterion = await asyncio.to_thread(runnable_suite, criterion, trust)
-    probes = probe_inputs(criterion)
+    probes = probe_inputs(criterion, drafts)
     if not probes:
         return None
     group: list[int] = []
@@ -298,7 +346,7 @@ async def abehaviour_groups(
         found = index
         for lead in dict.fromkeys(group):
             pair = _pair_check(criterion, probes, drafts[lead], draft)
-            if (await arun_check(*pair, trust)).passed:
+            if _agreed(await arun_check(*pair, trust), len(probes)) >= SAME_SHARE * len(probes):
                 found = lead
                 break
         group.append(found)

@@ -23,10 +23,14 @@ import pytest
 
 from benchmarks.effectiveness import cli, summarize
 from benchmarks.effectiveness.configs import CONFIGS, shared_settings
-from benchmarks.effectiveness.grading import check_task
+from benchmarks.effectiveness.grading import check_task, grade, loop_rubric
 from benchmarks.effectiveness.report import EffectivenessReport, Run
-from benchmarks.effectiveness.summary import agreement_effect, format_report
-from benchmarks.effectiveness.taskset import QUICK_IDS, TASKS_DIR, TIERS, load_tasks
+from benchmarks.effectiveness.summary import (
+    agreement_effect,
+    format_report,
+    hidden_fails_by_visible,
+)
+from benchmarks.effectiveness.taskset import QUICK_IDS, TASKS_DIR, TIERS, CodingTask, load_tasks
 from benchmarks.harness.configs import ConfigError, resolve
 from benchmarks.harness.runner import MAX_CONSECUTIVE_ERRORS, Cell, RunAborted, run_cells
 from critic_loop.state.context import Context
@@ -496,13 +500,22 @@ def test_the_range_tier_validates_its_writing_and_sample_coding_tasks() -> None:
     tasks = {
         task.id: task for kind in ("coding", "writing") for task in load_tasks(kind, TIERS["range"])
     }
-    coding = [task for task in tasks.values() if task.kind == "coding"]
-    assert (len(coding), len(tasks) - len(coding)) == (60, 45)
+    coding = [task for task in tasks.values() if isinstance(task, CodingTask)]
+    assert (len(coding), len(tasks) - len(coding)) == (80, 45)
+    assert sum(not task.visible_count for task in coding) == 20
     for task in tasks.values():
         if task.kind == "writing":
             assert validate(task, "range", {}) == ([], None), task.id
-    for task_id in QUICK_IDS["range"][:2]:
+    for task_id in [*QUICK_IDS["range"][:2], "he068_pluck"]:
         assert validate(tasks[task_id], "range", {}) == ([], None), task_id
+
+
+def test_a_coding_task_without_examples_is_checked_for_syntax_and_graded_by_hidden_tests() -> None:
+    task = next(t for t in load_tasks("coding", TIERS["range"]) if t.id == "he068_pluck")
+    assert isinstance(task, CodingTask) and task.visible_count == 0
+    assert loop_rubric(task) == [{"id": "syntax", "kind": "python_syntax"}]
+    assert grade(task, task.reference).solved
+    assert not grade(task, "```python\ndef pluck(arr):\n    return []\n```").solved
 
 
 def test_the_summary_counts_what_selection_lost_and_the_cost_per_solved_task() -> None:
@@ -537,3 +550,25 @@ def test_the_summary_counts_what_selection_lost_and_the_cost_per_solved_task() -
     assert default.per(default.tokens, solved=True, digits=0) == "500"
     assert [f.solved for f in figures["coding"]] == [1, 1]
     assert [f.solved for f in figures["writing"]] == [0, 1]
+
+
+def test_the_summary_splits_visible_passes_that_hidden_tests_fail_by_visible_tests() -> None:
+    def row(task: str, config: str, visible: int, passed: bool, solved: bool) -> Run:
+        outcome = "passed" if passed else "exhausted"
+        return Run(
+            task=task, kind="coding", config=config, visible_tests=visible, outcome=outcome,
+            solved=solved,
+        )  # fmt: skip
+
+    rows = [
+        row("a", "single_shot", 0, True, False),
+        row("a", "default", 0, True, True),
+        row("b", "single_shot", 0, True, True),
+        row("b", "default", 0, False, False),
+        row("c", "single_shot", 4, True, False),
+        row("c", "default", 4, True, False),
+    ]
+    settings = {"configs": ["single_shot", "default"], "task_ids": ["a", "b", "c"]}
+    lines = hidden_fails_by_visible(settings, rows).splitlines()
+    assert lines[2].split() == ["0", "(2)", "1/2", "50%", "0/1", "0%"]
+    assert lines[3].split() == ["3+", "(1)", "1/1", "100%", "1/1", "100%"]

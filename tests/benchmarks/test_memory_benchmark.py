@@ -209,9 +209,9 @@ def test_bad_command_lines_are_refused_before_any_model_call(
 
 def test_the_task_set_never_tells_a_family_its_requirement(tmp_path: Path) -> None:
     tasks = load_tasks()
-    assert len(tasks.families) == 6 and all(len(f.tasks) == 4 for f in tasks.families)
+    assert len(tasks.families) == 7 and all(len(f.tasks) == 4 for f in tasks.families)
     order = [task.id for task in sequence(tasks)]
-    assert len(order) == len(set(order)) == 30
+    assert len(order) == len(set(order)) == 34  # 28 family tasks, the 6 unrelated
     assert [task.id for task in sequence(quick(tasks))] == QUICK_ORDER
     broken = json.loads(Path(cli.TASKS_FILE).read_text())
     broken["families"][0]["tasks"][1]["task"] += " End it with 'Order now at Tidewater'."

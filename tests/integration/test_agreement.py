@@ -12,6 +12,7 @@ import pytest
 from critic_loop.graphs.app import build_graph
 from critic_loop.nodes.operator_policy import Trust
 from critic_loop.nodes.verifiers.agreement import (
+    DERIVED_INPUTS,
     Grouping,
     abehaviour_groups,
     behaviour_groups,
@@ -94,9 +95,11 @@ def test_candidates_are_grouped_by_what_they_return_on_the_further_inputs() -> N
     assert [grouping.support(index) for index in range(3)] == [1, 2, 2]
 
 
-def test_a_suite_without_literal_calls_gives_no_grouping() -> None:
+def test_without_literal_calls_only_the_drafts_can_suggest_inputs() -> None:
     opaque = SUITE.model_copy(update={"tests": "def test_nothing():\n    assert True\n"})
-    assert behaviour_groups(opaque, [LOOPS, GROUPBY]) is None
+    grouping = behaviour_groups(opaque, [LOOPS, GROUPBY])  # `s[j]`: a sequence is passed
+    assert grouping is not None and grouping.group == [0, 0]
+    assert behaviour_groups(opaque, [HARD_CODED, REVERSED]) is None  # nothing to go on
 
 
 def test_of_the_passing_candidates_the_one_most_others_agree_with_is_chosen(models) -> None:
@@ -161,3 +164,31 @@ def test_a_served_run_compares_candidates_only_in_the_complete_sandbox(
             behaviour_groups(SUITE, drafts, served)
         else:
             asyncio.run(abehaviour_groups(SUITE, drafts, served))
+
+
+def test_candidates_differing_only_on_a_few_inputs_the_task_rules_out_behave_the_same() -> None:
+    documented = '    """to_binary(15) -> "1111"; to_binary(32) -> "100000"."""\n'
+    with_bin = "def to_binary(n):\n" + documented + "    return bin(n)[2:]\n"
+    by_hand = (
+        "def to_binary(n):\n" + documented + "    digits = ''\n    while n > 0:\n"
+        "        digits, n = str(n % 2) + digits, n // 2\n    return digits or '0'\n"
+    )  # the same for n >= 0; not for the negative inputs varied from 9, 15 and 32
+    octal = "def to_binary(n):\n    return oct(n)[2:]\n"
+    tests = (
+        "from solution import to_binary\n\n\ndef test_it():\n    assert to_binary(9) == '1001'\n"
+    )
+    suite = TestSuite(id="examples", kind="tests", tests=tests, timeout_seconds=30)
+    grouping = behaviour_groups(suite, [with_bin, by_hand, octal])
+    assert grouping is not None and grouping.group == [0, 0, 2]
+
+
+def test_a_rubric_that_runs_no_code_is_compared_only_where_a_served_run_may_run_code(
+    no_bubblewrap: None,
+) -> None:
+    served = Trust(served=True, settings=OperatorSettings())
+    assert behaviour_groups(DERIVED_INPUTS, [LOOPS, GROUPBY], served) is None  # no error either
+    allowed = OperatorSettings(
+        allow_incomplete_sandbox=True, ceilings=Ceilings(test_timeout_seconds=5)
+    )
+    grouping = behaviour_groups(DERIVED_INPUTS, [LOOPS, GROUPBY], Trust(True, allowed))
+    assert grouping is not None and grouping.group == [0, 0]  # its limit held to the ceiling

@@ -217,7 +217,8 @@ def test_unknown_round_is_a_clear_error(models, saver) -> None:
         fork_loop("t", 7, context=context(), checkpointer=saver)
 
 
-def test_resuming_before_finalize_with_a_larger_cap_keeps_revising(models, saver) -> None:
+def test_resuming_before_finalize_ends_as_decided_and_a_fork_revises_further(models, saver) -> None:
+    """finalize never decides again: a larger cap takes a fork from the last round."""
     models.script("worker", "draft 1", "draft 2")
     models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC))
     graph = build_graph(checkpointer=saver)
@@ -230,8 +231,10 @@ def test_resuming_before_finalize_with_a_larger_cap_keeps_revising(models, saver
     )
     assert graph.get_state(config).next == ("finalize",)
     out = graph.invoke(None, config, context=context(max_iterations=3))
-    assert out["outcome"] == "passed"
-    assert [d["text"] for d in out["drafts"]] == ["draft 1", "draft 2"]
+    assert (out["outcome"], out["exhausted_by"]) == ("exhausted", "max_iterations")
+    forked = fork_loop("paused", 1, context=context(max_iterations=3), checkpointer=saver)
+    assert forked.outcome == "passed"
+    assert [d.text for d in forked.drafts] == ["draft 1", "draft 2"]
 
 
 def test_on_start_is_told_whether_the_thread_is_new_or_resumed(models) -> None:

@@ -5,6 +5,7 @@ from collections.abc import Callable
 from langchain_core.messages import AIMessage, BaseMessage
 
 from critic_loop.graphs.app import build_graph
+from critic_loop.nodes.loop.worker_turns import UNCHANGED
 from tests.support.contexts import scripted_context
 from tests.support.rubrics import RUBRIC, TASK
 from tests.support.verdicts import ARTIFACT, graded
@@ -167,16 +168,18 @@ def test_on_stall_stop_ends_the_run_as_stalled(models) -> None:
     assert run(stall_rounds=3, on_stall="stop")["outcome"] == "stalled"
 
 
-def test_a_revision_repeating_its_draft_is_asked_again_at_once_as_a_fresh_sample(models) -> None:
+def test_a_revision_repeating_its_draft_is_asked_again_as_a_sharper_revision(models) -> None:
     models.script("worker", "the same text", "the  same\ntext", "something new")
     models.script("critic", graded(RUBRIC, {"tone": "Use plainer words."}), graded(RUBRIC))
     out = run(max_iterations=5)
     assert out["outcome"] == "passed" and out["final_round"] == 2
     second = out["drafts"][1]
-    assert (second["round"], second["origin"], second["revises"]) == (2, "resample", None)
-    assert second["attempts"] == 2  # the repeat and the fresh sample: two calls, one round
+    revised = {"round": 1, "candidate": 1}
+    assert (second["round"], second["origin"], second["revises"]) == (2, "revision", revised)
+    assert second["attempts"] == 2  # the repeat and the sharper revision: two calls, one round
     again = models["worker"].prompts[2]
-    assert not ai_turns(again) and "Use plainer words." in again[-1].text
+    assert ai_turns(again) == ["the same text"]
+    assert UNCHANGED in again[-1].text and "Use plainer words." in again[-1].text
 
 
 def test_a_draft_repeated_again_is_not_graded_again_and_triggers_a_fresh_sample(models) -> None:

@@ -1,6 +1,6 @@
 """Run budgets: what a run spent is read from its history; the route ends it when spent."""
 
-from critic_loop.nodes.loop.route import Decision, decide
+from critic_loop.nodes.loop.stopping import Decision, decide
 from critic_loop.nodes.loop.worker_turns import first_turns
 from critic_loop.nodes.models.ledger import Ledger
 from critic_loop.state.budget import Allowance, Spent, allowance, exhausted, spent_on

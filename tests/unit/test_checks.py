@@ -45,6 +45,26 @@ def check(spec: dict, draft: str) -> CheckResult:
             False,
             r"Include text that matches /\d{4}/.",
         ),
+        (
+            {"kind": "regex", "pattern": r"^Order now\.$"},
+            "A fine bottle.\nOrder now!",
+            False,
+            "Add the line 'Order now.' on its own. Near miss: 'Order now!' is there; it must "
+            "read exactly 'Order now.'.",
+        ),
+        (
+            {"kind": "regex", "pattern": r"^Order now\.$"},
+            "A fine bottle. Order now.",
+            False,
+            "Add the line 'Order now.' on its own. Near miss: 'Order now.' is there, but not on "
+            "a line of its own.",
+        ),
+        (
+            {"kind": "regex", "pattern": r"Order now\."},
+            "Buy it today.",
+            False,
+            "Include 'Order now.'.",
+        ),
         ({"kind": "regex", "pattern": "lorem", "must_match": False}, "real text", True, ""),
         (
             {"kind": "regex", "pattern": "LOREM", "must_match": False, "ignore_case": True},
@@ -62,7 +82,8 @@ def check(spec: dict, draft: str) -> CheckResult:
             {"kind": "contains", "phrases": ["24 hours", "Leak-proof"], "case_sensitive": True},
             "leak-proof, cold 24 hours",
             False,
-            "Include 'Leak-proof'.",
+            "Include 'Leak-proof'. Near miss: 'leak-proof,' is there; it must read exactly "
+            "'Leak-proof'.",
         ),
         (
             {"kind": "headings", "headings": ["Usage", "Install"]},

@@ -5,23 +5,30 @@ when revising stops helping."""
 import pytest
 from click.testing import CliRunner
 
-from critic_loop.nodes.loop.route import Decision, GoOn, decide, stall_action
-from critic_loop.nodes.loop.worker_turns import (
+from critic_loop.nodes.loop.stopping import (
+    Decision,
+    GoOn,
     candidate_count,
-    first_turns,
+    decide,
+    disputed,
     fresh_batch,
     more_candidates,
-    next_turns,
+    stall_action,
 )
+from critic_loop.nodes.loop.worker_turns import first_turns, next_turns
+from critic_loop.nodes.verifiers.agreement import thin_evidence
 from critic_loop.state.context import AUTO_CANDIDATES, MAX_CANDIDATES, Context
 from critic_loop.state.loop import LoopState
-from critic_loop.state.records import Critique, Draft, WorkerFeedback
-from critic_loop.state.rubric import Criterion, TestSuite, WordCount
+from critic_loop.state.records import Agreement, Critique, Draft, WorkerFeedback
+from critic_loop.state.rubric import Criterion, PythonSyntax, TestSuite, WordCount
 from critic_loop.state.verdict import Verdict
 from tests.support.rubrics import RUBRIC
 from tests.support.verdicts import graded
 
-SUITE = TestSuite(id="examples", kind="tests", tests="def test_it():\n    assert True\n")
+CALLS = "from solution import f\n\ndef test_it():\n" + "".join(
+    f"    assert f({n}) == {n}\n" for n in range(3)
+)
+SUITE = TestSuite(id="examples", kind="tests", tests=CALLS)
 WORDS = WordCount(id="short", kind="word_count", max=50)
 JUDGED = Criterion(id="clear", text="It is clear.")
 
@@ -40,6 +47,20 @@ def test_auto_drafts_several_candidates_only_where_code_can_choose(rubric, expec
     assert Context().candidates == "auto"
     assert candidate_count(Context(), rubric) == expected
     assert len(first_turns("task", [], Context(), rubric)) == 1  # the others if it fails
+
+
+@pytest.mark.parametrize(
+    "rubric",
+    [
+        [PythonSyntax(id="syntax", kind="python_syntax")],
+        [SUITE.model_copy(update={"tests": CALLS.split("    assert f(1)")[0]})],  # one call
+    ],
+)
+def test_auto_drafts_every_candidate_at_once_where_the_checks_of_code_are_thin(rubric) -> None:
+    assert thin_evidence(rubric) is not None and thin_evidence([SUITE]) is None
+    turns = first_turns("task", [], Context(), rubric)
+    assert [turn.candidate for turn in turns] == [1, 2, 3]
+    assert [turn.temperature for turn in turns[:2]] == [0.0, Context().sample_temperature]
 
 
 def test_auto_draws_the_other_candidates_of_round_one_only_when_the_first_fails() -> None:
@@ -180,3 +201,22 @@ def test_candidates_repeating_another_of_their_round_are_no_new_attempts() -> No
         original.model_copy(update={"candidate": n, "duplicate_of": original.ref}) for n in (2, 3)
     ]
     assert decide([original, *repeats], drafts, Context()) == GoOn("revision")
+
+
+def agreeing(candidate: int, support: int, of: int = 3) -> Critique:
+    agreement = Agreement(probes=9, support=support, candidates=of)
+    return failing(1, candidate).model_copy(update={"agreement": agreement})
+
+
+def test_passing_candidates_that_disagree_draw_one_more_at_a_time_and_at_most_two() -> None:
+    split = [agreeing(1, 1), agreeing(2, 1), agreeing(3, 1)]
+    assert disputed(split) and not disputed([agreeing(1, 1), agreeing(2, 2), agreeing(3, 2)])
+    assert decide(split, THREE, Context(), rubric=[SUITE]) == GoOn(
+        "candidates", "the passing candidates behave differently"
+    )
+    settled = [*split, agreeing(4, 2, of=4)]
+    assert decide(settled, [*THREE, draft(1, 4)], Context(), rubric=[SUITE]).outcome == "passed"
+    still = [*split, agreeing(4, 1, of=4), agreeing(5, 1, of=5)]
+    assert more_candidates(still[:4], Context(), [SUITE]) == 1
+    assert more_candidates(still, Context(), [SUITE]) == 0  # two more at most: the first wins
+    assert more_candidates(split, Context(candidates=3), [SUITE]) == 0  # a number is a number

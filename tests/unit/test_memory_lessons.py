@@ -52,6 +52,12 @@ def test_a_check_that_failed_then_passed_gives_its_last_hint_as_a_lesson() -> No
     ]
 
 
+def test_what_one_draft_had_instead_is_left_out_of_the_lesson() -> None:
+    near = "Include 'Order now'. Near miss: 'Order soon' is there; it must read 'Order now'."
+    lessons = observed_lessons([critique(1, {"order_now": near}), critique(2, {})], RUBRIC)
+    assert [lesson.text for lesson in lessons] == ["Include 'Order now'."]
+
+
 def test_criteria_that_passed_at_once_or_never_passed_teach_nothing() -> None:
     assert observed_lessons([critique(1, {})], RUBRIC) == []
     never = [critique(1, {"tone": "Use plain words."}), critique(2, {"tone": "Plainer."})]

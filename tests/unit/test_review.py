@@ -120,7 +120,7 @@ def test_reject_at_the_round_cap_grants_one_more_round(models) -> None:
 
 
 def test_rejections_never_take_a_run_past_the_hard_round_limit() -> None:
-    from critic_loop.nodes.loop.history_queries import extra_rounds
+    from critic_loop.nodes.loop.stopping import extra_rounds
     from critic_loop.state.context import MAX_ITERATIONS_LIMIT
     from critic_loop.state.records import DraftRef, Review
 

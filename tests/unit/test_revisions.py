@@ -3,7 +3,7 @@
 from langchain_core.messages import AIMessage
 
 from critic_loop.nodes.loop.generate import worker_prompt
-from critic_loop.nodes.loop.worker_turns import asked_again, next_turns
+from critic_loop.nodes.loop.worker_turns import UNCHANGED, asked_again, next_turns
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState, RevisionStep, WorkerTurn
 from critic_loop.state.records import Critique, Draft, WorkerFeedback
@@ -59,9 +59,14 @@ def test_only_a_revision_can_repeat_the_draft_it_revises() -> None:
         assert again(turn, "A fine bottle.\nOrder now!") is None
 
 
-def test_asked_again_is_a_fresh_sample_in_the_same_round_told_what_to_fix() -> None:
-    turn = again(REVISION, "A fine bottle.\nOrder now!")
+def test_asked_again_is_a_sharper_revision_of_the_same_draft_at_the_sampling_temperature() -> None:
+    earlier = RevisionStep(round=1, candidate=2, text="A bottle.", feedback=HINT)
+    turn = again(
+        REVISION.model_copy(update={"history": [earlier, *REVISION.history]}),
+        "A fine  bottle.\nOrder now!",
+    )
     assert turn is not None
-    assert (turn.round, turn.candidate, turn.mode) == (2, 1, "resample")
-    assert turn.history == [] and turn.revises is None and turn.temperature == 0.8
-    assert turn.earlier_failures == RULE
+    assert (turn.round, turn.candidate, turn.mode, turn.temperature) == (2, 1, "revision", 0.8)
+    assert turn.history == REVISION.history and turn.revises == REVISION.revises  # that draft only
+    prompt = "\n".join(m.text for m in worker_prompt(turn, Context(memory=False)))
+    assert UNCHANGED in prompt and RULE in prompt  # told it repeated itself, and the change again

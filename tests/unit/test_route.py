@@ -4,9 +4,9 @@ import pytest
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from critic_loop.nodes.loop.history_queries import no_score_gain, repeated_failures
 from critic_loop.nodes.loop.review import review_reason
-from critic_loop.nodes.loop.route import Decision, GoOn, decide, next_turn_or_route, route
+from critic_loop.nodes.loop.route import next_turn_or_route, route
+from critic_loop.nodes.loop.stopping import Decision, GoOn, decide, no_score_gain, repeated_failures
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique

@@ -169,16 +169,21 @@ def test_in_the_workflow_the_decisions_decide_as_in_process(history, memory) -> 
     rules = [RecalledRule(id="r1", text="Be brief.", scope="default")]
     state = loop_state(STATES[history], recalled_rules=rules)
     in_process = Runtime(context=context, store=InMemoryStore())  # the workers hold a store
-    for decision in (route, finalize):
-        expected = PolicedNode(decision)(state, in_process)
-        assert comparable(in_the_workflow(decision, state, context)) == comparable(expected)
+    routed = PolicedNode(route)(state, in_process)
+    assert comparable(in_the_workflow(route, state, context)) == comparable(routed)
+    ending = (routed.update or {}).get("ending")
+    assert (ending is None) == (history == "revise")
+    if ending is not None:  # finalize ends the run as route decided
+        ended = state.model_copy(update={"ending": ending})
+        expected = PolicedNode(finalize)(ended, in_process)
+        assert comparable(in_the_workflow(finalize, ended, context)) == comparable(expected)
     edge = next_turn_or_route(state, in_process)
     assert target(in_the_workflow(next_turn_or_route, state, context)) == target(edge)
     assert (edge == "route") == (history != "revise")  # only a run that goes on skips route
 
 
 def test_in_the_workflow_finalize_ends_a_run_whose_memory_has_nothing_to_do() -> None:
-    state = loop_state(STATES["passed"])
+    state = loop_state(STATES["passed"], ending={"outcome": "passed", "reason": "it passed"})
     ended = in_the_workflow(finalize, state, SETTLED.model_copy(update={"memory": False}))
     assert ended.goto == "__end__"
     assert ended.update["memory_report"]["skipped"] == "distillation is turned off for this run"

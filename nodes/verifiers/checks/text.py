@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from difflib import get_close_matches
 from typing import Any
 
 import regex
@@ -21,6 +22,9 @@ from critic_loop.state.rubric import (
 from critic_loop.state.verdict import CheckResult
 
 WORD = re.compile(r"\w+(?:['’-]\w+)*")  # with inner apostrophes or hyphens: "don't"
+NEAR_MISS = " Near miss: "  # starts a hint's note on one draft's nearest text (no lesson)
+NEAR_RATIO = 0.6  # difflib's ratio of a stretch of the draft to a phrase, to be named
+LITERAL_PATTERN = re.compile(r"(?:\(\?[a-z]+\))?(\^|\\A)?((?:[^\\.^$*+?{}\[\]|()]|\\\W)+)(\$|\\Z)?")
 
 
 def _heading_titles(text: str) -> list[str]:
@@ -72,6 +76,42 @@ def _snippet(draft: str, match: regex.Match[str]) -> str:
     return draft[start:end].replace("\n", " ")
 
 
+def near_miss(phrase: str, draft: str, ignore_case: bool) -> str:
+    """Return the stretch of `draft` closest to `phrase` if it is close but not it (else "")."""
+    size, tokens = len(phrase.split()), draft.split()
+    stretches = {
+        " ".join(tokens[start : start + width]): None
+        for width in {max(1, size - 1), size, size + 1}
+        for start in range(len(tokens) - width + 1)
+    }
+    fold = str.lower if ignore_case else str
+    by_fold = {fold(stretch): stretch for stretch in reversed(stretches)}
+    found = get_close_matches(fold(phrase), by_fold, n=1, cutoff=NEAR_RATIO)
+    closest = by_fold[found[0]] if found else ""
+    return "" if fold(closest) == fold(phrase) else closest
+
+
+def _with_near_miss(hint: str, phrase: str, draft: str, ignore_case: bool) -> str:
+    near = near_miss(phrase, draft, ignore_case)
+    told = f"{NEAR_MISS}{near!r} is there; it must read exactly {phrase!r}." if near else ""
+    return hint + told
+
+
+def _missing_hint(criterion: Regex, draft: str) -> str:
+    # a pattern that is plain text (a line, when anchored at both ends) is asked for as text
+    literal = LITERAL_PATTERN.fullmatch(criterion.pattern)
+    if literal is None:
+        return f"Include text that matches /{criterion.pattern}/."
+    start, text, end = literal.groups()
+    text = re.sub(r"\\(.)", r"\1", text)
+    if not (start and end):
+        return _with_near_miss(f"Include {text!r}.", text, draft, criterion.ignore_case)
+    asked = f"Add the line {text!r} on its own."
+    if text in draft:  # there, but within a longer line
+        return f"{asked}{NEAR_MISS}{text!r} is there, but not on a line of its own."
+    return _with_near_miss(asked, text, draft, criterion.ignore_case)
+
+
 def check_regex(criterion: Regex, draft: str) -> CheckResult:
     """Check that the pattern occurs (or not); past the operator's time limit it fails."""
     pattern = f"/{criterion.pattern}/"
@@ -88,7 +128,7 @@ def check_regex(criterion: Regex, draft: str) -> CheckResult:
             hint="Rewrite the text this pattern is about more plainly.",
         )
     if match is None:
-        hint = f"Include text that matches {pattern}." if criterion.must_match else ""
+        hint = _missing_hint(criterion, draft) if criterion.must_match else ""
         nothing = f"Nothing in the draft matches {pattern}."
         return CheckResult(passed=not criterion.must_match, evidence=nothing, hint=hint)
     snippet = _snippet(draft, match)
@@ -111,7 +151,10 @@ def check_contains(criterion: Contains, draft: str) -> CheckResult:
     ]
     if missing:
         listed = ", ".join(repr(phrase) for phrase in missing)
-        return CheckResult(passed=False, evidence=f"Missing: {listed}.", hint=f"Include {listed}.")
+        hint = f"Include {listed}."
+        for phrase in missing:
+            hint = _with_near_miss(hint, phrase, draft, not criterion.case_sensitive)
+        return CheckResult(passed=False, evidence=f"Missing: {listed}.", hint=hint)
     return CheckResult(passed=True, evidence=f"All {len(criterion.phrases)} phrases appear.")
 
 

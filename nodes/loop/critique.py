@@ -109,6 +109,7 @@ def _instruction_grams(prompts_dir: str | None) -> set[tuple[str, ...]]:
     told = [
         render_prompt("worker_system.jinja", prompts_dir),
         render_prompt("worker_revision.jinja", prompts_dir, round=0, hints=[], summary=""),
+        render_prompt("worker_task.jinja", prompts_dir, task="", rules=[], earlier_failures=" "),
     ]
     return {gram for text in told for gram in _grams(text)}
 
@@ -140,6 +141,7 @@ class _RoundGrading:
         self.judged_criteria = [c for c in self.rubric if not c.deterministic]
         graded = {critique.ref for critique in state.critiques}
         self.history = state.drafts, state.critiques
+        self.code = any(isinstance(c, TestSuite | PythonSyntax) for c in self.rubric)
         self.earlier = state.critiques
         self.instructions = _instruction_grams(context.prompts_dir)
         earlier = _graded_texts(state.drafts, state.critiques)
@@ -311,7 +313,8 @@ class _RoundGrading:
         seconds, bound = self.ledger.seconds, binding(runtime)
         critiques, feedback = [], []
         for critique in sorted(done, key=lambda critique: (critique.round, critique.candidate)):
-            lost = regression(self.drafts[critique.ref], critique.verdict, *self.history)
+            draft = self.drafts[critique.ref]
+            lost = regression(draft, critique.verdict, *self.history, code=self.code)
             critique = critique.model_copy(update={"seconds": seconds, "regressed": lost})
             sealed = seal(bound, critique) if bound else None  # memory may be shared
             critique = critique.model_copy(update={"seal": sealed})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from critic_loop.state.records import Critique, Draft, DraftRef, Review, rounds_done
-from critic_loop.state.verdict import CriterionResult, Verdict
+from critic_loop.state.verdict import SCORE_TOLERANCE, CriterionResult, Verdict
 
 
 def latest_round(critiques: Sequence[Critique]) -> list[Critique]:
@@ -38,15 +38,37 @@ def best_of_round(critiques: Sequence[Critique]) -> Critique | None:
     return best_critique(latest_round(critiques))
 
 
-SHRUNK = 0.4  # a failing revision with less than this share of its base's text lost it
+SHRUNK = 0.4  # a failing draft with less than this share of its base's text lost it
 
 
 def regression(
-    draft: Draft, verdict: Verdict | None, drafts: Sequence[Draft], critiques: Sequence[Critique]
+    draft: Draft,
+    verdict: Verdict | None,
+    drafts: Sequence[Draft],
+    critiques: Sequence[Critique],
+    code: bool = False,
 ) -> str | None:
-    """Say why a failing revision is worse than the draft it revises, or None."""
+    """Say why a failing draft is worse than what came before it, or None.
+
+    A revision is worse when it fails what the draft it revises passed, or keeps under 40% of
+    its text; any later draft (a fresh sample too) when it keeps under 40% of the run's first
+    draft (a refusal, a title, instructions echoed back), unless it is `code` that scores
+    better (shorter code can be better code; shorter prose that still fails is not).
+    """
+    if verdict is None or verdict.passed:
+        return None
+    # the first draft's critique is in `critiques` from round 2 on: round 1 is never judged so
+    first = next((c for c in critiques if c.ref == drafts[0].ref and c.verdict), None)
+    length = len(drafts[0].text) if drafts else 0
+    if (
+        first is not None
+        and first.verdict is not None
+        and len(draft.text) < SHRUNK * length
+        and not (code and verdict.score > first.verdict.score + SCORE_TOLERANCE)
+    ):
+        return f"it keeps {len(draft.text)} of the {length} characters of the first draft"
     base = next((c for c in critiques if c.ref == draft.revises and c.verdict), None)
-    if verdict is None or verdict.passed or base is None or base.verdict is None:
+    if base is None or base.verdict is None:
         return None
     kept = {r.criterion_id for r in base.verdict.results if r.passed}
     lost = [r.criterion_id for r in verdict.failing if r.criterion_id in kept]

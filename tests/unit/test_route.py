@@ -187,3 +187,25 @@ def test_the_edge_after_grading_sends_what_route_would_and_leaves_it_the_rest(
     stalled = isinstance(decision, GoOn) and decision.action == "resample"
     asks = review_reason(state, context, stalled, exhausted=False) is not None
     assert isinstance(decision, Decision) or asks or not critiques
+
+
+def test_a_later_draft_that_keeps_little_of_the_first_draft_has_regressed() -> None:
+    """Seen in the judged benchmark: a fresh sample's refusal, and instructions echoed back,
+    were the finals of runs whose first drafts were ten times longer."""
+    from critic_loop.nodes.loop.history_queries import best_critique, regression
+    from critic_loop.state.records import Draft
+
+    first = Draft(round=1, text="A hash map stores each value under a key. " * 5)
+    refusal = Draft(round=2, origin="resample", text="I am sorry, but I cannot do this.")
+    graded_first = critique(1, "tone")
+    same_score, better = critique(2, "tone"), critique(2)
+    assert regression(refusal, better.verdict, [first], [graded_first]) is None  # it passes
+    lost = regression(refusal, same_score.verdict, [first], [graded_first])
+    assert lost == "it keeps 33 of the 210 characters of the first draft"
+    worse = critique(2, "example", "tone")  # fails more: shrunk prose all the same
+    assert regression(refusal, worse.verdict, [first], [graded_first]) == lost
+    fewer_fails = critique(1, "tone", "example")  # shorter code that fails less is better code
+    assert regression(refusal, same_score.verdict, [first], [fewer_fails], code=True) is None
+    assert regression(refusal, same_score.verdict, [first], [fewer_fails]) == lost
+    marked = same_score.model_copy(update={"regressed": lost})
+    assert best_critique([graded_first, marked]) == graded_first

@@ -15,12 +15,14 @@ from critic_loop.nodes.memory.lessons import observed_lessons
 from critic_loop.nodes.memory.owned_store import memory_store
 from critic_loop.nodes.memory.propose_rules import skip_reason
 from critic_loop.nodes.memory.record_usage import usage_to_record
+from critic_loop.nodes.verifiers.statements import as_instruction
 from critic_loop.state.budget import spent_on
 from critic_loop.state.context import Context
 from critic_loop.state.loop import LoopState
 from critic_loop.state.records import Critique, OpenItem, rounds_done
 from critic_loop.state.rubric import CriterionBase
 from critic_loop.state.rules import MemoryReport
+from critic_loop.state.verdict import CriterionResult
 
 
 def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> list[OpenItem]:
@@ -30,12 +32,17 @@ def open_items(critique: Critique | None, rubric: Sequence[CriterionBase]) -> li
         return [
             OpenItem(criterion_id=c.id, text=c.describe(), evidence=never, hint="") for c in rubric
         ]
-    text = {criterion.id: criterion.describe() for criterion in rubric}
-    shown = {"criterion_id", "evidence", "hint"}
-    return [
-        OpenItem(text=text[result.criterion_id], **result.model_dump(include=shown))
-        for result in critique.verdict.unmet
-    ]
+    criteria = {criterion.id: criterion for criterion in rubric}
+
+    def item(result: CriterionResult) -> OpenItem:
+        # a judged failure without the judge's hint says what to do, as the worker was told
+        criterion = criteria[result.criterion_id]
+        told = "" if criterion.deterministic else as_instruction(criterion.describe())
+        hint = result.hint or told
+        shown = result.model_dump(include={"criterion_id", "evidence"})
+        return OpenItem(text=criterion.describe(), hint=hint, **shown)
+
+    return [item(result) for result in critique.verdict.unmet]
 
 
 def ending(

@@ -111,6 +111,7 @@ MEETING = {"id": "meeting", "text": "It gives the meeting day and time: Tuesday 
 SETS = {"id": "sets", "text": "It asks members to bring their own chess set."}
 FIRST = "Welcome to the chess club! We meet every Tuesday at 7 pm in the library hall."
 SHRUNK = "Welcome, bring a chess set."
+SETS_TOLD = "Ask members to bring their own chess set."
 
 
 def test_a_revision_that_drops_a_pass_and_most_of_its_text_is_not_the_final_draft() -> None:
@@ -123,6 +124,8 @@ def test_a_revision_that_drops_a_pass_and_most_of_its_text_is_not_the_final_draf
     assert judged(out, 2)["meeting"]["source"] == "check"  # no Tuesday, no 7: ruled out by code
     assert out["critiques"][1]["regressed"]
     assert (out["outcome"], out["final"], out["final_round"]) == ("exhausted", FIRST, 1)
+    [still] = out["open_items"]  # what the final draft fails, and what to do about it
+    assert (still["criterion_id"], still["hint"]) == ("sets", SETS_TOLD)
 
 
 def test_a_failed_judged_criterion_reaches_the_worker_as_what_to_do() -> None:
@@ -136,6 +139,6 @@ def test_a_failed_judged_criterion_reaches_the_worker_as_what_to_do() -> None:
     out = run(judge, [MEETING, SETS], rounds=2)
     assert out["outcome"] == "passed"
     revision_prompt = judge.worker_prompts[1]
-    assert "- Ask members to bring their own chess set." in revision_prompt
+    assert f"- {SETS_TOLD}" in revision_prompt
     assert "in words a reader can point to" not in revision_prompt  # the old stock sentence
     assert "P(met)" not in revision_prompt  # no judge's evidence reaches the worker

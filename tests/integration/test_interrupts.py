@@ -112,7 +112,14 @@ def start(tmp_path: Path, server: ScriptedOpenAIServer) -> subprocess.Popen[str]
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    # a pytest started in the background (`&` in a script) passes on SIGINT ignored, and a
+    # Python started with SIGINT ignored never turns Ctrl-C into KeyboardInterrupt
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stop_at(process: subprocess.Popen[str], script: ByContent, signum: int) -> tuple[str, str]:

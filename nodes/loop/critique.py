@@ -6,6 +6,7 @@ candidates still in contention after the checks.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -103,7 +104,8 @@ def _grams(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
 
 
-def _instruction_grams(prompts_dir: str | None) -> set[tuple[str, ...]]:
+@functools.cache  # rendered once per prompts directory, not once per round
+def _instruction_grams(prompts_dir: str | None) -> frozenset[tuple[str, ...]]:
     # the worker's standing instructions, not its hints: a hint says what the text should say,
     # so a draft that does what a hint asks shares its words without echoing anything
     told = [
@@ -111,10 +113,10 @@ def _instruction_grams(prompts_dir: str | None) -> set[tuple[str, ...]]:
         render_prompt("worker_revision.jinja", prompts_dir, round=0, hints=[], summary=""),
         render_prompt("worker_task.jinja", prompts_dir, task="", rules=[], earlier_failures=" "),
     ]
-    return {gram for text in told for gram in _grams(text)}
+    return frozenset(gram for text in told for gram in _grams(text))
 
 
-def _echoes(text: str, instructions: set[tuple[str, ...]]) -> bool:
+def _echoes(text: str, instructions: frozenset[tuple[str, ...]]) -> bool:
     grams = _grams(text)
     return bool(grams) and len(grams & instructions) >= ECHO_SHARE * len(grams)
 

@@ -32,8 +32,10 @@ from critic_loop.nodes.verifiers.grounding import quotations, quote_problem
 from critic_loop.nodes.verifiers.judge import (
     Graded,
     Judgement,
+    judge_bar,
     judge_requests,
     judgement_of,
+    panel,
     quotes_asked,
     unconfirmed,
     with_quotes,
@@ -97,28 +99,43 @@ def _with_agreement(critique: Critique, code: CriterionBase, agreement: Agreemen
 
 ECHO_WORDS = 5  # runs of this many words shared with the instructions
 ECHO_SHARE = 0.5  # a draft made this much of instructions' word runs repeats them
+ECHO_LINE = 7  # a run this long of the standing instructions is a line of them pasted in
 
 
-def _grams(text: str) -> set[tuple[str, ...]]:
+def _grams(text: str, size: int = ECHO_WORDS) -> set[tuple[str, ...]]:
     words = [word.lower() for word in WORD.findall(text)]
-    return {tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 
 @functools.cache  # rendered once per prompts directory, not once per round
 def _instruction_grams(prompts_dir: str | None) -> frozenset[tuple[str, ...]]:
+    return frozenset(gram for text in _standing_prompts(prompts_dir) for gram in _grams(text))
+
+
+@functools.cache
+def _instruction_lines(prompts_dir: str | None) -> frozenset[tuple[str, ...]]:
+    told = _standing_prompts(prompts_dir)
+    return frozenset(gram for text in told for gram in _grams(text, ECHO_LINE))
+
+
+def _standing_prompts(prompts_dir: str | None) -> list[str]:
     # the worker's standing instructions, not its hints: a hint says what the text should say,
     # so a draft that does what a hint asks shares its words without echoing anything
-    told = [
+    return [
         render_prompt("worker_system.jinja", prompts_dir),
-        render_prompt("worker_revision.jinja", prompts_dir, round=0, hints=[], summary=""),
+        render_prompt(
+            "worker_revision.jinja", prompts_dir, round=0, hints=["-"], kept=["-"], summary=""
+        ),
         render_prompt("worker_task.jinja", prompts_dir, task="", rules=[], earlier_failures=" "),
     ]
-    return frozenset(gram for text in told for gram in _grams(text))
 
 
-def _echoes(text: str, instructions: frozenset[tuple[str, ...]]) -> bool:
+def _echoes(text: str, prompts_dir: str | None) -> bool:
+    # most of the draft is instructions, or a line of them is pasted into it whole
     grams = _grams(text)
-    return bool(grams) and len(grams & instructions) >= ECHO_SHARE * len(grams)
+    if grams and len(grams & _instruction_grams(prompts_dir)) >= ECHO_SHARE * len(grams):
+        return True
+    return bool(_grams(text, ECHO_LINE) & _instruction_lines(prompts_dir))
 
 
 HOPELESS = "the failed checks already rule out a pass."
@@ -145,7 +162,6 @@ class _RoundGrading:
         self.history = state.drafts, state.critiques
         self.code = any(isinstance(c, TestSuite | PythonSyntax) for c in self.rubric)
         self.earlier = state.critiques
-        self.instructions = _instruction_grams(context.prompts_dir)
         earlier = _graded_texts(state.drafts, state.critiques)
         pending = sorted(
             (d for d in state.drafts if d.ref not in graded), key=lambda d: (d.round, d.candidate)
@@ -162,6 +178,7 @@ class _RoundGrading:
         self.asked: dict[DraftRef, list[CriterionBase]] = {}  # what the judge is asked, each
         self.carried: dict[DraftRef, dict[str, CriterionResult]] = {}
         self.counts: dict[DraftRef, int] = {}  # the requests asked of each draft
+        self.quoted: dict[DraftRef, bool] = {}  # whether words were asked where a yes was near
         self.same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
         first_with: dict[str, DraftRef] = {}
         for draft in pending:
@@ -239,18 +256,37 @@ class _RoundGrading:
         return found
 
     def quotes_asked(self, answers: Sequence[Answer[Graded]]) -> list[Request[Graded]]:
-        return [
-            quote
-            for draft, mine in self._by_draft(answers)
-            for quote in quotes_asked(self.asked[draft.ref], draft.text, mine, self.context)
-        ]
+        # the words are asked for only where they could make the draft pass
+        requests = []
+        for draft, mine in self._by_draft(answers):
+            self.quoted[draft.ref] = not self._fails_anyway(draft, mine)
+            if self.quoted[draft.ref]:
+                requests += quotes_asked(self.asked[draft.ref], draft.text, mine, self.context)
+        return requests
+
+    def _fails_anyway(self, draft: Draft, answers: Sequence[Answer[Graded]]) -> bool:
+        # a yes/no far below the bar (or a failed check) fails the draft, whatever words show
+        if len(panel(self.context)) > 1 or any(answer.value is None for answer in answers):
+            return False
+        bar = judge_bar(self.context.critic_model)
+        hoped = {**self.checked[draft.ref], **self.carried[draft.ref]}
+        for answer in answers:
+            assert answer.value is not None
+            for result in answer.value[0]:
+                near = result.p_met is not None and bar.near(result.p_met)
+                hoped[result.criterion_id] = (
+                    result.model_copy(update={"passed": True}) if near else result
+                )
+        return not self._verdict(hoped).passed
 
     def record_judgements(
         self, answers: Sequence[Answer[Graded]], quotes: Sequence[Answer[Graded]]
     ) -> None:
         taken = iter(quotes)
         for draft, mine in self._by_draft(answers):
-            looked = with_quotes(mine, taken, self.context)
+            looked = (
+                with_quotes(mine, taken, self.context) if self.quoted.get(draft.ref, True) else mine
+            )
             asked = self.asked[draft.ref]
             judgement = judgement_of(asked, looked, self.context) if asked else Judgement()
             verdict = None
@@ -348,7 +384,7 @@ class _RoundGrading:
             hint = f"Write a complete artifact of fewer than {limit} characters."
         elif not draft.text.strip():
             evidence, hint = "The draft is empty.", "Write the artifact the task asks for."
-        elif _echoes(draft.text, self.instructions):
+        elif _echoes(draft.text, self.context.prompts_dir):
             evidence = "The draft repeats the instructions it was given, not the artifact."
             hint = "Write the artifact the task asks for; do not repeat your instructions."
         else:

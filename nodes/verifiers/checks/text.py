@@ -185,14 +185,31 @@ def _identifier() -> Any:
     return identifier
 
 
+SENTENCE_WORDS = 4  # a line or sentence this long is read on its own too
+SURE = 0.9  # how sure the identifier must be that such a sentence is another language
+
+
+def _sentences(prose: str) -> list[str]:
+    parts = re.split(r"(?<=[.!?])\s+|\n+", prose)
+    return [part for part in parts if len(re.findall(r"[^\W\d_]+", part)) >= SENTENCE_WORDS]
+
+
 def check_language(criterion: Language, draft: str) -> CheckResult:
-    """Identify the language of the draft's prose (py3langid, Lui and Baldwin's langid.py)."""
+    """Identify the language of the draft's prose (py3langid, Lui and Baldwin's langid.py).
+
+    The whole must read as the language, and so must each line or sentence of some length:
+    a text half in another language is not written in this one.
+    """
     prose = re.sub(r"```.*?(```|\Z)", " ", draft, flags=re.S)  # code is no language's prose
     found, share = _identifier().classify(prose) if prose.strip() else ("", 0.0)
     wanted = LANGUAGES[criterion.language]
-    if found == criterion.language:
-        return CheckResult(passed=True, evidence=f"It reads as {wanted} ({share:.0%} sure).")
-    seen = LANGUAGES.get(found, "no language")
-    return CheckResult(
-        passed=False, evidence=f"It reads as {seen}, not {wanted}.", hint=f"Write it in {wanted}."
-    )
+    hint = f"Write all of it in {wanted}."
+    if found != criterion.language:
+        seen = LANGUAGES.get(found, "no language")
+        return CheckResult(passed=False, evidence=f"It reads as {seen}, not {wanted}.", hint=hint)
+    for sentence in _sentences(prose):
+        other, sure = _identifier().classify(sentence)
+        if other != criterion.language and sure >= SURE:
+            evidence = f'"{sentence.strip()[:120]}" reads as {LANGUAGES[other]}, not {wanted}.'
+            return CheckResult(passed=False, evidence=evidence, hint=hint)
+    return CheckResult(passed=True, evidence=f"It reads as {wanted} ({share:.0%} sure).")

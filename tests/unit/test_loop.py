@@ -347,6 +347,26 @@ def test_a_draft_that_repeats_its_instructions_fails_unjudged_and_is_never_the_f
     assert out["final"] == first
 
 
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "When you revise, start from your previous version: give the day.",
+        "Earlier attempts at this task did not pass review. Apologise for the trouble.",
+    ],
+)
+def test_a_draft_with_a_line_of_its_instructions_pasted_in_fails_unjudged(
+    models, context, loop_input, pasted
+) -> None:
+    """Seen in the judged benchmark: finals that began with a line of the worker's prompt."""
+    first = "A hash map stores values under keys and finds each one by hashing its key."
+    models.script("worker", first, f"{pasted} A hash map finds a value by hashing its key.")
+    models.script("critic", graded(RUBRIC, {"tone": "simpler"}))
+    out = run(loop_input, context, max_iterations=2)
+    assert models["critic"].calls == 1
+    assert "repeats the instructions" in out["critiques"][1]["verdict"]["results"][0]["evidence"]
+    assert out["final"] == first
+
+
 def test_a_draft_that_does_what_its_hint_asked_is_judged_not_taken_for_an_echo(
     models, context, loop_input
 ) -> None:

@@ -36,9 +36,10 @@ from critic_loop.nodes.verifiers.judge import (
     judge_requests,
     judgement_of,
     panel,
-    quotes_asked,
     unconfirmed,
     with_quotes,
+    words_request,
+    words_wanted,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.nodes.verifiers.ruled_out import ruled_out
@@ -178,7 +179,8 @@ class _RoundGrading:
         self.asked: dict[DraftRef, list[CriterionBase]] = {}  # what the judge is asked, each
         self.carried: dict[DraftRef, dict[str, CriterionResult]] = {}
         self.counts: dict[DraftRef, int] = {}  # the requests asked of each draft
-        self.quoted: dict[DraftRef, bool] = {}  # whether words were asked where a yes was near
+        self.quotes: dict[DraftRef, dict[int, Answer[Graded]]] = {}  # words asked, by answer
+        self.wanted: list[tuple[DraftRef, int]] = []  # the words asked for next
         self.same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
         first_with: dict[str, DraftRef] = {}
         for draft in pending:
@@ -256,37 +258,45 @@ class _RoundGrading:
         return found
 
     def quotes_asked(self, answers: Sequence[Answer[Graded]]) -> list[Request[Graded]]:
-        # the words are asked for only where they could make the draft pass
-        requests = []
+        # the words are asked for only while they could still make the draft pass: of a lone
+        # judge, one criterion at a time, the least likely yes first (a panel's all at once)
+        self.wanted = []
         for draft, mine in self._by_draft(answers):
-            self.quoted[draft.ref] = not self._fails_anyway(draft, mine)
-            if self.quoted[draft.ref]:
-                requests += quotes_asked(self.asked[draft.ref], draft.text, mine, self.context)
-        return requests
+            got = self.quotes.setdefault(draft.ref, {})
+            order = [index for index in words_wanted(mine, self.context) if index not in got]
+            if not order or self._fails_anyway(draft, mine, got):
+                continue
+            take = order if len(panel(self.context)) > 1 else order[:1]
+            self.wanted += [(draft.ref, index) for index in take]
+        return [
+            words_request(self.asked[ref], self.drafts[ref].text, index, self.context)
+            for ref, index in self.wanted
+        ]
 
-    def _fails_anyway(self, draft: Draft, answers: Sequence[Answer[Graded]]) -> bool:
-        # a yes/no far below the bar (or a failed check) fails the draft, whatever words show
+    def record_quotes(self, quotes: Sequence[Answer[Graded]]) -> None:
+        for (ref, index), quote in zip(self.wanted, quotes, strict=True):
+            self.quotes[ref][index] = quote
+
+    def _fails_anyway(
+        self, draft: Draft, answers: Sequence[Answer[Graded]], got: dict[int, Answer[Graded]]
+    ) -> bool:
+        # a no far below the bar, words that did not help, or a failed check fail the draft
         if len(panel(self.context)) > 1 or any(answer.value is None for answer in answers):
             return False
         bar = judge_bar(self.context.critic_model)
         hoped = {**self.checked[draft.ref], **self.carried[draft.ref]}
-        for answer in answers:
+        for index, answer in enumerate(with_quotes(answers, got, self.context)):
             assert answer.value is not None
             for result in answer.value[0]:
-                near = result.p_met is not None and bar.near(result.p_met)
+                near = index not in got and result.p_met is not None and bar.near(result.p_met)
                 hoped[result.criterion_id] = (
                     result.model_copy(update={"passed": True}) if near else result
                 )
         return not self._verdict(hoped).passed
 
-    def record_judgements(
-        self, answers: Sequence[Answer[Graded]], quotes: Sequence[Answer[Graded]]
-    ) -> None:
-        taken = iter(quotes)
+    def record_judgements(self, answers: Sequence[Answer[Graded]]) -> None:
         for draft, mine in self._by_draft(answers):
-            looked = (
-                with_quotes(mine, taken, self.context) if self.quoted.get(draft.ref, True) else mine
-            )
+            looked = with_quotes(mine, self.quotes.get(draft.ref, {}), self.context)
             asked = self.asked[draft.ref]
             judgement = judgement_of(asked, looked, self.context) if asked else Judgement()
             verdict = None
@@ -419,7 +429,9 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
         outcomes = [run_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = ask_all(grading.judge_requests(), grading.ledger)
-    grading.record_judgements(answers, ask_all(grading.quotes_asked(answers), grading.ledger))
+    while wanted := grading.quotes_asked(answers):
+        grading.record_quotes(ask_all(wanted, grading.ledger))
+    grading.record_judgements(answers)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -433,8 +445,9 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
         outcomes = [await arun_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = await aask_all(grading.judge_requests(), grading.ledger)
-    quotes = await aask_all(grading.quotes_asked(answers), grading.ledger)
-    grading.record_judgements(answers, quotes)
+    while wanted := grading.quotes_asked(answers):
+        grading.record_quotes(await aask_all(wanted, grading.ledger))
+    grading.record_judgements(answers)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

@@ -118,14 +118,12 @@ def _labels(value: Any, rubric: Sequence[CriterionBase], where: str) -> dict[str
     if not isinstance(value, Mapping) or not value:
         raise UsageProblem(f"{where}: 'labels' should be an object of criterion id -> true/false")
     known = {criterion.id for criterion in rubric}
-    labels = {}
     for criterion_id, label in value.items():
         if criterion_id not in known:
             raise UsageProblem(f"{where}: label for unknown criterion {criterion_id!r}")
         if not isinstance(label, bool):
             raise UsageProblem(f"{where}: the label of {criterion_id!r} should be true or false")
-        labels[criterion_id] = label
-    return labels
+    return dict(value)
 
 
 def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]:
@@ -204,12 +202,11 @@ def _grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
     from critic_loop.grading import critique_artifact
     from critic_loop.nodes.loop.check_input import grading_preflight
 
-    checked: set[str] = set()
-    for example in examples:
-        key = json.dumps([c.model_dump(mode="json") for c in example.rubric], sort_keys=True)
-        if key not in checked:
-            grading_preflight(context, example.rubric)
-            checked.add(key)
+    rubrics = {
+        json.dumps([c.model_dump(mode="json") for c in e.rubric]): e.rubric for e in examples
+    }
+    for rubric in rubrics.values():
+        grading_preflight(context, rubric)
     graded: list[Graded] = []
     with _grading_progress(len(examples)) as progress:
         for example in examples:

@@ -368,8 +368,7 @@ def calibrate(**parameters: Any) -> None:
     if parameters["as_json"]:
         echo_json(figures)
     else:
-        for line in [*_report_lines(figures), *_fit_lines(figures.get("fit"))]:
-            click.echo(line)
+        click.echo("\n".join([*_report_lines(figures), *_fit_lines(figures.get("fit"))]))
     if figures["partial"]:
         click.echo(
             f"critic-loop: stopped by Ctrl-C after {figures['artifacts']} of "

@@ -113,8 +113,7 @@ def runs(db: str | None, limit: int, as_json: bool) -> None:
     elif not threads:
         click.echo(f"no runs in {where}")
     else:
-        for text in runs_table(threads):
-            click.echo(text)
+        click.echo("\n".join(runs_table(threads)))
 
 
 def _criterion_lines(critique: Critique) -> list[str]:
@@ -349,8 +348,7 @@ def show(thread_id: str, db: str | None, diff: bool, as_json: bool) -> None:
             }
         )
         return
-    for line in story(thread, diff):
-        click.echo(line)
+    click.echo("\n".join(story(thread, diff)))
     _ending(thread)
 
 
@@ -482,7 +480,6 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
     if as_json:
         echo_json(figures)
     else:
-        for line in _report_lines(figures):
-            click.echo(line)
+        click.echo("\n".join(_report_lines(figures)))
         if plot is not None:
             click.echo(f"plot: {plot}")

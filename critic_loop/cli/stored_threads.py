@@ -83,13 +83,9 @@ class Thread:
 
     @property
     def scope(self) -> str | None:
-        report = self.values.get("memory_report")
-        if isinstance(report, Mapping) and report.get("scope"):
-            return str(report["scope"])
-        for rule in self.values.get("recalled_rules") or []:
-            if isinstance(rule, Mapping) and rule.get("scope"):
-                return str(rule["scope"])
-        return None
+        sources = [self.values.get("memory_report"), *(self.values.get("recalled_rules") or [])]
+        scopes = [str(s["scope"]) for s in sources if isinstance(s, Mapping) and s.get("scope")]
+        return scopes[0] if scopes else None
 
     def records(self) -> tuple[list[Draft], list[Critique], list[WorkerFeedback]]:
         """Its drafts, critiques and feedback to the worker, as records."""
@@ -106,11 +102,8 @@ def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     for key in HISTORY_FIELDS:
         if key in values:
             values[key] = append_only().from_checkpoint(values[key]).get()
-    start = channel_values.get("__start__")
-    if isinstance(start, Mapping):
-        for key in ("task", "rubric"):
-            if key not in values and key in start:
-                values[key] = start[key]
+    if isinstance(start := channel_values.get("__start__"), Mapping):
+        values = {key: start[key] for key in ("task", "rubric") if key in start} | values
     return values
 
 

@@ -350,17 +350,17 @@ def calibrate(**parameters: Any) -> None:
     """Measure the critic against human labels (see CALIBRATE_HELP)."""
     from critic_loop.nodes.models.discovery import with_available_models
 
-    labels: Path = parameters["labels"]
     rubric_file: Path | None = parameters["rubric_file"]
     target = _fit_target(parameters) if parameters["fit"] else None
     shared = _read_rubric_file(rubric_file, "--rubric") if rubric_file is not None else None
-    examples = read_labels(labels, shared)
+    examples = read_labels(parameters["labels"], shared)
+    settings: dict[str, Any] = {
+        "skip_judge_on_failed_check": bool(parameters["skip_judge_on_failed_check"])
+    }
     if target is not None:
-        parameters = {**parameters, "judge_mode": "extract_ask"}
-    skip = bool(parameters.get("skip_judge_on_failed_check"))
+        settings["judge_mode"] = "extract_ask"
     # the user's own settings are checked (building the Context) before asking any server
-    flags = context_from_flags({**parameters, "skip_judge_on_failed_check": skip})
-    context = with_available_models(flags)
+    context = with_available_models(context_from_flags({**parameters, **settings}))
     graded = _grade_all(examples, context)
     figures = _report(graded, context, len(examples))
     if target is not None:

@@ -118,14 +118,12 @@ def _labels(value: Any, rubric: Sequence[CriterionBase], where: str) -> dict[str
     if not isinstance(value, Mapping) or not value:
         raise UsageProblem(f"{where}: 'labels' should be an object of criterion id -> true/false")
     known = {criterion.id for criterion in rubric}
-    labels = {}
     for criterion_id, label in value.items():
         if criterion_id not in known:
             raise UsageProblem(f"{where}: label for unknown criterion {criterion_id!r}")
         if not isinstance(label, bool):
             raise UsageProblem(f"{where}: the label of {criterion_id!r} should be true or false")
-        labels[criterion_id] = label
-    return labels
+    return dict(value)
 
 
 def read_labels(path: Path, shared: list[CriterionBase] | None) -> list[Example]:
@@ -204,12 +202,11 @@ def _grade_all(examples: Sequence[Example], context: Context) -> list[Graded]:
     from critic_loop.grading import critique_artifact
     from critic_loop.nodes.loop.check_input import grading_preflight
 
-    checked: set[str] = set()
-    for example in examples:
-        key = json.dumps([c.model_dump(mode="json") for c in example.rubric], sort_keys=True)
-        if key not in checked:
-            grading_preflight(context, example.rubric)
-            checked.add(key)
+    rubrics = {
+        json.dumps([c.model_dump(mode="json") for c in e.rubric]): e.rubric for e in examples
+    }
+    for rubric in rubrics.values():
+        grading_preflight(context, rubric)
     graded: list[Graded] = []
     with _grading_progress(len(examples)) as progress:
         for example in examples:
@@ -353,17 +350,17 @@ def calibrate(**parameters: Any) -> None:
     """Measure the critic against human labels (see CALIBRATE_HELP)."""
     from critic_loop.nodes.models.discovery import with_available_models
 
-    labels: Path = parameters["labels"]
     rubric_file: Path | None = parameters["rubric_file"]
     target = _fit_target(parameters) if parameters["fit"] else None
     shared = _read_rubric_file(rubric_file, "--rubric") if rubric_file is not None else None
-    examples = read_labels(labels, shared)
+    examples = read_labels(parameters["labels"], shared)
+    settings: dict[str, Any] = {
+        "skip_judge_on_failed_check": bool(parameters["skip_judge_on_failed_check"])
+    }
     if target is not None:
-        parameters = {**parameters, "judge_mode": "extract_ask"}
-    skip = bool(parameters.get("skip_judge_on_failed_check"))
+        settings["judge_mode"] = "extract_ask"
     # the user's own settings are checked (building the Context) before asking any server
-    flags = context_from_flags({**parameters, "skip_judge_on_failed_check": skip})
-    context = with_available_models(flags)
+    context = with_available_models(context_from_flags({**parameters, **settings}))
     graded = _grade_all(examples, context)
     figures = _report(graded, context, len(examples))
     if target is not None:
@@ -371,8 +368,7 @@ def calibrate(**parameters: Any) -> None:
     if parameters["as_json"]:
         echo_json(figures)
     else:
-        for line in [*_report_lines(figures), *_fit_lines(figures.get("fit"))]:
-            click.echo(line)
+        click.echo("\n".join([*_report_lines(figures), *_fit_lines(figures.get("fit"))]))
     if figures["partial"]:
         click.echo(
             f"critic-loop: stopped by Ctrl-C after {figures['artifacts']} of "

@@ -45,12 +45,14 @@ def option_name(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
+UNIONS = (typing.Union, types.UnionType)
+
+
 def _bare(annotation: Any) -> Any:
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        members = [member for member in typing.get_args(annotation) if member is not type(None)]
-        if len(members) == 1:
-            return members[0]
-    return annotation
+    members = [m for m in typing.get_args(annotation) if m is not type(None)]
+    return (
+        members[0] if typing.get_origin(annotation) in UNIONS and len(members) == 1 else annotation
+    )
 
 
 def _bounds(info: FieldInfo) -> dict[str, Any]:
@@ -91,24 +93,14 @@ class _NumberOrWord(click.ParamType[Any]):
 
 def _number_or_word(annotation: Any) -> click.ParamType[Any] | None:
     """Return the type of an `Annotated[int, ...] | Literal[...]` field, else None."""
-    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
-        return None
-    words: list[str] = []
-    numbers: list[Any] = []
-    for member in typing.get_args(annotation):
-        if typing.get_origin(member) is Literal:
-            words += [str(word) for word in typing.get_args(member)]
-        else:
-            numbers.append(member)
-    if not words or len(numbers) != 1:
-        return None
-    number, *extras = typing.get_args(numbers[0]) or (numbers[0],)
-    if number is not int:
+    members = typing.get_args(annotation) if typing.get_origin(annotation) in UNIONS else ()
+    words = [str(word) for m in members if typing.get_origin(m) is Literal for word in m.__args__]
+    numbers = [typing.get_args(m) or (m,) for m in members if typing.get_origin(m) is not Literal]
+    if not words or len(numbers) != 1 or numbers[0][0] is not int:
         return None
     bounds: dict[str, Any] = {}
-    for extra in extras:
-        if isinstance(extra, FieldInfo):
-            bounds.update(_bounds(extra))
+    for extra in numbers[0][1:]:
+        bounds.update(_bounds(extra) if isinstance(extra, FieldInfo) else {})
     return _NumberOrWord(tuple(words), bounds.get("min"), bounds.get("max"))
 
 

@@ -113,8 +113,7 @@ def runs(db: str | None, limit: int, as_json: bool) -> None:
     elif not threads:
         click.echo(f"no runs in {where}")
     else:
-        for text in runs_table(threads):
-            click.echo(text)
+        click.echo("\n".join(runs_table(threads)))
 
 
 def _criterion_lines(critique: Critique) -> list[str]:
@@ -124,14 +123,10 @@ def _criterion_lines(critique: Critique) -> list[str]:
     lines = []
     for result in verdict.results:
         mark = "[ -- ]" if result.skipped else "[pass]" if result.passed else "[FAIL]"
-        about: list[str] = [result.severity]
-        if result.weight != 1:
-            about.append(f"x{result.weight:g}")
-        about.append(result.source)
-        if result.terminal:
-            about.append("cannot be met")
+        terminal = ["cannot be met"] if result.terminal else []
+        about = _about(result.severity, result.weight, result.source, *terminal)
         evidence = result.evidence.strip().splitlines() or ["(no evidence)"]
-        lines.append(f"  {mark} {result.criterion_id} ({', '.join(about)}): {evidence[0]}")
+        lines.append(f"  {mark} {result.criterion_id} ({about}): {evidence[0]}")
         lines += [f"         {more}" for more in evidence[1:]]
         if result.hint and not result.passed:
             lines.append(f"         hint: {result.hint}")
@@ -143,6 +138,10 @@ def _criterion_lines(critique: Critique) -> list[str]:
     if verdict.feedback.strip():
         lines.append(f"  critic's note: {verdict.feedback.strip()}")
     return lines
+
+
+def _about(severity: str, weight: float, *more: str) -> str:
+    return ", ".join([severity, *([f"x{weight:g}"] if weight != 1 else []), *more])
 
 
 def _usage(what: str, usage: Any) -> str:
@@ -220,10 +219,10 @@ def _rubric_lines(rubric: Any) -> list[str]:
     for criterion in rubric or []:
         if not isinstance(criterion, Mapping):
             criterion = getattr(criterion, "model_dump", lambda: {})()
-        kind = criterion.get("kind", "llm")
-        weight = criterion.get("weight", 1)
-        about = ", ".join(
-            [criterion.get("severity", "must"), *([f"x{weight:g}"] if weight != 1 else []), kind]
+        about = _about(
+            criterion.get("severity", "must"),
+            criterion.get("weight", 1),
+            criterion.get("kind", "llm"),
         )
         text = str(criterion.get("text") or "").strip()
         lines.append(f"  {criterion.get('id')} ({about})" + (f": {text}" if text else ""))
@@ -291,9 +290,8 @@ def _review_lines(reviews: Sequence[Any], round_number: int) -> list[str]:
             result = "passed" if review.get("passed") else "failed"
             line += f"; {review.get('criterion_id')} now {result}"
         lines.append(line)
-        for said in (review.get("feedback"), review.get("note")):
-            if said:
-                lines.append(f"  the person said: {said}")
+        said = (review.get("feedback"), review.get("note"))
+        lines += [f"  the person said: {words}" for words in said if words]
     return lines
 
 
@@ -350,8 +348,7 @@ def show(thread_id: str, db: str | None, diff: bool, as_json: bool) -> None:
             }
         )
         return
-    for line in story(thread, diff):
-        click.echo(line)
+    click.echo("\n".join(story(thread, diff)))
     _ending(thread)
 
 
@@ -483,7 +480,6 @@ def stats(db: str | None, scope: str | None, as_json: bool, plot: Path | None) -
     if as_json:
         echo_json(figures)
     else:
-        for line in _report_lines(figures):
-            click.echo(line)
+        click.echo("\n".join(_report_lines(figures)))
         if plot is not None:
             click.echo(f"plot: {plot}")

@@ -64,24 +64,16 @@ def _rule_summary(item: Item) -> dict[str, Any]:
     usage = rule.usage
     return {
         "id": item.key,
-        "scope": rule.scope,
-        "text": rule.text,
-        "criteria": rule.criteria,
-        "topics": rule.topics,
+        **rule.model_dump(mode="json", include={"scope", "text", "criteria", "topics"}),
         "usage": {
-            "consulted": usage.consulted,
-            "passed": usage.passed,
+            **usage.model_dump(),
             "pass_rate": usage.passed / usage.consulted if usage.consulted else None,
-            "rounds_when_passed": usage.rounds_when_passed,
             "mean_rounds_when_passed": (
                 usage.rounds_when_passed / usage.passed if usage.passed else None
             ),
             "usefulness": usage.usefulness,
         },
-        "provenance": rule.provenance.model_dump(mode="json"),
-        "last_changed_by": (
-            rule.last_changed_by.model_dump(mode="json") if rule.last_changed_by else None
-        ),
+        **rule.model_dump(mode="json", include={"provenance", "last_changed_by"}),
         "created_at": rule.created_at.isoformat(),
         "updated_at": rule.updated_at.isoformat(),
     }
@@ -160,8 +152,7 @@ def rules(scope: str | None, all_scopes: bool, db: str | None, as_json: bool) ->
             continue
         click.echo(f"scope {name!r}: {len(summaries)} rule(s), strongest first")
         for summary in summaries:
-            for line in _rule_lines(summary):
-                click.echo(line)
+            click.echo("\n".join(_rule_lines(summary)))
 
 
 def _elsewhere(store: BaseStore, rule_id: str, scope: str) -> str:

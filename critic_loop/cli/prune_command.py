@@ -99,5 +99,4 @@ def prune(
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(report), indent=2, default=datetime.isoformat))
         return
-    for line in _report_lines(report):
-        click.echo(line)
+    click.echo("\n".join(_report_lines(report)))

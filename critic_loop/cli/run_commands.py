@@ -7,9 +7,9 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import uuid4
@@ -130,12 +130,12 @@ def _settings(parameters: Mapping[str, Any], stored: Thread | None, switching: b
         return context_from_flags(parameters)
     kept = stored.settings
     flags = settings_from_flags(parameters)
-    changes = []
-    for name in MODEL_SETTINGS:
-        default = Context.model_fields[name].get_default(call_default_factory=True)
-        before = kept.values.get(name, default)
-        if name in flags and flags[name] != before:
-            changes.append((name, before, flags[name]))
+    fields = Context.model_fields
+    ran = {name: fields[name].get_default(call_default_factory=True) for name in MODEL_SETTINGS}
+    ran |= {name: value for name, value in kept.values.items() if name in ran}
+    changes = [
+        (name, ran[name], flags[name]) for name in ran if flags.get(name, ran[name]) != ran[name]
+    ]
     if changes and not switching:
         name, before, after = changes[0]
         raise UsageProblem(
@@ -252,34 +252,15 @@ def _execute(
         click.echo("note: resuming with the thread's own task and rubric, not the ones given")
     if shown and intro is not None:
         click.echo(intro(admitted.rubric))
-    began: list[RunStart] = []
     from critic_loop.run import run_admitted  # the run's machinery, once its input is valid
 
-    def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
-        def started(run: RunStart) -> None:
-            began.append(run)
-            on_start(run)
-
-        return run_admitted(
-            admitted,
-            thread_id=thread_id,
-            database=parameters.get("db"),
-            on_event=on_event,
-            reviewer=reviewer,
-            wait_for_thread=bool(parameters.get("wait_for_thread")),
-            on_start=started,
-        )
-
+    start = functools.partial(run_admitted, admitted, thread_id=thread_id)
     try:
         return _run_at_terminal(start, thread_id, parameters)
     except ThreadFinished:
         if stored is None:
             raise
         raise _finished(stored) from None
-    except RunInterrupted as failure:
-        if began and not began[0].resuming and _refused(failure.cause):
-            failure.kept = not _forget_if_empty(parameters.get("db"), thread_id)
-        raise
 
 
 def _refused(error: BaseException) -> bool:  # a server that cannot be reached, not a slow one
@@ -300,8 +281,8 @@ def _run_at_terminal(
     parameters: Mapping[str, Any],
     fork_round: int | None = None,
 ) -> int:
-    # `start(on_event, reviewer, on_start)` runs the loop, telling `on_start` its `RunStart`
-    # once it holds the thread; the run works in the background, this thread shows it
+    # `start(**options)` runs the loop (`run_admitted` or `fork_loop`), telling `on_start` its
+    # `RunStart` once it holds the thread; the run works in the background, this thread shows it
     import httpx
     import openai
 
@@ -311,13 +292,13 @@ def _run_at_terminal(
     from critic_loop.state.records import SUCCESSFUL_OUTCOMES
 
     shown = _show_progress(parameters)
-    began = threading.Event()  # the thread's lease is held and its run begins
+    began: list[RunStart] = []  # the thread's lease is held and its run begins
 
     def run_shown() -> LoopState:
         with Ticker(enabled=shown) as ticker:
 
             def on_start(run: RunStart) -> None:
-                began.set()
+                began.append(run)
                 if not shown:
                     return
                 if fork_round is not None:
@@ -343,23 +324,34 @@ def _run_at_terminal(
                 ticker.show(None)
                 return ask_at_terminal(request)
 
-            return start(on_event if shown else None, review, on_start)
+            options: dict[str, Any] = {"on_event": on_event if shown else None}
+            if fork_round is None:  # a fork asks for no review
+                options["reviewer"] = review
+            return start(
+                **options,
+                on_start=on_start,
+                database=parameters.get("db"),
+                wait_for_thread=bool(parameters.get("wait_for_thread")),
+            )
 
     try:
         state = _in_background(run_shown)
     except LoopDidNotPass as failure:
         state = failure.state
     except (KeyboardInterrupt, Terminated) as stop:
-        if not began.is_set():  # waiting for the lease, or reading the thread
+        if not began:  # waiting for the lease, or reading the thread
             raise
         signal_name = "SIGINT" if isinstance(stop, KeyboardInterrupt) else "SIGTERM"
         raise RunStopped(thread_id, signal_name) from None
     except Exception as error:
-        if not began.is_set():  # the lease, the database or the thread refused the run
+        if not began:  # the lease, the database or the thread refused the run
             raise
         if not isinstance(error, openai.APIError | httpx.HTTPError | OSError):
             logger.error("the run failed unexpectedly", exc_info=current().debug)
-        raise RunInterrupted(thread_id, error) from error
+        interrupted = RunInterrupted(thread_id, error)
+        if not began[0].resuming and _refused(error):
+            interrupted.kept = not _forget_if_empty(parameters.get("db"), thread_id)
+        raise interrupted from error
     if parameters.get("as_json"):
         click.echo(state.model_dump_json(indent=2))
     elif current().quiet:
@@ -487,18 +479,7 @@ def fork(thread_id: str, round_number: int, **parameters: Any) -> int:
             f"{stored.rounds}"
         )
     context = _context(parameters, stored, switching=True)
-
-    def start(on_event: Any, reviewer: Any, on_start: Callable[[RunStart], None]) -> LoopState:
-        return fork_loop(
-            thread_id,
-            round_number,
-            context=context,
-            database=parameters.get("db"),
-            on_event=on_event,
-            on_start=on_start,
-            wait_for_thread=bool(parameters.get("wait_for_thread")),
-        )
-
+    start = functools.partial(fork_loop, thread_id, round_number, context=context)
     return _run_at_terminal(start, thread_id, parameters, fork_round=round_number)
 
 
@@ -519,26 +500,6 @@ def _has_no_model(context: Context) -> bool:
     return not any(environ.get(name) for name in KEY_VARIABLES)
 
 
-@contextmanager
-def _download_bar() -> Iterator[Any]:
-    with ExitStack() as stack:
-        bar: Any = None
-
-        def progress(done: int, total: int | None) -> None:
-            nonlocal bar
-            if current().quiet:
-                return
-            if bar is None:
-                click.echo("critic-loop: downloading the embedded model (once)", err=True)
-                length = max(total or 0, 1)
-                bar = stack.enter_context(
-                    click.progressbar(length=length, label="model", file=sys.stderr)
-                )
-            bar.update(done - bar.pos)
-
-        yield progress
-
-
 def _embedded_model() -> dict[str, Any]:
     from critic_loop import local_model
     from critic_loop.extras import install_command
@@ -550,22 +511,35 @@ def _embedded_model() -> dict[str, Any]:
             + install_command("local")
         )
     settings = local_model.LocalModelSettings()
-    if not current().quiet:
-        where = settings.file or "the cache"
+    quiet = current().quiet
+    if not quiet:
         click.echo(
             f"critic-loop: no API key or model server set: starting the embedded model "
-            f"{settings.alias} (from {where})",
+            f"{settings.alias} (from {settings.file or 'the cache'})",
             err=True,
         )
-    try:
-        with _download_bar() as progress:
-            found = local_model.embedded_model_context(settings, progress)
-    except (FileNotFoundError, local_model.DownloadFailed) as error:
-        raise UsageProblem(
-            f"{error}. Set CRITIC_LOOP_LOCAL_MODEL_FILE to a GGUF file on disk to skip the download"
-        ) from None
-    except local_model.ServerFailed as error:
-        raise UsageProblem(str(error)) from None
-    if not current().quiet:
+    with ExitStack() as stack:
+        bar: Any = None
+
+        def progress(done: int, total: int | None) -> None:
+            nonlocal bar
+            if bar is None:
+                click.echo("critic-loop: downloading the embedded model (once)", err=True)
+                length = max(total or 0, 1)
+                bar = stack.enter_context(
+                    click.progressbar(length=length, label="model", file=sys.stderr)
+                )
+            bar.update(done - bar.pos)
+
+        try:
+            found = local_model.embedded_model_context(settings, None if quiet else progress)
+        except (FileNotFoundError, local_model.DownloadFailed) as error:
+            raise UsageProblem(
+                f"{error}. Set CRITIC_LOOP_LOCAL_MODEL_FILE to a GGUF file on disk to skip the "
+                "download"
+            ) from None
+        except local_model.ServerFailed as error:
+            raise UsageProblem(str(error)) from None
+    if not quiet:
         click.echo(f"critic-loop: the embedded model serves at {found['base_url']}", err=True)
     return found

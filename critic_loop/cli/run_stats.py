@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections import Counter
@@ -23,7 +24,6 @@ OUTCOMES: tuple[str, ...] = get_args(Outcome)
 class RunFigures:
     """What one finished run contributes to the statistics."""
 
-    thread_id: str
     outcome: str
     rounds: int
     exhausted_by: str | None = None
@@ -55,25 +55,19 @@ def figures_of(thread: Thread) -> RunFigures:
     rounds = max((critique.round for critique in critiques), default=0)
     first = best_critique([c for c in critiques if c.round == 1])
     final = best_critique(critiques)
-    best_by_round: list[float] = []
-    best = 0.0
-    for number in range(1, rounds + 1):
-        chosen = best_critique([c for c in critiques if c.round == number])
-        if chosen is not None and chosen.verdict is not None:
-            best = max(best, chosen.verdict.score)
-        best_by_round.append(best)
+    chosen = [best_critique([c for c in critiques if c.round == n]) for n in range(1, rounds + 1)]
+    scores = [best.verdict.score if best and best.verdict else 0.0 for best in chosen]
     started, ended = thread.started_at, thread.ended_at
     memory = thread.values.get("memory_report")
     report = MemoryReport.model_validate(memory) if isinstance(memory, Mapping) else None
     return RunFigures(
-        thread_id=thread.thread_id,
         outcome=str(thread.outcome),
         rounds=rounds,
         exhausted_by=thread.values.get("exhausted_by"),
         calls=spent_on(drafts, critiques, report).calls,
         first=_passes(first.verdict if first else None),
         final=_passes(final.verdict if final else None),
-        best_by_round=best_by_round,
+        best_by_round=list(itertools.accumulate(scores, max)),
         worker=sum((draft.usage for draft in drafts), TokenUsage()),
         critic=sum((critique.usage for critique in critiques), TokenUsage()),
         round_seconds=round_seconds(thread.line),

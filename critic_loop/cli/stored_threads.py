@@ -83,13 +83,9 @@ class Thread:
 
     @property
     def scope(self) -> str | None:
-        report = self.values.get("memory_report")
-        if isinstance(report, Mapping) and report.get("scope"):
-            return str(report["scope"])
-        for rule in self.values.get("recalled_rules") or []:
-            if isinstance(rule, Mapping) and rule.get("scope"):
-                return str(rule["scope"])
-        return None
+        sources = [self.values.get("memory_report"), *(self.values.get("recalled_rules") or [])]
+        scopes = [str(s["scope"]) for s in sources if isinstance(s, Mapping) and s.get("scope")]
+        return scopes[0] if scopes else None
 
     def records(self) -> tuple[list[Draft], list[Critique], list[WorkerFeedback]]:
         """Its drafts, critiques and feedback to the worker, as records."""
@@ -106,11 +102,8 @@ def state_values(channel_values: Mapping[str, Any]) -> dict[str, Any]:
     for key in HISTORY_FIELDS:
         if key in values:
             values[key] = append_only().from_checkpoint(values[key]).get()
-    start = channel_values.get("__start__")
-    if isinstance(start, Mapping):
-        for key in ("task", "rubric"):
-            if key not in values and key in start:
-                values[key] = start[key]
+    if isinstance(start := channel_values.get("__start__"), Mapping):
+        values = {key: start[key] for key in ("task", "rubric") if key in start} | values
     return values
 
 
@@ -192,12 +185,12 @@ def _root_config(thread_id: str) -> dict[str, Any]:
 
 
 def line_of(
-    steps: Mapping[str, Step], head: str, written: Mapping[str, Mapping[str, int]] | None = None
+    steps: Mapping[str, Step], head: str, written: Mapping[str, Mapping[str, int]]
 ) -> list[Step]:
     """Return the checkpoints from the first to `head`, oldest first, following parents.
 
     `written` gives, by checkpoint id, the rounds the steps taken from it drafted and
-    graded: each step on the line then holds the latest rounds written before it too.
+    graded: each step on the line holds the latest rounds written before it too.
     """
     line: list[Step] = []
     seen: set[str] = set()
@@ -207,8 +200,6 @@ def line_of(
         line.append(steps[current])
         current = steps[current].parent_id
     line.reverse()
-    if written is None:
-        return line
     drafted = graded = 0
     for index, step in enumerate(line):
         drafted, graded = max(drafted, step.drafted), max(graded, step.graded)
@@ -268,8 +259,11 @@ def recent_threads(checkpointer: BaseCheckpointSaver[Any], limit: int | None) ->
     return threads
 
 
-def _threads(checkpointer: BaseCheckpointSaver[Any], config: Any) -> list[Thread]:
-    # one pass over the root checkpoints: each thread's latest, its steps and their writes
+def all_threads(checkpointer: BaseCheckpointSaver[Any], config: Any = None) -> list[Thread]:
+    """Return every run (of `config`'s thread) with its timeline, most recently active first.
+
+    One pass over the root checkpoints reads each thread's latest, its steps and their writes.
+    """
     latest: dict[str, CheckpointTuple] = {}
     steps: dict[str, dict[str, Step]] = {}
     written: dict[str, dict[str, int]] = {}
@@ -297,14 +291,9 @@ def _threads(checkpointer: BaseCheckpointSaver[Any], config: Any) -> list[Thread
     return threads
 
 
-def all_threads(checkpointer: BaseCheckpointSaver[Any]) -> list[Thread]:
-    """Return every run with its timeline, most recently active first, in one pass."""
-    return _threads(checkpointer, None)
-
-
 def read_thread(checkpointer: BaseCheckpointSaver[Any], thread_id: str, where: str) -> Thread:
     """Return one run with its timeline, reading its history once (else a UsageProblem)."""
-    threads = _threads(checkpointer, _root_config(thread_id))
+    threads = all_threads(checkpointer, _root_config(thread_id))
     if not threads:
         raise UsageProblem(f"no run with thread id {thread_id!r} in {where}")
     return threads[0]

@@ -63,7 +63,7 @@ def test_a_timeline_follows_parents_and_leaves_other_branches_out() -> None:
         "3b": Step("3b", "2", at(5), 2, 1),  # a fork from round 1
         "4b": Step("4b", "3b", at(9), 2, 2),
     }
-    assert [step.checkpoint_id for step in line_of(steps, "4b")] == ["1", "2", "3b", "4b"]
+    assert [step.checkpoint_id for step in line_of(steps, "4b", {})] == ["1", "2", "3b", "4b"]
 
 
 def test_a_round_is_timed_from_before_its_first_draft_to_its_first_critique() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
@@ -44,7 +43,10 @@ class PruneReport:
     cutoff: datetime
     dry_run: bool
     pruned: list[PrunedRun] = field(default_factory=list)
-    left: Counter[str] = field(default_factory=Counter)  # threads left alone, by reason
+    left: dict[str, int] = field(default_factory=dict)
+
+    def _leave(self, reason: str) -> None:  # a thread left alone for `reason`
+        self.left[reason] = self.left.get(reason, 0) + 1
 
 
 def prune_runs(
@@ -72,10 +74,10 @@ def prune_runs(
         graph = loop_graph(persistence.checkpointer, None)
         for thread_id, head in _heads(persistence.checkpointer).items():
             if keep_results and head.compacted:
-                report.left["compacted already"] += 1
+                report._leave("compacted already")
                 continue
             if head.ended_at is None or head.ended_at >= cutoff:
-                report.left["active since the cutoff"] += 1
+                report._leave("active since the cutoff")
                 continue
             try:
                 with persistence.leases.hold(thread_id):
@@ -85,10 +87,10 @@ def prune_runs(
                     if not dry_run and not _remove(
                         target, thread_id, head.checkpoint_id, keep_results
                     ):
-                        report.left["written to since it was judged"] += 1
+                        report._leave("written to since it was judged")
                         continue
             except ThreadBusy:
-                report.left["held by a run"] += 1
+                report._leave("held by a run")
                 continue
             report.pruned.append(run)
     if vacuum and not dry_run and report.pruned and not is_postgres(target):
@@ -128,10 +130,10 @@ def _finished_run(
     snapshot = graph.get_state(config)
     values = snapshot.values
     if "task" not in values or "rubric" not in values:
-        report.left["not a critic-loop run"] += 1
+        report._leave("not a critic-loop run")
         return None
     if values.get("outcome") is None or snapshot.next:
-        report.left["unfinished"] += 1
+        report._leave("unfinished")
         return None
     rounds = max((critique["round"] for critique in values.get("critiques") or []), default=0)
     return PrunedRun(thread_id, str(values["outcome"]), ended_at, rounds, keep_results)

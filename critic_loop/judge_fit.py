@@ -55,13 +55,6 @@ def agreement(scored: Sequence[Scored], decided: Sequence[bool]) -> Agreement:
     return Agreement.of((item.label, passed) for item, passed in zip(scored, decided, strict=True))
 
 
-def _counts(scored: Sequence[Scored], bar: Bar) -> tuple[int, int]:
-    decided = [bar.passes(item) for item in scored]
-    false_pass = sum(p and not item.label for p, item in zip(decided, scored, strict=True))
-    false_fail = sum(item.label and not p for p, item in zip(decided, scored, strict=True))
-    return false_pass, false_fail
-
-
 def fit_bar(scored: Sequence[Scored], max_false_pass: float = MAX_FALSE_PASS) -> Bar:
     """Return the bar with the fewest false fails and few enough false passes.
 
@@ -77,9 +70,10 @@ def fit_bar(scored: Sequence[Scored], max_false_pass: float = MAX_FALSE_PASS) ->
             if item.p_met is not None
         }
         for threshold in sorted(shifted):
-            false_pass, false_fail = _counts(scored, Bar(threshold, weight))
-            key = (false_fail, weight, -threshold)
-            if false_pass <= max_false_pass * unmet and (best is None or key < best):
+            bar = Bar(threshold, weight)
+            table = agreement(scored, [bar.passes(item) for item in scored])
+            key = (table.false_fail, weight, -threshold)
+            if table.false_pass <= max_false_pass * unmet and (best is None or key < best):
                 best = key
     return Bar() if best is None else Bar(-best[2], best[1])
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -113,23 +114,19 @@ class KeyedLock:
             if (self.space, key) in self._held:
                 return None
             self._held[(self.space, key)] = _holder_note()
+        taken: Release | None = None
         try:
             taken = self._take(key)
-        except BaseException:
-            self._give_back(key)
-            raise
-        if taken is None:
-            self._give_back(key)
-            return None
-        backend: Release = taken
-
-        def release() -> None:
-            try:
-                backend()
-            finally:
+        finally:
+            if taken is None:
                 self._give_back(key)
+        return None if taken is None else functools.partial(self._release, key, taken)
 
-        return release
+    def _release(self, key: str, backend: Release) -> None:
+        try:
+            backend()
+        finally:
+            self._give_back(key)
 
     def _give_back(self, key: str) -> None:
         with self._guard:
@@ -270,17 +267,14 @@ class AdvisoryLocks(KeyedLock):
         )
 
     def _take(self, key: str) -> Release | None:
-        connection = self._connect()
+        connection, taken = self._connect(), False
         try:
             row = connection.execute("SELECT pg_try_advisory_lock(%s)", (_advisory_key(key),))
-            if row.fetchone()[0]:
-                release: Release = connection.close  # the lock ends with the session
-                return release
-        except BaseException:
-            connection.close()
-            raise
-        connection.close()
-        return None
+            taken = bool(row.fetchone()[0])
+        finally:
+            if not taken:
+                connection.close()
+        return connection.close if taken else None  # the lock ends with the session
 
     def _holder(self, key: str) -> str:
         unsigned = _advisory_key(key) & 0xFFFFFFFFFFFFFFFF

@@ -11,20 +11,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from critic_loop.local_model.download import DownloadFailed, Progress, download
-from critic_loop.local_model.server import LocalModelServer, ServerFailed
-from critic_loop.local_model.settings import LocalModelSettings
+from critic_loop.local_model.download import DownloadFailed as DownloadFailed
+from critic_loop.local_model.download import Progress, download
+from critic_loop.local_model.server import LocalModelServer
+from critic_loop.local_model.server import ServerFailed as ServerFailed
+from critic_loop.local_model.settings import LocalModelSettings as LocalModelSettings
 from critic_loop.nodes.models.profiles import model_profile, profile_settings
-
-__all__ = [
-    "DownloadFailed",
-    "LocalModelSettings",
-    "ServerFailed",
-    "embedded_model_context",
-    "is_installed",
-    "model_file",
-    "stop_embedded_model",
-]
 
 # what `python -m llama_cpp.server` imports: llama-cpp-python and its `server` extra
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")

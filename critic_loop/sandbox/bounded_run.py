@@ -151,20 +151,21 @@ async def run_pair(
         await asyncio.gather(readers[0], readers[1])
         await running.wait()
 
+    def kill_both() -> None:
+        for process in (running, helping):
+            if process.returncode is None:
+                _kill_group(process.pid)
+
     waiting = asyncio.ensure_future(main_done())
     finished, helper_status = False, None
     try:
         done, _ = await asyncio.wait({waiting}, timeout=timeout)
         finished = waiting in done and waiting.exception() is None
         helper_status = helping.returncode
-        for process in (running, helping):
-            if process.returncode is None:
-                _kill_group(process.pid)
+        kill_both()
         await asyncio.wait(readers, timeout=DRAIN_SECONDS)
     finally:  # also when this task is cancelled: nothing outlives it
-        for process in (running, helping):
-            if process.returncode is None:
-                _kill_group(process.pid)
+        kill_both()
         for task in [waiting, *readers]:
             task.cancel()
         await asyncio.gather(waiting, *readers, return_exceptions=True)

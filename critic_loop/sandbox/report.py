@@ -129,41 +129,33 @@ class UnreadableReport(ValueError):
     """The report is not what the harness process writes."""
 
 
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise UnreadableReport("a field is not text")
-    return value
-
-
-def _take(report: SuiteReport, event: dict[str, Any]) -> None:
-    kind = event.get("event")
-    if kind == "module":
-        error = event.get("error")
-        report.module_error = None if error is None else _text(error)
-    elif kind == "collect_error":
-        report.collect_errors.append(_text(event.get("message")))
-    elif kind == "collected":
-        items = event.get("items")
-        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-            raise UnreadableReport("the collected tests are not a list of objects")
-        report.collected += [
-            CollectedTest(_text(item.get("nodeid")), _text(item.get("function"))) for item in items
-        ]
-    elif kind == "result":
-        nodeid, outcome = _text(event.get("nodeid")), _text(event.get("outcome"))
-        if outcome not in OUTCOMES:
-            raise UnreadableReport(f"unknown outcome {outcome[:40]!r}")
-        if nodeid in report.results:
-            report.repeated.append(nodeid)
-        message, traceback = _text(event.get("message")), _text(event.get("traceback"))
-        report.results[nodeid] = TestOutcome(nodeid, outcome, message, traceback)
-    elif kind == "finished":
-        status = event.get("exitstatus")
-        if type(status) is not int:
-            raise UnreadableReport("the exit status is not a number")
-        report.exitstatus = status
-    else:
-        raise UnreadableReport("an unknown line")
+def _take(report: SuiteReport, event: Any) -> None:
+    match event:
+        case {"event": "module", "error": str() | None as error}:
+            report.module_error = error
+        case {"event": "collect_error", "message": str() as message}:
+            report.collect_errors.append(message)
+        case {"event": "collected", "items": list() as items}:
+            for item in items:
+                match item:
+                    case {"nodeid": str() as nodeid, "function": str() as function}:
+                        report.collected.append(CollectedTest(nodeid, function))
+                    case _:
+                        raise UnreadableReport("a collected test is not a node id and function")
+        case {
+            "event": "result",
+            "nodeid": str() as nodeid,
+            "outcome": str() as outcome,
+            "message": str() as message,
+            "traceback": str() as traceback,
+        } if outcome in OUTCOMES:
+            if nodeid in report.results:
+                report.repeated.append(nodeid)
+            report.results[nodeid] = TestOutcome(nodeid, outcome, message, traceback)
+        case {"event": "finished", "exitstatus": int() as status} if type(status) is int:
+            report.exitstatus = status
+        case _:
+            raise UnreadableReport("an unknown or malformed line")
 
 
 def parse_report(data: bytes | None) -> SuiteReport | None:
@@ -175,10 +167,7 @@ def parse_report(data: bytes | None) -> SuiteReport | None:
         for line in data.decode("utf-8").splitlines():
             if report.exitstatus is not None:
                 raise UnreadableReport("lines after the end")
-            event = json.loads(line)
-            if not isinstance(event, dict):
-                raise UnreadableReport("a line is not an object")
-            _take(report, event)
+            _take(report, json.loads(line))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return report

@@ -34,10 +34,6 @@ class Preset:
     available: Callable[[Mapping[str, str]], bool]
     settings: Callable[[Mapping[str, str]], dict[str, Any]]
 
-    def assistant_id(self, graph_id: str = GRAPH_ID) -> str:
-        """Return the preset's fixed assistant id for `graph_id`."""
-        return str(uuid.uuid5(PRESET_NAMESPACE, f"{graph_id}/{self.name}"))
-
 
 def _local_settings(environ: Mapping[str, str]) -> dict[str, Any]:
     # what a command-line run on the same server gets; settings the environment sets stand
@@ -111,11 +107,7 @@ def chosen_presets(choice: str, environ: Mapping[str, str]) -> list[Preset]:
 
 
 async def install(
-    client: Any,
-    presets: Sequence[Preset],
-    environ: Mapping[str, str],
-    graph_id: str = GRAPH_ID,
-    headers: Mapping[str, str] | None = None,
+    client: Any, presets: Sequence[Preset], environ: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """Create or update each preset's assistant through `client` (a `langgraph_sdk` client).
 
@@ -135,11 +127,10 @@ async def install(
             "description": preset.description,
             # made by the server for everyone: every user may read and run it (serving.auth)
             "metadata": {"critic_loop_preset": preset.name, "created_by": "system"},
-            "headers": headers,
         }
-        assistant_id = preset.assistant_id(graph_id)
+        assistant_id = str(uuid.uuid5(PRESET_NAMESPACE, f"{GRAPH_ID}/{preset.name}"))
         await client.assistants.create(
-            graph_id, assistant_id=assistant_id, if_exists="do_nothing", **fields
+            GRAPH_ID, assistant_id=assistant_id, if_exists="do_nothing", **fields
         )
-        installed.append(await client.assistants.update(assistant_id, graph_id=graph_id, **fields))
+        installed.append(await client.assistants.update(assistant_id, graph_id=GRAPH_ID, **fields))
     return installed

@@ -85,10 +85,6 @@ async def _tool(name: str, assistant: dict[str, Any], request: Request) -> dict[
     }
 
 
-def _result(payload: dict[str, Any], request_id: Any) -> JSONResponse:
-    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": payload})
-
-
 def _error(code: int, message: str, request_id: Any) -> JSONResponse:
     body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
     return JSONResponse(body)
@@ -178,7 +174,7 @@ async def _handle(request: Request) -> Response:
         return _error(INTERNAL_ERROR, f"{method} failed on the server", request_id)
     if answer is None:
         return _error(METHOD_NOT_FOUND, f"method not found: {method}", request_id)
-    return _result(answer, request_id)
+    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": answer})
 
 
 async def _not_streamed(request: Request) -> Response:  # this endpoint is stateless

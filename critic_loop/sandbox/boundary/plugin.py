@@ -304,9 +304,8 @@ def _failure(report: pytest.TestReport | pytest.CollectReport) -> tuple[str, str
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
         return wire.short(longrepr[2], MAX_MESSAGE), ""
     crash = getattr(longrepr, "reprcrash", None)
-    message = getattr(crash, "message", None) or report.longreprtext.strip().splitlines()[-1:]
-    if isinstance(message, list):
-        message = message[0] if message else ""
+    last = (report.longreprtext.strip().splitlines() or [""])[-1]
+    message = getattr(crash, "message", None) or last
     return wire.short(message, MAX_MESSAGE), wire.short(report.longreprtext, MAX_TRACEBACK)
 
 

@@ -61,15 +61,10 @@ _policed: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
 
 
 def within_policy(runtime: Runtime[Any]) -> Runtime[Context]:
-    """Return `runtime` with its context held to the operator's policy, its models found.
+    """Return `runtime` with its context held to the policy, then its unset models found.
 
-    Models the run left unset are discovered only after the policy passed their server.
-    A run's nodes share one context object: it is settled once per object and policy.
-
-    Raises:
-        TrustViolation: a client chose a server or a directory the operator did not allow,
-            or more than a ceiling allows (`CeilingExceeded`).
-        DiscoveryFailed: the run's model server could not say which model it serves.
+    Settled once per context object and policy. Raises `TrustViolation` (a server, directory
+    or ceiling the operator did not allow) or `DiscoveryFailed`.
     """
     given, trust = runtime.context, trust_of(runtime)
     if (known := _known(given, trust)) is not None:
@@ -134,11 +129,8 @@ def _amount(value: Any) -> Any:  # a list's length, the most "auto" candidates m
 def held_to_ceilings(context: Context, trust: Trust) -> Context:
     """Return `context` with every count and limit within the operator's ceilings.
 
-    A value nobody chose is lowered to the ceiling; one chosen above it is refused in a served
-    run (chosen: not this deployment's default) and kept in the operator's own.
-
-    Raises:
-        CeilingExceeded: a served client asked for more than a ceiling (all are named).
+    A value nobody chose is lowered to the ceiling; one chosen above it (in a served run: not
+    this deployment's default) raises `CeilingExceeded` naming all, or stays in the operator's.
     """
     ceilings = trust.policy.ceilings
     lowered: dict[str, Any] = {}

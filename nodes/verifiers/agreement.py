@@ -306,10 +306,7 @@ class Grouping:
     group: list[int]  # each candidate's group: the index of the group's first candidate
 
     def support(self, index: int, copies: Sequence[int] = ()) -> int:
-        """How many candidates (this one included) behave like candidate `index`.
-
-        `copies[i]`: how many more candidates wrote candidate i's text (none if not given).
-        """
+        """How many candidates behave like `index`, counting `copies[i]` more texts of each i."""
         extra = dict(enumerate(copies))
         shared = [i for i, group in enumerate(self.group) if group == self.group[index]]
         return sum(1 + extra.get(i, 0) for i in shared)
@@ -320,10 +317,7 @@ def behaviour_groups(
 ) -> Grouping | None:
     """Group `drafts` by their behaviour on `criterion`'s further inputs (None: it gives none).
 
-    Raises:
-        IsolationUnavailable: the sandbox is incomplete and the run is served (and the
-            operator did not allow that), or CRITIC_LOOP_REQUIRE_ISOLATION=1.
-        CeilingExceeded: a served client set a limit above the operator's ceiling.
+    Raises `IsolationUnavailable` or `CeilingExceeded` as running the suite would.
     """
     return run_to_end(abehaviour_groups(criterion, drafts, trust))
 

@@ -47,15 +47,10 @@ def _listed_model(base_url: str, timeout: float) -> str | None:
     return str(first["id"]) if isinstance(first, dict) and "id" in first else None
 
 
-def discover_model(
-    base_url: str, timeout: float = DISCOVERY_TIMEOUT, attempts: int = DISCOVERY_ATTEMPTS
-) -> str:
-    """Return the first model the server at `base_url` lists, `attempts` times `timeout` s.
-
-    Raises:
-        DiscoveryFailed: the server never answered, or lists no model.
-    """
+def discover_model(base_url: str) -> str:
+    """Return the first model the server at `base_url` lists, else raise `DiscoveryFailed`."""
     problem, shown = "it lists no model", redacted(base_url.rstrip("/"))
+    timeout, attempts = DISCOVERY_TIMEOUT, DISCOVERY_ATTEMPTS
     for attempt in range(1, attempts + 1):
         try:
             model = _listed_model(base_url, timeout)
@@ -83,10 +78,10 @@ def discover_model(
     )
 
 
-def served_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str | None:
+def served_model(base_url: str) -> str | None:
     """Return the first model an OpenAI-compatible server lists, or None if it cannot say."""
     try:
-        return discover_model(base_url, timeout)
+        return discover_model(base_url)
     except DiscoveryFailed as failure:
         logger.warning("%s", failure)
         return None

@@ -190,10 +190,8 @@ def thin_evidence(rubric: Sequence[CriterionBase]) -> str | None:
     return f"{calls} test call(s)" if calls < THIN_CALLS else None
 
 
-def probe_inputs(
-    criterion: TestSuite, drafts: Sequence[str] = (), limit: int = MAX_PROBES
-) -> list[Probe]:
-    """Return up to `limit` further calls, varied from the suite's and the drafts' own."""
+def probe_inputs(criterion: TestSuite, drafts: Sequence[str] = ()) -> list[Probe]:
+    """Return up to `MAX_PROBES` further calls, varied from the suite's and the drafts' own."""
     calls = _visible_calls(criterion.tests or "", criterion.module)
     seen = {call.source() for call in calls}
     documented = [Probe(name, args) for name, args in documented_calls(drafts)]
@@ -204,7 +202,7 @@ def probe_inputs(
         documented,
         itertools.chain.from_iterable(itertools.zip_longest(*(_varied(call) for call in calls))),
     ):
-        if probe is None or len(chosen) >= limit:
+        if probe is None or len(chosen) >= MAX_PROBES:
             continue
         text = probe.source()
         if text not in seen and len(text) <= MAX_LITERAL_CHARS and _round_trips(probe.args):

@@ -47,10 +47,13 @@ def _listed_model(base_url: str, timeout: float) -> str | None:
     return str(first["id"]) if isinstance(first, dict) and "id" in first else None
 
 
-def discover_model(base_url: str) -> str:
+def discover_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str:
     """Return the first model the server at `base_url` lists, else raise `DiscoveryFailed`."""
-    problem, shown = "it lists no model", redacted(base_url.rstrip("/"))
-    timeout, attempts = DISCOVERY_TIMEOUT, DISCOVERY_ATTEMPTS
+    problem, shown, attempts = (
+        "it lists no model",
+        redacted(base_url.rstrip("/")),
+        DISCOVERY_ATTEMPTS,
+    )
     for attempt in range(1, attempts + 1):
         try:
             model = _listed_model(base_url, timeout)
@@ -78,10 +81,10 @@ def discover_model(base_url: str) -> str:
     )
 
 
-def served_model(base_url: str) -> str | None:
+def served_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str | None:
     """Return the first model an OpenAI-compatible server lists, or None if it cannot say."""
     try:
-        return discover_model(base_url)
+        return discover_model(base_url, timeout)
     except DiscoveryFailed as failure:
         logger.warning("%s", failure)
         return None

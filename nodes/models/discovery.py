@@ -49,12 +49,8 @@ def _listed_model(base_url: str, timeout: float) -> str | None:
 
 def discover_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str:
     """Return the first model the server at `base_url` lists, else raise `DiscoveryFailed`."""
-    problem, shown, attempts = (
-        "it lists no model",
-        redacted(base_url.rstrip("/")),
-        DISCOVERY_ATTEMPTS,
-    )
-    for attempt in range(1, attempts + 1):
+    problem, shown = "it lists no model", redacted(base_url.rstrip("/"))
+    for attempt in range(1, DISCOVERY_ATTEMPTS + 1):
         try:
             model = _listed_model(base_url, timeout)
         except (OSError, ValueError) as error:
@@ -68,14 +64,14 @@ def discover_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str:
             logger.debug(
                 "asking %s for its models failed (attempt %d): %s", shown, attempt, problem
             )
-            if attempt < attempts:
+            if attempt < DISCOVERY_ATTEMPTS:
                 time.sleep(float(attempt))
             continue
         if model is not None:
             return model
         break
     raise DiscoveryFailed(
-        f"asked {shown}/models which model it serves ({attempts} tries, "
+        f"asked {shown}/models which model it serves ({DISCOVERY_ATTEMPTS} tries, "
         f"{timeout:g} s each) and got no answer: {problem}. Is the server up at that address? "
         "Or name the model yourself with --model openai:<name>"
     )

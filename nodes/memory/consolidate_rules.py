@@ -64,12 +64,8 @@ class _Consolidation:
         return [c for c in dict.fromkeys(proposed) if c in self.known_criteria]
 
     def _refused(self, action: str, text: str) -> bool:
-        problem = refusal(
-            text,
-            task=self.state.task,
-            drafts=[draft.text for draft in self.state.drafts],
-            rubric=self.state.rubric,
-        )
+        drafts = [draft.text for draft in self.state.drafts]
+        problem = refusal(text, task=self.state.task, drafts=drafts, rubric=self.state.rubric)
         if problem is not None:
             self.report.rejected.append(f"{action} {text!r}: {problem}")
         return problem is not None
@@ -97,9 +93,7 @@ class _Consolidation:
         """Return the lessons `operation` restates; refuse it if it restates none, or adds words."""
         lessons = [lesson for lesson in self.state.lessons if restates(operation.text, lesson.text)]
         problem = "it restates none of the run's lessons" if not lessons else None
-        invented = invented_words(
-            operation.text, [lesson.text for lesson in lessons], self.state.task
-        )
+        invented = invented_words(operation.text, [x.text for x in lessons], self.state.task)
         if lessons and invented:
             listed = ", ".join(repr(word) for word in invented[:3])
             problem = f"it brings in words of neither its lesson nor the task: {listed}"
@@ -143,9 +137,8 @@ class _Consolidation:
             return True
         rule = self.rules[operation.rule_id]
         criteria = self._criteria(criteria) or rule.criteria
-        self._write(
-            operation.rule_id, self._changed(rule, text=operation.text.strip(), criteria=criteria)
-        )
+        changed = self._changed(rule, text=operation.text.strip(), criteria=criteria)
+        self._write(operation.rule_id, changed)
         self.report.updated.append(operation.rule_id)
         return True
 

@@ -66,17 +66,10 @@ def skip_reason(
 
 
 def _prompt(
-    state: DistillState,
-    lessons: Sequence[Lesson],
-    existing: Mapping[str, str],
-    context: Context,
-    problem: str | None,
+    run: Mapping[str, Any], prompts_dir: str | None, problem: str | None = None
 ) -> list[BaseMessage]:
-    run = {"task": state.task, "lessons": lessons, "existing": existing}
     again = None if problem is None else ("distill_retry.jinja", {"problems": problem})
-    return conversation(
-        context.prompts_dir, "distill_system.jinja", ("distill_run.jinja", run), again
-    )
+    return conversation(prompts_dir, "distill_system.jinja", ("distill_run.jinja", run), again)
 
 
 def _failed(
@@ -136,9 +129,8 @@ def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling |
     except Exception as error:  # the store is down: consolidating would fail as well
         logger.warning("reading rules to distill failed: %s", error, exc_info=True)
         return _failed({}, report, ledger, f"distill: {type(error).__name__}: {error}")
-    existing = {
-        item.key: item.value["text"] for item in items if isinstance(item.value.get("text"), str)
-    }
+    existing = {i.key: i.value["text"] for i in items if isinstance(i.value.get("text"), str)}
+    run = {"task": state.task, "lessons": lessons, "existing": existing}
     update: dict[str, Any] = {
         "lessons": [lesson.model_dump(mode="json") for lesson in lessons],
         "proposed": [],  # if the distiller fails, the lessons are kept as they are
@@ -153,9 +145,9 @@ def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling |
         spec=spec,
         role="distiller",
         server=model_server(spec, context),
-        prompt=_prompt(state, lessons, existing, context, None),
+        prompt=_prompt(run, context.prompts_dir),
         read=lambda answer: parse_answer(answer, DistillerReport),
-        retry=lambda prompt, answer, problem: _prompt(state, lessons, existing, context, problem),
+        retry=lambda prompt, answer, problem: _prompt(run, context.prompts_dir, problem),
         attempts=DISTILL_ATTEMPTS,
         schema=distiller_output_schema(),
         method=context.distill_output_method,

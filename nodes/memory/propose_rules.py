@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +66,7 @@ def skip_reason(
 
 
 def _prompt(
-    run: Mapping[str, Any], prompts_dir: str | None, problem: str | None = None
+    run: dict[str, Any], prompts_dir: str | None, problem: str | None = None
 ) -> list[BaseMessage]:
     again = None if problem is None else ("distill_retry.jinja", {"problems": problem})
     return conversation(prompts_dir, "distill_system.jinja", ("distill_run.jinja", run), again)
@@ -106,7 +106,7 @@ class _Distilling:
 
 def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling | dict[str, Any]:
     # what to ask the distiller; the update itself when there is nothing to ask
-    context = runtime.context
+    context, scope = runtime.context, runtime.context.memory_scope
     store = memory_store(runtime, shared=graded_here(runtime, state.critiques, state.outcome))
     lessons = observed_lessons(state.critiques, state.rubric)
     ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
@@ -115,17 +115,12 @@ def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling |
     if reason is None and budget is not None:
         reason = f"the run's {BUDGET_WORDS[budget]} is spent"
     if reason is not None or store is None:
-        report = MemoryReport(scope=context.memory_scope, skipped=reason)
+        report = MemoryReport(scope=scope, skipped=reason)
         return {"memory_report": report.model_dump(mode="json")}
-    report = MemoryReport(scope=context.memory_scope, lessons=[lesson.text for lesson in lessons])
+    report = MemoryReport(scope=scope, lessons=[lesson.text for lesson in lessons])
+    floor = context.recall_min_relevance
     try:
-        items = relevant_rules(
-            store,
-            context.memory_scope,
-            state.task,
-            limit=RULES_SHOWN,
-            floor=context.recall_min_relevance,
-        )
+        items = relevant_rules(store, scope, state.task, limit=RULES_SHOWN, floor=floor)
     except Exception as error:  # the store is down: consolidating would fail as well
         logger.warning("reading rules to distill failed: %s", error, exc_info=True)
         return _failed({}, report, ledger, f"distill: {type(error).__name__}: {error}")

@@ -92,12 +92,7 @@ PHRASES: list[tuple[re.Pattern[str], str, Callable[[str], dict[str, Any]]]] = [
     (
         ABSENT,
         "the absence of {!r}: code searches for it",
-        lambda phrase: {
-            "kind": "regex",
-            "pattern": re.escape(phrase),
-            "must_match": False,
-            "ignore_case": True,
-        },
+        lambda p: dict(kind="regex", pattern=re.escape(p), must_match=False, ignore_case=True),
     ),
     (
         ENDS,
@@ -146,11 +141,7 @@ SIMPLE: list[tuple[re.Pattern[str], str, dict[str, Any] | None]] = [
         "digits: code finds them",
         {"kind": "regex", "pattern": r"\d", "must_match": False},
     ),
-    (
-        re.compile(r"\b(is|as) valid json\b"),
-        "valid JSON: code parses it",
-        {"kind": "json"},
-    ),
+    (re.compile(r"\b(is|as) valid json\b"), "valid JSON: code parses it", {"kind": "json"}),
     (
         re.compile(r"\bis (valid|syntactically valid|parsable) python\b|\bparses as python\b"),
         "valid Python: code parses it",
@@ -166,11 +157,7 @@ SIMPLE: list[tuple[re.Pattern[str], str, dict[str, Any] | None]] = [
         "a docstring section: code finds its heading",
         None,
     ),
-    (
-        re.compile(r"\bis written in python\b"),
-        "Python: code parses it",
-        {"kind": "python_syntax"},
-    ),
+    (re.compile(r"\bis written in python\b"), "Python: code parses it", {"kind": "python_syntax"}),
 ]
 """Criteria code decides from a pattern alone: (pattern, message, proposal or None)."""
 

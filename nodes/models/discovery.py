@@ -159,9 +159,7 @@ def _named(field: str, chosen: Mapping[str, Any], environ: Mapping[str, str]) ->
 def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
     """Return the models a run left unset and their profiles' settings it left unset.
 
-    Raises:
-        DiscoveryFailed: the run's server could not say which model it serves.
-        ModelSetupError: the operator's judge profile cannot be read.
+    Raises `DiscoveryFailed` (the server cannot say) or `ModelSetupError` (a judge profile).
     """
     found = _found_models(chosen, environ)
     models, served = {**chosen, **found}, found != GEMINI_MODELS
@@ -173,11 +171,7 @@ def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> d
 
 
 def with_available_models(context: Context, environ: Mapping[str, str] | None = None) -> Context:
-    """Return `context` with the models this machine has, where it named none (docs/models.md).
-
-    Raises:
-        DiscoveryFailed: the run's server could not say which model it serves.
-    """
+    """Return `context` with the models this machine has, where it named none (docs/models.md)."""
     environ = os.environ if environ is None else environ
     chosen = {name: getattr(context, name) for name in context.model_fields_set}
     found = available_models(chosen, environ)

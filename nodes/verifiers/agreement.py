@@ -313,10 +313,7 @@ class Grouping:
 def behaviour_groups(
     criterion: TestSuite, drafts: Sequence[str], trust: Trust = OPERATOR
 ) -> Grouping | None:
-    """Group `drafts` by their behaviour on `criterion`'s further inputs (None: it gives none).
-
-    Raises `IsolationUnavailable` or `CeilingExceeded` as running the suite would.
-    """
+    """Group `drafts` by their behaviour on `criterion`'s further inputs (None: it gives none)."""
     return run_to_end(abehaviour_groups(criterion, drafts, trust))
 
 

@@ -70,10 +70,7 @@ def _states(statement: str) -> bool:
 
 
 def ruled_out(criterion: CriterionBase, artifact: str, small_judge: bool) -> CheckResult | None:
-    """Say why code rules the judged criterion out for `artifact`, or None.
-
-    The rule on statements holds only for a `small_judge` (an extracting one).
-    """
+    """Say why code rules the criterion out for `artifact` (statements: `small_judge`), or None."""
     missing = [named for named in specifics(criterion.text) if not _holds(artifact, named)]
     words = len(artifact.split())
     if missing:

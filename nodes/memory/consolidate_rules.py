@@ -52,8 +52,8 @@ class _Consolidation:
     store: BaseStore
     state: DistillState
     provenance: RuleProvenance
-    rules: dict[str, Rule]
     report: MemoryReport
+    rules: dict[str, Rule] = field(default_factory=dict)
     known_criteria: set[str] = field(default_factory=set)
     topic: str = ""
 
@@ -190,31 +190,29 @@ def _consolidate(work: _Consolidation, max_rules: int) -> None:
 
 def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Store the run's lessons (as the distiller generalised them) and report what changed."""
-    context = runtime.context
+    context, scope = runtime.context, runtime.context.memory_scope
     store = memory_store(runtime, shared=graded_here(runtime, state.critiques, state.outcome))
     if store is None or state.proposed is None or state.outcome is None:
         return {}
-    shared = in_shared_scope(store, context.memory_scope)  # the operator's size; no thread named
+    shared = in_shared_scope(store, scope)  # the operator's size; no thread named
     thread_id = state.source_thread_id or (
         runtime.execution_info.thread_id if runtime.execution_info else None
     )
+    rounds = rounds_done(state.critiques)
+    run = RuleProvenance(
+        thread_id=None if shared else thread_id, outcome=state.outcome, rounds=rounds
+    )
+    report = state.memory_report or MemoryReport(scope=scope)
     work = _Consolidation(
         store=store,
         state=state,
-        provenance=RuleProvenance(
-            thread_id=None if shared else thread_id,
-            outcome=state.outcome,
-            rounds=rounds_done(state.critiques),
-        ),
-        rules={},
-        report=(state.memory_report or MemoryReport(scope=context.memory_scope)).model_copy(
-            update={"scope": context.memory_scope}, deep=True
-        ),
+        provenance=run,
+        report=report.model_copy(update={"scope": scope}, deep=True),
         known_criteria={criterion.id for criterion in state.rubric},
         topic=topic_of(state.task),
     )
     try:
-        with holding(store, context.memory_scope):
+        with holding(store, scope):
             most = operator_settings().ceilings.max_rules  # type: ignore[attr-defined]
             _consolidate(work, most if shared else context.max_rules)
     except Exception as error:

@@ -65,12 +65,8 @@ def _called_name(call: ast.Call, names: set[str], aliases: set[str]) -> str | No
     function = call.func
     if isinstance(function, ast.Name) and function.id in names:
         return function.id
-    if (
-        isinstance(function, ast.Attribute)
-        and isinstance(function.value, ast.Name)
-        and function.value.id in aliases
-    ):
-        return function.attr
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
+        return function.attr if function.value.id in aliases else None
     return None
 
 

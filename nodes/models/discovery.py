@@ -144,11 +144,8 @@ def _found_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict
     if base_url:
         model = f"openai:{_model_at(base_url)}"
         return {"worker_model": model, "critic_model": model}
-    if environ.get("OPENAI_API_KEY"):
-        return {}
-    if environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY"):
-        return dict(GEMINI_MODELS)
-    return {}
+    google = environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY")
+    return dict(GEMINI_MODELS) if google and not environ.get("OPENAI_API_KEY") else {}
 
 
 def _named(field: str, chosen: Mapping[str, Any], environ: Mapping[str, str]) -> str:

@@ -101,10 +101,8 @@ def _visible_calls(tests: str, module: str) -> list[Probe]:
 
 
 def _int_variants(value: int) -> list[Any]:
-    variants = [value + 1, value - 1, 0, -value, value * 10 + 1, 1]
-    if abs(value) < _SMALL:
-        variants.append(2 * value)
-    return [*variants, value // 2, value + 100]
+    doubled = [2 * value] if abs(value) < _SMALL else []
+    return [value + 1, value - 1, 0, -value, value * 10 + 1, 1, *doubled, value // 2, value + 100]
 
 
 def _sequence_variants(value: list[Any] | tuple[Any, ...]) -> list[Any]:

@@ -47,10 +47,7 @@ def build_distill_graph(
 ) -> DistillGraph:
     """Compile the distillation subgraph, optionally with a checkpointer and a store."""
     builder = StateGraph(
-        DistillState,
-        context_schema=Context,
-        input_schema=DistillInput,
-        output_schema=DistillOutput,
+        DistillState, context_schema=Context, input_schema=DistillInput, output_schema=DistillOutput
     )
     add_distill_steps(builder, START)
     return builder.compile(checkpointer=checkpointer, store=store, name="distill")

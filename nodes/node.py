@@ -1,10 +1,8 @@
 """A node behind the operator's policy: its sync and async bodies, given the context settled.
 
-A `PolicedNode` gives its body the runtime `within_policy`, so no step runs around the policy,
-not even one a client reaches with `Command(goto=Send(...))`; `policed_edge` does the same for
-a conditional edge. Under `ainvoke` a sync-only body runs in `NODE_THREADS`, not the loop's
-small default executor, where a body waiting on a memory scope's lock could starve the
-store's own work.
+Bodies and edges (`policed_edge`) get the runtime `within_policy` returns, even when a client
+reaches them with `Command(goto=Send(...))`. Under `ainvoke` a sync-only body runs in
+`NODE_THREADS`: one waiting on a scope's lock must not starve the loop's default executor.
 """
 
 from __future__ import annotations
@@ -91,8 +89,7 @@ def policed_edge(
 ) -> Callable[[Any], R | E]:
     """Return a conditional edge's decision behind the operator's policy, as a node's is.
 
-    `update_state` (a state edit) runs edges outside any run, with no runtime: the edge then
-    goes to `outside_a_run`, the step that decides once the run goes on, or refuses the edit.
+    Outside a run (`update_state`) it goes to `outside_a_run`, or refuses the edit if None.
     """
 
     @functools.wraps(func)

@@ -7,11 +7,11 @@ a file is read or a function resolved, so a rubric edited in the thread's state 
 
 from __future__ import annotations
 
+import functools
 import os
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -61,15 +61,10 @@ _policed: dict[tuple[int, bool, int], tuple[weakref.ref[Context], Context]] = {}
 
 
 def within_policy(runtime: Runtime[Any]) -> Runtime[Context]:
-    """Return `runtime` with its context held to the operator's policy, its models found.
+    """Return `runtime` with its context held to the policy, then its unset models found.
 
-    Models the run left unset are discovered only after the policy passed their server.
-    A run's nodes share one context object: it is settled once per object and policy.
-
-    Raises:
-        TrustViolation: a client chose a server or a directory the operator did not allow,
-            or more than a ceiling allows (`CeilingExceeded`).
-        DiscoveryFailed: the run's model server could not say which model it serves.
+    Settled once per context object and policy. Raises `TrustViolation` (a server, directory
+    or ceiling the operator did not allow) or `DiscoveryFailed`.
     """
     given, trust = runtime.context, trust_of(runtime)
     if (known := _known(given, trust)) is not None:
@@ -77,7 +72,7 @@ def within_policy(runtime: Runtime[Any]) -> Runtime[Context]:
     context = with_available_models(check_context(as_context(given), trust))
     if isinstance(given, Context):
         key = (id(given), trust.served, id(trust.policy))
-        forget = partial(_policed.pop, key, None)  # bound now: still there at shutdown
+        forget = functools.partial(_policed.pop, key, None)  # bound now: still there at shutdown
         _policed[key] = (weakref.ref(given, lambda _: forget()), context)
     return runtime.override(context=context)
 
@@ -131,35 +126,41 @@ def _amount(value: Any) -> Any:  # a list's length, the most "auto" candidates m
     return AUTO_CANDIDATES if value == "auto" else value
 
 
-def held_to_ceilings(context: Context, trust: Trust) -> Context:
-    """Return `context` with every count and limit within the operator's ceilings.
-
-    A value nobody chose is lowered to the ceiling; one chosen above it is refused in a served
-    run (chosen: not this deployment's default) and kept in the operator's own.
-
-    Raises:
-        CeilingExceeded: a served client asked for more than a ceiling (all are named).
-    """
-    ceilings = trust.policy.ceilings
+def _lowered(
+    values: Any, ceilings: dict[str, str], trust: Trust, where: str, chosen: Callable[..., bool]
+) -> dict[str, Any]:
+    # the settings above their ceilings that nobody chose, lowered; those chosen are refused in
+    # a served run (all named at once) and kept in the operator's own
     lowered: dict[str, Any] = {}
     refused: list[str] = []
-    deployment: Context | None = None
-    for name in CONTEXT_CEILINGS:
-        ceiling = getattr(ceilings, name)
-        value = getattr(context, name)
+    for setting, name in ceilings.items():
+        ceiling, value = getattr(trust.policy.ceilings, name), getattr(values, setting)
         amount = _amount(value)
         if amount is not None and amount <= ceiling:
             continue
-        if trust.served and amount is not None:
-            deployment = deployment or Context()
-            chosen = value != getattr(deployment, name)
-        else:
-            chosen = amount is not None and name in context.model_fields_set
-        if chosen and trust.served:
-            refused.append(_over(name, amount, ceiling, name))
-        elif not chosen:
-            lowered[name] = value[:ceiling] if isinstance(value, list) else ceiling
-    _refuse(refused, "the run's context")
+        if amount is None or not chosen(setting, value):
+            lowered[setting] = value[:ceiling] if isinstance(value, list) else ceiling
+        elif trust.served:
+            refused.append(_over(setting, amount, ceiling, name))
+    _refuse(refused, where)
+    return lowered
+
+
+def held_to_ceilings(context: Context, trust: Trust) -> Context:
+    """Return `context` with every count and limit within the operator's ceilings.
+
+    A value nobody chose is lowered to the ceiling; one chosen above it (in a served run: not
+    this deployment's default) raises `CeilingExceeded` naming all, or stays in the operator's.
+    """
+    deployment = functools.cache(Context)
+
+    def chosen(name: str, value: Any) -> bool:
+        if trust.served:
+            return bool(value != getattr(deployment(), name))
+        return name in context.model_fields_set
+
+    names = {name: name for name in CONTEXT_CEILINGS}
+    lowered = _lowered(context, names, trust, "the run's context", chosen)
     if not lowered:
         return context
     # lowering is not the run's choice: settings it left unset stay unset (model_copy would
@@ -170,20 +171,10 @@ def held_to_ceilings(context: Context, trust: Trust) -> Context:
 
 
 def _suite_within_ceilings(criterion: TestSuite, trust: Trust) -> TestSuite:
-    # as `held_to_ceilings`, for the sandbox's limits
-    ceilings = trust.policy.ceilings
-    lowered: dict[str, Any] = {}
-    refused: list[str] = []
-    for setting, name in TEST_CEILINGS.items():
-        ceiling = getattr(ceilings, name)
-        value = getattr(criterion, setting)
-        if value <= ceiling:
-            continue
-        if setting not in criterion.model_fields_set:
-            lowered[setting] = ceiling
-        elif trust.served:
-            refused.append(_over(setting, value, ceiling, name))
-    _refuse(refused, f"criterion {criterion.id!r}")
+    def chosen(setting: str, value: int) -> bool:
+        return setting in criterion.model_fields_set
+
+    lowered = _lowered(criterion, TEST_CEILINGS, trust, f"criterion {criterion.id!r}", chosen)
     return criterion.model_copy(update=lowered) if lowered else criterion
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,9 +15,7 @@ from critic_loop.state.rules import MemoryReport
 Budget = Literal["call_budget", "token_budget", "time_budget_seconds"]  # `Context` fields
 
 BUDGET_WORDS: dict[Budget, str] = {
-    "call_budget": "call budget",
-    "token_budget": "token budget",
-    "time_budget_seconds": "time budget",
+    b: b.removesuffix("_seconds").replace("_", " ") for b in get_args(Budget)
 }
 
 

@@ -158,10 +158,8 @@ class OperatorSettings(BaseSettings):
     )
     judge_profile: str | None = Field(
         default=None,
-        description=(
-            "A judge profile fitted to people's labels (critic-loop calibrate --fit): a JSON "
-            "file the critic uses when its model is the one the profile was fitted for."
-        ),
+        description="A judge profile fitted to people's labels (critic-loop calibrate --fit): a "
+        "JSON file the critic uses when its model is the one the profile was fitted for.",
     )
     regex_timeout_seconds: float = Field(
         default=1.0, gt=0, le=60, description="Seconds one regular-expression match may run."

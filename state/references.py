@@ -34,9 +34,7 @@ def resolve_reference(
 ) -> Callable[..., Any]:
     """Return the function `reference` names (a client's: only registered or `client_modules`).
 
-    Raises:
-        TrustViolation: a client named a function the operator did not allow.
-        LookupError: it cannot be found (not importable, or registered in another process).
+    Raises `TrustViolation` for a client's other functions, `LookupError` if it is not found.
     """
     if reference in _registered:
         return _registered[reference]

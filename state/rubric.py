@@ -60,11 +60,8 @@ def _encodable(text: str, what: str) -> str:
 
 def _json_values(value: Any) -> Iterator[Any]:
     yield value
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _json_values(item)
-    elif isinstance(value, list):
-        for item in value:
+    if isinstance(value, dict | list):
+        for item in value.values() if isinstance(value, dict) else value:
             yield from _json_values(item)
 
 

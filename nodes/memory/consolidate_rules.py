@@ -52,8 +52,8 @@ class _Consolidation:
     store: BaseStore
     state: DistillState
     provenance: RuleProvenance
-    rules: dict[str, Rule]
     report: MemoryReport
+    rules: dict[str, Rule] = field(default_factory=dict)
     known_criteria: set[str] = field(default_factory=set)
     topic: str = ""
 
@@ -64,12 +64,8 @@ class _Consolidation:
         return [c for c in dict.fromkeys(proposed) if c in self.known_criteria]
 
     def _refused(self, action: str, text: str) -> bool:
-        problem = refusal(
-            text,
-            task=self.state.task,
-            drafts=[draft.text for draft in self.state.drafts],
-            rubric=self.state.rubric,
-        )
+        drafts = [draft.text for draft in self.state.drafts]
+        problem = refusal(text, task=self.state.task, drafts=drafts, rubric=self.state.rubric)
         if problem is not None:
             self.report.rejected.append(f"{action} {text!r}: {problem}")
         return problem is not None
@@ -97,9 +93,7 @@ class _Consolidation:
         """Return the lessons `operation` restates; refuse it if it restates none, or adds words."""
         lessons = [lesson for lesson in self.state.lessons if restates(operation.text, lesson.text)]
         problem = "it restates none of the run's lessons" if not lessons else None
-        invented = invented_words(
-            operation.text, [lesson.text for lesson in lessons], self.state.task
-        )
+        invented = invented_words(operation.text, [x.text for x in lessons], self.state.task)
         if lessons and invented:
             listed = ", ".join(repr(word) for word in invented[:3])
             problem = f"it brings in words of neither its lesson nor the task: {listed}"
@@ -143,9 +137,8 @@ class _Consolidation:
             return True
         rule = self.rules[operation.rule_id]
         criteria = self._criteria(criteria) or rule.criteria
-        self._write(
-            operation.rule_id, self._changed(rule, text=operation.text.strip(), criteria=criteria)
-        )
+        changed = self._changed(rule, text=operation.text.strip(), criteria=criteria)
+        self._write(operation.rule_id, changed)
         self.report.updated.append(operation.rule_id)
         return True
 
@@ -197,31 +190,29 @@ def _consolidate(work: _Consolidation, max_rules: int) -> None:
 
 def consolidate_rules(state: DistillState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Store the run's lessons (as the distiller generalised them) and report what changed."""
-    context = runtime.context
+    context, scope = runtime.context, runtime.context.memory_scope
     store = memory_store(runtime, shared=graded_here(runtime, state.critiques, state.outcome))
     if store is None or state.proposed is None or state.outcome is None:
         return {}
-    shared = in_shared_scope(store, context.memory_scope)  # the operator's size; no thread named
+    shared = in_shared_scope(store, scope)  # the operator's size; no thread named
     thread_id = state.source_thread_id or (
         runtime.execution_info.thread_id if runtime.execution_info else None
     )
+    rounds = rounds_done(state.critiques)
+    run = RuleProvenance(
+        thread_id=None if shared else thread_id, outcome=state.outcome, rounds=rounds
+    )
+    report = state.memory_report or MemoryReport(scope=scope)
     work = _Consolidation(
         store=store,
         state=state,
-        provenance=RuleProvenance(
-            thread_id=None if shared else thread_id,
-            outcome=state.outcome,
-            rounds=rounds_done(state.critiques),
-        ),
-        rules={},
-        report=(state.memory_report or MemoryReport(scope=context.memory_scope)).model_copy(
-            update={"scope": context.memory_scope}, deep=True
-        ),
+        provenance=run,
+        report=report.model_copy(update={"scope": scope}, deep=True),
         known_criteria={criterion.id for criterion in state.rubric},
         topic=topic_of(state.task),
     )
     try:
-        with holding(store, context.memory_scope):
+        with holding(store, scope):
             most = operator_settings().ceilings.max_rules  # type: ignore[attr-defined]
             _consolidate(work, most if shared else context.max_rules)
     except Exception as error:

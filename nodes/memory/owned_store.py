@@ -28,11 +28,8 @@ class OwnedStore(BaseStore):
     """A store whose namespaces lie under one owner's prefix, but for the shared scopes."""
 
     def __init__(self, store: BaseStore, prefix: tuple[str, ...], shared: frozenset[str]) -> None:
-        self.store = store
-        self.prefix = prefix
-        self.shared = shared
-        self.supports_ttl = store.supports_ttl
-        self.ttl_config = store.ttl_config
+        self.store, self.prefix, self.shared = store, prefix, shared
+        self.supports_ttl, self.ttl_config = store.supports_ttl, store.ttl_config
 
     def _inner(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
         if shared_scope_of(namespace, self.shared) is not None:

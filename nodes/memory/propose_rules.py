@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,17 +66,10 @@ def skip_reason(
 
 
 def _prompt(
-    state: DistillState,
-    lessons: Sequence[Lesson],
-    existing: Mapping[str, str],
-    context: Context,
-    problem: str | None,
+    run: dict[str, Any], prompts_dir: str | None, problem: str | None = None
 ) -> list[BaseMessage]:
-    run = {"task": state.task, "lessons": lessons, "existing": existing}
     again = None if problem is None else ("distill_retry.jinja", {"problems": problem})
-    return conversation(
-        context.prompts_dir, "distill_system.jinja", ("distill_run.jinja", run), again
-    )
+    return conversation(prompts_dir, "distill_system.jinja", ("distill_run.jinja", run), again)
 
 
 def _failed(
@@ -113,7 +106,7 @@ class _Distilling:
 
 def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling | dict[str, Any]:
     # what to ask the distiller; the update itself when there is nothing to ask
-    context = runtime.context
+    context, scope = runtime.context, runtime.context.memory_scope
     store = memory_store(runtime, shared=graded_here(runtime, state.critiques, state.outcome))
     lessons = observed_lessons(state.critiques, state.rubric)
     ledger = Ledger(allowance(spent_on(state.drafts, state.critiques), context))
@@ -122,23 +115,17 @@ def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling |
     if reason is None and budget is not None:
         reason = f"the run's {BUDGET_WORDS[budget]} is spent"
     if reason is not None or store is None:
-        report = MemoryReport(scope=context.memory_scope, skipped=reason)
+        report = MemoryReport(scope=scope, skipped=reason)
         return {"memory_report": report.model_dump(mode="json")}
-    report = MemoryReport(scope=context.memory_scope, lessons=[lesson.text for lesson in lessons])
+    report = MemoryReport(scope=scope, lessons=[lesson.text for lesson in lessons])
+    floor = context.recall_min_relevance
     try:
-        items = relevant_rules(
-            store,
-            context.memory_scope,
-            state.task,
-            limit=RULES_SHOWN,
-            floor=context.recall_min_relevance,
-        )
+        items = relevant_rules(store, scope, state.task, limit=RULES_SHOWN, floor=floor)
     except Exception as error:  # the store is down: consolidating would fail as well
         logger.warning("reading rules to distill failed: %s", error, exc_info=True)
         return _failed({}, report, ledger, f"distill: {type(error).__name__}: {error}")
-    existing = {
-        item.key: item.value["text"] for item in items if isinstance(item.value.get("text"), str)
-    }
+    existing = {i.key: i.value["text"] for i in items if isinstance(i.value.get("text"), str)}
+    run = {"task": state.task, "lessons": lessons, "existing": existing}
     update: dict[str, Any] = {
         "lessons": [lesson.model_dump(mode="json") for lesson in lessons],
         "proposed": [],  # if the distiller fails, the lessons are kept as they are
@@ -153,9 +140,9 @@ def _distilling(state: DistillState, runtime: Runtime[Context]) -> _Distilling |
         spec=spec,
         role="distiller",
         server=model_server(spec, context),
-        prompt=_prompt(state, lessons, existing, context, None),
+        prompt=_prompt(run, context.prompts_dir),
         read=lambda answer: parse_answer(answer, DistillerReport),
-        retry=lambda prompt, answer, problem: _prompt(state, lessons, existing, context, problem),
+        retry=lambda prompt, answer, problem: _prompt(run, context.prompts_dir, problem),
         attempts=DISTILL_ATTEMPTS,
         schema=distiller_output_schema(),
         method=context.distill_output_method,

@@ -33,15 +33,10 @@ class UsageView(BaseModel):
     critiques: list[Critique] = Field(default_factory=list)
 
 
-def _count_run(
-    store: BaseStore,
-    scope: str,
-    rules: list[RecalledRule],
-    run: str | None,
-    passed: bool,
-    rounds: int,
-) -> None:
-    """Add one run to the usage of `rules` (all of `scope`), once per run, in one write."""
+def _count_run(store: BaseStore, scope: str, state: UsageView, run: str | None) -> None:
+    """Add one run to the usage of its rules of `scope`, once per run, in one write."""
+    rules = [rule for rule in state.recalled_rules if rule.scope == scope]
+    passed, rounds = state.outcome == "passed", rounds_done(state.critiques)
     marker = (RULES_NAMESPACE_PREFIX[0], "usage_recorded", scope)
     run = hashlib.sha256(run.encode()).hexdigest() if run is not None else None  # names no thread
     if run is not None and store.get(marker, run) is not None:
@@ -81,14 +76,11 @@ def record_rule_usage(state: UsageView, runtime: Runtime[Context]) -> dict[str, 
     store = memory_store(runtime, shared=graded)
     if store is None or not usage_to_record(state.recalled_rules, state.outcome, store):
         return {}
-    passed = state.outcome == "passed"
     run = runtime.execution_info.thread_id if runtime.execution_info else None
-    scopes = sorted({rule.scope for rule in state.recalled_rules})
     try:
-        for scope in scopes:
-            rules = [rule for rule in state.recalled_rules if rule.scope == scope]
+        for scope in sorted({rule.scope for rule in state.recalled_rules}):
             with holding(store, scope):
-                _count_run(store, scope, rules, run, passed, rounds_done(state.critiques))
+                _count_run(store, scope, state, run)
     except Exception as error:
         logger.warning("recording rule usage failed: %s", error, exc_info=True)
         return {"memory_errors": [f"usage: {type(error).__name__}: {error}"]}

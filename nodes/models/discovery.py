@@ -47,16 +47,10 @@ def _listed_model(base_url: str, timeout: float) -> str | None:
     return str(first["id"]) if isinstance(first, dict) and "id" in first else None
 
 
-def discover_model(
-    base_url: str, timeout: float = DISCOVERY_TIMEOUT, attempts: int = DISCOVERY_ATTEMPTS
-) -> str:
-    """Return the first model the server at `base_url` lists, `attempts` times `timeout` s.
-
-    Raises:
-        DiscoveryFailed: the server never answered, or lists no model.
-    """
+def discover_model(base_url: str, timeout: float = DISCOVERY_TIMEOUT) -> str:
+    """Return the first model the server at `base_url` lists, else raise `DiscoveryFailed`."""
     problem, shown = "it lists no model", redacted(base_url.rstrip("/"))
-    for attempt in range(1, attempts + 1):
+    for attempt in range(1, DISCOVERY_ATTEMPTS + 1):
         try:
             model = _listed_model(base_url, timeout)
         except (OSError, ValueError) as error:
@@ -70,14 +64,14 @@ def discover_model(
             logger.debug(
                 "asking %s for its models failed (attempt %d): %s", shown, attempt, problem
             )
-            if attempt < attempts:
+            if attempt < DISCOVERY_ATTEMPTS:
                 time.sleep(float(attempt))
             continue
         if model is not None:
             return model
         break
     raise DiscoveryFailed(
-        f"asked {shown}/models which model it serves ({attempts} tries, "
+        f"asked {shown}/models which model it serves ({DISCOVERY_ATTEMPTS} tries, "
         f"{timeout:g} s each) and got no answer: {problem}. Is the server up at that address? "
         "Or name the model yourself with --model openai:<name>"
     )
@@ -150,11 +144,8 @@ def _found_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict
     if base_url:
         model = f"openai:{_model_at(base_url)}"
         return {"worker_model": model, "critic_model": model}
-    if environ.get("OPENAI_API_KEY"):
-        return {}
-    if environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY"):
-        return dict(GEMINI_MODELS)
-    return {}
+    google = environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY")
+    return dict(GEMINI_MODELS) if google and not environ.get("OPENAI_API_KEY") else {}
 
 
 def _named(field: str, chosen: Mapping[str, Any], environ: Mapping[str, str]) -> str:
@@ -165,9 +156,7 @@ def _named(field: str, chosen: Mapping[str, Any], environ: Mapping[str, str]) ->
 def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
     """Return the models a run left unset and their profiles' settings it left unset.
 
-    Raises:
-        DiscoveryFailed: the run's server could not say which model it serves.
-        ModelSetupError: the operator's judge profile cannot be read.
+    Raises `DiscoveryFailed` (the server cannot say) or `ModelSetupError` (a judge profile).
     """
     found = _found_models(chosen, environ)
     models, served = {**chosen, **found}, found != GEMINI_MODELS
@@ -179,11 +168,7 @@ def available_models(chosen: Mapping[str, Any], environ: Mapping[str, str]) -> d
 
 
 def with_available_models(context: Context, environ: Mapping[str, str] | None = None) -> Context:
-    """Return `context` with the models this machine has, where it named none (docs/models.md).
-
-    Raises:
-        DiscoveryFailed: the run's server could not say which model it serves.
-    """
+    """Return `context` with the models this machine has, where it named none (docs/models.md)."""
     environ = os.environ if environ is None else environ
     chosen = {name: getattr(context, name) for name in context.model_fields_set}
     found = available_models(chosen, environ)

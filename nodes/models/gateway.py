@@ -73,11 +73,7 @@ class InvalidAnswer(ValueError):
 
 
 def portable_schema(model: type[pydantic.BaseModel], description: str) -> dict[str, Any]:
-    """Return `model`'s JSON schema as every structured-output provider takes it.
-
-    Its references inlined, with a top-level description (the model's own fields: every one
-    required, none extra).
-    """
+    """Return `model`'s JSON schema as every structured-output provider takes it (inlined)."""
     schema = model.model_json_schema()
     definitions = schema.pop("$defs", {})
 
@@ -207,11 +203,7 @@ def _structured_reply(
 
 @dataclass(frozen=True)
 class Request(Generic[T]):
-    """One question to a model, and how to read its answer.
-
-    With `schema`, the model answers in that JSON schema and `read` gets LangChain's
-    raw/parsed/parsing_error triple; without, `read` gets the reply message.
-    """
+    """One question to a model; `read` gets the reply, or with `schema` the parsed triple."""
 
     model: BaseChatModel
     spec: str

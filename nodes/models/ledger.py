@@ -18,11 +18,9 @@ class Ledger:
 
     def __init__(self, allowance: Allowance | None = None) -> None:
         self.allowance = allowance or Allowance()  # None: no budget at all
-        self.calls = 0
-        self.usage = TokenUsage()
+        self.calls, self.usage = 0, TokenUsage()
         self.reserved = 0  # prompt tokens of the calls in flight, until they report usage
-        self.started = time.monotonic()
-        self._lock = threading.Lock()
+        self.started, self._lock = time.monotonic(), threading.Lock()
 
     @property
     def seconds(self) -> float:

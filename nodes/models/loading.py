@@ -60,16 +60,10 @@ def load_chat_model(
     max_retries: int | None = None,
     top_logprobs: int | None = None,
 ) -> BaseChatModel:
-    """Return the chat model for `spec` ("provider:model") for the given role.
+    """Return the chat model for `spec` ("provider:model"); built-in ones once per settings.
 
-    `timeout` (seconds per request) and `max_retries` (of rate limits, server and network
-    errors) go to the provider's client. Built-in providers' models are created once per
-    settings; a registered provider's factory is called every time. `top_logprobs` asks
-    an `openai:` model for its tokens' likeliest alternatives (others ignore it).
-
-    Raises:
-        ModelSetupError: the provider is unknown or its package is missing, or the API key
-            it needs is not set. Raised before any request is made.
+    `timeout` and `max_retries` go to the provider's client; `top_logprobs` is for `openai:`.
+    Raises `ModelSetupError` (unknown provider, missing package or API key) before any request.
     """
     provider, model = split_model_spec(spec)
     factory = registered_provider(provider)

@@ -40,11 +40,7 @@ def profile_known(spec: str) -> bool:
 
 
 def model_profile(spec: str, found: bool = False) -> ModelProfile:
-    """Return the profile of `spec`; `found`: the run found it on its server, unnamed.
-
-    Raises:
-        ProfileProblem: the operator's judge profile cannot be read.
-    """
+    """Return the profile of `spec` (`found`: on the run's server, unnamed), or `ProfileProblem`."""
     _, _, name = spec.partition(":")
     found_size = _SIZE.search(name.lower())  # "llama-3.1-8b-instruct": 8 (billion)
     size = float(found_size[1]) if found_size else None

@@ -65,12 +65,8 @@ def _called_name(call: ast.Call, names: set[str], aliases: set[str]) -> str | No
     function = call.func
     if isinstance(function, ast.Name) and function.id in names:
         return function.id
-    if (
-        isinstance(function, ast.Attribute)
-        and isinstance(function.value, ast.Name)
-        and function.value.id in aliases
-    ):
-        return function.attr
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
+        return function.attr if function.value.id in aliases else None
     return None
 
 
@@ -105,10 +101,8 @@ def _visible_calls(tests: str, module: str) -> list[Probe]:
 
 
 def _int_variants(value: int) -> list[Any]:
-    variants = [value + 1, value - 1, 0, -value, value * 10 + 1, 1]
-    if abs(value) < _SMALL:
-        variants.append(2 * value)
-    return [*variants, value // 2, value + 100]
+    doubled = [2 * value] if abs(value) < _SMALL else []
+    return [value + 1, value - 1, 0, -value, value * 10 + 1, 1, *doubled, value // 2, value + 100]
 
 
 def _sequence_variants(value: list[Any] | tuple[Any, ...]) -> list[Any]:
@@ -190,10 +184,8 @@ def thin_evidence(rubric: Sequence[CriterionBase]) -> str | None:
     return f"{calls} test call(s)" if calls < THIN_CALLS else None
 
 
-def probe_inputs(
-    criterion: TestSuite, drafts: Sequence[str] = (), limit: int = MAX_PROBES
-) -> list[Probe]:
-    """Return up to `limit` further calls, varied from the suite's and the drafts' own."""
+def probe_inputs(criterion: TestSuite, drafts: Sequence[str] = ()) -> list[Probe]:
+    """Return up to `MAX_PROBES` further calls, varied from the suite's and the drafts' own."""
     calls = _visible_calls(criterion.tests or "", criterion.module)
     seen = {call.source() for call in calls}
     documented = [Probe(name, args) for name, args in documented_calls(drafts)]
@@ -204,7 +196,7 @@ def probe_inputs(
         documented,
         itertools.chain.from_iterable(itertools.zip_longest(*(_varied(call) for call in calls))),
     ):
-        if probe is None or len(chosen) >= limit:
+        if probe is None or len(chosen) >= MAX_PROBES:
             continue
         text = probe.source()
         if text not in seen and len(text) <= MAX_LITERAL_CHARS and _round_trips(probe.args):
@@ -306,10 +298,7 @@ class Grouping:
     group: list[int]  # each candidate's group: the index of the group's first candidate
 
     def support(self, index: int, copies: Sequence[int] = ()) -> int:
-        """How many candidates (this one included) behave like candidate `index`.
-
-        `copies[i]`: how many more candidates wrote candidate i's text (none if not given).
-        """
+        """How many candidates behave like `index`, counting `copies[i]` more texts of each i."""
         extra = dict(enumerate(copies))
         shared = [i for i, group in enumerate(self.group) if group == self.group[index]]
         return sum(1 + extra.get(i, 0) for i in shared)
@@ -318,13 +307,7 @@ class Grouping:
 def behaviour_groups(
     criterion: TestSuite, drafts: Sequence[str], trust: Trust = OPERATOR
 ) -> Grouping | None:
-    """Group `drafts` by their behaviour on `criterion`'s further inputs (None: it gives none).
-
-    Raises:
-        IsolationUnavailable: the sandbox is incomplete and the run is served (and the
-            operator did not allow that), or CRITIC_LOOP_REQUIRE_ISOLATION=1.
-        CeilingExceeded: a served client set a limit above the operator's ceiling.
-    """
+    """Group `drafts` by their behaviour on `criterion`'s further inputs (None: it gives none)."""
     return run_to_end(abehaviour_groups(criterion, drafts, trust))
 
 

@@ -1,9 +1,8 @@
-"""Calls to try drafted code on, read from the drafts: what their docstrings and hints show.
+"""Calls to try drafted code on, read from the drafts (for rubrics with few tests).
 
-Where a rubric has few tests, candidates are compared on inputs the drafts themselves give:
-calls of their shared top-level function written in docstrings or comments
-(`pluck([4, 2, 3])`), values given for its parameters (`arr = [4, 2, 3]`, `Input: 12`), and,
-for parameters with a type hint and no such value, a few values of that type.
+Calls of their shared top-level function in docstrings or comments (`pluck([4, 2, 3])`),
+values given for its parameters (`arr = [4, 2, 3]`, `Input: 12`), else typical values of
+the parameter's type.
 """
 
 from __future__ import annotations
@@ -54,10 +53,7 @@ def _literals(text: str, start: int, call: bool = False) -> list[Any]:
 
 
 def entry_points(drafts: Sequence[str]) -> dict[str, ast.FunctionDef]:
-    """Return the top-level functions every parsable draft defines and none of its others calls.
-
-    (Each as the first draft defines it.)
-    """
+    """Return the top-level functions every parsable draft defines and none of its others calls."""
     shared: dict[str, ast.FunctionDef] | None = None
     for draft in drafts:
         try:

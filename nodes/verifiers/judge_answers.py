@@ -27,17 +27,13 @@ class JudgeFinding(BaseModel):
     )
     passed: bool = Field(description="Whether the artifact meets this criterion.")
     terminal: bool = Field(
-        description=(
-            "True only if no revision of the artifact could ever meet this criterion (it "
-            "needs facts the author cannot have, or contradicts another criterion); the "
-            "evidence says why. False otherwise, and always false when passed."
-        )
+        description="True only if no revision of the artifact could ever meet this criterion (it "
+        "needs facts the author cannot have, or contradicts another criterion); the "
+        "evidence says why. False otherwise, and always false when passed."
     )
     hint: str = Field(
-        description=(
-            "The smallest concrete change to the artifact that would make it pass; "
-            "empty when passed."
-        )
+        description="The smallest concrete change to the artifact that would make it pass; "
+        "empty when passed."
     )
 
 
@@ -61,18 +57,15 @@ class CriterionAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid", title="answer")
 
     quote: str = Field(  # first, so the decision rests on the quotation
-        description=(
-            "The few words of the artifact that show the criterion is met, copied exactly "
-            "(a short part, never the whole artifact); empty if nothing shows it."
-        )
+        description="The few words of the artifact that show the criterion is met, copied exactly "
+        "(a short part, never the whole artifact); empty if nothing shows it."
     )
     verdict: Literal["met", "not met", "not sure"] = Field(
         description='"met" only if the quoted words show it; "not sure" counts as not met.'
     )
     hint: str = Field(
-        description=(
-            "If not met: the smallest change to the artifact that would meet it; else empty."
-        )
+        description="If not met: the smallest change to the artifact that would meet it; "
+        "else empty."
     )
 
 

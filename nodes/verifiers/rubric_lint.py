@@ -45,11 +45,10 @@ def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBER_WORDS[text]
 
 
-Rule = Callable[[str, str], tuple[str, dict[str, Any] | None] | None]
-"""A rule: (criterion id, lower-case sentence) -> (message, proposal) or None."""
+Found = tuple[str, dict[str, Any] | None]  # a message, and the check's fields (no id)
 
 
-def _limit(unit: str, kind: str) -> Rule:
+def _limit(unit: str, kind: str) -> Callable[[str], Found | None]:
     most = re.compile(
         rf"\b(at most|no more than|fewer than|less than|under|up to|maximum of|not exceed)\s+"
         rf"{NUMBER}\s+{unit}"
@@ -59,7 +58,7 @@ def _limit(unit: str, kind: str) -> Rule:
     )
     between = re.compile(rf"\bbetween\s+{NUMBER}\s+and\s+{NUMBER}\s+{unit}")
 
-    def rule(cid: str, text: str) -> tuple[str, dict[str, Any] | None] | None:
+    def rule(text: str) -> Found | None:
         bounds: dict[str, int] = {}
         if found := between.search(text):
             bounds = {"min": _number(found[1]), "max": _number(found[2])}
@@ -68,11 +67,12 @@ def _limit(unit: str, kind: str) -> Rule:
             bounds["max"] = _number(found[2]) - (1 if strict else 0)
         if found := least.search(text):
             bounds["min"] = _number(found[2]) + (1 if found[1] == "more than" else 0)
-        if not bounds:
-            return None
-        return f"a {unit[:4]} count: code counts it", {"id": cid, "kind": kind, **bounds}
+        return (f"a {unit[:4]} count: code counts it", {"kind": kind, **bounds}) if bounds else None
 
     return rule
+
+
+LIMITS = (_limit("words", "word_count"), _limit("characters", "char_count"))
 
 
 QUOTED = r"""["“'‘`]([^"”'’`]{1,80})["”'’`]"""
@@ -92,12 +92,7 @@ PHRASES: list[tuple[re.Pattern[str], str, Callable[[str], dict[str, Any]]]] = [
     (
         ABSENT,
         "the absence of {!r}: code searches for it",
-        lambda phrase: {
-            "kind": "regex",
-            "pattern": re.escape(phrase),
-            "must_match": False,
-            "ignore_case": True,
-        },
+        lambda p: dict(kind="regex", pattern=re.escape(p), must_match=False, ignore_case=True),
     ),
     (
         ENDS,
@@ -114,12 +109,12 @@ PHRASES: list[tuple[re.Pattern[str], str, Callable[[str], dict[str, Any]]]] = [
 """Criteria about a quoted phrase: (pattern, message, proposal for the phrase), in order."""
 
 
-def _phrase(cid: str, text: str, original: str) -> tuple[str, dict[str, Any] | None] | None:
+def _phrase(text: str, original: str) -> Found | None:
     for pattern, message, proposal in PHRASES:
         if found := pattern.search(text):
             start, end = found.span(found.lastindex or 0)
             phrase = original[start:end]  # as the criterion writes it
-            return message.format(phrase), {"id": cid, **proposal(phrase)}
+            return message.format(phrase), proposal(phrase)
     return None
 
 
@@ -146,11 +141,7 @@ SIMPLE: list[tuple[re.Pattern[str], str, dict[str, Any] | None]] = [
         "digits: code finds them",
         {"kind": "regex", "pattern": r"\d", "must_match": False},
     ),
-    (
-        re.compile(r"\b(is|as) valid json\b"),
-        "valid JSON: code parses it",
-        {"kind": "json"},
-    ),
+    (re.compile(r"\b(is|as) valid json\b"), "valid JSON: code parses it", {"kind": "json"}),
     (
         re.compile(r"\bis (valid|syntactically valid|parsable) python\b|\bparses as python\b"),
         "valid Python: code parses it",
@@ -166,11 +157,7 @@ SIMPLE: list[tuple[re.Pattern[str], str, dict[str, Any] | None]] = [
         "a docstring section: code finds its heading",
         None,
     ),
-    (
-        re.compile(r"\bis written in python\b"),
-        "Python: code parses it",
-        {"kind": "python_syntax"},
-    ),
+    (re.compile(r"\bis written in python\b"), "Python: code parses it", {"kind": "python_syntax"}),
 ]
 """Criteria code decides from a pattern alone: (pattern, message, proposal or None)."""
 
@@ -252,56 +239,41 @@ def _vague(text: str) -> str | None:
     return None
 
 
+def _checkable(text: str, original: str) -> Found | None:
+    for rule in LIMITS:
+        if found := rule(text):
+            return found
+    if found := _phrase(text, original):
+        return found
+    if named := NAMES_ONE.search(text):
+        listed = {"kind": "regex", "pattern": CLOSED_CLASSES[named[1]], "ignore_case": True}
+        return f"naming a {named[1]}: code knows them all", listed
+    if counted := LINES.search(text):
+        regex = r"\A(?:[^\n]*\n){" + str(_number(counted[1]) - 1) + r"}[^\n]*\n?\Z"
+        return "a line count: code counts it", {"kind": "regex", "pattern": regex}
+    if written := WRITTEN_IN.search(text):
+        language = next(code for code, name in LANGUAGES.items() if name.lower() == written[1])
+        message = f"the language it is written in ({written[1]}): a language identifier decides it"
+        return message, {"kind": "language", "language": language}
+    if counted := COUNTED_FEATURES.search(text):
+        feature = "methods" if counted[2] == "methods" else "parameters"
+        check = {"kind": "python_feature", "feature": feature, "count": _number(counted[1])}
+        return f"a count of {feature}: code counts them", check
+    for pattern, fields in FEATURES:
+        if pattern.search(text):
+            message = f"Python's {fields['feature']}: its syntax tree decides"
+            return message, {"kind": "python_feature", **fields}
+    return next(((m, p) for pattern, m, p in SIMPLE if pattern.search(text)), None)
+
+
 def lint_criterion(criterion: CriterionBase) -> list[LintFinding]:
     """Lint one criterion (deterministic criteria are already decided by code)."""
     if criterion.deterministic:
         return []
-    original = criterion.text
-    text = original.lower()
-    cid = criterion.id
-    for rule in (_limit("words", "word_count"), _limit("characters", "char_count")):
-        if found := rule(cid, text):
-            return [LintFinding(cid, "checkable", found[0], found[1])]
-    if found := _phrase(cid, text, original):
-        return [LintFinding(cid, "checkable", found[0], found[1])]
-    if named := NAMES_ONE.search(text):
-        listed = {"id": cid, "kind": "regex", "pattern": CLOSED_CLASSES[named[1]]}
-        message = f"naming a {named[1]}: code knows them all"
-        return [LintFinding(cid, "checkable", message, {**listed, "ignore_case": True})]
-    if counted := LINES.search(text):
-        lines = _number(counted[1])
-        regex = r"\A(?:[^\n]*\n){" + str(lines - 1) + r"}[^\n]*\n?\Z"
-        exact = {"id": cid, "kind": "regex", "pattern": regex}
-        return [LintFinding(cid, "checkable", "a line count: code counts it", exact)]
-    if written := WRITTEN_IN.search(text):
-        language = next(code for code, name in LANGUAGES.items() if name.lower() == written[1])
-        message = f"the language it is written in ({written[1]}): a language identifier decides it"
-        return [
-            LintFinding(
-                cid, "checkable", message, {"id": cid, "kind": "language", "language": language}
-            )
-        ]
-    if counted := COUNTED_FEATURES.search(text):
-        feature = "methods" if counted[2] == "methods" else "parameters"
-        check = {
-            "id": cid,
-            "kind": "python_feature",
-            "feature": feature,
-            "count": _number(counted[1]),
-        }
-        return [LintFinding(cid, "checkable", f"a count of {feature}: code counts them", check)]
-    for pattern, fields in FEATURES:
-        if pattern.search(text):
-            message = f"Python's {fields['feature']}: its syntax tree decides"
-            return [
-                LintFinding(
-                    cid, "checkable", message, {"id": cid, "kind": "python_feature", **fields}
-                )
-            ]
-    for pattern, message, proposal in SIMPLE:
-        if pattern.search(text):
-            full = {"id": cid, **proposal} if proposal is not None else None
-            return [LintFinding(cid, "checkable", message, full)]
+    cid, text = criterion.id, criterion.text.lower()
+    if found := _checkable(text, criterion.text):
+        proposal = None if found[1] is None else {"id": cid, **found[1]}
+        return [LintFinding(cid, "checkable", found[0], proposal)]
     if vague := _vague(text):
         return [LintFinding(cid, "vague", vague)]
     return []

@@ -1,14 +1,11 @@
 """Judged criteria code can rule out for a draft, before any judge is asked.
 
-- **The specifics it names.** "It gives the meeting day and time: Tuesday at 7 pm." is not
-  met by a draft that names no Tuesday and no 7, whatever a judge would say. A value is a
-  number with a unit of measure, a currency, or the shape of a time or date ("350 ml",
-  "$12.99", "14:30"); counts ("5, 7 and 5 syllables"), bare numbers ("criterion 3"),
-  examples ("such as 3 May") and criteria about absence ("it names no price") name nothing a
-  draft must hold.
-- **A statement takes words.** A draft of three words or fewer ("hash map", "Summary:")
-  states nothing a criterion asks it to say, explain, give or tell; it can still name
-  something ("It names a city.": "Paris"). A small judge passes topic words on topic.
+- **The specifics it names**: "It gives the day and time: Tuesday at 7 pm." fails a draft
+  without Tuesday and 7. Values are quoted phrases, day and month names, and numbers with a
+  unit, currency or time/date shape; counts, bare numbers, examples ("such as 3 May") and
+  criteria about absence name nothing a draft must hold.
+- **A statement takes words**: three words or fewer ("hash map") say, explain or give nothing,
+  though they can name something ("Paris"). A small judge passes topic words on topic.
 """
 
 from __future__ import annotations
@@ -73,11 +70,7 @@ def _states(statement: str) -> bool:
 
 
 def ruled_out(criterion: CriterionBase, artifact: str, small_judge: bool) -> CheckResult | None:
-    """Say why code rules the judged criterion out for `artifact`, or None.
-
-    The rule on statements is for a `small_judge` (an extracting one), whose "yes" follows topic
-    words; a judge that decides a verdict is trusted with a short draft.
-    """
+    """Say why code rules the criterion out for `artifact` (statements: `small_judge`), or None."""
     missing = [named for named in specifics(criterion.text) if not _holds(artifact, named)]
     words = len(artifact.split())
     if missing:

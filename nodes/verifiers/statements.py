@@ -25,26 +25,16 @@ def _base_form(verb: str) -> str | None:
     return None
 
 
-def _parts(statement: str) -> tuple[str, str, str, str] | None:
-    # (the sentence without its stop, subject lowercased, verb lowercased, the rest)
-    text = " ".join(statement.split()).rstrip(".!").strip()
-    found = _SUBJECT.match(text)
-    if not found:
-        return None
-    subject = found[1][0].lower() + found[1][1:]
-    return text, subject, found[2].lower(), found[3]
-
-
 def as_instruction(statement: str) -> str:
     """Tell "It gives the date." as "Give the date."; else "Make sure your text ..."."""
     text = " ".join(statement.split()).rstrip(".!").strip()
-    parts = _parts(statement)
-    if parts is None:
+    found = _SUBJECT.match(text)
+    if found is None:
         possessive = re.match(r"^its\s+", text, re.IGNORECASE)
         if possessive:
             return f"Make sure your text's {text[possessive.end() :]}."
         return f"Make sure of this: {text}."
-    _, subject, verb, rest = parts
+    subject, verb, rest = found[1][0].lower() + found[1][1:], found[2].lower(), found[3]
     tail = f" {rest}" if rest else ""
     base = _base_form(verb)
     if subject == "it" and verb not in _BE | _STATIVE and base is not None:

@@ -1,9 +1,7 @@
 """Deterministic checks: every criterion kind except "llm" is decided here, by code.
 
-A kind's class names its check (`CriterionBase.check`); the kinds that run code the rubric
-names (`python`, `tests`) run under the operator's policy: `trust` says whose rubric it is, and
-a client's may name only the functions and files the operator allowed
-(`critic_loop.nodes.operator_policy`).
+A kind's class names its check (`CriterionBase.check`); `python` and `tests` run code the
+rubric names, so `trust` (whose rubric it is) holds them to the operator's policy.
 """
 
 from __future__ import annotations

@@ -136,6 +136,37 @@ def lofo_decisions(
     return decided, bars
 
 
+def loop_decisions(
+    answers: Answers, chosen: Sequence[Item]
+) -> tuple[dict[str, bool], dict[str, tuple[str, ...]]]:
+    """Decide as the loop's critic does, a bar fitted on the other families.
+
+    Of an artifact, every criterion is looked at and the words asked for near the bar; on an
+    artifact whose every criterion passes (a draft a run would end on), a near yes stands
+    only with words of the draft (`JudgeBar.ends_on`).
+    """
+    config = next(c for c in CONFIGS if c.name == "extract_ask")
+    decided: dict[str, bool] = {}
+    asked: dict[str, tuple[str, ...]] = {}
+    for fold in folds(chosen):
+        judged = [config.scored(answers, i) for i in fold.train if lint_decision(i) is None]
+        bar = fit_bar(judged)
+        cases: dict[str, list[Item]] = {}
+        for item in fold.test:
+            cases.setdefault(item.case.id, []).append(item)
+            code = lint_decision(item)
+            said = config.scored(answers, item)
+            decided[item.key] = code if code is not None else bar.passes(said)
+            asked[item.key] = () if code is not None else config.asked(answers, item, bar)
+        for case in cases.values():
+            if not all(decided[i.key] for i in case):
+                continue
+            ending = next(c for c in CONFIGS if c.name == "ending")
+            for item in (i for i in case if lint_decision(i) is None):
+                decided[item.key] = ending.decide(bar, config.scored(answers, item))
+    return decided, asked
+
+
 def _row(name: str, table: Agreement, n: str, calls: float, tokens: float) -> str:
     kappa = "-" if table.kappa is None else f"{table.kappa:.2f}"
     return (
@@ -164,6 +195,11 @@ def figures(answers: Answers, by_family: str = "extract_ask") -> list[str]:
         artifacts = len({i.case.id for i in chosen}) or 1
         n = f"{len(chosen)}/{len(every)}"
         lines.append(_row(config.name, table, n, calls / artifacts, tokens / artifacts))
+        if config.name == "ending":
+            loop, asked = loop_decisions(answers, chosen)
+            table = Agreement.of((i.pair.label, loop[i.key]) for i in chosen)
+            calls, tokens = answers.cost([(i, asked[i.key]) for i in chosen])
+            lines.append(_row("loop", table, n, calls / artifacts, tokens / artifacts))
         if config.name != by_family:
             continue
         per_family = ["", f"{by_family}, each family left out in turn", "family" + HEADER[6:]]

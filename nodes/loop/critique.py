@@ -32,14 +32,11 @@ from critic_loop.nodes.verifiers.grounding import quotations, quote_problem
 from critic_loop.nodes.verifiers.judge import (
     Graded,
     Judgement,
-    judge_bar,
     judge_requests,
     judgement_of,
-    panel,
+    quotes_asked,
     unconfirmed,
     with_quotes,
-    words_request,
-    words_wanted,
 )
 from critic_loop.nodes.verifiers.rubric_lint import decided_by_code
 from critic_loop.nodes.verifiers.ruled_out import ruled_out
@@ -179,8 +176,6 @@ class _RoundGrading:
         self.asked: dict[DraftRef, list[CriterionBase]] = {}  # what the judge is asked, each
         self.carried: dict[DraftRef, dict[str, CriterionResult]] = {}
         self.counts: dict[DraftRef, int] = {}  # the requests asked of each draft
-        self.quotes: dict[DraftRef, dict[int, Answer[Graded]]] = {}  # words asked, by answer
-        self.wanted: list[tuple[DraftRef, int]] = []  # the words asked for next
         self.same_as: dict[DraftRef, DraftRef] = {}  # a candidate repeating another of its round
         first_with: dict[str, DraftRef] = {}
         for draft in pending:
@@ -258,45 +253,18 @@ class _RoundGrading:
         return found
 
     def quotes_asked(self, answers: Sequence[Answer[Graded]]) -> list[Request[Graded]]:
-        # the words are asked for only while they could still make the draft pass: of a lone
-        # judge, one criterion at a time, the least likely yes first (a panel's all at once)
-        self.wanted = []
-        for draft, mine in self._by_draft(answers):
-            got = self.quotes.setdefault(draft.ref, {})
-            order = [index for index in words_wanted(mine, self.context) if index not in got]
-            if not order or self._fails_anyway(draft, mine, got):
-                continue
-            take = order if len(panel(self.context)) > 1 else order[:1]
-            self.wanted += [(draft.ref, index) for index in take]
         return [
-            words_request(self.asked[ref], self.drafts[ref].text, index, self.context)
-            for ref, index in self.wanted
+            quote
+            for draft, mine in self._by_draft(answers)
+            for quote in quotes_asked(self.asked[draft.ref], draft.text, mine, self.context)
         ]
 
-    def record_quotes(self, quotes: Sequence[Answer[Graded]]) -> None:
-        for (ref, index), quote in zip(self.wanted, quotes, strict=True):
-            self.quotes[ref][index] = quote
-
-    def _fails_anyway(
-        self, draft: Draft, answers: Sequence[Answer[Graded]], got: dict[int, Answer[Graded]]
-    ) -> bool:
-        # a no far below the bar, words that did not help, or a failed check fail the draft
-        if len(panel(self.context)) > 1 or any(answer.value is None for answer in answers):
-            return False
-        bar = judge_bar(self.context.critic_model)
-        hoped = {**self.checked[draft.ref], **self.carried[draft.ref]}
-        for index, answer in enumerate(with_quotes(answers, got, self.context)):
-            assert answer.value is not None
-            for result in answer.value[0]:
-                near = index not in got and result.p_met is not None and bar.near(result.p_met)
-                hoped[result.criterion_id] = (
-                    result.model_copy(update={"passed": True}) if near else result
-                )
-        return not self._verdict(hoped).passed
-
-    def record_judgements(self, answers: Sequence[Answer[Graded]]) -> None:
+    def record_judgements(
+        self, answers: Sequence[Answer[Graded]], quotes: Sequence[Answer[Graded]]
+    ) -> None:
+        taken = iter(quotes)
         for draft, mine in self._by_draft(answers):
-            looked = with_quotes(mine, self.quotes.get(draft.ref, {}), self.context)
+            looked = with_quotes(mine, taken, self.context)
             asked = self.asked[draft.ref]
             judgement = judgement_of(asked, looked, self.context) if asked else Judgement()
             verdict = None
@@ -429,9 +397,7 @@ def critique(state: CriticView, runtime: Runtime[Context]) -> dict[str, Any]:
         outcomes = [run_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = ask_all(grading.judge_requests(), grading.ledger)
-    while wanted := grading.quotes_asked(answers):
-        grading.record_quotes(ask_all(wanted, grading.ledger))
-    grading.record_judgements(answers)
+    grading.record_judgements(answers, ask_all(grading.quotes_asked(answers), grading.ledger))
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(behaviour_groups(*compared, grading.trust))
@@ -445,9 +411,8 @@ async def acritique(state: CriticView, runtime: Runtime[Context]) -> dict[str, A
         outcomes = [await arun_check(check, draft.text, grading.trust) for check in grading.checks]
         grading.record_checks(draft, outcomes)
     answers = await aask_all(grading.judge_requests(), grading.ledger)
-    while wanted := grading.quotes_asked(answers):
-        grading.record_quotes(await aask_all(wanted, grading.ledger))
-    grading.record_judgements(answers)
+    quotes = await aask_all(grading.quotes_asked(answers), grading.ledger)
+    grading.record_judgements(answers, quotes)
     compared = grading.to_compare()
     if compared is not None:
         grading.record_grouping(await abehaviour_groups(*compared, grading.trust))

@@ -7,7 +7,7 @@ that show it (`grounding`).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -404,28 +404,21 @@ def judge_bar(spec: str) -> JudgeBar:
     return JudgeBar() if profile is None else JudgeBar(profile.threshold, profile.quote_weight)
 
 
-def words_wanted(answers: Sequence[Answer[Graded]], context: Context) -> list[int]:
-    """Return the answers whose yes/no came out near the bar, the least likely yes first."""
-    judges = panel(context)
-    near = [i for i, a in enumerate(answers) if _near(a, judges[i % len(judges)].spec, context)]
-    return sorted(near, key=lambda i: _p_met(answers[i]))
-
-
-def words_request(
+def quotes_asked(
     criteria: Sequence[CriterionBase],
     artifact: str,
-    index: int,
+    answers: Sequence[Answer[Graded]],
     context: Context,
-) -> Request[Graded]:
-    """Ask the judge of answer `index` for the words of the artifact that show its criterion."""
+) -> list[Request[Graded]]:
+    """Ask each judge whose yes/no came out near the bar for the words that show it."""
     judges = panel(context)
-    spec = judges[index % len(judges)].spec
-    return _extracting(spec, criteria[index // len(judges)], artifact, context)
-
-
-def _p_met(answer: Answer[Graded]) -> float:
-    met = answer.value[0][0].p_met if answer.value is not None else None
-    return met if met is not None else 0.0
+    return [
+        _extracting(
+            judges[index % len(judges)].spec, criteria[index // len(judges)], artifact, context
+        )
+        for index, answer in enumerate(answers)
+        if _near(answer, judges[index % len(judges)].spec, context)
+    ]
 
 
 def _near(answer: Answer[Graded], spec: str, context: Context) -> bool:
@@ -438,19 +431,16 @@ def _near(answer: Answer[Graded], spec: str, context: Context) -> bool:
 
 
 def with_quotes(
-    answers: Sequence[Answer[Graded]], quotes: Mapping[int, Answer[Graded]], context: Context
+    answers: Sequence[Answer[Graded]], quotes: Iterator[Answer[Graded]], context: Context
 ) -> list[Answer[Graded]]:
-    """Weigh the quotation a judge near the bar gave (`quotes`, by answer): it counts `weight`.
-
-    A near answer whose words were not asked for keeps its yes/no alone.
-    """
+    """Weigh the quotation a judge near the bar gave: it counts `weight` towards P(met)."""
     judges, decided = panel(context), []
     for index, answer in enumerate(answers):
         spec = judges[index % len(judges)].spec
-        asked = quotes.get(index)
-        if asked is None or not _near(answer, spec, context):
+        if not _near(answer, spec, context):
             decided.append(answer)
             continue
+        asked = next(quotes)
         assert answer.value is not None  # a near answer has one
         looked = answer.value[0][0]
         found = asked.value[0][0] if asked.value is not None else None

@@ -249,41 +249,6 @@ def test_near_the_bar_the_judges_words_count(bar, words, passed) -> None:
         assert critique.verdict.results[0].evidence.startswith('Met: "costs 45 dollars"')
 
 
-@pytest.mark.parametrize(("season_met", "requests"), [(0.2, 2), (0.9, 3)])
-def test_words_are_asked_for_only_where_they_could_make_the_draft_pass(
-    bar, season_met, requests
-) -> None:
-    """A clear no on one criterion fails the draft: a near yes on another needs no words then."""
-
-    def answer(request: dict) -> Text:
-        seasonal = "season" in json.dumps(request["messages"])
-        return asked(season_met if seasonal else 0.5, words="costs 45 dollars")(request)
-
-    critique, asked_of_judge = judged(JACKET, [PRICE, SEASON], answer)
-    assert asked_of_judge == critique.attempts == requests
-    assert critique.verdict is not None
-    price = critique.verdict.results[0]
-    assert price.passed is (requests == 3)  # the words count only where they were asked for
-    assert critique.verdict.passed is (requests == 3)
-
-
-@pytest.mark.parametrize(("season_words", "requests"), [("NONE", 3), ("costs 45 dollars", 4)])
-def test_words_are_asked_for_one_criterion_at_a_time_the_least_likely_first(
-    bar, season_words, requests
-) -> None:
-    """Two yeses near the bar: the weaker one's words first; words that fail end the asking."""
-
-    def answer(request: dict) -> Text:
-        seasonal = "season" in json.dumps(request["messages"])
-        words = season_words if seasonal else "costs 45 dollars"
-        return asked(0.5 if seasonal else 0.55, words=words)(request)
-
-    critique, asked_of_judge = judged(JACKET, [PRICE, SEASON], answer)
-    assert asked_of_judge == critique.attempts == requests
-    assert critique.verdict is not None
-    assert critique.verdict.results[1].passed is (season_words != "NONE")
-
-
 def test_a_whole_artifact_quote_of_a_short_draft_does_not_pass_by_itself(bar) -> None:
     """A short draft quoted whole for "It explains how a hash map finds a value" is no evidence.
 

@@ -60,6 +60,11 @@ def test_figures_leave_each_family_out_and_come_from_the_cached_answers_alone() 
     quoted = next(line for line in table if line.startswith("extract "))
     assert quoted.split()[3].startswith("0/")  # NONE everywhere: the quote alone passes nothing
     assert any(line.startswith("degenerate ") for line in table)  # a row per family left out
+    loop = next(line for line in table if line.startswith("loop "))  # decided as the loop does
+    extract_ask = next(line for line in table if line.startswith("extract_ask "))
+    passes = [int(line.split()[3].split("/")[0]) for line in (loop, extract_ask)]
+    assert passes[0] <= passes[1]  # the loop only withholds passes: a near yes needs words
+    assert loop.split()[-2] == extract_ask.split()[-2]  # and asks what extract_ask asks
 
 
 def test_the_shipped_judge_decides_the_held_out_set_as_the_probe_measured() -> None:

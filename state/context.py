@@ -118,8 +118,7 @@ class Context(BaseSettings):
     )
     on_stall: Literal["stop", "resample", "auto"] = Field(
         default="auto",
-        description="On a stall: resample, stop, or auto (fresh batches until sample_budget; "
-        "a stall only judged criteria fail stops).",
+        description="On a stall: resample, stop, or auto (fresh batches until sample_budget).",
     )
     candidates: Annotated[int, Field(ge=1, le=MAX_CANDIDATES)] | Literal["auto"] = Field(
         default="auto",

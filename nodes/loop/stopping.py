@@ -165,8 +165,6 @@ def stalled(history: History) -> Decision | GoOn | None:
     why = stall_reason(history.critiques, history.drafts, history.context.stall_rounds)
     if why is None:
         return None
-    if history.verdict is not None and judged_failures_only(history.verdict, history.context):
-        return Decision("stalled", f"{why}; {JUDGED_STALL}")
     if stall_action(history.context, history.drafts) == "stop":
         return Decision("stalled", why)
     return GoOn("resample", why)
@@ -257,27 +255,6 @@ def fresh_batch(drafts: Sequence[Draft], context: Context) -> int:
     fresh = Counter(draft.round for draft in drafts if draft.origin != "revision")
     wanted = min(2 * max(fresh.values()), MAX_CANDIDATES) if fresh[1] > 1 else 1
     return max(0, min(wanted, context.sample_budget - fresh.total()))
-
-
-JUDGED_STALL = (
-    "only the judge fails the best draft, and a fresh draft would be one more chance for it "
-    "to pass a wrong one"
-)
-
-
-def judged_failures_only(verdict: Verdict, context: Context) -> bool:
-    """Tell whether `auto` stops at a stall: only judged criteria fail, so no code chooses.
-
-    A fresh draft then costs a round's judging and gives a noisy judge one more draft to pass
-    wrongly; on the judged-writing tier (benchmarks/effectiveness) the defaults that resampled
-    here spent all their rounds on nearly every task, and fresh drafts echoed the hints.
-    """
-    failing = [result for result in verdict.results if not result.passed]
-    return (
-        context.on_stall == "auto"
-        and bool(failing)
-        and all(result.source == "judge" or result.skipped for result in failing)
-    )
 
 
 def stall_action(context: Context, drafts: Sequence[Draft]) -> Literal["stop", "resample"]:

@@ -150,7 +150,7 @@ def test_a_stalled_loop_draws_a_fresh_draft_that_sees_no_earlier_draft(models) -
     models.script("worker", "attempt one", "attempt two", "attempt three", "fresh attempt")
     same = graded(RUBRIC, {"tone": "Use plainer words."})
     models.script("critic", same, same, same, graded(RUBRIC))
-    out = run(stall_rounds=3, max_iterations=6, on_stall="resample")  # auto stops judged stalls
+    out = run(stall_rounds=3, max_iterations=6)
     fresh = out["drafts"][3]
     assert fresh["origin"] == "resample" and fresh["revises"] is None
     prompt = models["worker"].prompts[3]
@@ -185,7 +185,7 @@ def test_a_revision_repeating_its_draft_is_asked_again_as_a_sharper_revision(mod
 def test_a_draft_repeated_again_is_not_graded_again_and_triggers_a_fresh_sample(models) -> None:
     models.script("worker", "the same text", "the  same\ntext", "the same text", "something new")
     models.script("critic", graded(RUBRIC, {"tone": "x"}), graded(RUBRIC))
-    out = run(max_iterations=5, on_stall="resample")  # auto stops where only the judge fails
+    out = run(max_iterations=5)
     repeat = out["critiques"][1]
     assert repeat["duplicate_of"] == {"round": 1, "candidate": 1}
     assert repeat["attempts"] == 0

@@ -16,10 +16,7 @@ from tests.support.verdicts import graded
 
 
 def critique(round_number: int, *failing: str) -> Critique:
-    """A critique failing `failing` by checks (only a judged stall stops under `auto`)."""
     answer = graded(RUBRIC, {criterion_id: "fix" for criterion_id in failing})
-    for result in answer["results"]:
-        result["source"] = "check" if result["criterion_id"] in failing else "judge"
     return Critique(round=round_number, verdict=Verdict.model_validate(answer))
 
 

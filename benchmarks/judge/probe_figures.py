@@ -141,30 +141,19 @@ def loop_decisions(
 ) -> tuple[dict[str, bool], dict[str, tuple[str, ...]]]:
     """Decide as the loop's critic does, a bar fitted on the other families.
 
-    Of an artifact, every criterion is looked at and the words asked for near the bar; on an
-    artifact whose every criterion passes (a draft a run would end on), a near yes stands
-    only with words of the draft (`JudgeBar.ends_on`).
+    `extract_ask`'s decisions, but on an artifact whose every criterion passes (a draft a run
+    would end on), a near yes stands only with words of the draft (`JudgeBar.ends_on`).
     """
-    config = next(c for c in CONFIGS if c.name == "extract_ask")
-    decided: dict[str, bool] = {}
-    asked: dict[str, tuple[str, ...]] = {}
-    for fold in folds(chosen):
-        judged = [config.scored(answers, i) for i in fold.train if lint_decision(i) is None]
-        bar = fit_bar(judged)
-        cases: dict[str, list[Item]] = {}
-        for item in fold.test:
-            cases.setdefault(item.case.id, []).append(item)
-            code = lint_decision(item)
-            said = config.scored(answers, item)
-            decided[item.key] = code if code is not None else bar.passes(said)
-            asked[item.key] = () if code is not None else config.asked(answers, item, bar)
-        for case in cases.values():
-            if not all(decided[i.key] for i in case):
-                continue
-            ending = next(c for c in CONFIGS if c.name == "ending")
+    config, ending = (next(c for c in CONFIGS if c.name == n) for n in ("extract_ask", "ending"))
+    decided, bars = lofo_decisions(config, answers, chosen)
+    cases: dict[str, list[Item]] = {}
+    for item in chosen:
+        cases.setdefault(item.case.id, []).append(item)
+    for case in cases.values():
+        if all(decided[i.key] for i in case):
             for item in (i for i in case if lint_decision(i) is None):
-                decided[item.key] = ending.decide(bar, config.scored(answers, item))
-    return decided, asked
+                decided[item.key] = ending.decide(bars[item.key], config.scored(answers, item))
+    return decided, {i.key: config.asked(answers, i, bars[i.key]) for i in chosen}
 
 
 def _row(name: str, table: Agreement, n: str, calls: float, tokens: float) -> str:

@@ -105,15 +105,11 @@ def _grams(text: str, size: int = ECHO_WORDS) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 
-@functools.cache  # rendered once per prompts directory, not once per round
-def _instruction_grams(prompts_dir: str | None) -> frozenset[tuple[str, ...]]:
-    return frozenset(gram for text in _standing_prompts(prompts_dir) for gram in _grams(text))
-
-
-@functools.cache
-def _instruction_lines(prompts_dir: str | None) -> frozenset[tuple[str, ...]]:
-    told = _standing_prompts(prompts_dir)
-    return frozenset(gram for text in told for gram in _grams(text, ECHO_LINE))
+@functools.cache  # rendered once per prompts directory and run length, not once per round
+def _instruction_grams(
+    prompts_dir: str | None, size: int = ECHO_WORDS
+) -> frozenset[tuple[str, ...]]:
+    return frozenset(gram for text in _standing_prompts(prompts_dir) for gram in _grams(text, size))
 
 
 def _standing_prompts(prompts_dir: str | None) -> list[str]:
@@ -133,7 +129,7 @@ def _echoes(text: str, prompts_dir: str | None) -> bool:
     grams = _grams(text)
     if grams and len(grams & _instruction_grams(prompts_dir)) >= ECHO_SHARE * len(grams):
         return True
-    return bool(_grams(text, ECHO_LINE) & _instruction_lines(prompts_dir))
+    return bool(_grams(text, ECHO_LINE) & _instruction_grams(prompts_dir, ECHO_LINE))
 
 
 HOPELESS = "the failed checks already rule out a pass."
